@@ -1,0 +1,66 @@
+/**
+ * Constants shared by the daemon, the extension and the plugin SDK. Units are in the names.
+ */
+
+declare const __BRIDGE_VERSION__: string | undefined
+
+/** Version of bridge (daemon, CLI and extension ship together). Injected at build time. */
+export const BRIDGE_VERSION: string = typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'
+/** Version of the plugin SDK contract (tools.json shape and adapter runtime). */
+export const SDK_VERSION = '1.0.0'
+/** Version of the WebSocket protocol between daemon and extension; sent in `sync.full`. */
+export const PROTOCOL_VERSION = 1
+/** Version of the daemon's internal state layout, reported in /health. */
+export const STATE_SCHEMA_VERSION = 1
+
+export const DEFAULT_PORT = 9515
+export const LOOPBACK_HOST = '127.0.0.1'
+
+/** Subprotocol the extension offers first in `Sec-WebSocket-Protocol: bridge, <secret>`. */
+export const WS_SUBPROTOCOL = 'bridge'
+export const WS_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
+export const HTTP_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+export const TOOL_TIMEOUT_MS = 30_000
+export const TOOL_MAX_DURATION_MS = 5 * 60_000
+export const APPROVAL_TIMEOUT_MS = 5 * 60_000
+export const APPROVAL_PROGRESS_INTERVAL_MS = 10_000
+export const READY_PROBE_TIMEOUT_MS = 5_000
+export const PAGE_FETCH_TIMEOUT_MS = 30_000
+export const MAX_CALLS_IN_FLIGHT_PER_PLUGIN = 5
+export const TOOL_RESULT_MAX_BYTES = 100 * 1024
+
+export const AUDIT_BUFFER_SIZE = 500
+export const AUDIT_LOG_ROTATE_BYTES = 10 * 1024 * 1024
+export const AUDIT_DEFAULT_LIMIT = 50
+
+export const ADMIN_RATE_LIMIT_PER_MIN = 10
+export const SESSION_RATE_LIMIT_PER_MIN = 5
+export const RATE_LIMIT_WINDOW_MS = 60_000
+
+export const RECONNECT_BACKOFF_START_MS = 1_000
+export const RECONNECT_BACKOFF_MAX_MS = 30_000
+
+export const SECRET_HEX_LENGTH = 64
+
+/** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
+export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
+/** Names a plugin may not take: built-in tool namespaces and words that would confuse users. */
+export const RESERVED_PLUGIN_NAMES: readonly string[] = ['browser', 'extension', 'bridge', 'system', 'config', 'mcp']
+/** Base tool names (without the plugin prefix). */
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
+/** Pseudo-plugin that owns the built-in `browser_*` and `extension_*` tools in permissions and audit. */
+export const BROWSER_PLUGIN = 'browser'
+
+/**
+ * The extension's public key (manifest `key`). It fixes the extension id, so the daemon can pin the
+ * one Origin it accepts: `chrome-extension://${EXTENSION_ID}`.
+ */
+export const EXTENSION_PUBLIC_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAuhfnQEoR6mms24D6bqcVtg+3eLP/gGwBnvFLMjIAVifJifRZ6dcv7WmHX6T8tDC6ejoslaWaw27jInd5+78TnUcxxY7YbC1MNlKXIRvbpvTwpVGWEYhNa6G+d6TWbLf1VjUlOqTg9JrNAG9z9fow4s/OBN55tcYnHOoI6TUFHxh4rBkGxMnYq6fKqiWawYugNPzclzNJZ69y4o7QKl6Rh2cRjAKpE57s8KC7DL8pMUWv/g/hlKK0mpj43wT7KwAQt3j6+7Xxz70wssoWXatBKaQXcjT1sOtHzApmX/f+DycpN0Sra+86ID6GjaiGwxBLJdB8SGx0ZEO1eoAZGYAFRwIDAQAB'
+export const EXTENSION_ID = 'acfdhdlkhjaeoaphklaaombmbgodghoh'
+export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`
+
+/** Prefix of the frozen page global an adapter bundle defines: `globalThis['__bridgeAdapter:<plugin>']`. */
+export const ADAPTER_GLOBAL_PREFIX = '__bridgeAdapter:'
+/** `source` field of window.postMessage events from an adapter (progress, logs) to the content script. */
+export const ADAPTER_EVENT_SOURCE = 'bridge-adapter'

@@ -1,0 +1,6 @@
+export * from './constants'
+export * from './errors'
+export * from './jsonrpc'
+export * from './manifest'
+export * from './messages'
+export type * from './adapter'
