@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// DESIGN.md section 3, "who may import whom", checked against the code's own import statements.
+const root = join(import.meta.dirname, '..', '..')
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  let names: string[]
+  try {
+    names = readdirSync(join(root, dir))
+  } catch {
+    return out
+  }
+  for (const name of names) {
+    const rel = join(dir, name)
+    if (name === 'node_modules' || name === 'dist') continue
+    if (statSync(join(root, rel)).isDirectory()) out.push(...sourceFiles(rel))
+    else if (/\.(ts|tsx)$/.test(name) && !/\.test(-d)?\.ts$/.test(name)) out.push(rel)
+  }
+  return out
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8')
+  const specs: string[] = []
+  const re = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g
+  for (const m of text.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3] ?? m[4])!)
+  return specs
+}
+
+/** Resolves a relative import to a repository path prefix (without extension) for folder checks. */
+function target(file: string, spec: string): string {
+  if (!spec.startsWith('.')) return spec
+  return relative(root, join(root, file, '..', spec))
+}
+
+const violations = (dirs: string[], allowed: (file: string, spec: string, resolved: string) => boolean) =>
+  dirs
+    .flatMap(sourceFiles)
+    .flatMap((file) => importsOf(file).map((spec) => ({ file, spec, resolved: target(file, spec) })))
+    .filter(({ file, spec, resolved }) => !allowed(file, spec, resolved))
+    .map(({ file, spec }) => `${file} imports ${spec}`)
+
+describe('module boundaries of DESIGN.md', () => {
+  it('finds the source folders it checks', () => {
+    expect(sourceFiles('src/protocol').length).toBeGreaterThan(0)
+  })
+
+  it('machines import only xstate, src/protocol and each other', () => {
+    expect(
+      violations(['machines'], (_f, spec, r) => spec === 'xstate' || r.startsWith('src/protocol') || r.startsWith('machines/')),
+    ).toEqual([])
+  })
+
+  it('src/protocol and src/sdk import no node:* module and nothing with side effects outside themselves', () => {
+    const ok = (_f: string, spec: string, r: string) =>
+      !spec.startsWith('node:') && (spec.startsWith('@sinclair/typebox') || r.startsWith('src/protocol') || r.startsWith('src/sdk'))
+    expect(violations(['src/protocol', 'src/sdk'], ok)).toEqual([])
+  })
+
+  it('only src/http imports the HTTP engines', () => {
+    const engine = /^(ws|uWebSockets\.js)$/
+    expect(violations(['src', 'cli', 'machines'], (f, spec) => !engine.test(spec) || f.startsWith('src/http/'))).toEqual([])
+  })
+
+  it('only src/mcp imports the MCP SDK', () => {
+    expect(
+      violations(['src', 'cli', 'machines'], (f, spec) => !spec.startsWith('@modelcontextprotocol/sdk') || f.startsWith('src/mcp/')),
+    ).toEqual([])
+  })
+
+  it('the extension imports only src/protocol, src/sdk, src/tools and its own files', () => {
+    const ok = (_f: string, spec: string, r: string) =>
+      !spec.startsWith('node:') &&
+      (!spec.startsWith('.') ? /^(preact|@sinclair\/typebox)/.test(spec) : /^(extension|src\/(protocol|sdk|tools))\b/.test(r))
+    expect(violations(['extension'], ok)).toEqual([])
+  })
+})
