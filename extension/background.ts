@@ -1,0 +1,2 @@
+// placeholder while the harness is checked
+chrome.runtime.onInstalled.addListener(() => undefined)

@@ -1,0 +1,131 @@
+// The end-to-end browser: Debian's Chromium, headless, driven by playwright-core, with the built bridge
+// extension loaded unpacked. One launch per test file; `close()` always ends the browser and removes
+// the profile directory (and the temporary extension copy when the harness made one).
+//
+// Headless note: Chromium 156's `--headless` is the "new" headless mode (the full browser without a
+// window), which loads unpacked extensions and runs their service workers. playwright-core passes
+// `--headless` for `headless: true`, so no channel or extra flag is needed.
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core'
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EXTENSION_ID } from '../../src/protocol/constants'
+
+export const CHROMIUM_PATH = process.env.BRIDGE_CHROMIUM ?? '/usr/bin/chromium'
+/** `npm run build` output that `bridge start` copies into `<config>/extension/`. */
+export const BUILT_EXTENSION_DIR = join(import.meta.dirname, '..', '..', 'dist', 'extension')
+export const SIDE_PANEL_URL = `chrome-extension://${EXTENSION_ID}/sidepanel.html`
+
+export interface LaunchOptions {
+  /**
+   * An extension folder to load as it is, e.g. `<config>/extension` written by `bridge start`. When
+   * absent, the harness copies `dist/extension` into a temp folder and writes `auth.json` and
+   * `server.json` itself from `secret` and `port`.
+   */
+  extensionDir?: string
+  /** Port written to `server.json` of the temp copy (ignored with `extensionDir`). */
+  port?: number
+  /** Secret written to `auth.json` of the temp copy (ignored with `extensionDir`). */
+  secret?: string
+}
+
+export interface BrowserHarness {
+  context: BrowserContext
+  /** The folder Chromium loaded the extension from. */
+  extensionDir: string
+  /** The extension's service worker (re-resolved after an extension reload). */
+  serviceWorker(): Promise<Worker>
+  /** Opens the side panel page in a normal tab, as tests click it. */
+  openSidePanel(): Promise<Page>
+  /** Opens a new tab, optionally navigated to `url`. */
+  newPage(url?: string): Promise<Page>
+  /** Closes the browser and removes the profile (and the temp extension copy). Safe to call twice. */
+  close(): Promise<void>
+}
+
+/** Writes the files the service worker reads beside its own code: `auth.json` and `server.json`. */
+export function writeExtensionConnection(dir: string, opts: { port?: number; secret?: string }): void {
+  if (opts.secret !== undefined) writeFileSync(join(dir, 'auth.json'), JSON.stringify({ secret: opts.secret }), { mode: 0o600 })
+  if (opts.port !== undefined) writeFileSync(join(dir, 'server.json'), JSON.stringify({ port: opts.port }))
+}
+
+/** Copies the built extension into a fresh temp folder (auth/server files written when given). */
+export function prepareExtensionCopy(opts: { port?: number; secret?: string } = {}): string {
+  if (!existsSync(join(BUILT_EXTENSION_DIR, 'manifest.json')))
+    throw new Error(`no built extension at ${BUILT_EXTENSION_DIR}: run npm run build first`)
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-ext-'))
+  cpSync(BUILT_EXTENSION_DIR, dir, { recursive: true })
+  writeExtensionConnection(dir, opts)
+  return dir
+}
+
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHarness> {
+  const ownExtensionDir = opts.extensionDir === undefined
+  const extensionDir = opts.extensionDir ?? prepareExtensionCopy(opts)
+  const userDataDir = mkdtempSync(join(tmpdir(), 'bridge-profile-'))
+  const cleanupDirs = (): void => {
+    rmSync(userDataDir, { recursive: true, force: true })
+    if (ownExtensionDir) rmSync(extensionDir, { recursive: true, force: true })
+  }
+  let context: BrowserContext
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        `--disable-extensions-except=${extensionDir}`,
+        `--load-extension=${extensionDir}`,
+      ],
+    })
+  } catch (err) {
+    cleanupDirs()
+    throw err
+  }
+  let closed = false
+  const close = async (): Promise<void> => {
+    if (closed) return
+    closed = true
+    try {
+      await context.close()
+    } finally {
+      cleanupDirs()
+    }
+  }
+
+  const serviceWorker = async (): Promise<Worker> => {
+    const prefix = `chrome-extension://${EXTENSION_ID}/`
+    const found = context.serviceWorkers().find((w) => w.url().startsWith(prefix))
+    if (found) return found
+    return context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith(prefix), timeout: 15_000 })
+  }
+
+  try {
+    await serviceWorker()
+  } catch (err) {
+    await close()
+    throw new Error(`the bridge extension's service worker did not start: ${String(err)}`)
+  }
+
+  return {
+    context,
+    extensionDir,
+    serviceWorker,
+    async openSidePanel() {
+      const page = await context.newPage()
+      await page.goto(SIDE_PANEL_URL)
+      return page
+    },
+    async newPage(url) {
+      const page = await context.newPage()
+      if (url !== undefined) await page.goto(url)
+      return page
+    },
+    close,
+  }
+}
