@@ -1,0 +1,257 @@
+import type { TSchema } from '@sinclair/typebox'
+import { JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcId } from '../protocol'
+import { checkSchema } from './schemaCheck'
+
+/** A JSON-RPC error at the wire boundary: a numeric code, a message and optional data. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+    this.name = 'RpcError'
+  }
+}
+
+export interface PeerSchemas {
+  /** Notifications this side accepts: method -> params schema. */
+  notifications: Record<string, TSchema>
+  /** Requests this side answers: method -> [params, result]. */
+  requests: Record<string, readonly [TSchema, TSchema]>
+  /** Requests this side sends: method -> [params, result]; results are validated on the way in. */
+  outbound: Record<string, readonly [TSchema, TSchema]>
+}
+
+export interface PeerOptions {
+  schemas: PeerSchemas
+  /** Writes one text frame. May throw when the socket is gone; the peer swallows that. */
+  send: (text: string) => void
+  onNotification: (method: string, params: unknown) => void
+  /** Answers a request: resolves with the result, or rejects (an RpcError keeps its code). */
+  onRequest: (method: string, params: unknown) => Promise<unknown>
+  /** Something worth a log line (malformed input, a late answer). Never carries message bodies. */
+  onProblem?: (message: string) => void
+}
+
+export interface RequestOptions {
+  timeoutMs?: number
+}
+
+interface Pending {
+  method: string
+  resolve: (value: unknown) => void
+  reject: (error: RpcError) => void
+  timer?: ReturnType<typeof setTimeout>
+}
+
+const isId = (v: unknown): v is JsonRpcId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+const has = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key)
+
+/**
+ * One end of a JSON-RPC 2.0 link over text frames. Every inbound frame is checked (JSON, envelope,
+ * method, params against the protocol schemas) and answered with the right JSON-RPC error; bad input
+ * never throws out of `receive`.
+ */
+export class Peer {
+  private nextId = 1
+  private readonly pending = new Map<JsonRpcId, Pending>()
+  private closed = false
+
+  constructor(private readonly options: PeerOptions) {}
+
+  /** Handles one inbound text frame. */
+  receive(text: string): void {
+    let message: unknown
+    try {
+      message = JSON.parse(text)
+    } catch {
+      this.problem('frame is not valid JSON')
+      this.sendError(null, JsonRpcErrorCode.parseError, 'Parse error: the frame is not valid JSON')
+      return
+    }
+    if (Array.isArray(message)) {
+      this.sendError(null, JsonRpcErrorCode.invalidRequest, 'Invalid Request: batches are not supported')
+      return
+    }
+    if (!isObject(message) || message.jsonrpc !== '2.0') {
+      const id = isObject(message) && isId(message.id) ? message.id : null
+      this.sendError(id, JsonRpcErrorCode.invalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object')
+      return
+    }
+    if (has(message, 'method')) this.receiveCall(message)
+    else if (has(message, 'result') || has(message, 'error')) this.receiveResponse(message)
+    else {
+      const id = isId(message.id) ? message.id : null
+      this.sendError(id, JsonRpcErrorCode.invalidRequest, 'Invalid Request: no method, result or error')
+    }
+  }
+
+  /** Sends a notification. Returns false when the frame could not be written. */
+  notify(method: string, params: unknown): boolean {
+    return this.write({ jsonrpc: '2.0', method, params })
+  }
+
+  /** Sends a request and waits for its answer. Rejects with RpcError on error, timeout or close. */
+  request(
+    method: string,
+    params: unknown,
+    options: RequestOptions = {},
+  ): { id: number; result: Promise<unknown> } {
+    const id = this.nextId++
+    const result = new Promise<unknown>((resolve, reject) => {
+      if (this.closed) {
+        reject(new RpcError(JsonRpcErrorCode.internalError, 'connection closed'))
+        return
+      }
+      const entry: Pending = { method, resolve, reject }
+      if (options.timeoutMs !== undefined)
+        entry.timer = setTimeout(() => {
+          this.pending.delete(id)
+          reject(new RpcError(JsonRpcErrorCode.internalError, `${method} timed out`))
+        }, options.timeoutMs)
+      this.pending.set(id, entry)
+      if (!this.write({ jsonrpc: '2.0', id, method, params })) {
+        this.settle(id)
+        reject(new RpcError(JsonRpcErrorCode.internalError, 'connection closed'))
+      }
+    })
+    return { id, result }
+  }
+
+  /** Forgets a pending request: a later answer to it is dropped. */
+  forget(id: number): void {
+    this.settle(id)
+  }
+
+  /** Rejects every pending request; later frames are ignored. */
+  close(reason = 'connection closed'): void {
+    if (this.closed) return
+    this.closed = true
+    for (const [id, entry] of [...this.pending]) {
+      this.settle(id)
+      entry.reject(new RpcError(JsonRpcErrorCode.internalError, reason))
+    }
+  }
+
+  get pendingCount(): number {
+    return this.pending.size
+  }
+
+  private receiveCall(message: Record<string, unknown>): void {
+    const { method, params } = message
+    const isRequest = has(message, 'id')
+    if (isRequest && !isId(message.id)) {
+      this.sendError(
+        null,
+        JsonRpcErrorCode.invalidRequest,
+        'Invalid Request: id must be a string or a number',
+      )
+      return
+    }
+    const id = isRequest ? (message.id as JsonRpcId) : null
+    if (typeof method !== 'string') {
+      if (id !== null)
+        this.sendError(id, JsonRpcErrorCode.invalidRequest, 'Invalid Request: method must be a string')
+      else this.problem('notification without a string method')
+      return
+    }
+    const value = params === undefined ? {} : params
+    const { notifications, requests } = this.options.schemas
+    if (id === null) {
+      const schema = Object.hasOwn(notifications, method) ? notifications[method] : undefined
+      if (!schema) return this.problem(`unknown notification ${method.slice(0, 64)}`)
+      const check = checkSchema(schema, value)
+      if (!check.ok) return this.problem(`invalid ${method}: ${check.message}`)
+      this.safely(() => this.options.onNotification(method, value))
+      return
+    }
+    const pair = Object.hasOwn(requests, method) ? requests[method] : undefined
+    if (!pair) {
+      this.sendError(id, JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
+      return
+    }
+    const check = checkSchema(pair[0], value)
+    if (!check.ok) {
+      this.sendError(id, JsonRpcErrorCode.invalidParams, `Invalid params: ${check.message}`)
+      return
+    }
+    let answer: Promise<unknown>
+    try {
+      answer = this.options.onRequest(method, value)
+    } catch (error) {
+      answer = Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
+    answer.then(
+      (result) => this.write({ jsonrpc: '2.0', id, result }),
+      (error: unknown) => {
+        if (error instanceof RpcError) this.sendError(id, error.code, error.message, error.data)
+        else {
+          this.problem(
+            `handler of ${method} failed: ${error instanceof Error ? error.message : String(error)}`,
+          )
+          this.sendError(id, JsonRpcErrorCode.internalError, 'Internal error')
+        }
+      },
+    )
+  }
+
+  private receiveResponse(message: Record<string, unknown>): void {
+    if (!isId(message.id)) return this.problem('response without a usable id')
+    const entry = this.pending.get(message.id)
+    if (!entry) return this.problem('answer to an unknown or expired request was dropped')
+    this.settle(message.id)
+    if (has(message, 'error')) {
+      const error = message.error
+      if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+        entry.reject(new RpcError(JsonRpcErrorCode.invalidRequest, 'malformed error answer'))
+        return
+      }
+      entry.reject(new RpcError(error.code, error.message, error.data))
+      return
+    }
+    const pair = this.options.schemas.outbound[entry.method]
+    const check = pair ? checkSchema(pair[1], message.result) : { ok: true as const }
+    if (!check.ok) {
+      entry.reject(new RpcError(JsonRpcErrorCode.invalidParams, `invalid result: ${check.message}`))
+      return
+    }
+    entry.resolve(message.result)
+  }
+
+  private settle(id: JsonRpcId): void {
+    const entry = this.pending.get(id)
+    if (entry?.timer) clearTimeout(entry.timer)
+    this.pending.delete(id)
+  }
+
+  private sendError(id: JsonRpcId | null, code: number, message: string, data?: unknown): void {
+    const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data }
+    this.write({ jsonrpc: '2.0', id, error })
+  }
+
+  private write(message: object): boolean {
+    if (this.closed) return false
+    try {
+      this.options.send(JSON.stringify(message))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  private safely(run: () => void): void {
+    try {
+      run()
+    } catch (error) {
+      this.problem(`handler failed: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+
+  private problem(message: string): void {
+    this.options.onProblem?.(message)
+  }
+}
