@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest'
+import {
+  isReviewed,
+  resolvePermission,
+  withPluginPermission,
+  withReviewedVersion,
+  withToolPermission,
+  type PermissionsConfig,
+} from '../../../src/config/permissions'
+
+const base = { plugin: 'notes', tool: 'list_notes', installedVersion: '1.0.0', skipPermissions: false }
+
+describe('resolvePermission', () => {
+  it('is off when nothing is configured', () => {
+    expect(resolvePermission({ ...base, permissions: {} })).toBe('off')
+  })
+
+  it('uses the plugin default, and a per-tool override before it', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', tools: { delete_note: 'ask' } } }
+    expect(resolvePermission({ ...base, permissions })).toBe('auto')
+    expect(resolvePermission({ ...base, permissions, tool: 'delete_note' })).toBe('ask')
+  })
+
+  it('lets a per-tool off override an auto plugin default', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', tools: { list_notes: 'off' } } }
+    expect(resolvePermission({ ...base, permissions })).toBe('off')
+  })
+
+  it('runs ask tools as auto under the skip flag but keeps off tools off', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'ask', tools: { wipe: 'off' } } }
+    expect(resolvePermission({ ...base, permissions, skipPermissions: true })).toBe('auto')
+    expect(resolvePermission({ ...base, permissions, tool: 'wipe', skipPermissions: true })).toBe('off')
+    expect(resolvePermission({ ...base, permissions: {}, skipPermissions: true })).toBe('off')
+  })
+
+  it('turns every tool off when the reviewed version differs from the installed one, even with the skip flag', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', reviewedVersion: '0.9.0' } }
+    expect(resolvePermission({ ...base, permissions })).toBe('off')
+    expect(resolvePermission({ ...base, permissions, skipPermissions: true })).toBe('off')
+    expect(isReviewed(permissions, 'notes', '1.0.0')).toBe(false)
+    expect(isReviewed(permissions, 'notes', '0.9.0')).toBe(true)
+  })
+
+  it('uses configured permissions as they are when no reviewed version is recorded', () => {
+    expect(resolvePermission({ ...base, permissions: { notes: { permission: 'ask' } } })).toBe('ask')
+  })
+
+  it('resolves built-in tools under the browser pseudo-plugin by full name', () => {
+    const permissions: PermissionsConfig = {
+      browser: { permission: 'ask', tools: { browser_screenshot: 'auto' } },
+    }
+    const q = { permissions, plugin: 'browser', skipPermissions: false }
+    expect(resolvePermission({ ...q, tool: 'browser_screenshot' })).toBe('auto')
+    expect(resolvePermission({ ...q, tool: 'browser_navigate' })).toBe('ask')
+  })
+
+  it('ignores inherited object keys in tool names', () => {
+    expect(resolvePermission({ ...base, permissions: { notes: { tools: {} } }, tool: 'constructor' })).toBe(
+      'off',
+    )
+    expect(resolvePermission({ ...base, permissions: {}, plugin: '__proto__' })).toBe('off')
+  })
+})
+
+describe('permission changes', () => {
+  it('records the installed version as reviewed when a tool is set to ask or auto', () => {
+    const before: PermissionsConfig = { notes: { permission: 'off', reviewedVersion: '0.9.0' } }
+    const after = withToolPermission(before, 'notes', 'list_notes', 'auto', '1.0.0')
+    expect(after).toEqual({
+      notes: { permission: 'off', reviewedVersion: '1.0.0', tools: { list_notes: 'auto' } },
+    })
+    expect(resolvePermission({ ...base, permissions: after })).toBe('auto')
+    expect(before.notes?.reviewedVersion).toBe('0.9.0')
+  })
+
+  it('does not record a review when a permission is set to off', () => {
+    const after = withPluginPermission({ notes: { reviewedVersion: '0.9.0' } }, 'notes', 'off', '1.0.0')
+    expect(after).toEqual({ notes: { reviewedVersion: '0.9.0', permission: 'off' } })
+  })
+
+  it('sets a plugin default and can mark a version reviewed', () => {
+    const after = withPluginPermission({}, 'notes', 'ask', '1.0.0')
+    expect(after).toEqual({ notes: { permission: 'ask', reviewedVersion: '1.0.0' } })
+    expect(
+      withReviewedVersion({ notes: { permission: 'ask', reviewedVersion: '1.0.0' } }, 'notes', '2.0.0'),
+    ).toEqual({
+      notes: { permission: 'ask', reviewedVersion: '2.0.0' },
+    })
+  })
+
+  it('never records a reviewed version for the browser pseudo-plugin', () => {
+    expect(withPluginPermission({}, 'browser', 'auto', '0.1.0')).toEqual({ browser: { permission: 'auto' } })
+  })
+})
