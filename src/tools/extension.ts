@@ -1,0 +1,34 @@
+/** The extension itself. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+
+export const getState = defineBrowserTool({
+  name: 'extension_get_state',
+  displayName: 'Extension state',
+  description:
+    "Report the bridge extension's own state: version, connection to the daemon, plugins and their tabs, open tab count, tabs under debugger control and network captures. Use it to diagnose why a plugin tool fails. Returns one JSON object.",
+  input: Type.Object({}),
+})
+
+export const getLogs = defineBrowserTool({
+  name: 'extension_get_logs',
+  displayName: 'Extension logs',
+  description:
+    "Read the bridge extension's recent log (connection events, tool runs, injection errors), oldest first, at most the last 500 entries. Returns { entries: [{ ts, level, message, data? }] }.",
+  input: Type.Object({
+    level: Type.Optional(
+      Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')], {
+        description: 'Minimum level to return (default: all).',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Most recent entries (default 100).' })),
+  }),
+})
+
+export const reloadExtension = defineBrowserTool({
+  name: 'extension_reload',
+  displayName: 'Reload extension',
+  description:
+    'Reload the bridge extension (for example after an update). The extension disconnects and reconnects within seconds; calls in flight fail. Returns { reloading: true } before the reload starts.',
+  input: Type.Object({}),
+})

@@ -1,0 +1,60 @@
+/** Reading a page: snapshot with element refs, text, HTML, waiting for content. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { MaxLengthField, RefField, SelectorField, TabIdField, TimeoutMsField } from './common'
+
+export const snapshot = defineBrowserTool({
+  name: 'browser_snapshot',
+  displayName: 'Page snapshot',
+  description:
+    'Describe the visible page as an indented accessibility-style outline, one element per line, e.g. `- button "Save" [ref=e12]` or `- textbox "Email" [ref=e3]: current value`. Interactive and named elements get a ref usable by browser_click, browser_type, browser_get_text and the other tools until the page navigates or a new snapshot is taken. Hidden elements are left out; iframes are not entered. Returns text starting with the page URL and title.',
+  input: Type.Object({
+    tabId: TabIdField,
+    selector: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Only the subtree under the first element matching this CSS selector.' }),
+    ),
+    maxLength: MaxLengthField(40_000, 200_000),
+  }),
+})
+
+export const getText = defineBrowserTool({
+  name: 'browser_get_text',
+  displayName: 'Get text',
+  description:
+    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with "[truncated: showing N of M characters]".',
+  input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField, maxLength: MaxLengthField(20_000, 100_000) }),
+})
+
+export const getHtml = defineBrowserTool({
+  name: 'browser_get_html',
+  displayName: 'Get HTML',
+  description:
+    'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with "<!-- truncated: showing N of M characters -->".',
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    outer: Type.Optional(Type.Boolean({ default: true, description: 'Include the element itself (outerHTML, default) or only its content (innerHTML).' })),
+    maxLength: MaxLengthField(50_000, 100_000),
+  }),
+})
+
+export const waitFor = defineBrowserTool({
+  name: 'browser_wait_for',
+  displayName: 'Wait for',
+  description:
+    'Wait until text appears on the page (text), disappears (textGone), or an element matching a CSS selector reaches a state (selector + state). With no condition it simply waits timeoutMs. Survives navigations in the tab. Returns { met: true, waitedMs } or fails with a timeout error naming the condition.',
+  input: Type.Object({
+    tabId: TabIdField,
+    text: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait for (case-sensitive, visible text).' })),
+    textGone: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait to disappear.' })),
+    selector: SelectorField,
+    state: Type.Optional(
+      Type.Union([Type.Literal('visible'), Type.Literal('hidden'), Type.Literal('attached'), Type.Literal('detached')], {
+        default: 'visible',
+        description: 'For selector: the state to wait for (default visible).',
+      }),
+    ),
+    timeoutMs: TimeoutMsField(10_000, 120_000),
+  }),
+})

@@ -1,0 +1,81 @@
+/** Tabs and navigation. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { TabIdField, TimeoutMsField, WaitForLoadField, WebUrlField } from './common'
+
+const TAB_INFO = 'Returns { tabId, windowId, url, title, active, status }.'
+
+export const listTabs = defineBrowserTool({
+  name: 'browser_list_tabs',
+  displayName: 'List tabs',
+  description:
+    'List the open tabs in every browser window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] } in window order; use tabId with the other browser_* tools.',
+  input: Type.Object({
+    urlContains: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Only tabs whose URL contains this text.' })),
+  }),
+})
+
+export const openTab = defineBrowserTool({
+  name: 'browser_open_tab',
+  displayName: 'Open tab',
+  description: `Open a new tab, optionally at a URL, and wait for it to load. ${TAB_INFO}`,
+  input: Type.Object({
+    url: Type.Optional(WebUrlField),
+    active: Type.Optional(Type.Boolean({ default: true, description: 'Make the new tab the active one (default true).' })),
+    waitForLoad: WaitForLoadField,
+  }),
+})
+
+export const closeTab = defineBrowserTool({
+  name: 'browser_close_tab',
+  displayName: 'Close tab',
+  description: 'Close one tab by its tabId (required, from browser_list_tabs). Returns { closed: tabId }.',
+  input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to close.' }) }),
+})
+
+export const focusTab = defineBrowserTool({
+  name: 'browser_focus_tab',
+  displayName: 'Focus tab',
+  description: `Make a tab the active tab and focus its window, so later calls without tabId act on it. ${TAB_INFO}`,
+  input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to focus.' }) }),
+})
+
+export const navigate = defineBrowserTool({
+  name: 'browser_navigate',
+  displayName: 'Navigate',
+  description: `Load a URL in a tab (http, https or about:blank only) and wait for the page to finish loading (up to timeoutMs). ${TAB_INFO} Element refs from earlier snapshots become invalid.`,
+  input: Type.Object({
+    url: WebUrlField,
+    tabId: TabIdField,
+    waitForLoad: WaitForLoadField,
+    timeoutMs: TimeoutMsField(20_000, 120_000),
+  }),
+})
+
+const historyInput = Type.Object({ tabId: TabIdField, waitForLoad: WaitForLoadField, timeoutMs: TimeoutMsField(20_000, 120_000) })
+
+export const goBack = defineBrowserTool({
+  name: 'browser_go_back',
+  displayName: 'Go back',
+  description: `Go back one entry in the tab's history and wait for the load. ${TAB_INFO} Fails with not_found when there is no previous page.`,
+  input: historyInput,
+})
+
+export const goForward = defineBrowserTool({
+  name: 'browser_go_forward',
+  displayName: 'Go forward',
+  description: `Go forward one entry in the tab's history and wait for the load. ${TAB_INFO} Fails with not_found when there is no next page.`,
+  input: historyInput,
+})
+
+export const reload = defineBrowserTool({
+  name: 'browser_reload',
+  displayName: 'Reload',
+  description: `Reload the page in a tab and wait for the load. ${TAB_INFO}`,
+  input: Type.Object({
+    tabId: TabIdField,
+    bypassCache: Type.Optional(Type.Boolean({ default: false, description: 'Ignore the HTTP cache (default false).' })),
+    waitForLoad: WaitForLoadField,
+    timeoutMs: TimeoutMsField(20_000, 120_000),
+  }),
+})
