@@ -47,6 +47,8 @@ export const ToolErrorCode = {
   tabUnavailable: 'tab_unavailable',
   timeout: 'timeout',
   toolError: 'tool_error',
+  /** The MCP client cancelled the request or closed its session before the call finished. */
+  cancelled: 'cancelled',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -78,6 +80,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   tab_unavailable: 'tab',
   timeout: 'timeout',
   tool_error: undefined,
+  cancelled: 'connection',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

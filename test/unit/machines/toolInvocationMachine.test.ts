@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest'
+import { flush, startInvocation } from './toolInvocationHarness'
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+
+describe('toolInvocationMachine', () => {
+  it('runs an auto tool: dispatch, start, answer, end, one outcome', async () => {
+    const t = startInvocation()
+    await flush()
+    expect(t.state()).toEqual({ running: 'waiting' })
+    t.answer({ type: 'dispatch.succeeded', output: { notes: [] } })
+    expect(t.state()).toBe('succeeded')
+    expect(t.outcomes).toEqual([{ ok: true, output: { notes: [] } }])
+    expect(t.effects).toEqual([
+      'announceStart',
+      'dispatch',
+      'releaseSlot',
+      'announceEnd',
+      'recordOutcome',
+      'forgetDispatch',
+    ])
+  })
+
+  it('fails with the validation error before checking anything else', async () => {
+    const error = {
+      code: 'invalid_input' as const,
+      message: 'input.limit must be <= 100',
+      category: 'validation',
+    }
+    const t = startInvocation({ validate: { ok: false, error } })
+    await flush()
+    expect(t.outcomes).toEqual([{ ok: false, error }])
+    expect(t.effects).toEqual(['recordOutcome'])
+  })
+
+  it('fails an off tool with permission_off and a hint', async () => {
+    const t = startInvocation({ permission: { permission: 'off', extensionConnected: true } })
+    await flush()
+    expect(t.outcomes[0]).toMatchObject({
+      ok: false,
+      error: { code: 'permission_off', category: 'permission' },
+    })
+    expect(JSON.stringify(t.outcomes[0])).toContain('side panel')
+    expect(t.effects).toEqual(['recordOutcome'])
+  })
+
+  it('fails an ask tool at once when no extension is connected', async () => {
+    const t = startInvocation({ permission: { permission: 'ask', extensionConnected: false } })
+    await flush()
+    expect(t.outcomes[0]).toMatchObject({ ok: false, error: { code: 'extension_not_connected' } })
+    expect(t.effects).not.toContain('requestApproval')
+  })
+
+  describe('approval', () => {
+    const ask = { permission: { permission: 'ask' as const, extensionConnected: true } }
+
+    it('dispatches after allow_once', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      expect(t.state()).toEqual({ awaitingApproval: 'waiting' })
+      expect(t.effects).toEqual(['requestApproval'])
+      t.actor.send({ type: 'confirmation.response', decision: 'allow_once' })
+      await flush()
+      expect(t.state()).toEqual({ running: 'waiting' })
+      expect(t.effects).not.toContain('persistAlways')
+    })
+
+    it('persists auto after allow_always and dispatches', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      t.actor.send({ type: 'confirmation.response', decision: 'allow_always' })
+      await flush()
+      expect(t.effects).toEqual(['requestApproval', 'persistAlways', 'announceStart', 'dispatch'])
+    })
+
+    it('fails with approval_denied after deny', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      t.actor.send({ type: 'confirmation.response', decision: 'deny' })
+      expect(t.outcomes).toEqual([
+        {
+          ok: false,
+          error: { code: 'approval_denied', message: 'the user denied the call', category: 'permission' },
+        },
+      ])
+      expect(t.effects).not.toContain('dispatch')
+    })
+
+    it('fails with approval_timeout after 5 minutes and withdraws the request', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      t.clock.increment(5 * MINUTE - 1)
+      expect(t.outcomes).toEqual([])
+      t.clock.increment(1)
+      expect(t.outcomes[0]).toMatchObject({ ok: false, error: { code: 'approval_timeout' } })
+      expect(t.effects).toContain('cancelApproval:timeout')
+    })
+
+    it('reports "waiting for approval" every 10 s only when the client gave a progress token', async () => {
+      const withToken = startInvocation({ ...ask, hasProgressToken: true })
+      const without = startInvocation(ask)
+      await flush()
+      for (let i = 0; i < 3; i++) {
+        withToken.clock.increment(10 * SECOND)
+        without.clock.increment(10 * SECOND)
+      }
+      expect(withToken.effects.filter((e) => e === 'reportWaitingForApproval')).toHaveLength(3)
+      expect(without.effects.filter((e) => e === 'reportWaitingForApproval')).toHaveLength(0)
+    })
+
+    it('fails with extension_disconnected when the extension goes away while waiting', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      t.actor.send({ type: 'extension.lost' })
+      expect(t.outcomes[0]).toMatchObject({ ok: false, error: { code: 'extension_disconnected' } })
+    })
+  })
+
+  it('fails with the dispatch check error (busy, tab state) without holding a slot', async () => {
+    const error = {
+      code: 'plugin_busy' as const,
+      message: 'wait for in-flight calls to finish',
+      category: 'concurrency',
+    }
+    const t = startInvocation({ prepare: { ok: false, error } })
+    await flush()
+    expect(t.outcomes).toEqual([{ ok: false, error }])
+    expect(t.effects).toEqual(['recordOutcome'])
+  })
+
+  describe('timeouts', () => {
+    it('fails with timeout when no answer or progress arrives for 30 s, and drops a late answer', async () => {
+      const t = startInvocation()
+      await flush()
+      t.clock.increment(30 * SECOND - 1)
+      expect(t.state()).toEqual({ running: 'waiting' })
+      t.clock.increment(1)
+      expect(t.outcomes).toEqual([
+        {
+          ok: false,
+          error: {
+            code: 'timeout',
+            message: 'the tool did not answer or report progress in time',
+            category: 'timeout',
+          },
+        },
+      ])
+      expect(t.effects).toEqual([
+        'announceStart',
+        'dispatch',
+        'releaseSlot',
+        'announceEnd',
+        'recordOutcome',
+        'forgetDispatch',
+      ])
+      t.answer({ type: 'dispatch.succeeded', output: 'late' })
+      t.actor.send({ type: 'dispatch.succeeded', output: 'late' })
+      expect(t.outcomes).toHaveLength(1)
+    })
+
+    it('re-arms the 30 s timeout on every progress report and forwards progress only with a token', async () => {
+      const t = startInvocation({ hasProgressToken: true })
+      await flush()
+      for (let i = 1; i <= 4; i++) {
+        t.clock.increment(25 * SECOND)
+        t.actor.send({ type: 'tool.progress', progress: i, total: 10, message: `step ${i}` })
+      }
+      expect(t.state()).toEqual({ running: 'waiting' })
+      t.answer({ type: 'dispatch.succeeded', output: 'done after 100 s' })
+      expect(t.outcomes).toEqual([{ ok: true, output: 'done after 100 s' }])
+      expect(t.progress).toHaveLength(4)
+      expect(t.effects).toEqual([
+        'announceStart',
+        'dispatch',
+        'releaseSlot',
+        'announceEnd',
+        'recordOutcome',
+        'forgetDispatch',
+      ])
+      expect(t.progress[3]).toEqual({ progress: 4, total: 10, message: 'step 4' })
+
+      const silent = startInvocation()
+      await flush()
+      silent.actor.send({ type: 'tool.progress', progress: 1 })
+      expect(silent.progress).toEqual([])
+    })
+
+    it('fails at the 5 minute hard cap even when progress keeps coming', async () => {
+      const t = startInvocation()
+      await flush()
+      for (let elapsed = 0; elapsed < 5 * MINUTE - 20 * SECOND; elapsed += 20 * SECOND) {
+        t.clock.increment(20 * SECOND)
+        t.actor.send({ type: 'tool.progress', progress: elapsed })
+      }
+      expect(t.outcomes).toEqual([])
+      t.clock.increment(20 * SECOND)
+      expect(t.outcomes[0]).toMatchObject({
+        ok: false,
+        error: { code: 'timeout', message: 'the tool ran past the maximum duration of a call' },
+      })
+    })
+  })
+
+  it('fails a running call with extension_disconnected when the extension goes away', async () => {
+    const t = startInvocation()
+    await flush()
+    t.actor.send({ type: 'extension.lost' })
+    expect(t.outcomes[0]).toMatchObject({
+      ok: false,
+      error: { code: 'extension_disconnected', category: 'connection' },
+    })
+    expect(t.effects).toContain('releaseSlot')
+    expect(t.effects).toContain('announceEnd')
+  })
+
+  it('passes a tool error from the extension through as the outcome', async () => {
+    const t = startInvocation()
+    await flush()
+    const error = { code: 'tool_error' as const, message: 'not logged in', category: 'auth' }
+    t.answer({ type: 'dispatch.failed', error })
+    expect(t.outcomes).toEqual([{ ok: false, error }])
+  })
+
+  it('records a cancelled call once, from any state', async () => {
+    const early = startInvocation({ manualSteps: true })
+    early.actor.send({ type: 'cancel', reason: 'session closed' })
+    expect(early.outcomes).toEqual([
+      {
+        ok: false,
+        error: { code: 'cancelled', message: 'the client cancelled the call', category: 'connection' },
+      },
+    ])
+    const running = startInvocation()
+    await flush()
+    running.actor.send({ type: 'cancel', reason: 'client cancelled' })
+    running.actor.send({ type: 'cancel', reason: 'again' })
+    expect(running.outcomes).toHaveLength(1)
+    expect(running.effects).toContain('releaseSlot')
+  })
+})
