@@ -1,0 +1,133 @@
+/**
+ * `bridge-plugin`: the plugin developer's tool.
+ *   bridge-plugin build [-w]      build dist/tools.json and dist/adapter.iife.js, register, reload
+ *   bridge-plugin inspect [--json] describe the last build
+ */
+import { cac } from 'cac'
+import { resolve } from 'node:path'
+import { buildPlugin } from '../src/build/buildPlugin'
+import { cliPort } from '../src/build/cliPort'
+import { formatInspect, readBuiltManifest } from '../src/build/inspect'
+import { registerLocalPlugin } from '../src/build/registerLocal'
+import { requestReload, type ReloadOutcome } from '../src/build/requestReload'
+import { watchPlugin } from '../src/build/watch'
+import { configDirFromEnv } from '../src/config/paths'
+import { log } from '../src/log'
+import { BRIDGE_VERSION } from '../src/protocol/constants'
+
+interface BuildFlags {
+  watch?: boolean
+  port?: string
+  dir?: string
+  register?: boolean
+  reload?: boolean
+}
+
+const cli = cac('bridge-plugin')
+
+cli
+  .command('build', 'Build the plugin in the current folder, register it and reload a running daemon')
+  .option('-w, --watch', 'Rebuild when a source file changes')
+  .option('--dir <path>', 'Plugin folder (default: current folder)')
+  .option('--port <port>', 'Daemon port for the reload (default: BRIDGE_PORT, config.json, 9515)')
+  .option('--no-register', 'Do not add the folder to localPlugins in config.json')
+  .option('--no-reload', 'Do not ask a running daemon to reload')
+  .action(async (flags: BuildFlags) => {
+    const dir = resolve(flags.dir ?? process.cwd())
+    const ok = await buildOnce(dir, flags)
+    if (!flags.watch) {
+      process.exitCode = ok ? 0 : 1
+      return
+    }
+    log.info(`watching ${dir} for changes (Ctrl-C to stop)`)
+    const watcher = watchPlugin(dir, async (changed) => {
+      log.info(`\nchanged: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', ...' : ''}`)
+      await buildOnce(dir, flags)
+    })
+    const stop = () => void watcher.close().then(() => process.exit(0))
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+
+cli
+  .command('inspect', 'Describe the last build (dist/tools.json)')
+  .option('--json', 'Print the manifest as JSON')
+  .option('--dir <path>', 'Plugin folder (default: current folder)')
+  .action((flags: { json?: boolean; dir?: string }) => {
+    try {
+      const manifest = readBuiltManifest(resolve(flags.dir ?? process.cwd()))
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(manifest, null, 2)}\n` : `${formatInspect(manifest)}\n`,
+      )
+    } catch (error) {
+      fail(error)
+    }
+  })
+
+async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
+  const started = Date.now()
+  let built: Awaited<ReturnType<typeof buildPlugin>>
+  try {
+    built = await buildPlugin(dir)
+  } catch (error) {
+    fail(error, 'build failed: ')
+    return false
+  }
+  const { manifest } = built
+  log.success(
+    `built ${manifest.name}@${manifest.version}: ${manifest.tools.length} tool${manifest.tools.length === 1 ? '' : 's'} (${manifest.tools.map((t) => t.name).join(', ')}), adapter ${(built.adapterBytes / 1024).toFixed(1)} KB in ${Date.now() - started} ms`,
+  )
+  const configDir = configDirFromEnv()
+  try {
+    if (flags.register !== false) {
+      const registration = registerLocalPlugin(dir, configDir)
+      if (registration.added) log.info(`registered ${dir} in ${registration.configFile} (localPlugins)`)
+    }
+    if (flags.reload !== false) {
+      const outcome = await requestReload({
+        configDir,
+        port: cliPort(flags.port, configDir),
+        pluginName: manifest.name,
+        pluginDir: dir,
+      })
+      report(outcome, manifest.name)
+    }
+  } catch (error) {
+    fail(error)
+    return false
+  }
+  return true
+}
+
+function report(outcome: ReloadOutcome, name: string): void {
+  switch (outcome.kind) {
+    case 'no-daemon':
+      log.info(`no bridge daemon on port ${outcome.port}; it will load ${name} when it starts`)
+      return
+    case 'refused':
+      log.warn(
+        `the daemon on port ${outcome.port} refused the reload (${outcome.status}: ${outcome.message})`,
+      )
+      return
+    case 'reloaded':
+      if (outcome.failure) log.warn(`daemon reloaded, but ${name} failed to load: ${outcome.failure}`)
+      else
+        log.info(
+          `daemon reloaded in ${outcome.durationMs} ms: ${outcome.plugins} plugin${outcome.plugins === 1 ? '' : 's'}${outcome.loaded ? `, ${name} loaded` : ''}`,
+        )
+  }
+}
+
+function fail(error: unknown, prefix = ''): void {
+  process.exitCode = 1
+  const message = error instanceof Error ? error.message : String(error)
+  log.error(`${prefix}${message}`)
+}
+
+cli.help()
+cli.version(BRIDGE_VERSION)
+cli.parse(process.argv, { run: false })
+if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+  cli.outputHelp()
+  process.exitCode = cli.args.length ? 1 : 0
+} else await cli.runMatchedCommand()
