@@ -1,0 +1,34 @@
+/**
+ * The root of the daemon's actor system. It owns the long-lived actors, each under a `systemId`
+ * (`system.get('configStore')`). Later concerns (extension connection, reload, sessions) are added
+ * here as more invoked children; the daemon provides their effects with `.provide()`.
+ */
+import { setup } from 'xstate'
+import { configStoreMachine, type ConfigDocument } from './configStoreMachine'
+
+export const bridgeSystemMachine = setup({
+  types: {
+    input: {} as { config: ConfigDocument },
+    context: {} as { initialConfig: ConfigDocument },
+    events: {} as { type: 'system.stop' },
+  },
+  actors: { configStore: configStoreMachine },
+}).createMachine({
+  id: 'bridgeSystem',
+  context: ({ input }) => ({ initialConfig: input.config }),
+  initial: 'running',
+  states: {
+    running: {
+      invoke: [
+        {
+          id: 'configStore',
+          systemId: 'configStore',
+          src: 'configStore',
+          input: ({ context }) => ({ config: context.initialConfig }),
+        },
+      ],
+      on: { 'system.stop': 'stopped' },
+    },
+    stopped: { type: 'final' },
+  },
+})

@@ -1,0 +1,83 @@
+/**
+ * Crash-safe file writes. The new bytes go to a temp file in the same directory, are fsynced and
+ * chmodded, then renamed over the target, and the directory is fsynced so the rename itself survives
+ * a power cut. A reader (or a process killed mid-write) sees the old file or the new one, never a
+ * torn or empty one.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+
+export const PRIVATE_FILE_MODE = 0o600
+export const PRIVATE_DIR_MODE = 0o700
+
+/** Creates `dir` (and parents) if missing and enforces mode 0700 on it. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
+  if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
+}
+
+/** Atomically replaces `path` with `data`, mode 0600. */
+export function atomicWriteFile(path: string, data: string | Uint8Array, mode: number = PRIVATE_FILE_MODE): void {
+  const dir = dirname(path)
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  const fd = openSync(temp, 'wx', mode)
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+    let offset = 0
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset)
+    fsyncSync(fd)
+  } catch (error) {
+    closeSync(fd)
+    rmSync(temp, { force: true })
+    throw error
+  }
+  closeSync(fd)
+  try {
+    // The umask may have narrowed or the file may be re-created: set the mode explicitly.
+    chmodSync(temp, mode)
+    renameSync(temp, path)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
+  fsyncDir(dir)
+}
+
+/** Enforces `mode` on an existing file (a user may have created it with their umask). */
+export function enforceMode(path: string, mode: number = PRIVATE_FILE_MODE): void {
+  if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode)
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic there.
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** Removes temp files a killed writer left beside `path` (only those whose process is gone). */
+export function removeStaleTempFiles(path: string): void {
+  const dir = dirname(path)
+  const prefix = `.${basename(path)}.`
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
+    const pid = Number(name.slice(prefix.length).split('.')[0])
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue
+    rmSync(join(dir, name), { force: true })
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

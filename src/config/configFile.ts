@@ -1,0 +1,44 @@
+/**
+ * Reading and writing `config.json`. A file that does not parse or does not match the schema is never
+ * overwritten: the caller gets a BridgeError naming the file and the problem, and the daemon refuses
+ * to start until the user fixes it.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { BridgeError, BridgeErrorCode } from '../errors'
+import { atomicWriteFile, enforceMode } from './atomicWrite'
+import { Config, ConfigFile, defaultConfig } from './schema'
+import { validate } from './validate'
+
+/** Reads and validates config.json; missing keys take their defaults. Throws BridgeError. */
+export function readConfigFile(path: string): Config {
+  const text = readFileSync(path, 'utf8')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new BridgeError(BridgeErrorCode.configUnparseable, `${path} is not valid JSON (${reason}). Fix or delete it; bridge will not overwrite it.`, { cause: error })
+  }
+  const onDisk = validate(ConfigFile, parsed)
+  if (!onDisk.ok)
+    throw new BridgeError(BridgeErrorCode.configInvalid, `${path}: ${onDisk.message}. Fix or delete it; bridge will not overwrite it.`)
+  return { ...defaultConfig(), ...onDisk.value }
+}
+
+/** Validates and atomically writes config.json (mode 0600). */
+export function writeConfigFile(path: string, config: Config): void {
+  const checked = validate(Config, config)
+  if (!checked.ok) throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
+  atomicWriteFile(path, `${JSON.stringify(config, null, 2)}\n`)
+}
+
+/** Loads config.json, creating it with defaults on first run. Enforces mode 0600 on an existing file. */
+export function ensureConfigFile(path: string): { config: Config; created: boolean } {
+  if (!existsSync(path)) {
+    const config = defaultConfig()
+    writeConfigFile(path, config)
+    return { config, created: true }
+  }
+  enforceMode(path)
+  return { config: readConfigFile(path), created: false }
+}

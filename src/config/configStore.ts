@@ -1,0 +1,58 @@
+/**
+ * The promise API over the `configStore` actor. Every read-modify-write of config.json goes through
+ * `update`, which the actor serializes; the returned promise settles once the file is on disk.
+ *
+ * @example
+ *   await configStore.update((config) => ({ ...config, port: 9600 }))
+ */
+import { randomUUID } from 'node:crypto'
+import type { ActorRefFrom } from 'xstate'
+import type { ConfigChange, ConfigDocument, configStoreMachine, PersistInput } from '../../machines/configStoreMachine'
+import { readConfigFile, writeConfigFile } from './configFile'
+import type { Config } from './schema'
+
+export interface ConfigStore {
+  /** The config as last written or read (a copy). */
+  get(): Config
+  /** Applies `mutate` to a copy of the current config and persists it atomically; serialized with every other change. */
+  update(mutate: (current: Config) => Config): Promise<Config>
+  /** Re-reads config.json (after an outside edit). Rejects with the file's problem if it is broken. */
+  reload(): Promise<Config>
+}
+
+export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>): ConfigStore {
+  const submit = (change: ConfigChange): Promise<Config> =>
+    new Promise((resolve, reject) => {
+      const requestId = randomUUID()
+      const done = actor.on('config.changed', (event) => {
+        if (event.requestId !== requestId) return
+        unsubscribe()
+        resolve(structuredClone(event.config) as Config)
+      })
+      const failed = actor.on('config.failed', (event) => {
+        if (event.requestId !== requestId) return
+        unsubscribe()
+        reject(new Error(event.message))
+      })
+      const unsubscribe = () => (done.unsubscribe(), failed.unsubscribe())
+      actor.send({ type: 'config.change', requestId, change })
+    })
+
+  return {
+    get: () => structuredClone(actor.getSnapshot().context.config) as Config,
+    update: (mutate) => submit({ kind: 'update', mutate: (current) => mutate(structuredClone(current) as Config) }),
+    reload: () => submit({ kind: 'reload' }),
+  }
+}
+
+/** The `persist` effect for the configStore machine: writes (or re-reads) the file at `path`. */
+export function persistConfigChange(path: string): (args: { input: PersistInput }) => Promise<ConfigDocument> {
+  // The executor turns a throwing mutator or a failed write into a rejection (config.failed).
+  return ({ input }) =>
+    new Promise((resolve) => {
+      if (input.change.kind === 'reload') return resolve(readConfigFile(path))
+      const next = input.change.mutate(input.current) as Config
+      writeConfigFile(path, next)
+      resolve(next)
+    })
+}

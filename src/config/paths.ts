@@ -1,0 +1,37 @@
+/**
+ * Where bridge keeps its files: `~/.bridge` unless BRIDGE_CONFIG_DIR says otherwise.
+ */
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+
+export interface BridgePaths {
+  dir: string
+  configFile: string
+  extensionDir: string
+  authFile: string
+  adaptersDir: string
+  serverLog: string
+  pidFile: string
+  auditLog: string
+}
+
+/** The config directory: BRIDGE_CONFIG_DIR (made absolute) or `~/.bridge`. */
+export function configDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.BRIDGE_CONFIG_DIR
+  if (fromEnv) return isAbsolute(fromEnv) ? fromEnv : resolve(fromEnv)
+  return join(homedir(), '.bridge')
+}
+
+export function bridgePaths(dir: string = configDirFromEnv()): BridgePaths {
+  const extensionDir = join(dir, 'extension')
+  return {
+    dir,
+    configFile: join(dir, 'config.json'),
+    extensionDir,
+    authFile: join(extensionDir, 'auth.json'),
+    adaptersDir: join(extensionDir, 'adapters'),
+    serverLog: join(dir, 'server.log'),
+    pidFile: join(dir, 'server.pid'),
+    auditLog: join(dir, 'audit.log'),
+  }
+}

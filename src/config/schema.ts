@@ -1,0 +1,40 @@
+/**
+ * The shape of `config.json`. Unknown top-level keys are kept (a newer bridge may have written them);
+ * known keys must match exactly.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { DEFAULT_PORT } from '../protocol/constants'
+import { Permission } from '../protocol/manifest'
+
+export const PluginPermissionConfig = Type.Object(
+  {
+    permission: Type.Optional(Permission),
+    tools: Type.Optional(Type.Record(Type.String(), Permission)),
+    reviewedVersion: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+export type PluginPermissionConfig = Static<typeof PluginPermissionConfig>
+
+export const Config = Type.Object(
+  {
+    localPlugins: Type.Array(Type.String({ minLength: 1 })),
+    permissions: Type.Record(Type.String(), PluginPermissionConfig),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    /** Side-panel switch: ask-mode tools run as auto (off stays off). Also set by BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
+    skipPermissions: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+)
+export type Config = Static<typeof Config>
+
+/** What may be on disk: every known key is optional (missing keys take their defaults). */
+export const ConfigFile = Type.Partial(Config, { additionalProperties: true })
+export type ConfigFile = Static<typeof ConfigFile>
+
+export function defaultConfig(): Config {
+  return { localPlugins: [], permissions: {}, port: DEFAULT_PORT }
+}
+
+export const AuthFile = Type.Object({ secret: Type.String({ pattern: '^[0-9a-f]{64}$' }) }, { additionalProperties: true })
+export type AuthFile = Static<typeof AuthFile>

@@ -1,0 +1,28 @@
+/**
+ * First-run and every-run preparation of the config directory: directories 0700, config.json and
+ * extension/auth.json 0600 (created with defaults and a fresh secret when missing). Broken files
+ * are reported with their path and problem, never replaced.
+ */
+import { ensurePrivateDir, removeStaleTempFiles } from './atomicWrite'
+import { ensureSecret } from './auth'
+import { ensureConfigFile } from './configFile'
+import type { BridgePaths } from './paths'
+import type { Config } from './schema'
+
+export interface PreparedFiles {
+  config: Config
+  secret: string
+  /** True when this call created config.json (first run). */
+  createdConfig: boolean
+  createdSecret: boolean
+}
+
+export function prepareConfigDir(paths: BridgePaths): PreparedFiles {
+  ensurePrivateDir(paths.dir)
+  ensurePrivateDir(paths.extensionDir)
+  removeStaleTempFiles(paths.configFile)
+  removeStaleTempFiles(paths.authFile)
+  const { config, created: createdConfig } = ensureConfigFile(paths.configFile)
+  const { secret, created: createdSecret } = ensureSecret(paths.authFile)
+  return { config, secret, createdConfig, createdSecret }
+}

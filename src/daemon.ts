@@ -1,0 +1,131 @@
+/**
+ * The composition root: the only place real effects are wired into the machines. Reading it top to
+ * bottom tells how the daemon fits together: files -> actor system -> routes -> front -> engine.
+ */
+import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
+import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
+import { configStoreMachine } from '../machines/configStoreMachine'
+import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
+import { bridgePaths, type BridgePaths } from './config/paths'
+import { prepareConfigDir } from './config/setup'
+import { createEngine, type EngineChoice } from './http/createEngine'
+import type { EngineName } from './http/engine'
+import { createFront } from './http/front'
+import { emptyAuditSummary, type HealthPayload } from './http/health'
+import { createRoutes } from './http/routes'
+import { attachLogFile, detachLogFile, log, registerSecret } from './log'
+import { BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
+
+const logger = log.withTag('daemon')
+
+export interface DaemonOptions {
+  configDir: string
+  port: number
+  engine: EngineChoice
+  mode: 'dev' | 'production'
+  /** BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
+  skipPermissionsEnv: boolean
+  /** Built-in browser tools (name etc.); empty until src/tools provides them. */
+  browserTools?: () => readonly { name: string }[]
+}
+
+export interface Daemon {
+  readonly port: number
+  readonly url: string
+  readonly engine: EngineName
+  readonly paths: BridgePaths
+  readonly configStore: ConfigStore
+  readonly system: Actor<typeof bridgeSystemMachine>
+  stop(): Promise<void>
+}
+
+/** Prepares the config directory, starts the actor system and listens on 127.0.0.1. Throws BridgeError. */
+export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
+  const paths = bridgePaths(options.configDir)
+  const files = prepareConfigDir(paths)
+  attachLogFile(paths.serverLog)
+  registerSecret(files.secret)
+  const startedAt = Date.now()
+
+  const system = createActor(
+    bridgeSystemMachine.provide({
+      actors: {
+        configStore: configStoreMachine.provide({ actors: { persist: fromPromise(persistConfigChange(paths.configFile)) } }),
+      },
+    }),
+    { input: { config: files.config } },
+  )
+  system.start()
+  const configStore = createConfigStore(system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>)
+
+  const browserTools = options.browserTools ?? (() => [])
+  let port = 0
+  const getHealth = (): HealthPayload => {
+    const browserToolNames = browserTools().map((tool) => tool.name)
+    return {
+      status: 'ok',
+      version: BRIDGE_VERSION,
+      sdkVersion: SDK_VERSION,
+      mode: options.mode,
+      httpEngine: engine.name,
+      extensionConnected: false,
+      extensionConnections: 0,
+      mcpClients: 0,
+      plugins: 0,
+      pluginDetails: [],
+      failedPlugins: [],
+      toolCount: browserToolNames.length,
+      browserToolCount: browserToolNames.length,
+      pluginToolCount: 0,
+      browserToolNames,
+      disabledBrowserTools: [],
+      skipPermissions: options.skipPermissionsEnv || configStore.get().skipPermissions === true,
+      uptime: Math.floor((Date.now() - startedAt) / 1000),
+      reloadCount: 0,
+      lastReloadTimestamp: 0,
+      lastReloadDurationMs: 0,
+      stateSchemaVersion: STATE_SCHEMA_VERSION,
+      discoveryErrors: [],
+      ...(options.mode === 'dev' ? { fileWatcher: { watchedPlugins: 0, pendingPlugins: 0, lastPollAt: null, pollDetections: 0 } } : {}),
+      auditSummary: emptyAuditSummary(),
+    }
+  }
+
+  const routes = createRoutes({ getHealth, wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws` })
+  const front = createFront({ routes, port: () => port, secret: () => files.secret, maxBodyBytes: HTTP_MAX_BODY_BYTES })
+  const engine = createEngine(options.engine, {
+    handler: front.handle,
+    upgrade: front.upgrade,
+    limits: {
+      maxBodyBytes: HTTP_MAX_BODY_BYTES,
+      maxPayloadBytes: WS_MAX_PAYLOAD_BYTES,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 256,
+    },
+  })
+  try {
+    port = (await engine.start({ host: LOOPBACK_HOST, port: options.port })).port
+  } catch (error) {
+    system.stop()
+    throw error
+  }
+  const url = `http://${LOOPBACK_HOST}:${port}`
+  logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
+
+  return {
+    port,
+    url,
+    engine: engine.name,
+    paths,
+    configStore,
+    system,
+    async stop() {
+      await engine.stop()
+      system.send({ type: 'system.stop' })
+      system.stop()
+      logger.info('bridge stopped')
+      detachLogFile()
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The daemon's one error class. `code` is a stable snake_case string from `BridgeErrorCode`; the
+ * message is for humans and never contains a secret. HTTP codes map to statuses in the front.
+ */
+import { HttpErrorCode } from './protocol/errors'
+
+export const BridgeErrorCode = {
+  ...HttpErrorCode,
+  configUnparseable: 'config_unparseable',
+  configInvalid: 'config_invalid',
+  authInvalid: 'auth_invalid',
+  portInUse: 'port_in_use',
+  engineUnavailable: 'engine_unavailable',
+} as const
+export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorCode]
+
+export class BridgeError extends Error {
+  override readonly name = 'BridgeError'
+  constructor(
+    readonly code: BridgeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+export function isBridgeError(value: unknown, code?: BridgeErrorCode): value is BridgeError {
+  return value instanceof BridgeError && (code === undefined || value.code === code)
+}

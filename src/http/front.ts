@@ -1,0 +1,97 @@
+/**
+ * The engine-independent front: every request and upgrade goes through the security gate (Host,
+ * Origin), then the route table (404 / 405), then the token (401), the body cap (413) and the route's
+ * rate limit (429). One error handler: a BridgeError with an HTTP code maps to its status; anything
+ * else is logged and becomes a bare 500.
+ */
+import { isBridgeError } from '../errors'
+import { log } from '../log'
+import { WS_SUBPROTOCOL } from '../protocol/constants'
+import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
+import type { HttpHandler, RequestInfo, UpgradeHandler } from './engine'
+import { checkHost, checkOrigin, hasValidBearer, hasValidWsProtocol, unauthorizedResponse } from './gate'
+import { errorResponse, payloadTooLargeResponse, rateLimitedResponse } from './responses'
+import type { HttpMethod, Route, RouteContext } from './route'
+
+const logger = log.withTag('http')
+
+export interface FrontOptions {
+  routes: readonly Route[]
+  /** The bound port (Host header check). */
+  port: () => number
+  /** The current secret; null disables token checks. */
+  secret: () => string | null
+  maxBodyBytes: number
+}
+
+export interface Front {
+  handle: HttpHandler
+  upgrade: UpgradeHandler
+}
+
+export function createFront(options: FrontOptions): Front {
+  const byPath = new Map(options.routes.map((route) => [route.path, route]))
+
+  const gate = (request: Request): Response | null =>
+    checkHost(request.headers, options.port()) ?? checkOrigin(request.headers)
+
+  const context = (url: URL, authenticated: boolean, info: RequestInfo): RouteContext => ({
+    url,
+    authenticated,
+    remoteAddress: info.remoteAddress,
+  })
+
+  async function route(request: Request, info: RequestInfo): Promise<Response> {
+    const refused = gate(request)
+    if (refused) return refused
+    const url = new URL(request.url)
+    const entry = byPath.get(url.pathname)
+    if (!entry) return errorResponse('not_found', `no endpoint at ${url.pathname}`)
+    const handler = entry.methods?.[request.method as HttpMethod]
+    if (!handler) {
+      if (entry.upgrade && request.method === 'GET')
+        return errorResponse('bad_request', `${url.pathname} only accepts WebSocket upgrades`)
+      const allow = Object.keys(entry.methods ?? {}).join(', ')
+      return errorResponse('method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, { allow })
+    }
+    const authenticated = hasValidBearer(request.headers, options.secret())
+    if (entry.auth === 'required' && !authenticated) return unauthorizedResponse()
+    const declared = Number(request.headers.get('content-length') ?? 0)
+    if (declared > options.maxBodyBytes) return payloadTooLargeResponse(options.maxBodyBytes)
+    if (entry.rateLimit && !entry.rateLimit.take()) return rateLimitedResponse()
+    return await handler(request, context(url, authenticated, info))
+  }
+
+  return {
+    async handle(request, info) {
+      try {
+        return await route(request, info)
+      } catch (error) {
+        return failure(error, request)
+      }
+    },
+
+    async upgrade(request, info) {
+      try {
+        const refused = gate(request)
+        if (refused) return { accept: false, response: refused }
+        const url = new URL(request.url)
+        const entry = byPath.get(url.pathname)
+        if (!entry?.upgrade) return { accept: false, response: errorResponse('not_found', `no WebSocket endpoint at ${url.pathname}`) }
+        if (!hasValidWsProtocol(request.headers, options.secret()))
+          return { accept: false, response: unauthorizedResponse() }
+        const decision = await entry.upgrade(request, context(url, true, info))
+        if (decision instanceof Response) return { accept: false, response: decision }
+        return { accept: true, protocol: WS_SUBPROTOCOL, onOpen: decision.onOpen }
+      } catch (error) {
+        return { accept: false, response: failure(error, request) }
+      }
+    },
+  }
+}
+
+function failure(error: unknown, request: Request): Response {
+  if (isBridgeError(error) && error.code in HTTP_STATUS_BY_CODE) return errorResponse(error.code as HttpErrorCode, error.message)
+  logger.error(`${request.method} ${new URL(request.url).pathname} failed:`, error)
+  return errorResponse('internal_error', 'internal error; see server.log')
+}

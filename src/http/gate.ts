@@ -1,0 +1,58 @@
+/**
+ * The security gate every request and upgrade passes, in this order:
+ * 1. Host: exactly one Host header, equal to `127.0.0.1:<port>`, `localhost:<port>` or `[::1]:<port>`
+ *    (the DNS-rebinding defence: a rebound page's requests carry its own host name).
+ * 2. Origin: absent (native clients) or exactly the bridge extension's origin.
+ * 3. Token: `Authorization: Bearer <secret>`, or on `/ws` `Sec-WebSocket-Protocol: bridge, <secret>`,
+ *    compared in constant time.
+ * Each check returns null when it passes or the refusal to send.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
+import { errorResponse } from './responses'
+
+export function allowedHosts(port: number): readonly string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]
+}
+
+/** Duplicate headers reach us joined with ", " by the engines, so they never equal an allowed value. */
+export function checkHost(headers: Headers, port: number): Response | null {
+  const host = headers.get('host')
+  if (host !== null && allowedHosts(port).includes(host.toLowerCase())) return null
+  return errorResponse('forbidden_host', 'the Host header must name this loopback server')
+}
+
+export function checkOrigin(headers: Headers): Response | null {
+  const origin = headers.get('origin')
+  if (origin === null || origin === EXTENSION_ORIGIN) return null
+  return errorResponse('forbidden_origin', 'requests from web pages and other extensions are not allowed')
+}
+
+/** Constant-time comparison; the digests hide the lengths, so a short token costs the same as a long one. */
+export function secretsEqual(given: string, secret: string): boolean {
+  const a = createHash('sha256').update(given).digest()
+  const b = createHash('sha256').update(secret).digest()
+  return timingSafeEqual(a, b)
+}
+
+/** True when the Authorization header carries the secret (or when no secret is configured). */
+export function hasValidBearer(headers: Headers, secret: string | null): boolean {
+  if (secret === null) return true
+  const match = /^Bearer +(\S+) *$/i.exec(headers.get('authorization') ?? '')
+  return match?.[1] !== undefined && secretsEqual(match[1], secret)
+}
+
+export function unauthorizedResponse(): Response {
+  return errorResponse('unauthorized', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' })
+}
+
+/**
+ * `/ws` credentials: `Sec-WebSocket-Protocol: bridge, <secret>` (keeps the secret out of URLs).
+ * Returns true when `bridge` is offered first and the second entry is the secret.
+ */
+export function hasValidWsProtocol(headers: Headers, secret: string | null): boolean {
+  const offered = (headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim())
+  if (offered[0] !== WS_SUBPROTOCOL) return false
+  if (secret === null) return true
+  return offered.length === 2 && offered[1] !== undefined && secretsEqual(offered[1], secret)
+}

@@ -1,0 +1,80 @@
+/**
+ * `GET /health`: `{ status: 'ok' }` to anyone who passes the gate; the full payload to a caller with
+ * the secret. The payload comes from a provider the daemon composes from every subsystem.
+ */
+import type { DiscoveryError, FailedPlugin, PluginSource, TabInfo, TabStateName } from '../protocol/manifest'
+import type { EngineName } from './engine'
+import { jsonResponse } from './responses'
+import type { Route } from './route'
+
+export interface PluginDetail {
+  name: string
+  displayName: string
+  toolCount: number
+  tools: string[]
+  tabState: TabStateName
+  tabs: TabInfo[]
+  iconSvg?: string
+  source: PluginSource
+  sdkVersion: string | null
+  logBufferSize: number
+}
+
+export interface FileWatcherHealth {
+  watchedPlugins: number
+  pendingPlugins: number
+  lastPollAt: number | null
+  pollDetections: number
+}
+
+export interface AuditSummary {
+  totalInvocations: number
+  successCount: number
+  failureCount: number
+  last24h: { total: number; success: number; failure: number }
+  avgDurationMs: number
+}
+
+export interface HealthPayload {
+  status: 'ok'
+  version: string
+  sdkVersion: string
+  mode: 'dev' | 'production'
+  httpEngine: EngineName
+  extensionConnected: boolean
+  extensionConnections: number
+  mcpClients: number
+  plugins: number
+  pluginDetails: PluginDetail[]
+  failedPlugins: FailedPlugin[]
+  toolCount: number
+  browserToolCount: number
+  pluginToolCount: number
+  browserToolNames: string[]
+  disabledBrowserTools: string[]
+  skipPermissions: boolean
+  /** Seconds since the daemon started. */
+  uptime: number
+  reloadCount: number
+  lastReloadTimestamp: number
+  lastReloadDurationMs: number
+  stateSchemaVersion: number
+  discoveryErrors: DiscoveryError[]
+  /** Dev mode only. */
+  fileWatcher?: FileWatcherHealth
+  auditSummary: AuditSummary
+}
+
+export function emptyAuditSummary(): AuditSummary {
+  return { totalInvocations: 0, successCount: 0, failureCount: 0, last24h: { total: 0, success: 0, failure: 0 }, avgDurationMs: 0 }
+}
+
+export function healthRoute(getHealth: () => HealthPayload): Route {
+  return {
+    path: '/health',
+    auth: 'optional',
+    methods: {
+      GET: (_request, { authenticated }) => jsonResponse(authenticated ? getHealth() : { status: 'ok' }),
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Building JSON responses and the error body every refusal uses:
+ * `{ "error": { "code": "<snake_case>", "message": "<human text>" } }`.
+ */
+import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
+import { RATE_LIMIT_WINDOW_MS } from '../protocol/constants'
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } })
+}
+
+export function errorBody(code: HttpErrorCode, message: string): { error: { code: HttpErrorCode; message: string } } {
+  return { error: { code, message } }
+}
+
+export function errorResponse(code: HttpErrorCode, message: string, headers: Record<string, string> = {}): Response {
+  return jsonResponse(errorBody(code, message), HTTP_STATUS_BY_CODE[code], headers)
+}
+
+export function payloadTooLargeResponse(maxBytes: number): Response {
+  return errorResponse('payload_too_large', `request body exceeds ${maxBytes} bytes`, { connection: 'close' })
+}
+
+export function rateLimitedResponse(): Response {
+  return errorResponse('rate_limited', 'too many requests; try again in a minute', {
+    'retry-after': String(RATE_LIMIT_WINDOW_MS / 1000),
+  })
+}

@@ -1,0 +1,35 @@
+/**
+ * What a route is. The daemon's routes are a table (`routes.ts`): adding an endpoint means adding an
+ * entry, and the front applies the security gate, method check, auth and rate limit to all of them.
+ */
+import type { EngineSocket } from './engine'
+import type { RateLimiter } from './rateLimit'
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH'
+
+export interface RouteContext {
+  url: URL
+  /** True when the request carried the valid secret (always true on `required` routes). */
+  authenticated: boolean
+  remoteAddress: string
+}
+
+export type RouteHandler = (request: Request, context: RouteContext) => Response | Promise<Response>
+
+/** A WebSocket route accepts (returning what to do with the open socket) or refuses with a Response. */
+export type UpgradeRouteHandler = (
+  request: Request,
+  context: RouteContext,
+) => { onOpen: (socket: EngineSocket) => void } | Response | Promise<{ onOpen: (socket: EngineSocket) => void } | Response>
+
+export interface Route {
+  /** Exact path, e.g. `/health`. */
+  path: string
+  /** `required`: 401 without the secret. `optional`: the handler sees `context.authenticated`. */
+  auth: 'required' | 'optional'
+  methods?: Partial<Record<HttpMethod, RouteHandler>>
+  /** For `/ws`: WebSocket upgrades (credentials in `Sec-WebSocket-Protocol`). */
+  upgrade?: UpgradeRouteHandler
+  /** Checked after auth, so unauthenticated callers cannot use up the budget. */
+  rateLimit?: RateLimiter
+}

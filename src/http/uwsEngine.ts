@@ -1,0 +1,248 @@
+/**
+ * The `uws` engine: uWebSockets.js, loaded at run time (it is not on the npm registry; a user who
+ * installed it gets it, and tests use the dev-dependency build). uWS quirks this file handles: the
+ * request object dies when the handler returns (read everything first), a response must not be
+ * touched after `onAborted`, writes outside the handler must be corked, and `write` returning false
+ * means "wait for onWritable".
+ */
+import { createRequire } from 'node:module'
+import { STATUS_CODES } from 'node:http'
+import type * as Uws from 'uWebSockets.js'
+import { BridgeError, BridgeErrorCode } from '../errors'
+import { log } from '../log'
+import type { EngineFactory, EngineOptions, HttpEngine } from './engine'
+import { createBodyCounter, mayHaveBody, requestUrl } from './requestBody'
+import { errorResponse, payloadTooLargeResponse } from './responses'
+import { createUwsSocket, type UwsSocketData } from './uwsSocket'
+
+const logger = log.withTag('http')
+const WS_IDLE_TIMEOUT_S = 60
+const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
+
+/** Loads uWebSockets.js, or explains why it cannot. */
+export function loadUws(): { ok: true; uws: typeof Uws } | { ok: false; message: string } {
+  try {
+    return { ok: true, uws: createRequire(import.meta.url)('uWebSockets.js') as typeof Uws }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    return { ok: false, message: `uWebSockets.js could not be loaded (${reason}); install it or use BRIDGE_HTTP_ENGINE=node` }
+  }
+}
+
+interface Exchange {
+  res: Uws.HttpResponse
+  aborted: boolean
+  responded: boolean
+  aborter: AbortController
+}
+
+export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
+  const loaded = loadUws()
+  if (!loaded.ok) throw new BridgeError(BridgeErrorCode.engineUnavailable, loaded.message)
+  const uws = loaded.uws
+  const { limits } = options
+  let port = 0
+  let listenSocket: Uws.us_listen_socket | undefined
+  const exchanges = new Set<Exchange>()
+  const sockets = new Set<Uws.WebSocket<UwsSocketData>>()
+  const openCount = () => exchanges.size + sockets.size
+
+  const app = uws.App()
+
+  app.any('/*', (res, req) => {
+    const method = req.getCaseSensitiveMethod()
+    const query = req.getQuery()
+    const url = requestUrl(port, query ? `${req.getUrl()}?${query}` : req.getUrl())
+    const headers = headersOf(req)
+    const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
+    let bodyDone = !mayHaveBody(method)
+    let tooLarge = false
+    res.onAborted(() => {
+      ex.aborted = true
+      ex.aborter.abort()
+      exchanges.delete(ex)
+    })
+    if (openCount() >= limits.maxConnections) {
+      void send(ex, errorResponse('service_unavailable', 'too many open connections'))
+      return
+    }
+    exchanges.add(ex)
+    const timer = setTimeout(() => {
+      // The whole request must arrive within the request timeout; a slow sender is cut off.
+      if (!bodyDone && !ex.aborted) res.close()
+    }, limits.requestTimeoutMs)
+    const counter = createBodyCounter(limits.maxBodyBytes)
+    let body: ReadableStream<Uint8Array> | null = null
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        res.onData((chunk, isLast) => {
+          if (tooLarge || ex.aborted) return
+          if (!counter.add(chunk.byteLength)) {
+            tooLarge = true
+            clearTimeout(timer)
+            controller.error(new BridgeError(BridgeErrorCode.payloadTooLarge, 'request body too large'))
+            ex.aborter.abort()
+            void send(ex, payloadTooLargeResponse(limits.maxBodyBytes))
+            return
+          }
+          if (!bodyDone) controller.enqueue(new Uint8Array(chunk.slice(0)))
+          if (isLast) {
+            clearTimeout(timer)
+            if (!bodyDone) controller.close()
+            bodyDone = true
+          }
+        })
+      },
+    })
+    if (!bodyDone) body = stream
+    if (bodyDone) clearTimeout(timer)
+    const request = new Request(url, {
+      method,
+      headers,
+      body,
+      signal: ex.aborter.signal,
+      // @ts-expect-error Node's fetch needs `duplex` for streamed request bodies; the DOM types lack it.
+      duplex: 'half',
+    })
+    options
+      .handler(request, { remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString() })
+      .then((response) => send(ex, response))
+      .catch((error: unknown) => {
+        logger.error('request failed before reaching the front:', error)
+        if (!ex.aborted) res.close()
+      })
+      .finally(() => exchanges.delete(ex))
+  })
+
+  app.ws<UwsSocketData>('/*', {
+    maxPayloadLength: limits.maxPayloadBytes,
+    maxBackpressure: WS_MAX_BACKPRESSURE_BYTES,
+    idleTimeout: WS_IDLE_TIMEOUT_S,
+    sendPingsAutomatically: true,
+    compression: uws.DISABLED,
+    upgrade: (res, req, context) => {
+      const headers = headersOf(req)
+      const url = requestUrl(port, req.getUrl())
+      const key = req.getHeader('sec-websocket-key')
+      const extensions = req.getHeader('sec-websocket-extensions')
+      const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
+      res.onAborted(() => (ex.aborted = true))
+      if (openCount() >= limits.maxConnections) {
+        void send(ex, errorResponse('service_unavailable', 'too many open connections'))
+        return
+      }
+      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+      options
+        .upgrade(new Request(url, { headers }), { remoteAddress })
+        .then((decision) => {
+          if (ex.aborted) return
+          if (!decision.accept) return send(ex, decision.response)
+          const data: UwsSocketData = { onOpen: decision.onOpen, socket: undefined, remoteAddress }
+          res.cork(() => res.upgrade(data, key, decision.protocol, extensions, context))
+        })
+        .catch((error: unknown) => {
+          logger.error('upgrade failed before reaching the front:', error)
+          if (!ex.aborted) res.close()
+        })
+    },
+    open: (ws) => {
+      sockets.add(ws)
+      const data = ws.getUserData()
+      const socket = createUwsSocket(ws)
+      data.socket = socket
+      data.onOpen(socket)
+    },
+    message: (ws, message, isBinary) => {
+      if (isBinary) return ws.end(1003, 'text frames only')
+      ws.getUserData().socket?.deliverMessage(Buffer.from(message).toString('utf8'))
+    },
+    close: (ws, code, message) => {
+      sockets.delete(ws)
+      ws.getUserData().socket?.deliverClose(code, Buffer.from(message).toString('utf8'))
+    },
+  })
+
+  return {
+    name: 'uws',
+    start: (address) =>
+      new Promise((resolve, reject) => {
+        app.listen(address.host, address.port, (socket) => {
+          if (!socket) {
+            reject(new BridgeError(BridgeErrorCode.portInUse, `port ${address.port} on ${address.host} is already in use (is bridge already running? choose another with --port)`))
+            return
+          }
+          listenSocket = socket
+          port = uws.us_socket_local_port(socket)
+          resolve({ port })
+        })
+      }),
+    stop: () => {
+      if (listenSocket) uws.us_listen_socket_close(listenSocket)
+      listenSocket = undefined
+      for (const ws of [...sockets]) ws.end(1001, 'server shutting down')
+      for (const ex of [...exchanges]) {
+        ex.aborter.abort()
+        if (!ex.aborted) ex.res.close()
+      }
+      exchanges.clear()
+      return Promise.resolve()
+    },
+  }
+}
+
+function headersOf(req: Uws.HttpRequest): Headers {
+  const headers = new Headers()
+  // forEach sees every header line, so a duplicate Host arrives joined and fails the gate.
+  req.forEach((key, value) => headers.append(key, value))
+  return headers
+}
+
+/** Writes a Response: status and headers, then the body with backpressure; stops if the client leaves. */
+async function send(ex: Exchange, response: Response): Promise<void> {
+  if (ex.aborted || ex.responded) return void (await response.body?.cancel().catch(() => undefined))
+  ex.responded = true
+  const { res } = ex
+  const closeAfter = response.headers.get('connection')?.toLowerCase() === 'close'
+  const head = () => {
+    res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`)
+    response.headers.forEach((value, key) => {
+      if (key !== 'content-length' && key !== 'connection' && key !== 'transfer-encoding') res.writeHeader(key, value)
+    })
+  }
+  if (!response.body) {
+    res.cork(() => (head(), res.end(undefined, closeAfter)))
+    return
+  }
+  const reader = response.body.getReader()
+  ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true })
+  const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const)
+  if (ex.aborted) return
+  if (first.done) {
+    res.cork(() => (head(), res.end(undefined, closeAfter)))
+    return
+  }
+  // A single-chunk body (most JSON answers) goes out in one write with a Content-Length.
+  let ok = true
+  res.cork(() => (head(), (ok = res.write(first.value))))
+  try {
+    for (;;) {
+      if (!ok) await writable(ex)
+      if (ex.aborted) return
+      const { done, value } = await reader.read()
+      if (ex.aborted) return
+      if (done) break
+      res.cork(() => (ok = res.write(value)))
+    }
+  } catch {
+    // The body stream failed: end the response so the client is not left hanging.
+  }
+  if (!ex.aborted) res.cork(() => res.end(undefined, closeAfter))
+}
+
+function writable(ex: Exchange): Promise<void> {
+  return new Promise((resolve) => {
+    if (ex.aborted) return resolve()
+    ex.res.onWritable(() => (resolve(), true))
+    ex.aborter.signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+}

@@ -1,0 +1,82 @@
+/**
+ * The daemon's one consola instance. Every module takes a tagged child (`log.withTag('http')`), so each
+ * line carries its concern (`[http]`, `[plugin:notes]`) and `bridge logs --plugin` can filter on it.
+ * Lines go to the terminal and, once `attachLogFile` is called, are appended to `<config>/server.log`
+ * (mode 0600). Anything that looks like a secret is redacted before it is written anywhere.
+ */
+import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from 'consola'
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs'
+import { format } from 'node:util'
+
+export type LogLevelName = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+const LEVELS: Record<LogLevelName, number> = {
+  debug: LogLevels.debug,
+  info: LogLevels.info,
+  warn: LogLevels.warn,
+  error: LogLevels.error,
+  silent: LogLevels.silent,
+}
+
+/** Reads BRIDGE_LOG_LEVEL; anything unknown falls back to `info`. */
+export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevelName {
+  const value = env.BRIDGE_LOG_LEVEL?.toLowerCase()
+  return value && value in LEVELS ? (value as LogLevelName) : 'info'
+}
+
+const knownSecrets = new Set<string>()
+
+/** Registers a secret so that it is replaced by `[redacted]` in every log line. */
+export function registerSecret(secret: string): void {
+  if (secret.length >= 16) knownSecrets.add(secret)
+}
+
+/** Removes known secrets, bearer tokens and 64-hex strings from a line. */
+export function redact(text: string): string {
+  let out = text
+  for (const secret of knownSecrets) out = out.split(secret).join('[redacted]')
+  return out
+    .replace(/(bearer\s+)[^\s"',]+/gi, '$1[redacted]')
+    .replace(/\b[0-9a-f]{64}\b/gi, '[redacted]')
+}
+
+function render(obj: LogObject): string {
+  const message = redact(format(...(obj.args as unknown[])))
+  return obj.tag ? `[${obj.tag}] ${message}` : message
+}
+
+let logFd: number | undefined
+
+function writeToFile(obj: LogObject): void {
+  if (logFd === undefined) return
+  const line = `${obj.date.toISOString()} ${obj.type.toUpperCase().padEnd(5)} ${render(obj)}\n`
+  try {
+    writeSync(logFd, line)
+  } catch {
+    // A full disk must not take the daemon down; the terminal still gets the line.
+  }
+}
+
+function writeToTerminal(obj: LogObject): void {
+  const stream = obj.level <= LogLevels.warn ? process.stderr : process.stdout
+  stream.write(`${render(obj)}\n`)
+}
+
+/** The daemon-wide logger. Use `log.withTag('<concern>')` in modules. */
+export const log: ConsolaInstance = createConsola({
+  level: LEVELS[logLevelFromEnv()],
+  throttle: 0,
+  reporters: [{ log: (obj) => (writeToTerminal(obj), writeToFile(obj)) }],
+})
+
+/** Starts appending to `path` (created 0600; the mode is enforced on an existing file too). */
+export function attachLogFile(path: string): void {
+  detachLogFile()
+  logFd = openSync(path, 'a', 0o600)
+  fchmodSync(logFd, 0o600)
+}
+
+export function detachLogFile(): void {
+  if (logFd === undefined) return
+  closeSync(logFd)
+  logFd = undefined
+}

@@ -1,0 +1,61 @@
+/**
+ * The server binary (dist/server.js). `node dist/server.js [--port <n>] [--dev]`; PORT, BRIDGE_* env.
+ * PORT=0 picks a free port; the log line `bridge listening on http://127.0.0.1:<port>` names it.
+ * SIGTERM / SIGINT stop it gracefully (exit 0); a start failure (port in use, broken config file)
+ * prints the reason and exits 1.
+ */
+import { parseArgs } from 'node:util'
+import { createDaemon, type Daemon } from './daemon'
+import { configDirFromEnv } from './config/paths'
+import { isBridgeError } from './errors'
+import { engineChoiceFromEnv } from './http/createEngine'
+import { log } from './log'
+import { DEFAULT_PORT } from './protocol/constants'
+
+const logger = log.withTag('daemon')
+
+/** `--port` wins over PORT; both must be an integer 0-65535. */
+function portFrom(flag: string | undefined, env: string | undefined): number {
+  const raw = flag ?? env
+  if (raw === undefined || raw === '') return DEFAULT_PORT
+  const port = Number(raw)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${raw}" (expected 0-65535)`)
+  return port
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, dev: { type: 'boolean', default: false } },
+    strict: true,
+  })
+  let daemon: Daemon
+  try {
+    daemon = await createDaemon({
+      configDir: configDirFromEnv(),
+      port: portFrom(values.port, process.env.PORT),
+      engine: engineChoiceFromEnv(),
+      mode: values.dev || process.env.BRIDGE_DEV === '1' ? 'dev' : 'production',
+      skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
+    })
+  } catch (error) {
+    logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  }
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info(`${signal} received, shutting down`)
+    daemon.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed:', error)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+await main()
