@@ -58,6 +58,8 @@ const extModules = present({ background: 'extension/background.ts' })
 const extScripts = present({
   content: 'extension/content.ts',
   sidepanel: 'extension/sidepanel/main.tsx',
+  // Page library of the built-in browser tools, injected into tabs from file.
+  builtinsPage: 'extension/builtins/page/index.ts',
 })
 const extCommon = {
   outdir: at('dist/extension'),

@@ -1,0 +1,133 @@
+/**
+ * Network recording per tab through the DevTools Network domain. Only metadata is kept (never
+ * bodies), at most MAX_REQUESTS per tab, and credential-bearing header values are redacted on the
+ * way in, so they never sit in the extension's memory.
+ */
+import { holdDebugger, onSessionDetached, releaseDebugger, type Cdp } from './debuggerSession'
+
+const HOLD = 'network'
+export const MAX_REQUESTS = 1_000
+const SENSITIVE_HEADERS = /^(cookie|set-cookie|authorization|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i
+
+export interface RecordedRequest {
+  id: string
+  method: string
+  url: string
+  type: string
+  startedAt: number
+  /** Monotonic protocol seconds, for durations. */
+  startTime: number
+  endTime?: number
+  status?: number
+  statusText?: string
+  mimeType?: string
+  httpVersion?: string
+  requestHeaders: Record<string, string>
+  responseHeaders?: Record<string, string>
+  encodedDataLength?: number
+  failed: boolean
+  errorText?: string
+}
+
+interface Capture {
+  capturing: boolean
+  requests: Map<string, RecordedRequest>
+  pageUrl: string
+  startedAt: number
+  off?: () => void
+}
+
+const captures = new Map<number, Capture>()
+
+export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) out[name] = SENSITIVE_HEADERS.test(name) ? '[redacted]' : String(value)
+  return out
+}
+
+function record(capture: Capture, method: string, p: Record<string, unknown>): void {
+  const id = p.requestId as string
+  if (method === 'Network.requestWillBeSent') {
+    const request = p.request as { url: string; method: string; headers: Record<string, unknown> }
+    const redirect = p.redirectResponse as { status: number; statusText: string; headers: Record<string, unknown>; mimeType: string } | undefined
+    const previous = capture.requests.get(id)
+    if (previous && redirect) {
+      // A redirect reuses the request id: keep the hop as its own entry.
+      capture.requests.delete(id)
+      const hopId = `${id}:${previous.startTime}`
+      Object.assign(previous, { id: hopId, status: redirect.status, statusText: redirect.statusText, responseHeaders: redactHeaders(redirect.headers), mimeType: redirect.mimeType, endTime: p.timestamp as number })
+      capture.requests.set(hopId, previous)
+    }
+    capture.requests.set(id, {
+      id,
+      method: request.method,
+      url: request.url,
+      type: (p.type as string | undefined) ?? 'Other',
+      startedAt: Math.round(((p.wallTime as number | undefined) ?? Date.now() / 1000) * 1000),
+      startTime: p.timestamp as number,
+      requestHeaders: redactHeaders(request.headers),
+      failed: false,
+    })
+    while (capture.requests.size > MAX_REQUESTS) capture.requests.delete(capture.requests.keys().next().value!)
+    return
+  }
+  const entry = capture.requests.get(id)
+  if (!entry) return
+  if (method === 'Network.responseReceived') {
+    const r = p.response as { status: number; statusText: string; headers: Record<string, unknown>; mimeType: string; protocol?: string }
+    Object.assign(entry, { status: r.status, statusText: r.statusText, responseHeaders: redactHeaders(r.headers), mimeType: r.mimeType, httpVersion: r.protocol })
+  } else if (method === 'Network.loadingFinished') {
+    Object.assign(entry, { endTime: p.timestamp as number, encodedDataLength: p.encodedDataLength as number })
+  } else if (method === 'Network.loadingFailed') {
+    Object.assign(entry, { endTime: p.timestamp as number, failed: true, errorText: p.errorText as string })
+  }
+}
+
+export async function startCapture(tabId: number, url: string | undefined): Promise<void> {
+  stopCapture(tabId)
+  const cdp: Cdp = await holdDebugger(tabId, url, HOLD)
+  const capture: Capture = { capturing: true, requests: new Map(), pageUrl: url ?? '', startedAt: Date.now() }
+  capture.off = cdp.on((method, params) => {
+    if (method.startsWith('Network.')) record(capture, method, params)
+  })
+  captures.set(tabId, capture)
+  try {
+    await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 })
+  } catch (err) {
+    stopCapture(tabId)
+    throw err
+  }
+}
+
+/** Stops recording; what was recorded stays readable until the next start or the tab closes. */
+export function stopCapture(tabId: number): number {
+  const capture = captures.get(tabId)
+  if (!capture) return 0
+  if (capture.capturing) {
+    capture.capturing = false
+    capture.off?.()
+    releaseDebugger(tabId, HOLD)
+  }
+  return capture.requests.size
+}
+
+export function captureOf(tabId: number): Capture | undefined {
+  return captures.get(tabId)
+}
+
+export function captureSummaries(): { tabId: number; capturing: boolean; requests: number }[] {
+  return [...captures].map(([tabId, c]) => ({ tabId, capturing: c.capturing, requests: c.requests.size }))
+}
+
+// The user dismissed the debugger bar: recording ends but stays readable.
+onSessionDetached((tabId) => {
+  const capture = captures.get(tabId)
+  if (capture?.capturing) {
+    capture.capturing = false
+    capture.off?.()
+  }
+})
+chrome.tabs.onRemoved.addListener((tabId) => {
+  stopCapture(tabId)
+  captures.delete(tabId)
+})

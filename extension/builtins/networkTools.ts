@@ -1,0 +1,115 @@
+/** browser_network_start / _stop / _requests / _export_har. */
+import { BRIDGE_VERSION } from '../../src/protocol/constants'
+import type { devtools as defs, BrowserToolInput } from '../../src/tools'
+import { notFound } from './errors'
+import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
+import { resolveTab, tabIdOf } from './tabs'
+import { isRestrictedUrl, restricted } from './errors'
+
+type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
+
+function recorded(tabId: number, urlContains: string | undefined) {
+  const capture = captureOf(tabId)
+  if (!capture) throw notFound(`no network recording for tab ${tabId}: call browser_network_start first, then let the page load`)
+  const all = [...capture.requests.values()].sort((a, b) => a.startTime - b.startTime)
+  const requests = urlContains === undefined ? all : all.filter((r) => r.url.includes(urlContains))
+  return { capture, requests }
+}
+
+const durationMs = (r: RecordedRequest) => (r.endTime === undefined ? null : Math.max(0, Math.round((r.endTime - r.startTime) * 1000)))
+
+export async function networkStart(input: In<'networkStart'>) {
+  const tab = await resolveTab(input.tabId)
+  const tabId = tabIdOf(tab)
+  if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
+  await startCapture(tabId, tab.url)
+  return { tabId, capturing: true }
+}
+
+export async function networkStop(input: In<'networkStop'>) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  if (!captureOf(tabId)) throw notFound(`no network recording for tab ${tabId}`)
+  return { tabId, capturing: false, requests: stopCapture(tabId) }
+}
+
+export async function networkRequests(input: In<'networkRequests'>) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  const { capture, requests } = recorded(tabId, input.urlContains)
+  const limit = input.limit ?? 100
+  return {
+    capturing: capture.capturing,
+    total: requests.length,
+    requests: requests.slice(-limit).map((r) => ({
+      id: r.id,
+      method: r.method,
+      url: r.url,
+      type: r.type,
+      status: r.status ?? null,
+      statusText: r.statusText ?? null,
+      mimeType: r.mimeType ?? null,
+      failed: r.failed,
+      errorText: r.errorText ?? null,
+      encodedDataLength: r.encodedDataLength ?? null,
+      startedAt: r.startedAt,
+      durationMs: durationMs(r),
+      ...(input.includeHeaders ? { requestHeaders: r.requestHeaders, responseHeaders: r.responseHeaders ?? {} } : {}),
+    })),
+  }
+}
+
+const harHeaders = (headers: Record<string, string> | undefined) => Object.entries(headers ?? {}).map(([name, value]) => ({ name, value }))
+
+function harQuery(url: string) {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }))
+  } catch {
+    return []
+  }
+}
+
+export async function networkExportHar(input: In<'networkExportHar'>) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  const { capture, requests } = recorded(tabId, input.urlContains)
+  const pageId = `page_${tabId}`
+  const entries = requests.slice(-(input.maxEntries ?? 200)).map((r) => {
+    const time = durationMs(r) ?? -1
+    return {
+      pageref: pageId,
+      startedDateTime: new Date(r.startedAt).toISOString(),
+      time,
+      request: {
+        method: r.method,
+        url: r.url,
+        httpVersion: r.httpVersion ?? 'HTTP/1.1',
+        cookies: [],
+        headers: harHeaders(r.requestHeaders),
+        queryString: harQuery(r.url),
+        headersSize: -1,
+        bodySize: -1,
+      },
+      response: {
+        status: r.status ?? 0,
+        statusText: r.statusText ?? (r.failed ? (r.errorText ?? 'failed') : ''),
+        httpVersion: r.httpVersion ?? 'HTTP/1.1',
+        cookies: [],
+        headers: harHeaders(r.responseHeaders),
+        content: { size: -1, mimeType: r.mimeType ?? 'x-unknown' },
+        redirectURL: r.responseHeaders?.location ?? r.responseHeaders?.Location ?? '',
+        headersSize: -1,
+        bodySize: r.encodedDataLength ?? -1,
+        ...(r.failed ? { _error: r.errorText ?? 'failed' } : {}),
+      },
+      cache: {},
+      timings: { send: 0, wait: Math.max(time, 0), receive: 0 },
+      _resourceType: r.type,
+    }
+  })
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'bridge', version: BRIDGE_VERSION },
+      pages: [{ id: pageId, startedDateTime: new Date(capture.startedAt).toISOString(), title: capture.pageUrl, pageTimings: {} }],
+      entries,
+    },
+  }
+}

@@ -1,0 +1,184 @@
+/** Page-side operations the service worker asks for by name (see ./index.ts). */
+import { PageError } from './pageError'
+import { querySelector, resolveTarget, type Target } from './refs'
+import { describe } from './roles'
+import { truncate } from './truncate'
+
+/** Scrolls the element into view and reports where its center is, and what (if anything) covers it. */
+export function locate(args: Target & { scroll?: boolean }) {
+  const el = resolveTarget(args)!
+  if (args.scroll !== false) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
+  const rect = el.getBoundingClientRect()
+  if (!el.checkVisibility({ visibilityProperty: true }) || rect.width === 0 || rect.height === 0)
+    throw new PageError('not_found', `${describe(el)} is not visible on the page (hidden or zero size)`)
+  const x = rect.left + rect.width / 2
+  const y = rect.top + rect.height / 2
+  const hit = document.elementFromPoint(x, y)
+  let coveredBy: string | undefined
+  if (hit && hit !== el && !el.contains(hit) && !(hit instanceof HTMLLabelElement && hit.control === el)) coveredBy = describe(hit)
+  return {
+    description: describe(el),
+    x,
+    y,
+    rect: { x: rect.left + scrollX, y: rect.top + scrollY, width: rect.width, height: rect.height },
+    coveredBy,
+  }
+}
+
+export function text(args: Target & { maxLength: number }) {
+  const el = resolveTarget(args, true)
+  const raw = el ? ((el as HTMLElement).innerText ?? el.textContent ?? '') : (document.body?.innerText ?? '')
+  const out = truncate(raw, args.maxLength, (n, total) => `\n[truncated: showing ${n} of ${total} characters]`)
+  return { text: out.text, length: out.length, truncated: out.truncated }
+}
+
+export function html(args: Target & { outer: boolean; maxLength: number }) {
+  const el = resolveTarget(args, true) ?? document.documentElement
+  const raw = args.outer ? el.outerHTML : el.innerHTML
+  const out = truncate(raw, args.maxLength, (n, total) => `\n<!-- truncated: showing ${n} of ${total} characters -->`)
+  return { html: out.text, length: out.length, truncated: out.truncated }
+}
+
+function isVisible(el: Element | null): boolean {
+  if (!el) return false
+  const rect = el.getBoundingClientRect()
+  return el.checkVisibility({ visibilityProperty: true }) && rect.width > 0 && rect.height > 0
+}
+
+/** One evaluation of a browser_wait_for condition. */
+export function check(args: { text?: string; textGone?: string; selector?: string; state?: string }): boolean {
+  const pageText = args.text !== undefined || args.textGone !== undefined ? (document.body?.innerText ?? '') : ''
+  if (args.text !== undefined && !pageText.includes(args.text)) return false
+  if (args.textGone !== undefined && pageText.includes(args.textGone)) return false
+  if (args.selector !== undefined) {
+    const el = querySelector(args.selector)
+    const state = args.state ?? 'visible'
+    if (state === 'attached' && !el) return false
+    if (state === 'detached' && el) return false
+    if (state === 'visible' && !isVisible(el)) return false
+    if (state === 'hidden' && isVisible(el)) return false
+  }
+  return true
+}
+
+function isEditable(el: Element): el is HTMLInputElement | HTMLTextAreaElement | HTMLElement {
+  if (el instanceof HTMLTextAreaElement) return !el.disabled && !el.readOnly
+  if (el instanceof HTMLInputElement)
+    return !el.disabled && !el.readOnly && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(el.type)
+  return el instanceof HTMLElement && el.isContentEditable
+}
+
+/** Focuses an editable element and selects its content (to be replaced) or puts the caret at the end. */
+export function focusEditable(args: Target & { clear: boolean }) {
+  const el = resolveTarget(args)!
+  if (!isEditable(el)) throw new PageError('validation', `${describe(el)} is not an editable field (or it is disabled or read-only)`)
+  el.scrollIntoView({ block: 'center', behavior: 'instant' })
+  el.focus()
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    const end = el.value.length
+    try {
+      if (args.clear) el.select()
+      else el.setSelectionRange(end, end)
+    } catch {
+      // email and number inputs have no selection API; select() on focus is enough for them
+      if (args.clear) el.select()
+    }
+  } else {
+    const range = document.createRange()
+    range.selectNodeContents(el)
+    if (!args.clear) range.collapse(false)
+    const selection = getSelection()
+    selection?.removeAllRanges()
+    selection?.addRange(range)
+  }
+  return { description: describe(el), empty: valueText(el) === '' }
+}
+
+function valueText(el: Element): string {
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.value
+  return (el as HTMLElement).innerText ?? ''
+}
+
+/** The field's value after typing; password values never leave the page. */
+export function value(args: Target) {
+  const el = resolveTarget(args)!
+  if (el instanceof HTMLInputElement && el.type === 'password') return { value: null, hidden: true }
+  return { value: valueText(el) }
+}
+
+export function focusTarget(args: Target) {
+  const el = resolveTarget(args)!
+  if (el instanceof HTMLElement) el.focus()
+  return { description: describe(el) }
+}
+
+export function activeElement() {
+  const el = document.activeElement
+  return { focused: el && el !== document.body ? describe(el) : null }
+}
+
+export function selectOption(args: Target & { values: string[] }) {
+  const el = resolveTarget(args)!
+  if (!(el instanceof HTMLSelectElement)) throw new PageError('validation', `${describe(el)} is not a <select> element`)
+  if (el.disabled) throw new PageError('validation', `${describe(el)} is disabled`)
+  if (!el.multiple && args.values.length > 1) throw new PageError('validation', `${describe(el)} accepts one value, got ${args.values.length}`)
+  const options = [...el.options]
+  const chosen = args.values.map((v) => {
+    const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim())
+    if (!option) {
+      const available = options.map((o) => JSON.stringify(o.label.trim() || o.value)).slice(0, 30).join(', ')
+      throw new PageError('not_found', `no option ${JSON.stringify(v)} in ${describe(el)}; options: ${available}`)
+    }
+    if (option.disabled) throw new PageError('validation', `option ${JSON.stringify(v)} is disabled`)
+    return option
+  })
+  for (const option of options) option.selected = chosen.includes(option)
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }))
+  el.dispatchEvent(new Event('change', { bubbles: true }))
+  return { selected: chosen.map((o) => ({ value: o.value, label: o.label.trim() || o.text.trim() })) }
+}
+
+export function scroll(args: Target & { direction?: 'up' | 'down' | 'left' | 'right'; amount?: number }) {
+  const el = resolveTarget(args, true)
+  if (args.direction === undefined) {
+    if (!el) throw new PageError('validation', 'give ref or selector to scroll to, or a direction to scroll by')
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
+  } else {
+    const scroller: Element | Window = el ?? window
+    const vertical = args.direction === 'up' || args.direction === 'down'
+    const size = el ? (vertical ? el.clientHeight : el.clientWidth) : vertical ? innerHeight : innerWidth
+    const amount = args.amount ?? Math.max(1, Math.round(size * 0.8))
+    const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
+    scroller.scrollBy({ top: vertical ? sign * amount : 0, left: vertical ? 0 : sign * amount, behavior: 'instant' })
+  }
+  const root = document.scrollingElement ?? document.documentElement
+  return {
+    scrollX: Math.round(scrollX),
+    scrollY: Math.round(scrollY),
+    atTop: scrollY <= 0,
+    atBottom: Math.ceil(scrollY + innerHeight) >= root.scrollHeight,
+  }
+}
+
+const MAX_STORAGE_VALUE = 10_000
+
+export function storage(args: { key?: string; storage: 'local' | 'session' }) {
+  let store: Storage
+  try {
+    store = args.storage === 'session' ? sessionStorage : localStorage
+  } catch {
+    throw new PageError('validation', `this page (${location.origin}) does not allow access to ${args.storage}Storage`)
+  }
+  const cut = (v: string) => truncate(v, MAX_STORAGE_VALUE, (n, total) => ` [truncated: showing ${n} of ${total} characters]`).text
+  const items: Record<string, string | null> = {}
+  if (args.key !== undefined) {
+    const v = store.getItem(args.key)
+    items[args.key] = v === null ? null : cut(v)
+  } else {
+    for (let i = 0; i < store.length; i++) {
+      const key = store.key(i)
+      if (key !== null) items[key] = cut(store.getItem(key) ?? '')
+    }
+  }
+  return { origin: location.origin, storage: args.storage, count: store.length, items }
+}

@@ -1,0 +1,170 @@
+/**
+ * The page as an indented outline of roles and names with element refs, e.g.
+ *   - navigation "Main":
+ *     - link "Home" [ref=e2] -> /
+ *   - textbox "Email" [ref=e3]: ada@example.com
+ * Generic containers (div, span) are flattened; their text becomes `- text:` lines.
+ */
+import { PageError } from './pageError'
+import { querySelector, refFor } from './refs'
+import { collapse, explicitNameOf, nameOf, roleOf } from './roles'
+
+const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BASE'])
+/** Roles shown as one line; their content is their name. */
+const LEAF_ROLES = new Set([
+  'button', 'link', 'heading', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'img', 'slider', 'spinbutton',
+  'progressbar', 'meter', 'separator', 'iframe', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'clickable',
+])
+const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox'])
+const MAX_TEXT_CHARS = 300
+const MAX_OPTIONS = 100
+
+const clip = (text: string): string => (text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text)
+const quote = (text: string): string => JSON.stringify(text)
+
+function childNodesOf(el: Element): Node[] {
+  const shadow = chrome.dom?.openOrClosedShadowRoot?.(el as HTMLElement) ?? el.shadowRoot
+  if (shadow) return [...shadow.childNodes]
+  if (el instanceof HTMLSlotElement) {
+    const assigned = el.assignedNodes({ flatten: true })
+    if (assigned.length) return assigned
+  }
+  return [...el.childNodes]
+}
+
+/** Elements with a pointer cursor (or a click handler attribute) that no role describes. */
+function isClickableGeneric(el: Element, style: CSSStyleDeclaration): boolean {
+  if (!(el instanceof HTMLElement)) return false
+  if (el.hasAttribute('onclick') || (el.hasAttribute('tabindex') && el.tabIndex >= 0)) return true
+  if (style.cursor !== 'pointer') return false
+  const parent = el.parentElement
+  return !parent || getComputedStyle(parent).cursor !== 'pointer'
+}
+
+function stateOf(el: Element, role: string): string[] {
+  const out: string[] = []
+  if (role === 'heading') {
+    const level = el.getAttribute('aria-level') ?? (/^H([1-6])$/.exec(el.tagName)?.[1] ?? '')
+    if (level) out.push(`level=${level}`)
+  }
+  if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+    if (el.indeterminate) out.push('mixed')
+    else if (el.checked) out.push('checked')
+  } else if (el.getAttribute('aria-checked') === 'true') out.push('checked')
+  if (el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true') out.push('selected')
+  const expanded = el.getAttribute('aria-expanded')
+  if (expanded === 'true') out.push('expanded')
+  if (expanded === 'false') out.push('collapsed')
+  if (el instanceof HTMLDetailsElement) out.push(el.open ? 'expanded' : 'collapsed')
+  if (el.getAttribute('aria-pressed') === 'true') out.push('pressed')
+  if ((el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true') out.push('disabled')
+  if ((el as HTMLInputElement).required === true) out.push('required')
+  if ((el as HTMLInputElement).readOnly === true && role !== 'button') out.push('readonly')
+  return out
+}
+
+function valueOf(el: Element, role: string): string | undefined {
+  if (el instanceof HTMLSelectElement) {
+    const labels = [...el.selectedOptions].map((o) => collapse(o.label || o.text))
+    return labels.length ? labels.join(', ') : undefined
+  }
+  if (!VALUE_ROLES.has(role)) return undefined
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    if (!el.value) return undefined
+    return el instanceof HTMLInputElement && el.type === 'password' ? '••••••' : el.value
+  }
+  if (el instanceof HTMLElement && el.isContentEditable) return collapse(el.innerText) || undefined
+  return el.getAttribute('aria-valuenow') ?? undefined
+}
+
+class Outline {
+  lines: string[] = []
+  refCount = 0
+  private pending: string[] = []
+  private pendingDepth = 0
+
+  text(raw: string, depth: number): void {
+    const text = collapse(raw)
+    if (!text) return
+    if (this.pending.length && this.pendingDepth !== depth) this.flush()
+    this.pending.push(text)
+    this.pendingDepth = depth
+  }
+
+  flush(): void {
+    if (!this.pending.length) return
+    this.lines.push(`${'  '.repeat(this.pendingDepth)}- text: ${clip(this.pending.join(' '))}`)
+    this.pending = []
+  }
+
+  element(el: Element, depth: number): void {
+    if (SKIP_TAGS.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return
+    if (!el.checkVisibility()) return
+    const style = getComputedStyle(el)
+    const shown = style.visibility !== 'hidden' && style.visibility !== 'collapse'
+    let role = shown ? roleOf(el) : ''
+    if (shown && !role && isClickableGeneric(el, style)) role = 'clickable'
+    const block = !style.display.startsWith('inline') && style.display !== 'contents'
+
+    if (!role) {
+      if (block) this.flush()
+      for (const child of childNodesOf(el)) this.node(child, depth)
+      if (block) this.flush()
+      return
+    }
+    this.flush()
+    const leaf = LEAF_ROLES.has(role) && !(role === 'clickable' && el.querySelector('a, button, input, select, textarea, [role], [tabindex]'))
+    const name = leaf ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
+    let line = `${'  '.repeat(depth)}- ${role}${name ? ` ${quote(name)}` : ''}`
+    for (const state of stateOf(el, role)) line += ` [${state}]`
+    line += ` [ref=${refFor(el)}]`
+    this.refCount++
+    if (role === 'link') {
+      const href = el.getAttribute('href')
+      if (href && !href.startsWith('javascript:')) line += ` -> ${clip(href)}`
+    }
+    const value = valueOf(el, role)
+    if (value !== undefined) line += `: ${clip(value)}`
+    this.lines.push(line)
+    if (el instanceof HTMLSelectElement) {
+      for (const option of [...el.options].slice(0, MAX_OPTIONS)) this.element(option, depth + 1)
+      if (el.options.length > MAX_OPTIONS) this.lines.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
+      return
+    }
+    if (leaf) return
+    const at = this.lines.length
+    for (const child of childNodesOf(el)) this.node(child, depth + 1)
+    this.flush()
+    // A container holding only text reads better on one line: `- listitem: Buy milk`.
+    const only = this.lines.length === at + 1 ? this.lines[at] : undefined
+    const prefix = `${'  '.repeat(depth + 1)}- text: `
+    if (only?.startsWith(prefix)) {
+      this.lines.pop()
+      this.lines[at - 1] = `${line}: ${only.slice(prefix.length)}`
+    }
+  }
+
+  node(node: Node, depth: number): void {
+    if (node.nodeType === Node.TEXT_NODE) this.text(node.textContent ?? '', depth)
+    else if (node.nodeType === Node.ELEMENT_NODE) this.element(node as Element, depth)
+  }
+}
+
+export function snapshot(args: { selector?: string; maxLength: number }): { text: string; refs: number; truncated: boolean } {
+  const root = args.selector !== undefined ? querySelector(args.selector) : document.body ?? document.documentElement
+  if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
+  const outline = new Outline()
+  outline.element(root, 0)
+  outline.flush()
+  const header = `URL: ${location.href}\nTitle: ${document.title}\n`
+  const body = outline.lines.join('\n') || '(no visible content)'
+  const full = header + body
+  if (full.length <= args.maxLength) return { text: full, refs: outline.refCount, truncated: false }
+  const cut = full.lastIndexOf('\n', args.maxLength)
+  const kept = full.slice(0, cut > header.length ? cut : args.maxLength)
+  return {
+    text: `${kept}\n[truncated: showing ${kept.length} of ${full.length} characters; pass selector to snapshot one part of the page]`,
+    refs: outline.refCount,
+    truncated: true,
+  }
+}

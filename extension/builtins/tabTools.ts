@@ -1,0 +1,74 @@
+/** browser_list_tabs, browser_open_tab, browser_close_tab, browser_focus_tab and navigation. */
+import type { tabs as defs, BrowserToolInput } from '../../src/tools'
+import type { BuiltinContext } from './context'
+import { messageOf, notFound, withTimeout } from './errors'
+import { getTab, resolveTab, tabIdOf, tabInfo, waitForLoad } from './tabs'
+
+type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
+
+const DEFAULT_LOAD_TIMEOUT_MS = 20_000
+
+async function settle(tabId: number, waitForLoadFlag: boolean | undefined, timeoutMs: number | undefined, ctx: BuiltinContext) {
+  if (waitForLoadFlag === false) return tabInfo(await getTab(tabId))
+  const timeout = timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS
+  // Long loads report progress so the daemon's 30 s inactivity timeout does not cut them off.
+  const ticker = setInterval(() => ctx.progress(0, 1, `waiting for tab ${tabId} to load`), 5_000)
+  try {
+    return tabInfo(await waitForLoad(tabId, timeout, { requireLoading: true }))
+  } finally {
+    clearInterval(ticker)
+  }
+}
+
+export async function listTabs(input: In<'listTabs'>) {
+  const [tabs, focused] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => undefined)])
+  const filtered = input.urlContains === undefined ? tabs : tabs.filter((t) => (t.url ?? '').includes(input.urlContains!))
+  return { tabs: filtered.map((t) => ({ ...tabInfo(t), focusedWindow: t.windowId === focused?.id })) }
+}
+
+export async function openTab(input: In<'openTab'>, ctx: BuiltinContext) {
+  const tab = await chrome.tabs.create({ url: input.url ?? 'about:blank', active: input.active ?? true })
+  const tabId = tabIdOf(tab)
+  if (!input.url || input.url === 'about:blank') return tabInfo(await getTab(tabId))
+  return settle(tabId, input.waitForLoad, undefined, ctx)
+}
+
+export async function closeTab(input: In<'closeTab'>) {
+  await getTab(input.tabId)
+  await chrome.tabs.remove(input.tabId)
+  return { closed: input.tabId }
+}
+
+export async function focusTab(input: In<'focusTab'>) {
+  const tab = await getTab(input.tabId)
+  await chrome.tabs.update(input.tabId, { active: true })
+  await chrome.windows.update(tab.windowId, { focused: true }).catch(() => undefined)
+  return tabInfo(await getTab(input.tabId))
+}
+
+export async function navigate(input: In<'navigate'>, ctx: BuiltinContext) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  await chrome.tabs.update(tabId, { url: input.url })
+  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+}
+
+async function history(direction: 'back' | 'forward', input: In<'goBack'>, ctx: BuiltinContext) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  try {
+    await withTimeout(direction === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId), 5_000, `tab ${tabId} did not go ${direction}`)
+  } catch (err) {
+    if (/Cannot find a (next|previous) page in history/i.test(messageOf(err)))
+      throw notFound(`tab ${tabId} has no ${direction === 'back' ? 'previous' : 'next'} page in its history`)
+    throw err
+  }
+  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+}
+
+export const goBack = (input: In<'goBack'>, ctx: BuiltinContext) => history('back', input, ctx)
+export const goForward = (input: In<'goForward'>, ctx: BuiltinContext) => history('forward', input, ctx)
+
+export async function reload(input: In<'reload'>, ctx: BuiltinContext) {
+  const tabId = tabIdOf(await resolveTab(input.tabId))
+  await chrome.tabs.reload(tabId, { bypassCache: input.bypassCache ?? false })
+  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+}
