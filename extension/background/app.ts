@@ -1,0 +1,246 @@
+/**
+ * The service worker's composition: the daemon connection, the tab tracker, dispatch, approvals, the
+ * log relay and the side panel hub, and how daemon messages move between them. Everything here is
+ * rebuilt from scratch when Chrome restarts the worker: tabs are re-read, the socket reconnects, and
+ * `sync.full` brings back the plugins.
+ */
+import { BRIDGE_VERSION, PROTOCOL_VERSION } from '../../src/protocol/constants'
+import type { ClientRequestName, FailedPlugin, PluginState, ServerNotifications, ToolState } from '../../src/protocol'
+import type { Static } from '@sinclair/typebox'
+import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
+import { ApprovalQueue } from './approvals'
+import { DaemonConnection } from './connection'
+import { dispatchTool, runningDispatches, type DispatchParams } from './dispatcher'
+import { daemonBaseUrl, readDaemonAddress } from './localFiles'
+import { LogRelay, type LogEntry } from './logRelay'
+import { PanelHub } from './panelHub'
+import { RpcError } from './rpc'
+import { TabTracker } from './tabTracker'
+
+type Notif<K extends keyof typeof ServerNotifications> = Static<(typeof ServerNotifications)[K]>
+
+export class BackgroundApp {
+  readonly tracker: TabTracker
+  readonly connection: DaemonConnection
+  readonly approvals: ApprovalQueue
+  readonly panels: PanelHub
+  private readonly logs: LogRelay
+  private browserTools: ToolState[] = []
+  private failedPlugins: FailedPlugin[] = []
+  private skipPermissions = false
+  private synced = false
+  private auditRevision = 0
+  private readonly running = new Map<string, { dispatchId: string; plugin: string; tool: string; startedAt: number }>()
+  readonly ready: Promise<void>
+
+  constructor() {
+    this.panels = new PanelHub(() => this.panelState())
+    this.approvals = new ApprovalQueue(() => this.panels.publish())
+    this.tracker = new TabTracker((plugin, tabs) => {
+      this.panels.publish()
+      const peer = this.connection.current
+      if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
+    })
+    this.logs = new LogRelay((entries) => {
+      const peer = this.connection.current
+      if (!peer || !this.synced) return false
+      peer.notify('plugin.log', { entries })
+      return true
+    })
+    this.connection = new DaemonConnection({
+      onConnected: () => {
+        this.synced = false
+        this.tracker.resetReported()
+      },
+      onDisconnected: () => {
+        this.synced = false
+        this.running.clear()
+        this.panels.publish()
+      },
+      onStatus: () => this.panels.publish(),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onRequest: (method, params) => this.onRequest(method, params),
+      onProblem: (message) => console.warn(`[bridge] ${message}`),
+    })
+    this.ready = this.tracker.load().then(() => this.connection.ensure())
+  }
+
+  // ---- from the daemon --------------------------------------------------------------------------
+
+  private onNotification(method: string, params: unknown): void {
+    switch (method) {
+      case 'sync.full':
+        void this.onSyncFull(params as Notif<'sync.full'>)
+        break
+      case 'plugin.update':
+        void this.tracker.updatePlugin(params as PluginState).then(() => this.panels.publish())
+        break
+      case 'plugins.changed': {
+        const p = params as Notif<'plugins.changed'>
+        this.failedPlugins = p.failedPlugins
+        void this.tracker.setPlugins(p.plugins).then(() => this.panels.publish())
+        this.panels.publish()
+        break
+      }
+      case 'confirmation.request': {
+        const p = params as Notif<'confirmation.request'>
+        const plugin = this.tracker.plugin(p.plugin)
+        this.approvals.add({ ...p, pluginDisplayName: plugin?.displayName ?? p.plugin })
+        break
+      }
+      case 'confirmation.cancel':
+        this.approvals.remove((params as Notif<'confirmation.cancel'>).id)
+        break
+      case 'tool.invocationStart': {
+        const p = params as Notif<'tool.invocationStart'>
+        this.running.set(p.dispatchId, { ...p, startedAt: Date.now() })
+        this.panels.publish()
+        break
+      }
+      case 'tool.invocationEnd':
+        this.running.delete((params as Notif<'tool.invocationEnd'>).dispatchId)
+        this.auditRevision++
+        this.panels.publish()
+        break
+      case 'extension.reload':
+        chrome.runtime.reload()
+        break
+      case 'pong':
+        break
+    }
+  }
+
+  private async onSyncFull(p: Notif<'sync.full'>): Promise<void> {
+    if (p.protocolVersion !== PROTOCOL_VERSION) {
+      this.connection.park(
+        'protocolMismatch',
+        `The daemon speaks protocol version ${p.protocolVersion} but this extension speaks ${PROTOCOL_VERSION} (daemon ${p.serverVersion}, extension ${BRIDGE_VERSION}). Run \`bridge start\` from the same version so it updates the extension files, then reload the extension.`,
+      )
+      return
+    }
+    this.connection.setServerVersion(p.serverVersion)
+    this.skipPermissions = p.skipPermissions
+    this.browserTools = p.browserTools
+    await this.tracker.setPlugins(p.plugins)
+    const peer = this.connection.current
+    if (!peer) return
+    peer.notify('tab.syncAll', { plugins: this.tracker.snapshot() })
+    this.synced = true
+    this.logs.flush()
+    this.panels.publish()
+  }
+
+  private async onRequest(method: string, params: unknown): Promise<unknown> {
+    if (method === 'tool.dispatch')
+      return dispatchTool(params as DispatchParams, this.tracker, {
+        progress: (dispatchId, progress, total, message) => this.sendProgress(dispatchId, progress, total, message),
+        log: (plugin, level, message, data) => this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+      })
+    if (method === 'plugin.uninstall') {
+      this.tracker.removePlugin((params as { name: string }).name)
+      this.panels.publish()
+      return { ok: true }
+    }
+    throw new RpcError(-32601, `Method not found: ${method}`)
+  }
+
+  // ---- from pages (the content-script relay) ----------------------------------------------------
+
+  /** An adapter event relayed by content.js from tab `tabId`. */
+  adapterEvent(tabId: number, event: unknown): void {
+    if (typeof event !== 'object' || event === null) return
+    const e = event as Record<string, unknown>
+    if (typeof e.plugin !== 'string' || !this.tracker.tabMatches(tabId, e.plugin)) return
+    if (e.kind === 'progress' && typeof e.dispatchId === 'string' && typeof e.progress === 'number') {
+      // Only the tab that runs the call may report its progress.
+      const run = runningDispatches.get(e.dispatchId)
+      if (!run || run.tabId !== tabId || run.plugin !== e.plugin) return
+      this.sendProgress(
+        e.dispatchId,
+        e.progress,
+        typeof e.total === 'number' ? e.total : undefined,
+        typeof e.message === 'string' ? e.message : undefined,
+      )
+    } else if (e.kind === 'log' && typeof e.message === 'string') {
+      const level = (['debug', 'info', 'warning', 'error'] as const).find((l) => l === e.level) ?? 'info'
+      const entry: LogEntry = { plugin: e.plugin, level, message: e.message, ts: typeof e.ts === 'number' ? e.ts : Date.now() }
+      if (e.data !== undefined) entry.data = e.data
+      this.logs.add(entry)
+    }
+  }
+
+  private sendProgress(dispatchId: string, progress: number, total?: number, message?: string): void {
+    const params: { dispatchId: string; progress: number; total?: number; message?: string } = { dispatchId, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message.slice(0, 1000)
+    this.connection.current?.notify('tool.progress', params)
+  }
+
+  // ---- from the side panel ----------------------------------------------------------------------
+
+  async panelCommand(cmd: PanelCommand): Promise<PanelReply> {
+    try {
+      switch (cmd.type) {
+        case 'setPluginPermission':
+          return ok(await this.ask('config.setPluginPermission', { plugin: cmd.plugin, permission: cmd.permission }))
+        case 'setToolPermission':
+          return ok(await this.ask('config.setToolPermission', { plugin: cmd.plugin, tool: cmd.tool, permission: cmd.permission }))
+        case 'markReviewed':
+          return ok(await this.ask('config.markReviewed', { plugin: cmd.plugin, version: cmd.version }))
+        case 'openFolder':
+          return ok(await this.ask('folder.open', { path: cmd.path }))
+        case 'decide': {
+          const peer = this.connection.current
+          if (!peer) return { ok: false, message: 'Not connected to the daemon: the decision cannot be delivered.' }
+          if (!this.approvals.has(cmd.id)) return { ok: false, message: 'This request is no longer waiting.' }
+          peer.notify('confirmation.response', { id: cmd.id, decision: cmd.decision })
+          this.approvals.remove(cmd.id)
+          return ok(true)
+        }
+        case 'getAudit':
+          return ok(await this.fetchAudit(cmd.limit))
+        case 'reconnect':
+          this.connection.reconnectNow()
+          return ok(true)
+      }
+    } catch (err) {
+      return { ok: false, message: err instanceof Error ? err.message : String(err) }
+    }
+  }
+
+  private async ask(method: ClientRequestName, params: unknown): Promise<unknown> {
+    const peer = this.connection.current
+    if (!peer) throw new Error('Not connected to the daemon.')
+    return peer.request(method, params)
+  }
+
+  private async fetchAudit(limit: number): Promise<unknown> {
+    const { port, secret } = await readDaemonAddress()
+    if (!secret) throw new Error('No auth.json: cannot read the audit log.')
+    const res = await fetch(`${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`, {
+      headers: { authorization: `Bearer ${secret}` },
+      cache: 'no-store',
+    })
+    if (!res.ok) throw new Error(`The daemon answered ${res.status} to GET /audit.`)
+    return res.json()
+  }
+
+  panelState(): PanelState {
+    return {
+      extensionVersion: BRIDGE_VERSION,
+      connection: this.connection.status,
+      skipPermissions: this.skipPermissions,
+      plugins: this.tracker.pluginList().map((p) => {
+        const { state, tabs } = this.tracker.pluginTabs(p.name)
+        return { ...p, tabState: state, tabs }
+      }),
+      browserTools: this.browserTools,
+      failedPlugins: this.failedPlugins,
+      approvals: this.approvals.list(),
+      running: [...this.running.values()],
+      auditRevision: this.auditRevision,
+    }
+  }
+}
+
+const ok = <T>(value: T): PanelReply<T> => ({ ok: true, value })

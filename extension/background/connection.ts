@@ -1,0 +1,195 @@
+/**
+ * The socket to the daemon: connects to `ws://127.0.0.1:<port>/ws` offering the subprotocols
+ * `bridge, <secret>`, reconnects with backoff 1, 2, 4 ... 30 s (reset after a successful connection),
+ * keeps the link (and the MV3 worker) alive with pings, and tells the user why it is down. A browser
+ * WebSocket cannot see the HTTP status of a refused upgrade, so after a failed attempt it probes
+ * `GET /health` with the token: no answer means the daemon is not running, 401 means a wrong secret.
+ */
+import { WS_SUBPROTOCOL } from '../../src/protocol/constants'
+import type { ConnectionStatus, ConnectionView } from '../shared/panelTypes'
+import { reconnectDelayMs } from '../lib/backoff'
+import { daemonBaseUrl, readDaemonAddress } from './localFiles'
+import { RpcPeer, type RpcHandlers } from './rpc'
+
+const PING_INTERVAL_MS = 20_000
+/** Two missed pongs: the socket is half-dead (sleeping laptop, frozen daemon). */
+const SILENCE_LIMIT_MS = 45_000
+const CLOSE_REPLACED = 4000
+
+export interface ConnectionHooks extends RpcHandlers {
+  onConnected(peer: RpcPeer): void
+  onDisconnected(): void
+  onStatus(view: ConnectionView): void
+}
+
+export class DaemonConnection {
+  private ws: WebSocket | null = null
+  private peer: RpcPeer | null = null
+  private attempt = 0
+  private retryTimer: ReturnType<typeof setTimeout> | null = null
+  private pingTimer: ReturnType<typeof setInterval> | null = null
+  private lastInboundAt = 0
+  private connecting = false
+  /** Set when another browser replaced us or versions differ: no automatic retry until asked. */
+  private parked = false
+  private view: ConnectionView = { status: 'connecting', message: 'Connecting to the bridge daemon…', port: 0 }
+
+  constructor(private readonly hooks: ConnectionHooks) {}
+
+  get current(): RpcPeer | null {
+    return this.peer
+  }
+
+  get status(): ConnectionView {
+    return this.view
+  }
+
+  /** Connects unless connected, connecting, waiting for a retry, or parked. Safe to call often (alarms). */
+  ensure(): void {
+    if (this.ws || this.connecting || this.retryTimer || this.parked) return
+    void this.connect()
+  }
+
+  /** The user asked: drop any wait and connect now. */
+  reconnectNow(): void {
+    this.parked = false
+    this.attempt = 0
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryTimer = null
+    if (this.ws) this.ws.close(1000, 'reconnect')
+    else void this.connect()
+  }
+
+  /** Closes the socket and stays down until `reconnectNow` (protocol mismatch). */
+  park(status: ConnectionStatus, message: string): void {
+    this.parked = true
+    this.setView({ status, message, port: this.view.port })
+    this.ws?.close(1000, status)
+  }
+
+  setServerVersion(serverVersion: string): void {
+    this.setView({ ...this.view, serverVersion })
+  }
+
+  private async connect(): Promise<void> {
+    this.connecting = true
+    const { port, secret } = await readDaemonAddress()
+    this.connecting = false
+    if (this.ws || this.parked) return
+    if (secret === null) {
+      this.retry({
+        status: 'misconfigured',
+        message:
+          'This copy of the extension has no auth.json. Run `bridge start`, then load the extension from the folder it prints.',
+        port,
+      })
+      return
+    }
+    this.setView({ status: 'connecting', message: `Connecting to the bridge daemon on 127.0.0.1:${port}…`, port })
+    let opened = false
+    let ws: WebSocket
+    try {
+      ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, [WS_SUBPROTOCOL, secret])
+    } catch {
+      this.retry({ status: 'unreachable', message: `Cannot open a connection to 127.0.0.1:${port}.`, port })
+      return
+    }
+    this.ws = ws
+    ws.onopen = () => {
+      opened = true
+      this.attempt = 0
+      this.lastInboundAt = Date.now()
+      const peer = new RpcPeer((text) => ws.send(text), this.hooks)
+      this.peer = peer
+      this.pingTimer = setInterval(() => this.keepalive(ws), PING_INTERVAL_MS)
+      this.setView({ status: 'connected', message: `Connected to the bridge daemon on 127.0.0.1:${port}.`, port })
+      this.hooks.onConnected(peer)
+    }
+    ws.onmessage = (ev: MessageEvent) => {
+      this.lastInboundAt = Date.now()
+      if (typeof ev.data === 'string') this.peer?.receive(ev.data)
+    }
+    ws.onclose = (ev: CloseEvent) => {
+      if (this.ws !== ws) return
+      this.ws = null
+      if (this.pingTimer) clearInterval(this.pingTimer)
+      this.pingTimer = null
+      const peer = this.peer
+      this.peer = null
+      peer?.close()
+      if (opened) this.hooks.onDisconnected()
+      if (this.parked) return
+      if (ev.code === CLOSE_REPLACED) {
+        this.parked = true
+        this.setView({
+          status: 'replaced',
+          message: 'Another browser connected to the bridge daemon and took over. Click Reconnect to use this one.',
+          port,
+        })
+        return
+      }
+      if (opened) {
+        this.retry({ status: 'connecting', message: 'The connection to the daemon closed; reconnecting…', port })
+        return
+      }
+      void this.diagnose(port, secret)
+    }
+  }
+
+  private async diagnose(port: number, secret: string): Promise<void> {
+    let status: number | null = null
+    try {
+      const res = await fetch(`${daemonBaseUrl(port)}/health`, {
+        headers: { authorization: `Bearer ${secret}` },
+        cache: 'no-store',
+        signal: AbortSignal.timeout(3_000),
+      })
+      status = res.status
+    } catch {
+      status = null
+    }
+    if (status === null)
+      this.retry({
+        status: 'unreachable',
+        message: `The bridge daemon is not reachable on 127.0.0.1:${port}. Start it with \`bridge start\`.`,
+        port,
+      })
+    else if (status === 401)
+      this.retry({
+        status: 'unauthorized',
+        message:
+          'The daemon rejected this extension’s secret. Run `bridge start` so it refreshes the extension’s auth.json; the extension retries on its own.',
+        port,
+      })
+    else
+      this.retry({
+        status: 'unreachable',
+        message: `Something on 127.0.0.1:${port} refused the extension connection (HTTP ${status}). Is it the bridge daemon?`,
+        port,
+      })
+  }
+
+  private retry(view: Omit<ConnectionView, 'retryAt'>): void {
+    const delay = reconnectDelayMs(this.attempt++)
+    this.setView({ ...view, retryAt: Date.now() + delay })
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null
+      void this.connect()
+    }, delay)
+  }
+
+  private keepalive(ws: WebSocket): void {
+    if (Date.now() - this.lastInboundAt > SILENCE_LIMIT_MS) {
+      // A dead peer never completes the close handshake: treat the socket as closed right away.
+      ws.close(4001, 'no pong')
+      ws.onclose?.(new CloseEvent('close', { code: 4001 }))
+      return
+    }
+    this.peer?.notify('ping', { ts: Date.now() })
+  }
+
+  private setView(view: ConnectionView): void {
+    this.view = view
+    this.hooks.onStatus(view)
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * `tool.dispatch`: picks the tab (DESIGN.md section 8), runs the tool there and maps the outcome to
+ * the wire: `{ output }`, or JSON-RPC errors -32001 (no matching tab), -32002 (no ready tab),
+ * -32003 (the tool failed; data `{ code, category?, retryable? }`). Built-in `browser` tools run in
+ * the extension itself.
+ */
+import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData } from '../../src/protocol'
+import type { LogLevel } from '../../src/protocol/messages'
+import { runBuiltinTool } from '../builtins'
+import { rankTabs } from '../lib/tabChoice'
+import { invokeAdapter, probeReady, TabGoneError } from './adapterHost'
+import { RpcError } from './rpc'
+import type { TabTracker } from './tabTracker'
+
+export interface DispatchParams {
+  dispatchId: string
+  plugin: string
+  tool: string
+  input: unknown
+  tabId?: number
+}
+
+export interface DispatchHooks {
+  progress(dispatchId: string, progress: number, total?: number, message?: string): void
+  log(plugin: string, level: LogLevel, message: string, data?: unknown): void
+}
+
+/** dispatchId -> where it runs; progress events are accepted only from that tab. */
+export const runningDispatches = new Map<string, { plugin: string; tabId: number | null }>()
+
+const toolError = (message: string, data: ToolErrorData): RpcError => new RpcError(JsonRpcErrorCode.toolError, message, data)
+
+export async function dispatchTool(params: DispatchParams, tracker: TabTracker, hooks: DispatchHooks): Promise<{ output: unknown }> {
+  if (params.plugin === BROWSER_PLUGIN) return runBuiltin(params, hooks)
+  const plugin = tracker.plugin(params.plugin)
+  if (!plugin) throw toolError(`the extension does not know the plugin ${params.plugin}`, { code: 'unknown_tool', category: 'validation' })
+  const label = plugin.displayName || plugin.name
+
+  let candidates = tracker.candidates(plugin.name)
+  if (params.tabId !== undefined) candidates = candidates.filter((c) => c.tabId === params.tabId)
+  if (candidates.length === 0)
+    throw new RpcError(
+      JsonRpcErrorCode.tabClosed,
+      params.tabId !== undefined
+        ? `tab ${params.tabId} is not open on a ${label} page`
+        : `no open tab matches ${label} (${plugin.urlPatterns.join(', ')}): open the site first`,
+    )
+
+  for (const tabId of rankTabs(candidates)) {
+    // The stored state may be stale: ask the page again right before running.
+    let ready: boolean | null
+    try {
+      ready = await probeReady(tabId, plugin.name)
+    } catch {
+      ready = false
+    }
+    if (ready !== true) {
+      tracker.setReady(tabId, plugin.name, false)
+      continue
+    }
+    runningDispatches.set(params.dispatchId, { plugin: plugin.name, tabId })
+    try {
+      const result = await invokeAdapter(tabId, plugin.name, params.tool, params.input, params.dispatchId)
+      if (result.ok) return { output: result.output }
+      const { code, message, category, retryable } = result.error
+      throw toolError(message, { code: code || 'tool_error', ...(category ? { category } : {}), ...(retryable !== undefined ? { retryable } : {}) })
+    } catch (err) {
+      if (err instanceof TabGoneError)
+        throw new RpcError(JsonRpcErrorCode.tabClosed, `the ${label} tab closed or navigated away while the tool ran`)
+      if (err instanceof RpcError) throw err
+      throw toolError(err instanceof Error ? err.message : String(err), { code: 'tool_error', category: 'internal' })
+    } finally {
+      runningDispatches.delete(params.dispatchId)
+    }
+  }
+  throw new RpcError(
+    JsonRpcErrorCode.tabUnavailable,
+    `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
+  )
+}
+
+async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise<{ output: unknown }> {
+  runningDispatches.set(params.dispatchId, { plugin: BROWSER_PLUGIN, tabId: null })
+  try {
+    const output = await runBuiltinTool(params.tool, params.input, {
+      dispatchId: params.dispatchId,
+      progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
+      log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
+    })
+    return { output }
+  } catch (err) {
+    const e = (typeof err === 'object' && err !== null ? err : {}) as Partial<Record<'code' | 'message' | 'category', unknown>> & {
+      retryable?: unknown
+    }
+    const message = typeof e.message === 'string' ? e.message : String(err)
+    const data: ToolErrorData = { code: typeof e.code === 'string' ? e.code : 'tool_error' }
+    if (typeof e.category === 'string') data.category = e.category
+    if (typeof e.retryable === 'boolean') data.retryable = e.retryable
+    throw toolError(message, data)
+  } finally {
+    runningDispatches.delete(params.dispatchId)
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * Every tab in every window, which plugins match it, and whether each plugin's adapter says it is
+ * ready there. Owns injection and readiness probes; reports a plugin's `{ state, tabs }` whenever it
+ * changes. Probes run on load, navigation, activation, cookie changes (logins) and periodically
+ * while a matching tab is not ready.
+ */
+import type { PluginState, PluginTabs, TabInfo, TabStateName } from '../../src/protocol'
+import { matchesAny } from '../lib/matchPattern'
+import type { TabCandidate } from '../lib/tabChoice'
+import { hasAdapter, injectAdapter, probeReady, TabGoneError } from './adapterHost'
+
+interface TrackedTab {
+  id: number
+  windowId: number
+  url: string
+  title: string
+  active: boolean
+  /** False while the document loads: adapters are injected once it completes. */
+  complete: boolean
+  lastFocusedAt: number
+}
+
+const key = (tabId: number, plugin: string): string => `${tabId}:${plugin}`
+
+export class TabTracker {
+  private readonly tabs = new Map<number, TrackedTab>()
+  private readonly plugins = new Map<string, PluginState>()
+  /** `${tabId}:${plugin}` -> ready. Absent: not probed yet (counts as not ready). */
+  private readonly ready = new Map<string, boolean>()
+  /** `${tabId}:${plugin}` -> adapterHash injected into that document. */
+  private readonly injected = new Map<string, string>()
+  private readonly probing = new Map<string, Promise<void>>()
+  private readonly reported = new Map<string, string>()
+  private focusedWindowId = -1
+
+  constructor(private readonly onChange: (plugin: string, tabs: PluginTabs) => void) {}
+
+  /** Reads every open tab. Called at worker start; the adapters in pages survive a worker restart. */
+  async load(): Promise<void> {
+    const [tabs, win] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => undefined)])
+    this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
+    for (const t of tabs) this.upsert(t)
+  }
+
+  plugin(name: string): PluginState | undefined {
+    return this.plugins.get(name)
+  }
+
+  pluginList(): PluginState[] {
+    return [...this.plugins.values()]
+  }
+
+  /** Replaces the plugin set (sync.full, plugins.changed) and probes what changed. */
+  async setPlugins(list: readonly PluginState[]): Promise<void> {
+    const names = new Set(list.map((p) => p.name))
+    for (const name of [...this.plugins.keys()]) if (!names.has(name)) this.removePlugin(name)
+    for (const p of list) this.plugins.set(p.name, p)
+    await this.refreshAll()
+  }
+
+  /** plugin.update: one plugin changed (a new adapter build re-injects). */
+  async updatePlugin(p: PluginState): Promise<void> {
+    this.plugins.set(p.name, p)
+    await this.refreshAll()
+  }
+
+  removePlugin(name: string): void {
+    this.plugins.delete(name)
+    this.reported.delete(name)
+    for (const k of [...this.ready.keys()]) if (k.endsWith(`:${name}`)) this.ready.delete(k)
+    for (const k of [...this.injected.keys()]) if (k.endsWith(`:${name}`)) this.injected.delete(k)
+  }
+
+  /** State of one plugin's tabs as reported to the daemon. */
+  pluginTabs(name: string): PluginTabs {
+    const p = this.plugins.get(name)
+    const tabs: TabInfo[] = []
+    if (p)
+      for (const t of this.tabs.values())
+        if (matchesAny(p.urlPatterns, t.url))
+          tabs.push({ tabId: t.id, url: t.url, title: t.title, ready: this.ready.get(key(t.id, name)) === true })
+    tabs.sort((a, b) => a.tabId - b.tabId)
+    const state: TabStateName = tabs.length === 0 ? 'closed' : tabs.some((t) => t.ready) ? 'ready' : 'unavailable'
+    return { state, tabs }
+  }
+
+  /** Everything for `tab.syncAll`; marks it as reported so only later changes are sent. */
+  snapshot(): Record<string, PluginTabs> {
+    const out: Record<string, PluginTabs> = {}
+    for (const name of this.plugins.keys()) {
+      out[name] = this.pluginTabs(name)
+      this.reported.set(name, JSON.stringify(out[name]))
+    }
+    return out
+  }
+
+  /** Forget what was reported (a new connection starts with tab.syncAll). */
+  resetReported(): void {
+    this.reported.clear()
+  }
+
+  candidates(plugin: string): TabCandidate[] {
+    return this.pluginTabs(plugin).tabs.map((t) => {
+      const tab = this.tabs.get(t.tabId)
+      return {
+        tabId: t.tabId,
+        ready: t.ready,
+        active: tab?.active ?? false,
+        windowFocused: tab?.windowId === this.focusedWindowId,
+        lastFocusedAt: tab?.lastFocusedAt ?? 0,
+      }
+    })
+  }
+
+  hasTab(tabId: number): boolean {
+    return this.tabs.has(tabId)
+  }
+
+  /** Whether the tab's current URL is one the plugin applies to. */
+  tabMatches(tabId: number, plugin: string): boolean {
+    const t = this.tabs.get(tabId)
+    const p = this.plugins.get(plugin)
+    return !!t && !!p && matchesAny(p.urlPatterns, t.url)
+  }
+
+  // ---- tab events -------------------------------------------------------------------------------
+
+  tabUpdated(tab: chrome.tabs.Tab, change: { status?: string; url?: string }): void {
+    if (tab.id === undefined) return
+    const before = this.tabs.get(tab.id)
+    this.upsert(tab)
+    if (change.status === 'loading' && (change.url !== undefined || before?.complete)) this.forgetDocument(tab.id)
+    if (change.url !== undefined || change.status === 'complete') void this.refreshTab(tab.id)
+    else this.emitChanges()
+  }
+
+  tabRemoved(tabId: number): void {
+    this.tabs.delete(tabId)
+    this.forgetDocument(tabId)
+    this.emitChanges()
+  }
+
+  tabActivated(tabId: number, windowId: number): void {
+    for (const t of this.tabs.values()) if (t.windowId === windowId) t.active = t.id === tabId
+    const t = this.tabs.get(tabId)
+    if (t && windowId === this.focusedWindowId) t.lastFocusedAt = Date.now()
+    void this.refreshTab(tabId)
+  }
+
+  windowFocused(windowId: number): void {
+    this.focusedWindowId = windowId
+    for (const t of this.tabs.values()) if (t.windowId === windowId && t.active) t.lastFocusedAt = Date.now()
+  }
+
+  upsert(tab: chrome.tabs.Tab): void {
+    if (tab.id === undefined || tab.id < 0) return
+    const prev = this.tabs.get(tab.id)
+    this.tabs.set(tab.id, {
+      id: tab.id,
+      windowId: tab.windowId,
+      url: tab.url ?? tab.pendingUrl ?? prev?.url ?? '',
+      title: tab.title ?? prev?.title ?? '',
+      active: tab.active,
+      complete: tab.status === 'complete',
+      lastFocusedAt: prev?.lastFocusedAt ?? (tab.active && tab.windowId === this.focusedWindowId ? Date.now() : 0),
+    })
+  }
+
+  /** Re-probe the tabs of one host (a cookie changed there: maybe a login or logout). */
+  refreshHost(domain: string): void {
+    const d = domain.replace(/^\./, '').toLowerCase()
+    for (const t of this.tabs.values()) {
+      let host = ''
+      try {
+        host = new URL(t.url).hostname
+      } catch {
+        continue
+      }
+      if (host === d || host.endsWith(`.${d}`)) void this.refreshTab(t.id)
+    }
+  }
+
+  /** Periodic pass: matching tabs that are not ready get probed again; `all` includes ready ones. */
+  async sweep(all: boolean): Promise<void> {
+    const jobs: Promise<void>[] = []
+    for (const t of this.tabs.values())
+      for (const p of this.plugins.values())
+        if (matchesAny(p.urlPatterns, t.url) && (all || this.ready.get(key(t.id, p.name)) !== true))
+          jobs.push(this.probe(t.id, p))
+    await Promise.all(jobs)
+    this.emitChanges()
+  }
+
+  async refreshAll(): Promise<void> {
+    await Promise.all([...this.tabs.keys()].map((id) => this.refreshTab(id, false)))
+    this.emitChanges()
+  }
+
+  async refreshTab(tabId: number, emit = true): Promise<void> {
+    const t = this.tabs.get(tabId)
+    if (!t) return
+    const jobs: Promise<void>[] = []
+    for (const p of this.plugins.values()) {
+      if (matchesAny(p.urlPatterns, t.url)) jobs.push(this.probe(tabId, p))
+      else {
+        this.ready.delete(key(tabId, p.name))
+      }
+    }
+    await Promise.all(jobs)
+    if (emit) this.emitChanges()
+  }
+
+  /** Records a readiness learned elsewhere (the dispatcher found a tab not ready). */
+  setReady(tabId: number, plugin: string, ready: boolean): void {
+    this.ready.set(key(tabId, plugin), ready)
+    this.emitChanges()
+  }
+
+  /** Probes one (tab, plugin) pair; concurrent asks share one probe and a late ask re-runs it. */
+  probe(tabId: number, p: PluginState): Promise<void> {
+    const k = key(tabId, p.name)
+    const running = this.probing.get(k)
+    if (running) return running.then(() => this.probe(tabId, p))
+    const job = this.probeOnce(tabId, p).finally(() => this.probing.delete(k))
+    this.probing.set(k, job)
+    return job
+  }
+
+  private async probeOnce(tabId: number, p: PluginState): Promise<void> {
+    const t = this.tabs.get(tabId)
+    if (!t || !t.complete) {
+      this.ready.set(key(tabId, p.name), false)
+      return
+    }
+    const k = key(tabId, p.name)
+    let ready = false
+    try {
+      const known = this.injected.get(k)
+      const present = await hasAdapter(tabId, p.name)
+      // After a worker restart `known` is empty but the page kept its adapter: trust it.
+      if (!present || (known !== undefined && known !== p.adapterHash)) {
+        if (await injectAdapter(tabId, p.name, p.adapterFile)) this.injected.set(k, p.adapterHash)
+      } else if (known === undefined) this.injected.set(k, p.adapterHash)
+      ready = (await probeReady(tabId, p.name)) === true
+    } catch (err) {
+      // Pages the extension may not script (the store, error pages) or a tab closing mid-probe.
+      if (err instanceof TabGoneError) this.forgetDocument(tabId)
+      ready = false
+    }
+    if (this.tabs.get(tabId)?.url === t.url) this.ready.set(k, ready)
+  }
+
+  private forgetDocument(tabId: number): void {
+    for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
+    for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
+  }
+
+  emitChanges(): void {
+    for (const name of this.plugins.keys()) {
+      const now = this.pluginTabs(name)
+      const text = JSON.stringify(now)
+      if (this.reported.get(name) === text) continue
+      this.reported.set(name, text)
+      this.onChange(name, now)
+    }
+  }
+}

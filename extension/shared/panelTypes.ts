@@ -1,0 +1,89 @@
+/**
+ * What the service worker tells the side panel (pushed over a `panel` port on every change) and what
+ * the panel asks of it (`chrome.runtime.sendMessage({ panel: PanelCommand })`, answered with a
+ * PanelReply). The panel holds no state of its own beyond what it renders.
+ */
+import type {
+  AuditEntryView,
+  Decision,
+  FailedPlugin,
+  Permission,
+  PluginState,
+  TabInfo,
+  TabStateName,
+  ToolState,
+} from './wireTypes'
+
+export type ConnectionStatus =
+  /** Looking up the port and secret, or the socket is opening. */
+  | 'connecting'
+  | 'connected'
+  /** Nothing answers on the port: the daemon is not running. */
+  | 'unreachable'
+  /** The daemon answered 401: the secret in auth.json is not the daemon's. */
+  | 'unauthorized'
+  /** The daemon speaks another protocol version. */
+  | 'protocolMismatch'
+  /** Another browser took over the one extension connection. */
+  | 'replaced'
+  /** auth.json is missing or unreadable: `bridge start` has not installed this copy. */
+  | 'misconfigured'
+
+export interface ConnectionView {
+  status: ConnectionStatus
+  /** One sentence for the user, with what to do about it. */
+  message: string
+  port: number
+  /** ms since epoch of the next automatic attempt, when one is scheduled. */
+  retryAt?: number
+  serverVersion?: string
+}
+
+export interface ApprovalView {
+  id: string
+  plugin: string
+  /** Display name of the plugin when known. */
+  pluginDisplayName: string
+  tool: string
+  params: unknown
+  expiresAt: number
+}
+
+export interface PluginView extends PluginState {
+  tabState: TabStateName
+  tabs: TabInfo[]
+}
+
+export interface RunningView {
+  dispatchId: string
+  plugin: string
+  tool: string
+  startedAt: number
+}
+
+export interface PanelState {
+  extensionVersion: string
+  connection: ConnectionView
+  skipPermissions: boolean
+  plugins: PluginView[]
+  browserTools: ToolState[]
+  failedPlugins: FailedPlugin[]
+  approvals: ApprovalView[]
+  running: RunningView[]
+  /** Bumped when a call ends, so the panel refreshes the audit list. */
+  auditRevision: number
+}
+
+export type PanelCommand =
+  | { type: 'setPluginPermission'; plugin: string; permission: Permission }
+  | { type: 'setToolPermission'; plugin: string; tool: string; permission: Permission }
+  | { type: 'markReviewed'; plugin: string; version: string }
+  | { type: 'decide'; id: string; decision: Decision }
+  | { type: 'openFolder'; path: string }
+  | { type: 'getAudit'; limit: number }
+  | { type: 'reconnect' }
+
+export type PanelReply<T = unknown> = { ok: true; value: T } | { ok: false; message: string }
+
+export type { AuditEntryView }
+export const PANEL_PORT_NAME = 'panel'

@@ -1,0 +1,21 @@
+// Type-only view of the wire contract for the side panel bundle: importing types keeps the TypeBox
+// runtime out of the panel's script.
+export type {
+  Decision,
+  FailedPlugin,
+  Permission,
+  PluginState,
+  TabInfo,
+  TabStateName,
+  ToolState,
+} from '../../src/protocol'
+
+/** One entry of GET /audit (SPEC.md, "Audit entry"). */
+export interface AuditEntryView {
+  timestamp: string
+  tool: string
+  plugin: string
+  success: boolean
+  durationMs: number
+  error?: { code: string; message: string; category?: string }
+}

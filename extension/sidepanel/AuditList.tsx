@@ -1,0 +1,48 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { AuditEntryView } from '../shared/panelTypes'
+import { command } from './background'
+import { timeAgo } from './format'
+
+const LIMIT = 20
+
+/** The most recent tool calls from GET /audit, refreshed whenever a call ends. */
+export function AuditList({ revision, connected }: { revision: number; connected: boolean }) {
+  const [entries, setEntries] = useState<AuditEntryView[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    if (!connected) return
+    let live = true
+    void command<AuditEntryView[]>({ type: 'getAudit', limit: LIMIT }).then((r) => {
+      if (!live) return
+      if (r.ok) {
+        setEntries(r.value)
+        setError(null)
+      } else setError(r.message)
+    })
+    return () => {
+      live = false
+    }
+  }, [revision, connected])
+  return (
+    <section data-testid="audit">
+      <h2>Recent activity</h2>
+      {error && <p class="error">{error}</p>}
+      {entries?.length === 0 && <p class="muted">No tool calls yet.</p>}
+      <ul class="plain audit">
+        {entries?.map((e, i) => (
+          <li key={`${e.timestamp}-${i}`} data-testid="audit-entry" data-success={String(e.success)} class={e.success ? '' : 'failed'}>
+            <span>{e.success ? '✓' : '✗'}</span> <code>{e.tool}</code>{' '}
+            <span class="muted small">
+              {timeAgo(Date.parse(e.timestamp))} · {e.durationMs} ms
+            </span>
+            {e.error && (
+              <div class="small error-text" data-testid="audit-error">
+                [{e.error.code}] {e.error.message}
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}

@@ -1,0 +1,29 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { ConnectionView } from '../shared/panelTypes'
+import { command } from './background'
+
+export function ConnectionBanner({ connection, onError }: { connection: ConnectionView; onError: (m: string) => void }) {
+  const [now, setNow] = useState(Date.now())
+  useEffect(() => {
+    if (connection.retryAt === undefined) return
+    const t = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(t)
+  }, [connection.retryAt])
+  if (connection.status === 'connected') return null
+  const seconds = connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - now) / 1000)) : null
+  const reconnect = async (): Promise<void> => {
+    const r = await command({ type: 'reconnect' })
+    if (!r.ok) onError(r.message)
+  }
+  return (
+    <section class={`banner banner-${connection.status}`} role="status" data-testid="connection-banner">
+      <p data-testid="connection-message">{connection.message}</p>
+      <p class="muted">
+        {seconds !== null && `Retrying in ${seconds}s. `}
+        <button type="button" data-testid="reconnect" onClick={() => void reconnect()}>
+          Reconnect now
+        </button>
+      </p>
+    </section>
+  )
+}

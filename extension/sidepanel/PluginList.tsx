@@ -1,0 +1,118 @@
+import { useState } from 'preact/hooks'
+import type { FailedPlugin, Permission } from '../shared/wireTypes'
+import type { PanelCommand, PluginView } from '../shared/panelTypes'
+import { command } from './background'
+import { PermissionControl } from './PermissionControl'
+
+const TAB_STATE_TEXT = { ready: 'Ready', unavailable: 'Not ready', closed: 'No tab open' } as const
+const TAB_STATE_HINT = {
+  ready: 'A matching tab is open and the plugin is ready.',
+  unavailable: 'A matching tab is open but the plugin is not ready there (signed out?).',
+  closed: 'Open the site in a tab to use these tools.',
+} as const
+
+interface Props {
+  plugins: PluginView[]
+  failed: FailedPlugin[]
+  connected: boolean
+  onError: (m: string) => void
+}
+
+export function PluginList({ plugins, failed, connected, onError }: Props) {
+  return (
+    <section data-testid="plugins">
+      <h2>Plugins</h2>
+      {plugins.length === 0 && <p class="muted">No plugins loaded. Build one with `bridge-plugin build` or install one with `bridge plugin install`.</p>}
+      {plugins.map((p) => (
+        <PluginCard key={p.name} plugin={p} connected={connected} onError={onError} />
+      ))}
+      {failed.length > 0 && (
+        <div class="failed" data-testid="failed-plugins">
+          <h3>Failed to load</h3>
+          <ul class="plain">
+            {failed.map((f) => (
+              <li key={f.path}>
+                <code>{f.path}</code>: {f.error}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  )
+}
+
+function PluginCard({ plugin: p, connected, onError }: { plugin: PluginView; connected: boolean; onError: (m: string) => void }) {
+  const [open, setOpen] = useState(false)
+  const send = async (cmd: PanelCommand): Promise<void> => {
+    const r = await command(cmd)
+    if (!r.ok) onError(r.message)
+  }
+  const setPlugin = (permission: Permission) => void send({ type: 'setPluginPermission', plugin: p.name, permission })
+  return (
+    <article class="plugin" data-testid={`plugin-${p.name}`}>
+      <div class="plugin-head">
+        {p.iconSvg && <img class="icon" alt="" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(p.iconSvg)}`} />}
+        <div class="grow">
+          <strong>{p.displayName}</strong> <span class="muted">{p.version}</span>
+          <div class="muted small">
+            <span data-testid="plugin-source">{p.source}</span> · <span data-testid="tool-count">{p.tools.length} tools</span>
+            {p.sdkVersion ? ` · SDK ${p.sdkVersion}` : ''}
+          </div>
+        </div>
+        <span class={`tab-state tab-${p.tabState}`} data-testid="tab-state" data-state={p.tabState} title={TAB_STATE_HINT[p.tabState]}>
+          {TAB_STATE_TEXT[p.tabState]}
+        </span>
+      </div>
+      {!p.reviewed && (
+        <p class="warning" data-testid="review-needed">
+          Review needed: version {p.version} differs from the version you reviewed, so its tools are off.{' '}
+          <button type="button" data-testid="mark-reviewed" disabled={!connected} onClick={() => void send({ type: 'markReviewed', plugin: p.name, version: p.version })}>
+            Mark {p.version} reviewed
+          </button>
+        </p>
+      )}
+      <div class="row">
+        <span>All tools</span>
+        <PermissionControl value={p.permission} testId="plugin-permission" label={`${p.displayName} default permission`} disabled={!connected} onChange={setPlugin} />
+      </div>
+      <div class="row small">
+        <button type="button" class="link" data-testid="toggle-tools" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? 'Hide tools' : 'Per-tool settings'}
+        </button>
+        {p.source === 'local' && p.path && (
+          <button type="button" class="link" data-testid="open-folder" disabled={!connected} onClick={() => void send({ type: 'openFolder', path: p.path ?? '' })}>
+            Open folder
+          </button>
+        )}
+      </div>
+      {open && (
+        <ul class="plain tools" data-testid="plugin-tools">
+          {p.tools.map((t) => (
+            <li key={t.name} class="row" data-testid={`tool-${t.name}`}>
+              <span class="grow" title={t.description}>
+                {t.displayName || t.name}
+              </span>
+              <PermissionControl
+                value={t.permission}
+                testId="tool-permission"
+                label={`${t.name} permission`}
+                disabled={!connected}
+                onChange={(permission) => void send({ type: 'setToolPermission', plugin: p.name, tool: t.name, permission })}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+      {p.tabs.length > 0 && (
+        <ul class="plain small tabs" data-testid="plugin-tabs">
+          {p.tabs.map((t) => (
+            <li key={t.tabId} data-ready={String(t.ready)}>
+              {t.ready ? '●' : '○'} {t.title || t.url}
+            </li>
+          ))}
+        </ul>
+      )}
+    </article>
+  )
+}

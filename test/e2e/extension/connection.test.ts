@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EXTENSION_ID, PROTOCOL_VERSION } from '../../../src/protocol/constants'
+import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
+
+// The extension's connection to the daemon, against a scripted daemon on loopback: the header it
+// offers, the sync handshake, backoff and reconnection, and what the side panel tells the user.
+describe('extension connection', () => {
+  const secret = randomBytes(32).toString('hex')
+  let daemon: TinyDaemon
+  let browser: BrowserHarness
+  let panel: Page
+
+  beforeAll(async () => {
+    daemon = await startTinyDaemon({ secret })
+    browser = await launchBrowser({ port: daemon.port, secret })
+    panel = await browser.openSidePanel()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await daemon?.close()
+  })
+
+  const status = () => panel.getByTestId('connection-status')
+
+  it('runs its service worker under the fixed extension id', async () => {
+    const worker = await browser.serviceWorker()
+    expect(worker.url()).toBe(`chrome-extension://${EXTENSION_ID}/background.js`)
+  })
+
+  it('connects with the bridge subprotocol and the secret, then answers sync.full with tab.syncAll', async () => {
+    const sync = await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    expect(sync.params).toEqual({ plugins: {} })
+    expect(daemon.offeredProtocols[0]).toEqual(['bridge', secret])
+    await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
+    await expect.poll(() => status().textContent()).toBe('Connected')
+    await expect.poll(() => panel.locator('footer').textContent()).toContain('daemon 9.9.9-test')
+  })
+
+  it('tells the user the daemon is not running, then reconnects when it is back', async () => {
+    const before = daemon.connections()
+    await daemon.stop()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unreachable')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain('Start it with `bridge start`')
+    await daemon.start()
+    await expect.poll(() => daemon.connections(), { timeout: 20_000 }).toBe(before + 1)
+    await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
+  })
+
+  it('tells the user the secret is wrong, and picks up a corrected auth.json on its own', async () => {
+    const other = randomBytes(32).toString('hex')
+    daemon.setSecret(other)
+    const refusedBefore = daemon.refused()
+    daemon.drop()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unauthorized')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain('rejected this extension’s secret')
+    expect(daemon.refused()).toBeGreaterThan(refusedBefore)
+    writeFileSync(join(browser.extensionDir, 'auth.json'), JSON.stringify({ secret: other }))
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
+    expect(daemon.offeredProtocols.at(-1)).toEqual(['bridge', other])
+  })
+
+  it('stops and explains when the daemon speaks another protocol version', async () => {
+    daemon.protocolVersion = PROTOCOL_VERSION + 1
+    daemon.drop()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('protocolMismatch')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain(
+      `protocol version ${PROTOCOL_VERSION + 1} but this extension speaks ${PROTOCOL_VERSION}`,
+    )
+    daemon.protocolVersion = PROTOCOL_VERSION
+    await panel.getByTestId('reconnect').click()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
+  })
+
+  it('steps aside when another browser replaces its connection, until the user reconnects', async () => {
+    const before = daemon.connections()
+    daemon.drop(4000)
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('replaced')
+    expect(daemon.connections()).toBe(before)
+    await panel.getByTestId('reconnect').click()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
+    expect(daemon.connections()).toBe(before + 1)
+  })
+})

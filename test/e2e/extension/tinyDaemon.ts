@@ -1,0 +1,202 @@
+// A scripted stand-in for the daemon's /ws and /health, for the extension tests that need only
+// Chromium: it speaks src/protocol over a real WebSocket on 127.0.0.1, checks the subprotocol header
+// the way the daemon does (401 before the upgrade on a bad secret), and records every frame the
+// extension sends so tests can assert on them.
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { PROTOCOL_VERSION } from '../../../src/protocol/constants'
+import type { PluginState } from '../../../src/protocol/manifest'
+
+export interface Frame {
+  id?: number | string
+  method?: string
+  params?: unknown
+  result?: unknown
+  error?: { code: number; message: string; data?: unknown }
+}
+
+export interface TinyDaemon {
+  port: number
+  secret: string
+  /** Frames received from the extension since start (all connections). */
+  frames: Frame[]
+  /** Number of accepted /ws connections so far. */
+  connections(): number
+  /** Upgrade attempts refused with 401. */
+  refused(): number
+  /** Offered subprotocols of each upgrade attempt. */
+  offeredProtocols: string[][]
+  isConnected(): boolean
+  /** Sends a notification on the current connection. */
+  notify(method: string, params: unknown): void
+  /** Sends a request and resolves with the extension's answer frame (result or error). */
+  request(method: string, params: unknown): Promise<Frame>
+  /** Resolves with the first frame (from `since`) that matches. */
+  waitFor(pred: (f: Frame) => boolean, timeoutMs?: number, since?: number): Promise<Frame>
+  /** Answers requests from the extension (tab.stateChanged, config.*): method -> result. */
+  answers: Map<string, (params: unknown) => unknown>
+  /** Sends sync.full with these plugins on every new connection. */
+  plugins: PluginState[]
+  protocolVersion: number
+  setSecret(secret: string): void
+  /** Closes the current extension socket with a code. */
+  drop(code?: number): void
+  /** Stops listening (the extension sees the daemon gone); `start` listens again on the same port. */
+  stop(): Promise<void>
+  start(): Promise<void>
+  close(): Promise<void>
+}
+
+export async function startTinyDaemon(opts: { secret: string; plugins?: PluginState[]; port?: number }): Promise<TinyDaemon> {
+  let secret = opts.secret
+  const frames: Frame[] = []
+  const offeredProtocols: string[][] = []
+  let current: WebSocket | null = null
+  let accepted = 0
+  let refused = 0
+  let nextId = 1
+  const pending = new Map<number, (f: Frame) => void>()
+  const sockets = new Set<Socket>()
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('bridge') ? 'bridge' : false) })
+
+  const daemon: TinyDaemon = {
+    port: 0,
+    get secret() {
+      return secret
+    },
+    frames,
+    offeredProtocols,
+    answers: new Map<string, (params: unknown) => unknown>([
+      ['tab.stateChanged', () => ({ ok: true })],
+    ]),
+    plugins: opts.plugins ?? [],
+    protocolVersion: PROTOCOL_VERSION,
+    connections: () => accepted,
+    refused: () => refused,
+    isConnected: () => current !== null,
+    notify(method, params) {
+      current?.send(JSON.stringify({ jsonrpc: '2.0', method, params }))
+    },
+    request(method, params) {
+      const id = nextId++
+      return new Promise((resolve) => {
+        pending.set(id, resolve)
+        current?.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+      })
+    },
+    async waitFor(pred, timeoutMs = 10_000, since = 0) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const found = frames.slice(since).find(pred)
+        if (found) return found
+        if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; got ${frames.map((f) => f.method ?? `answer ${String(f.id)}`).join(', ')}`)
+        await new Promise((r) => setTimeout(r, 25))
+      }
+    },
+    setSecret(s) {
+      secret = s
+    },
+    drop(code = 1001) {
+      current?.close(code, 'test')
+    },
+    stop: async () => {
+      for (const c of wss.clients) c.terminate()
+      current = null
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const s of sockets) s.destroy()
+      })
+    },
+    start: () => listen(daemon.port),
+    close: async () => {
+      await daemon.stop().catch(() => undefined)
+      wss.close()
+    },
+  }
+
+  const authorized = (req: IncomingMessage): boolean => {
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+    offeredProtocols.push(offered)
+    return offered[0] === 'bridge' && offered[1] === secret
+  }
+
+  let server: Server = createServer()
+  const setup = (s: Server): void => {
+    s.on('connection', (sock) => {
+      sockets.add(sock)
+      sock.on('close', () => sockets.delete(sock))
+    })
+    s.on('request', (req, res) => {
+      if (req.url === '/health') {
+        const ok = req.headers.authorization === `Bearer ${secret}`
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(ok ? { status: 'ok', extensionConnected: current !== null } : { error: { code: 'unauthorized', message: 'bad token' } }))
+        return
+      }
+      res.writeHead(404).end()
+    })
+    s.on('upgrade', (req, socket, head) => {
+      if (req.url !== '/ws' || !authorized(req)) {
+        refused++
+        socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+        return
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        current?.close(4000, 'replaced')
+        current = ws
+        accepted++
+        ws.on('message', (data: Buffer) => {
+          const frame = JSON.parse(data.toString()) as Frame
+          frames.push(frame)
+          if (frame.method === 'ping') ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pong', params: { ts: Date.now() } }))
+          if (frame.id !== undefined && frame.method === undefined) {
+            pending.get(Number(frame.id))?.(frame)
+            pending.delete(Number(frame.id))
+          } else if (frame.id !== undefined && frame.method !== undefined) {
+            const answer = daemon.answers.get(frame.method)
+            ws.send(
+              JSON.stringify(
+                answer
+                  ? { jsonrpc: '2.0', id: frame.id, result: answer(frame.params) }
+                  : { jsonrpc: '2.0', id: frame.id, error: { code: -32601, message: 'not in this test' } },
+              ),
+            )
+          }
+        })
+        ws.on('close', () => {
+          if (current === ws) current = null
+        })
+        ws.send(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'sync.full',
+            params: {
+              protocolVersion: daemon.protocolVersion,
+              serverVersion: '9.9.9-test',
+              skipPermissions: false,
+              plugins: daemon.plugins,
+              browserTools: [],
+            },
+          }),
+        )
+      })
+    })
+  }
+
+  const listen = (port: number): Promise<void> => {
+    server = createServer()
+    setup(server)
+    return new Promise((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => {
+        daemon.port = (server.address() as AddressInfo).port
+        resolve()
+      })
+    })
+  }
+  await listen(opts.port ?? 0)
+  return daemon
+}
