@@ -1,0 +1,60 @@
+import { createActor } from 'xstate'
+import { describe, expect, it } from 'vitest'
+import { pluginTabMachine } from '../../../machines/pluginTabMachine'
+import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
+
+const tab = { tabId: 7, url: 'https://notes.example/app', title: 'Notes', ready: true }
+
+describe('pluginTabMachine', () => {
+  it('starts closed and follows the states the extension reports', () => {
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    expect(actor.getSnapshot().value).toBe('closed')
+    actor.send({ type: 'tabs.update', state: 'unavailable', tabs: [{ ...tab, ready: false }] })
+    expect(actor.getSnapshot().value).toBe('unavailable')
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [tab] })
+    expect(actor.getSnapshot().value).toBe('ready')
+    expect(actor.getSnapshot().context.tabs).toEqual([tab])
+    actor.send({ type: 'tabs.update', state: 'closed', tabs: [] })
+    expect(actor.getSnapshot().value).toBe('closed')
+  })
+
+  it('goes to closed with no tabs when the extension disconnects', () => {
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [tab] })
+    actor.send({ type: 'extension.lost' })
+    expect(actor.getSnapshot().value).toBe('closed')
+    expect(actor.getSnapshot().context.tabs).toEqual([])
+  })
+
+  it('hands out at most 5 in-flight slots and takes them back', () => {
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    for (let i = 0; i < 6; i++) actor.send({ type: 'slot.acquire' })
+    expect(actor.getSnapshot().context.inFlight).toBe(5)
+    actor.send({ type: 'slot.release' })
+    expect(actor.getSnapshot().context.inFlight).toBe(4)
+    for (let i = 0; i < 6; i++) actor.send({ type: 'slot.release' })
+    expect(actor.getSnapshot().context.inFlight).toBe(0)
+  })
+
+  it('keeps its in-flight count across tab changes (calls finish on their own)', () => {
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    actor.send({ type: 'slot.acquire' })
+    actor.send({ type: 'extension.lost' })
+    expect(actor.getSnapshot().context.inFlight).toBe(1)
+  })
+})
+
+describe('mcpSessionMachine', () => {
+  it('disposes the session exactly once when it closes', () => {
+    const disposed: string[] = []
+    const actor = createActor(
+      mcpSessionMachine.provide({ actions: { disposeSession: (_, p) => void disposed.push(p.reason) } }),
+      { input: { sessionId: 's-1', openedAt: 0 } },
+    ).start()
+    expect(actor.getSnapshot().value).toBe('open')
+    actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
+    actor.send({ type: 'session.close', reason: 'transport closed' })
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(disposed).toEqual(['DELETE /mcp'])
+  })
+})
