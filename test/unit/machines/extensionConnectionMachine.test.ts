@@ -137,7 +137,10 @@ describe('extensionConnectionMachine (model-based paths)', () => {
           expected.push(`sync.full->${active}`)
           sut.actor.send(event)
         } else if (event.type === 'ws.closed') {
-          if (active === event.connectionId) (expected.push('connectionLost'), (active = undefined))
+          if (active === event.connectionId) {
+            expected.push('connectionLost')
+            active = undefined
+          }
           sut.actor.send(event)
         } else if (event.type === 'ws.ping') {
           if (active === event.connectionId) expected.push(`pong(${event.ts})->${active}`)
