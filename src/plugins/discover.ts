@@ -1,0 +1,119 @@
+/**
+ * Plugin discovery: global npm packages (`bridge-plugin-*`, `@<scope>/bridge-plugin-*` under `npm root -g`,
+ * skipped with BRIDGE_SKIP_REGISTRY_DISCOVERY=1) and the `localPlugins` folders of config.json. A
+ * local plugin overrides a package of the same name. One broken plugin never stops the others: it
+ * lands in `failedPlugins` (or `discoveryErrors` when a whole source failed) with what to fix.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { resolveLocalPluginPath } from '../config/localPlugins'
+import type { DiscoveryError, FailedPlugin, PluginSource } from '../protocol/manifest'
+import { syncAdapterFiles } from './adapterFiles'
+import { loadPlugin, type PluginBuild } from './loadPlugin'
+import { npmGlobalRoot } from './npmRoot'
+import type { PluginRegistrySnapshot } from './types'
+
+export interface DiscoverOptions {
+  configDir: string
+  /** Only `localPlugins` is read. */
+  config: { localPlugins: readonly string[] }
+  env: NodeJS.ProcessEnv
+}
+
+const PACKAGE_PREFIX = 'bridge-plugin-'
+
+export async function discoverPlugins({
+  configDir,
+  config,
+  env,
+}: DiscoverOptions): Promise<PluginRegistrySnapshot> {
+  const failedPlugins: FailedPlugin[] = []
+  const discoveryErrors: DiscoveryError[] = []
+  const chosen = new Map<string, PluginBuild>()
+
+  const take = (dirs: string[], source: PluginSource) => {
+    const seen = new Map<string, string>()
+    for (const dir of dirs) {
+      const result = loadPlugin(dir, source)
+      if (!result.ok) {
+        failedPlugins.push({ path: dir, error: result.error })
+        continue
+      }
+      const { name } = result.value.plugin
+      const first = seen.get(name)
+      if (first !== undefined) {
+        failedPlugins.push({
+          path: dir,
+          error: `another ${source} plugin already uses the name "${name}" (${first}); remove or rename one`,
+        })
+        continue
+      }
+      seen.set(name, dir)
+      // Locals are taken after packages, so a local plugin replaces a package of the same name.
+      chosen.set(name, result.value)
+    }
+  }
+
+  if (env.BRIDGE_SKIP_REGISTRY_DISCOVERY !== '1') {
+    try {
+      const root = await npmGlobalRoot(env)
+      take(packageDirs(root), 'npm')
+    } catch (error) {
+      discoveryErrors.push({
+        source: 'npm',
+        message: `could not list global npm packages (${error instanceof Error ? error.message : String(error)}); package plugins were skipped. Check that npm works, or set BRIDGE_SKIP_REGISTRY_DISCOVERY=1`,
+      })
+    }
+  }
+  const localDirs = [...new Set(config.localPlugins.map((entry) => resolveLocalPluginPath(entry, configDir)))]
+  take(localDirs, 'local')
+
+  const plugins = [...chosen.values()].map((b) => b.plugin).sort((a, b) => a.name.localeCompare(b.name))
+  try {
+    syncAdapterFiles(
+      configDir,
+      new Map(
+        [...chosen].map(([name, b]) => [
+          name,
+          { file: b.plugin.adapterFile, bytes: b.adapter, hash: b.plugin.adapterHash },
+        ]),
+      ),
+    )
+  } catch (error) {
+    discoveryErrors.push({
+      source: 'config',
+      path: configDir,
+      message: `could not write adapter files under ${configDir}/extension/adapters (${error instanceof Error ? error.message : String(error)})`,
+    })
+  }
+  return { plugins, failedPlugins, discoveryErrors }
+}
+
+/** `<root>/bridge-plugin-*` and `<root>/@<scope>/bridge-plugin-*` folders (symlinks followed: npm link). */
+function packageDirs(root: string): string[] {
+  const dirs: string[] = []
+  for (const entry of list(root)) {
+    if (entry.startsWith('@')) {
+      for (const inner of list(join(root, entry)))
+        if (inner.startsWith(PACKAGE_PREFIX) && isDir(join(root, entry, inner)))
+          dirs.push(join(root, entry, inner))
+    } else if (entry.startsWith(PACKAGE_PREFIX) && isDir(join(root, entry))) dirs.push(join(root, entry))
+  }
+  return dirs.sort()
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}

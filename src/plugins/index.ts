@@ -1,0 +1,3 @@
+export { discoverPlugins, type DiscoverOptions } from './discover'
+export { emptySnapshot, findPlugin, findTool, pluginToolNames, splitToolName } from './registry'
+export type { InputCheck, LoadedPlugin, PluginRegistrySnapshot } from './types'

@@ -1,0 +1,104 @@
+/**
+ * Loads one plugin folder's build: `dist/tools.json` checked against PluginManifest and the name
+ * rules, `dist/adapter.iife.js` read and hashed, input validators compiled. Every failure is a
+ * message that tells the user what to fix; nothing here throws.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  PLUGIN_NAME_PATTERN,
+  RESERVED_PLUGIN_NAMES,
+  SDK_VERSION,
+  TOOL_NAME_PATTERN,
+} from '../protocol/constants'
+import type { PluginManifest } from '../protocol/manifest'
+import { type PluginSource } from '../protocol/manifest'
+import { iconSvgProblem } from './iconSvg'
+import { checkManifestShape } from './manifestShape'
+import { compileValidators } from './validators'
+import type { LoadedPlugin } from './types'
+
+export const ADAPTER_MAX_BYTES = 5 * 1024 * 1024
+
+export interface PluginBuild {
+  plugin: LoadedPlugin
+  adapter: Buffer
+}
+
+export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }
+
+export function loadPlugin(dir: string, source: PluginSource): LoadResult {
+  const fail = (error: string): LoadResult => ({ ok: false, error })
+  const rebuild =
+    source === 'local' ? `run "bridge-plugin build" in ${dir}` : 'reinstall or update the package'
+  if (!existsSync(dir)) return fail(`folder does not exist; remove it from localPlugins or restore it`)
+  if (!statSync(dir).isDirectory()) return fail('not a folder; localPlugins lists plugin folders')
+  const toolsFile = join(dir, 'dist', 'tools.json')
+  const adapterPath = join(dir, 'dist', 'adapter.iife.js')
+  if (!existsSync(toolsFile)) return fail(`not built: dist/tools.json is missing; ${rebuild}`)
+  if (!existsSync(adapterPath)) return fail(`not built: dist/adapter.iife.js is missing; ${rebuild}`)
+
+  let raw: unknown
+  try {
+    raw = JSON.parse(readFileSync(toolsFile, 'utf8'))
+  } catch (error) {
+    return fail(
+      `dist/tools.json is not valid JSON (${error instanceof Error ? error.message : String(error)}); ${rebuild}`,
+    )
+  }
+  const shape = checkManifestShape(raw)
+  if (!shape.ok) return fail(`dist/tools.json ${shape.message}; ${rebuild}`)
+  const manifest: PluginManifest = shape.value
+
+  if (!PLUGIN_NAME_PATTERN.test(manifest.name))
+    return fail(
+      `plugin name "${manifest.name}" is invalid (lowercase letters and digits joined by single hyphens)`,
+    )
+  if (RESERVED_PLUGIN_NAMES.includes(manifest.name))
+    return fail(`plugin name "${manifest.name}" is reserved; rename the plugin`)
+  const major = (v: string) => v.split('.')[0]
+  if (manifest.sdkVersion !== null && major(manifest.sdkVersion) !== major(SDK_VERSION))
+    return fail(`built with SDK ${manifest.sdkVersion}, but this bridge runs SDK ${SDK_VERSION}; ${rebuild}`)
+  const names = new Set<string>()
+  for (const tool of manifest.tools) {
+    if (!TOOL_NAME_PATTERN.test(tool.name))
+      return fail(
+        `tool name "${tool.name}" is invalid (lowercase words joined by underscores, e.g. list_notes)`,
+      )
+    if (names.has(tool.name)) return fail(`two tools are named "${tool.name}"`)
+    names.add(tool.name)
+  }
+  if (manifest.iconSvg !== undefined) {
+    const problem = iconSvgProblem(manifest.iconSvg)
+    if (problem) return fail(`${problem}; fix the icon and ${rebuild}`)
+  }
+
+  const size = statSync(adapterPath).size
+  if (size > ADAPTER_MAX_BYTES)
+    return fail(`dist/adapter.iife.js is larger than ${ADAPTER_MAX_BYTES / 1024 / 1024} MB`)
+  const adapter = readFileSync(adapterPath)
+  const validators = compileValidators(manifest.tools)
+  if (!validators.ok) return fail(`${validators.message}; fix the schema and ${rebuild}`)
+
+  return {
+    ok: true,
+    value: {
+      adapter,
+      plugin: {
+        name: manifest.name,
+        displayName: manifest.displayName,
+        version: manifest.version,
+        source,
+        path: dir,
+        sdkVersion: manifest.sdkVersion,
+        urlPatterns: manifest.urlPatterns,
+        ...(manifest.iconSvg !== undefined ? { iconSvg: manifest.iconSvg } : {}),
+        tools: manifest.tools,
+        adapterFile: `${manifest.name}.js`,
+        adapterHash: createHash('sha256').update(adapter).digest('hex'),
+        validate: validators.value,
+      },
+    },
+  }
+}
