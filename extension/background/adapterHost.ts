@@ -108,13 +108,18 @@ export async function invokeAdapter(
           | undefined
         if (!adapter || typeof adapter.invoke !== 'function')
           return { ok: false, error: { code: 'tab_unavailable', message: 'the plugin adapter is not loaded in this tab' } }
+        let result: AdapterResult
         try {
           const out = await adapter.invoke(name, args, id)
           // Results cross into the extension by structured clone; JSON keeps them plain data.
-          return JSON.parse(JSON.stringify(out ?? { ok: true, output: null })) as AdapterResult
+          result = JSON.parse(JSON.stringify(out ?? { ok: true, output: null })) as AdapterResult
         } catch (err) {
-          return { ok: false, error: { code: 'tool_error', message: err instanceof Error ? err.message : String(err) } }
+          result = { ok: false, error: { code: 'tool_error', message: err instanceof Error ? err.message : String(err) } }
         }
+        // A marker after the tool's last progress event: the relay keeps the order, so once the
+        // service worker sees it, every progress report of this call has arrived before the result.
+        globalThis.postMessage({ source: 'bridge-adapter', kind: 'flush', plugin: key.slice(key.indexOf(':') + 1), dispatchId: id }, '*')
+        return result
       },
     }),
   )

@@ -135,6 +135,7 @@ export class BackgroundApp {
       return dispatchTool(params as DispatchParams, this.tracker, {
         progress: (dispatchId, progress, total, message) => this.sendProgress(dispatchId, progress, total, message),
         log: (plugin, level, message, data) => this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+        beforeResult: () => this.logs.flush(),
       })
     if (method === 'plugin.uninstall') {
       this.tracker.removePlugin((params as { name: string }).name)
@@ -151,7 +152,10 @@ export class BackgroundApp {
     if (typeof event !== 'object' || event === null) return
     const e = event as Record<string, unknown>
     if (typeof e.plugin !== 'string' || !this.tracker.tabMatches(tabId, e.plugin)) return
-    if (e.kind === 'progress' && typeof e.dispatchId === 'string' && typeof e.progress === 'number') {
+    if (e.kind === 'flush' && typeof e.dispatchId === 'string') {
+      const run = runningDispatches.get(e.dispatchId)
+      if (run?.tabId === tabId && run.plugin === e.plugin) run.flushed?.()
+    } else if (e.kind === 'progress' && typeof e.dispatchId === 'string' && typeof e.progress === 'number') {
       // Only the tab that runs the call may report its progress.
       const run = runningDispatches.get(e.dispatchId)
       if (!run || run.tabId !== tabId || run.plugin !== e.plugin) return

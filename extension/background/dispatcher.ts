@@ -23,10 +23,15 @@ export interface DispatchParams {
 export interface DispatchHooks {
   progress(dispatchId: string, progress: number, total?: number, message?: string): void
   log(plugin: string, level: LogLevel, message: string, data?: unknown): void
+  /** Right before the answer leaves: sends pending plugin logs of the call ahead of it. */
+  beforeResult(): void
 }
 
 /** dispatchId -> where it runs; progress events are accepted only from that tab. */
-export const runningDispatches = new Map<string, { plugin: string; tabId: number | null }>()
+export const runningDispatches = new Map<string, { plugin: string; tabId: number | null; flushed?: () => void }>()
+
+/** How long a finished call waits for its flush marker (its last progress events) from the page. */
+const FLUSH_WAIT_MS = 500
 
 const toolError = (message: string, data: ToolErrorData): RpcError => new RpcError(JsonRpcErrorCode.toolError, message, data)
 
@@ -58,9 +63,16 @@ export async function dispatchTool(params: DispatchParams, tracker: TabTracker, 
       tracker.setReady(tabId, plugin.name, false)
       continue
     }
-    runningDispatches.set(params.dispatchId, { plugin: plugin.name, tabId })
+    let flushed = (): void => undefined
+    const flushMarker = new Promise<void>((resolve) => {
+      flushed = resolve
+      setTimeout(resolve, FLUSH_WAIT_MS)
+    })
+    runningDispatches.set(params.dispatchId, { plugin: plugin.name, tabId, flushed })
     try {
       const result = await invokeAdapter(tabId, plugin.name, params.tool, params.input, params.dispatchId)
+      await flushMarker
+      hooks.beforeResult()
       if (result.ok) return { output: result.output }
       const { code, message, category, retryable } = result.error
       throw toolError(message, { code: code || 'tool_error', ...(category ? { category } : {}), ...(retryable !== undefined ? { retryable } : {}) })
@@ -87,6 +99,7 @@ async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise
       progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
       log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
     })
+    hooks.beforeResult()
     return { output }
   } catch (err) {
     const e = (typeof err === 'object' && err !== null ? err : {}) as Partial<Record<'code' | 'message' | 'category', unknown>> & {

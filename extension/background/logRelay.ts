@@ -43,6 +43,7 @@ export class LogRelay {
   }
 
   flush(): void {
+    if (this.timer) clearTimeout(this.timer)
     this.timer = null
     while (this.queue.length) {
       const batch = this.queue.slice(0, MAX_BATCH)

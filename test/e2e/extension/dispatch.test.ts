@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoSite } from '../../../examples/demo-site/server.mjs'
+import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
+import { startTinyDaemon, type Frame, type TinyDaemon } from './tinyDaemon'
+
+// Tab tracking and tool dispatch in real Chromium with the example notes plugin (built with
+// bridge-plugin) on the demo site, against a scripted daemon that records what the extension sends.
+describe('extension tabs and dispatch', () => {
+  const secret = randomBytes(32).toString('hex')
+  let daemon: TinyDaemon
+  let browser: BrowserHarness
+  let plugin: BuiltPlugin
+  let site: { url: string; close: () => Promise<void> }
+
+  beforeAll(async () => {
+    plugin = await buildFixturePlugin()
+    site = await startDemoSite({ port: 0 })
+    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('auto')] })
+    browser = await launchBrowser({ port: daemon.port, secret })
+    plugin.installAdapter(browser.extensionDir)
+    await daemon.waitFor((f) => f.method === 'tab.syncAll')
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await daemon?.close()
+    await site?.close()
+    plugin?.remove()
+  })
+
+  const lastState = (): Frame | undefined => daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)
+  const stateOf = () => (lastState()?.params as { state?: string } | undefined)?.state
+  const tabsOf = () => (lastState()?.params as { tabs: Array<{ tabId: number; url: string; ready: boolean }> } | undefined)?.tabs ?? []
+  let dispatchSeq = 0
+  const dispatch = (tool: string, input: unknown, extra: Record<string, unknown> = {}) =>
+    daemon.request('tool.dispatch', { dispatchId: `d${++dispatchSeq}`, plugin: 'notes', tool, input, ...extra })
+
+  let first: Page
+  it('reports the plugin closed, then unavailable on a signed-out page, then ready after login', async () => {
+    const sync = daemon.frames.find((f) => f.method === 'tab.syncAll')
+    expect(sync?.params).toEqual({ plugins: { notes: { state: 'closed', tabs: [] } } })
+    first = await browser.newPage(site.url)
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('unavailable')
+    await first.goto(`${site.url}/login?user=alice`)
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
+    const { tabs } = lastState()?.params as { tabs: Array<{ url: string; title: string; ready: boolean }> }
+    expect(tabs).toHaveLength(1)
+    expect(tabs[0]).toMatchObject({ url: `${site.url}/`, ready: true })
+  })
+
+  it('runs a tool in the page and returns its output', async () => {
+    const answer = await dispatch('whoami', {})
+    expect(answer.result).toEqual({ output: { user: 'alice' } })
+  })
+
+  it('relays progress of the running call and batched plugin logs', async () => {
+    const since = daemon.frames.length
+    const answer = await dispatch('slow_count', { to: 3, stepMs: 0 })
+    expect(answer.result).toEqual({ output: { counted: 3 } })
+    const id = `d${dispatchSeq}`
+    await daemon.waitFor((f) => f.method === 'tool.progress' && (f.params as { progress: number }).progress === 3, 5_000, since)
+    const frames = daemon.frames.slice(since)
+    const answerAt = frames.findIndex((f) => f.id === answer.id && f.method === undefined)
+    // Every progress report reaches the daemon before the result.
+    expect(frames.findLastIndex((f) => f.method === 'tool.progress')).toBeLessThan(answerAt)
+    const progress = frames.filter((f) => f.method === 'tool.progress').map((f) => f.params)
+    expect(progress).toEqual([
+      { dispatchId: id, progress: 1, total: 3, message: 'counted 1 of 3' },
+      { dispatchId: id, progress: 2, total: 3, message: 'counted 2 of 3' },
+      { dispatchId: id, progress: 3, total: 3, message: 'counted 3 of 3' },
+    ])
+    const log = await daemon.waitFor((f) => f.method === 'plugin.log', 5_000, since)
+    expect((log.params as { entries: unknown[] }).entries).toContainEqual(
+      expect.objectContaining({ plugin: 'notes', level: 'debug', message: 'done counting', data: { to: 3 } }),
+    )
+  })
+
+  it('returns a tool failure as -32003 with the plugin’s code and category', async () => {
+    const answer = await dispatch('delete_note', { id: 999 })
+    expect(answer.error?.code).toBe(-32003)
+    expect(answer.error?.message).toContain('there is no note 999')
+    expect(answer.error?.data).toEqual({ code: 'no_such_note', category: 'not_found', retryable: false })
+  })
+
+  it('runs in the active tab first and falls back to the next ready tab when that one turns out not ready', async () => {
+    // Cookies are per host: the same site on localhost is signed in as another user, so the answer
+    // says which tab ran the call.
+    const second = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
+    await expect.poll(() => tabsOf().length, { timeout: 10_000 }).toBe(2)
+    await expect.poll(() => tabsOf().every((t) => t.ready), { timeout: 10_000 }).toBe(true)
+    await first.bringToFront()
+    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    await second.bringToFront()
+    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
+    await first.bringToFront()
+    // The active tab stops being ready without a navigation the extension could notice.
+    await first.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
+    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
+    const firstUrl = `${site.url}/`
+    await expect.poll(() => tabsOf().find((t) => t.url === firstUrl)?.ready).toBe(false)
+    await second.close()
+  })
+
+  it('answers -32002 when matching tabs exist but none is ready, and -32001 when none is open', async () => {
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('unavailable')
+    const unavailable = await dispatch('whoami', {})
+    expect(unavailable.error?.code).toBe(-32002)
+    expect(unavailable.error?.message).toContain('not ready')
+    await first.close()
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('closed')
+    const closed = await dispatch('whoami', {})
+    expect(closed.error?.code).toBe(-32001)
+    expect(closed.error?.message).toContain('no open tab matches Demo Notes')
+  })
+})

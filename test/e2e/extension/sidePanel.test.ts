@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoSite } from '../../../examples/demo-site/server.mjs'
+import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
+import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
+
+// The side panel as the user sees it: approvals (queued, badge, decisions), plugin cards with tab
+// state and permission controls, against a scripted daemon that records the extension's messages.
+describe('side panel', () => {
+  const secret = randomBytes(32).toString('hex')
+  let daemon: TinyDaemon
+  let browser: BrowserHarness
+  let plugin: BuiltPlugin
+  let site: { url: string; close: () => Promise<void> }
+  let panel: Page
+
+  beforeAll(async () => {
+    plugin = await buildFixturePlugin()
+    site = await startDemoSite({ port: 0 })
+    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('ask')] })
+    daemon.answers.set('config.setPluginPermission', () => ({ ok: true }))
+    daemon.answers.set('config.setToolPermission', () => ({ ok: true }))
+    browser = await launchBrowser({ port: daemon.port, secret })
+    plugin.installAdapter(browser.extensionDir)
+    await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    panel = await browser.openSidePanel()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await daemon?.close()
+    await site?.close()
+    plugin?.remove()
+  })
+
+  // The worker's global `chrome` is not in the Node typings: evaluate the expression as text.
+  const badge = async (): Promise<unknown> => (await browser.serviceWorker()).evaluate('chrome.action.getBadgeText({})')
+  const request = (id: string, tool: string, params: unknown) =>
+    daemon.notify('confirmation.request', { id, plugin: 'notes', tool, params, expiresAt: Date.now() + 60_000 })
+
+  it('shows each plugin with its tab state, tool count, source and version', async () => {
+    const card = panel.getByTestId('plugin-notes')
+    await expect.poll(() => card.getByTestId('tab-state').textContent()).toBe('No tab open')
+    expect(await card.getByTestId('tool-count').textContent()).toBe('5 tools')
+    expect(await card.getByTestId('plugin-source').textContent()).toBe('local')
+    expect(await card.textContent()).toContain('Demo Notes 0.1.0')
+    const tab = await browser.newPage(`${site.url}/login?user=carol`)
+    await expect.poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 }).toBe('ready')
+    expect(await card.getByTestId('tab-state').textContent()).toBe('Ready')
+    await tab.close()
+    await expect.poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 }).toBe('closed')
+  })
+
+  it('queues approval requests with plugin, tool and arguments, and counts them on the badge', async () => {
+    request('c1', 'create_note', { title: 'Groceries', body: 'milk' })
+    request('c2', 'delete_note', { id: 7 })
+    const cards = panel.getByTestId('approval')
+    await expect.poll(() => cards.count()).toBe(2)
+    expect(await panel.getByTestId('approval-count').textContent()).toBe('2')
+    expect(await cards.nth(0).getByTestId('approval-plugin').textContent()).toBe('Demo Notes')
+    expect(await cards.nth(0).getByTestId('approval-tool').textContent()).toBe('notes_create_note')
+    expect(JSON.parse((await cards.nth(0).getByTestId('approval-params').textContent()) ?? '')).toEqual({ title: 'Groceries', body: 'milk' })
+    expect(await cards.nth(1).getByTestId('approval-tool').textContent()).toBe('notes_delete_note')
+    expect(await badge()).toBe('2')
+  })
+
+  it('sends the user’s decisions: allow once, deny, always allow', async () => {
+    await panel.locator('[data-approval-id="c1"]').getByTestId('approve-once').click()
+    const once = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c1')
+    expect(once.params).toEqual({ id: 'c1', decision: 'allow_once' })
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
+    expect(await badge()).toBe('1')
+
+    await panel.locator('[data-approval-id="c2"]').getByTestId('deny').click()
+    const deny = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c2')
+    expect(deny.params).toEqual({ id: 'c2', decision: 'deny' })
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
+    expect(await badge()).toBe('')
+
+    request('c3', 'whoami', {})
+    await panel.locator('[data-approval-id="c3"]').getByTestId('approve-always').click()
+    const always = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c3')
+    expect(always.params).toEqual({ id: 'c3', decision: 'allow_always' })
+  })
+
+  it('drops a request the daemon cancels, and one that expires', async () => {
+    request('c4', 'whoami', {})
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
+    daemon.notify('confirmation.cancel', { id: 'c4', reason: 'the call was cancelled' })
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
+    daemon.notify('confirmation.request', { id: 'c5', plugin: 'notes', tool: 'whoami', params: {}, expiresAt: Date.now() + 800 })
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
+    await expect.poll(() => panel.getByTestId('approval').count(), { timeout: 5_000 }).toBe(0)
+    expect(daemon.frames.some((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c5')).toBe(false)
+  })
+
+  it('changes the plugin and per-tool permissions through the daemon', async () => {
+    const card = panel.getByTestId('plugin-notes')
+    expect(await card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('ask')
+    await card.getByTestId('plugin-permission-auto').click()
+    const plug = await daemon.waitFor((f) => f.method === 'config.setPluginPermission')
+    expect(plug.params).toEqual({ plugin: 'notes', permission: 'auto' })
+    await card.getByTestId('toggle-tools').click()
+    await card.getByTestId('tool-delete_note').getByTestId('tool-permission-off').click()
+    const tool = await daemon.waitFor((f) => f.method === 'config.setToolPermission')
+    expect(tool.params).toEqual({ plugin: 'notes', tool: 'delete_note', permission: 'off' })
+    // The panel shows what the daemon says, not what was clicked: it changes with plugins.changed.
+    daemon.notify('plugins.changed', { plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }], failedPlugins: [] })
+    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
+    expect(await card.getByTestId('review-needed').textContent()).toContain('version 0.2.0')
+  })
+})
