@@ -8,6 +8,7 @@ import { BRIDGE_VERSION, PROTOCOL_VERSION } from '../../src/protocol/constants'
 import type { ClientRequestName, FailedPlugin, PluginState, ServerNotifications, ToolState } from '../../src/protocol'
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
+import { configureBuiltins, recordExtensionLog } from '../builtins'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
 import { dispatchTool, runningDispatches, type DispatchParams } from './dispatcher'
@@ -57,10 +58,25 @@ export class BackgroundApp {
         this.running.clear()
         this.panels.publish()
       },
-      onStatus: () => this.panels.publish(),
+      onStatus: (view) => {
+        recordExtensionLog(view.status === 'connected' || view.status === 'connecting' ? 'info' : 'warning', `connection: ${view.message}`)
+        this.panels.publish()
+      },
       onNotification: (method, params) => this.onNotification(method, params),
       onRequest: (method, params) => this.onRequest(method, params),
-      onProblem: (message) => console.warn(`[bridge] ${message}`),
+      onProblem: (message) => recordExtensionLog('warning', `daemon message ignored: ${message}`),
+    })
+    configureBuiltins({
+      getState: () => {
+        const s = this.panelState()
+        return {
+          connection: { status: s.connection.status, message: s.connection.message, port: s.connection.port, serverVersion: s.connection.serverVersion },
+          skipPermissions: s.skipPermissions,
+          plugins: s.plugins.map((p) => ({ name: p.name, version: p.version, tabState: p.tabState, tabs: p.tabs })),
+          approvalsWaiting: s.approvals.length,
+          running: s.running.length,
+        }
+      },
     })
     this.ready = this.tracker.load().then(() => this.connection.ensure())
   }
@@ -236,7 +252,7 @@ export class BackgroundApp {
       skipPermissions: this.skipPermissions,
       plugins: this.tracker.pluginList().map((p) => {
         const { state, tabs } = this.tracker.pluginTabs(p.name)
-        return { ...p, tabState: state, tabs }
+        return { ...p, tabState: state, tabs, staleTabIds: this.tracker.staleTabs(p.name) }
       }),
       browserTools: this.browserTools,
       failedPlugins: this.failedPlugins,

@@ -87,7 +87,9 @@ export async function dispatchTool(params: DispatchParams, tracker: TabTracker, 
   }
   throw new RpcError(
     JsonRpcErrorCode.tabUnavailable,
-    `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
+    tracker.staleTabs(plugin.name).length > 0
+      ? `${label} was updated: reload its tab so the new version of the plugin runs there, then try again`
+      : `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
   )
 }
 

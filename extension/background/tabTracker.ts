@@ -29,6 +29,13 @@ export class TabTracker {
   private readonly ready = new Map<string, boolean>()
   /** `${tabId}:${plugin}` -> adapterHash injected into that document. */
   private readonly injected = new Map<string, string>()
+  /**
+   * Pairs whose page still runs an older adapter build. A page keeps the first adapter registered
+   * under a name, so a new build needs a reload of the tab; until then the tab counts as not ready.
+   */
+  private readonly stale = new Set<string>()
+  /** Plugins whose tabs are reloaded on a new build (dev mode `plugin.update`), not just marked. */
+  private readonly reloadOnNewBuild = new Set<string>()
   private readonly probing = new Map<string, Promise<void>>()
   private readonly reported = new Map<string, string>()
   private focusedWindowId = -1
@@ -58,10 +65,16 @@ export class TabTracker {
     await this.refreshAll()
   }
 
-  /** plugin.update: one plugin changed (a new adapter build re-injects). */
+  /** plugin.update (dev mode): one plugin was rebuilt; tabs running the old build reload. */
   async updatePlugin(p: PluginState): Promise<void> {
     this.plugins.set(p.name, p)
+    this.reloadOnNewBuild.add(p.name)
     await this.refreshAll()
+  }
+
+  /** Tabs of a plugin that need a reload to run its current build. */
+  staleTabs(plugin: string): number[] {
+    return [...this.stale].filter((k) => k.endsWith(`:${plugin}`)).map((k) => Number(k.slice(0, k.indexOf(':'))))
   }
 
   removePlugin(name: string): void {
@@ -69,6 +82,8 @@ export class TabTracker {
     this.reported.delete(name)
     for (const k of [...this.ready.keys()]) if (k.endsWith(`:${name}`)) this.ready.delete(k)
     for (const k of [...this.injected.keys()]) if (k.endsWith(`:${name}`)) this.injected.delete(k)
+    for (const k of [...this.stale]) if (k.endsWith(`:${name}`)) this.stale.delete(k)
+    this.reloadOnNewBuild.delete(name)
   }
 
   /** State of one plugin's tabs as reported to the daemon. */
@@ -237,11 +252,17 @@ export class TabTracker {
     try {
       const known = this.injected.get(k)
       const present = await hasAdapter(tabId, p.name)
-      // After a worker restart `known` is empty but the page kept its adapter: trust it.
-      if (!present || (known !== undefined && known !== p.adapterHash)) {
+      if (!present) {
         if (await injectAdapter(tabId, p.name, p.adapterFile)) this.injected.set(k, p.adapterHash)
-      } else if (known === undefined) this.injected.set(k, p.adapterHash)
-      ready = (await probeReady(tabId, p.name)) === true
+        this.stale.delete(k)
+      } else if (known === undefined) {
+        // After a worker restart `known` is empty but the page kept its adapter: trust it.
+        this.injected.set(k, p.adapterHash)
+      } else if (known !== p.adapterHash) {
+        this.stale.add(k)
+        if (this.reloadOnNewBuild.has(p.name)) void chrome.tabs.reload(tabId).catch(() => undefined)
+      }
+      ready = !this.stale.has(k) && (await probeReady(tabId, p.name)) === true
     } catch (err) {
       // Pages the extension may not script (the store, error pages) or a tab closing mid-probe.
       if (err instanceof TabGoneError) this.forgetDocument(tabId)
@@ -253,6 +274,7 @@ export class TabTracker {
   private forgetDocument(tabId: number): void {
     for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
     for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
+    for (const k of [...this.stale]) if (k.startsWith(`${tabId}:`)) this.stale.delete(k)
   }
 
   emitChanges(): void {

@@ -52,6 +52,8 @@ export interface ApprovalView {
 export interface PluginView extends PluginState {
   tabState: TabStateName
   tabs: TabInfo[]
+  /** Tabs still running an older build of the adapter: they need a reload. */
+  staleTabIds: number[]
 }
 
 export interface RunningView {

@@ -109,6 +109,12 @@ function PluginCard({ plugin: p, connected, onError }: { plugin: PluginView; con
           {p.tabs.map((t) => (
             <li key={t.tabId} data-ready={String(t.ready)}>
               {t.ready ? '●' : '○'} {t.title || t.url}
+              {p.staleTabIds.includes(t.tabId) && (
+                <span class="warning-text" data-testid="stale-tab">
+                  {' '}
+                  (plugin updated: reload this tab)
+                </span>
+              )}
             </li>
           ))}
         </ul>

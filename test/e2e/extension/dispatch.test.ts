@@ -114,4 +114,31 @@ describe('extension tabs and dispatch', () => {
     expect(closed.error?.code).toBe(-32001)
     expect(closed.error?.message).toContain('no open tab matches Demo Notes')
   })
+
+  it('keeps a tab that runs an older plugin build out of dispatch until it reloads', async () => {
+    const tab = await browser.newPage(`${site.url}/`)
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
+    daemon.notify('plugins.changed', { plugins: [{ ...plugin.state('auto'), adapterHash: 'b'.repeat(64) }], failedPlugins: [] })
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('unavailable')
+    const answer = await dispatch('whoami', {})
+    expect(answer.error?.code).toBe(-32002)
+    expect(answer.error?.message).toContain('reload its tab')
+    await tab.reload()
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
+    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    await tab.close()
+  })
+
+  it('reloads the tabs of a plugin rebuilt in dev mode (plugin.update)', async () => {
+    const tab = await browser.newPage(`${site.url}/`)
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
+    await tab.evaluate(() => ((window as unknown as { beforeUpdate: boolean }).beforeUpdate = true))
+    daemon.notify('plugin.update', { ...plugin.state('auto'), adapterHash: 'c'.repeat(64) })
+    await expect
+      .poll(() => tab.evaluate(() => (window as unknown as { beforeUpdate?: boolean }).beforeUpdate ?? false), { timeout: 10_000 })
+      .toBe(false)
+    await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
+    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    await tab.close()
+  })
 })
