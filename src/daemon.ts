@@ -7,6 +7,7 @@ import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
 import { bridgePaths, type BridgePaths } from './config/paths'
+import { resolvePermission } from './config/permissions'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
@@ -14,7 +15,8 @@ import { createFront } from './http/front'
 import { emptyAuditSummary, type HealthPayload } from './http/health'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
-import { BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
+import { BROWSER_TOOLS } from './tools'
+import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
 
 const logger = log.withTag('daemon')
 
@@ -25,7 +27,7 @@ export interface DaemonOptions {
   mode: 'dev' | 'production'
   /** BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
   skipPermissionsEnv: boolean
-  /** Built-in browser tools (name etc.); empty until src/tools provides them. */
+  /** Built-in browser tools; default: every tool of src/tools. */
   browserTools?: () => readonly { name: string }[]
 }
 
@@ -58,10 +60,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   system.start()
   const configStore = createConfigStore(system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>)
 
-  const browserTools = options.browserTools ?? (() => [])
+  const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
+  const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
   let port = 0
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
+    const { permissions } = configStore.get()
+    const isOff = (tool: string) => resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) === 'off'
     return {
       status: 'ok',
       version: BRIDGE_VERSION,
@@ -78,8 +83,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       browserToolCount: browserToolNames.length,
       pluginToolCount: 0,
       browserToolNames,
-      disabledBrowserTools: [],
-      skipPermissions: options.skipPermissionsEnv || configStore.get().skipPermissions === true,
+      disabledBrowserTools: browserToolNames.filter(isOff),
+      skipPermissions: skipPermissions(),
       uptime: Math.floor((Date.now() - startedAt) / 1000),
       reloadCount: 0,
       lastReloadTimestamp: 0,
@@ -91,7 +96,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
   }
 
-  const routes = createRoutes({ getHealth, wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws` })
+  const routes = createRoutes({
+    getHealth,
+    wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
+    // Until the extension connection actor is wired in, an authenticated socket is told to come back later.
+    openExtensionSocket: (socket) => socket.close(1013, 'extension connection is not available yet'),
+  })
   const front = createFront({ routes, port: () => port, secret: () => files.secret, maxBodyBytes: HTTP_MAX_BODY_BYTES })
   const engine = createEngine(options.engine, {
     handler: front.handle,

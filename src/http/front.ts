@@ -92,6 +92,11 @@ export function createFront(options: FrontOptions): Front {
 
 function failure(error: unknown, request: Request): Response {
   if (isBridgeError(error) && error.code in HTTP_STATUS_BY_CODE) return errorResponse(error.code as HttpErrorCode, error.message)
+  // A client that went away mid-request is not a server fault.
+  if (request.signal.aborted) {
+    logger.debug(`${request.method} ${new URL(request.url).pathname} abandoned by the client`)
+    return errorResponse('bad_request', 'request aborted')
+  }
   logger.error(`${request.method} ${new URL(request.url).pathname} failed:`, error)
   return errorResponse('internal_error', 'internal error; see server.log')
 }

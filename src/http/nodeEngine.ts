@@ -26,6 +26,8 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    // node checks both timeouts on this interval (default 30 s, too coarse for a 10 s header limit).
+    connectionsCheckingInterval: 1_000,
   })
   server.maxConnections = limits.maxConnections
 

@@ -215,15 +215,20 @@ async function send(ex: Exchange, response: Response): Promise<void> {
   }
   const reader = response.body.getReader()
   ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true })
-  const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const)
-  if (ex.aborted) return
-  if (first.done) {
-    res.cork(() => (head(), res.end(undefined, closeAfter)))
-    return
-  }
-  // A single-chunk body (most JSON answers) goes out in one write with a Content-Length.
   let ok = true
-  res.cork(() => (head(), (ok = res.write(first.value))))
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // uWS sends the header block only together with body bytes. An event stream may stay silent for
+    // long, so open it with an SSE comment line (ignored by every SSE parser) to deliver the headers now.
+    res.cork(() => (head(), (ok = res.write(': stream open\n\n'))))
+  } else {
+    const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const)
+    if (ex.aborted) return
+    if (first.done) {
+      res.cork(() => (head(), res.end(undefined, closeAfter)))
+      return
+    }
+    res.cork(() => (head(), (ok = res.write(first.value))))
+  }
   try {
     for (;;) {
       if (!ok) await writable(ex)
@@ -242,7 +247,9 @@ async function send(ex: Exchange, response: Response): Promise<void> {
 function writable(ex: Exchange): Promise<void> {
   return new Promise((resolve) => {
     if (ex.aborted) return resolve()
-    ex.res.onWritable(() => (resolve(), true))
+    // Resume on the next turn: uWS clears the handler after this callback returns, which would wipe a
+    // handler registered by code that ran in the callback's microtasks.
+    ex.res.onWritable(() => (setImmediate(resolve), true))
     ex.aborter.signal.addEventListener('abort', () => resolve(), { once: true })
   })
 }

@@ -1,0 +1,340 @@
+/**
+ * The two engines behind the same front, in this process, on 127.0.0.1: streaming bodies in and
+ * out, client aborts, WebSockets, rate limits, errors and the connection cap. Real sockets and real
+ * clients; only the route table is made up for the test.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import WebSocket from 'ws'
+import { isBridgeError } from '../../../src/errors'
+import { createEngine } from '../../../src/http/createEngine'
+import type { EngineLimits, EngineSocket, HttpEngine } from '../../../src/http/engine'
+import { createFront } from '../../../src/http/front'
+import { createRateLimiter } from '../../../src/http/rateLimit'
+import { jsonResponse } from '../../../src/http/responses'
+import type { Route } from '../../../src/http/route'
+import { ENGINES } from '../../helpers/daemon'
+import { rawRequest } from './rawHttp'
+
+const SECRET = 'a'.repeat(64)
+const MB = 1024 * 1024
+const LIMITS: EngineLimits = {
+  maxBodyBytes: 10 * MB,
+  maxPayloadBytes: 10 * MB,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 256,
+}
+
+interface Served {
+  port: number
+  url: string
+  engine: HttpEngine
+}
+
+const running: HttpEngine[] = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((engine) => engine.stop()))
+})
+
+async function serve(engineName: 'node' | 'uws', routes: Route[], limits: Partial<EngineLimits> = {}): Promise<Served> {
+  let port = 0
+  const all = { ...LIMITS, ...limits }
+  const front = createFront({ routes, port: () => port, secret: () => SECRET, maxBodyBytes: all.maxBodyBytes })
+  const engine = createEngine(engineName, { handler: front.handle, upgrade: front.upgrade, limits: all })
+  running.push(engine)
+  port = (await engine.start({ host: '127.0.0.1', port: 0 })).port
+  return { port, url: `http://127.0.0.1:${port}`, engine }
+}
+
+const auth = { authorization: `Bearer ${SECRET}` }
+const headLines = (port: number, method: string, path: string, extra: string[] = []) => [
+  `${method} ${path} HTTP/1.1`,
+  `Host: 127.0.0.1:${port}`,
+  `Authorization: Bearer ${SECRET}`,
+  ...extra,
+  'Connection: close',
+]
+
+describe.each(ENGINES)('the %s engine', (engineName) => {
+  it('passes a streamed request body through and counts it', async () => {
+    const server = await serve(engineName, [
+      { path: '/echo', auth: 'required', methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) } },
+    ])
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 8; i++) controller.enqueue(new Uint8Array(256 * 1024).fill(i))
+        controller.close()
+      },
+    })
+    // @ts-expect-error duplex is required by Node's fetch for streamed bodies
+    const res = await fetch(`${server.url}/echo`, { method: 'POST', headers: auth, body, duplex: 'half' })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ bytes: 2 * MB })
+  })
+
+  it('refuses a chunked body that grows past the cap with 413 while it streams', async () => {
+    let handlerSawError: unknown
+    const server = await serve(engineName, [
+      {
+        path: '/echo',
+        auth: 'required',
+        methods: {
+          POST: async (req) => {
+            try {
+              await req.arrayBuffer()
+            } catch (error) {
+              handlerSawError = error
+              throw error
+            }
+            return jsonResponse({ ok: true })
+          },
+        },
+      },
+    ])
+    const chunk = Buffer.alloc(MB, 0x62)
+    const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+    const res = await rawRequest(server.port, headLines(server.port, 'POST', '/echo', ['Transfer-Encoding: chunked']), Array(12).fill(framed))
+    expect(res.status).toBe(413)
+    expect(JSON.parse(res.body)).toEqual({ error: { code: 'payload_too_large', message: expect.any(String) } })
+    await vi.waitFor(() => expect(handlerSawError).toBeDefined())
+  })
+
+  it('streams a response chunk by chunk and stops pulling while the client does not read', async () => {
+    let pulled = 0
+    const total = 64 * MB
+    const server = await serve(engineName, [
+      {
+        path: '/stream',
+        auth: 'required',
+        methods: {
+          GET: () =>
+            new Response(
+              new ReadableStream<Uint8Array>({
+                pull(controller) {
+                  if (pulled >= total) return controller.close()
+                  pulled += 64 * 1024
+                  controller.enqueue(new Uint8Array(64 * 1024).fill(0x63))
+                },
+              }, { highWaterMark: 0 }),
+              { headers: { 'content-type': 'application/octet-stream' } },
+            ),
+        },
+      },
+    ])
+    const { connect } = await import('node:net')
+    const socket = connect(server.port, '127.0.0.1')
+    socket.write(`${headLines(server.port, 'GET', '/stream').join('\r\n')}\r\n\r\n`)
+    let received = 0
+    socket.once('data', (first) => {
+      received += first.length
+      socket.pause()
+    })
+    await vi.waitFor(() => expect(received).toBeGreaterThan(0))
+    // Give the server every chance to run ahead, then check that it did not.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(pulled).toBeLessThan(total / 2)
+    const done = new Promise<void>((resolve) => socket.on('end', resolve))
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.resume()
+    await done
+    expect(pulled).toBe(total)
+    expect(received).toBeGreaterThan(total)
+    socket.destroy()
+  })
+
+  it('aborts the request signal and cancels the body when the client goes away mid-stream', async () => {
+    let aborted = false
+    let cancelled = false
+    const server = await serve(engineName, [
+      {
+        path: '/events',
+        auth: 'required',
+        methods: {
+          GET: (req) => {
+            req.signal.addEventListener('abort', () => (aborted = true))
+            return new Response(
+              new ReadableStream<Uint8Array>({
+                start(controller) {
+                  controller.enqueue(new TextEncoder().encode('event: ready\ndata: {}\n\n'))
+                },
+                cancel() {
+                  cancelled = true
+                },
+              }),
+              { headers: { 'content-type': 'text/event-stream' } },
+            )
+          },
+        },
+      },
+    ])
+    const controller = new AbortController()
+    const res = await fetch(`${server.url}/events`, { headers: auth, signal: controller.signal })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const reader = res.body!.getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toContain('event: ready')
+    controller.abort()
+    await vi.waitFor(() => expect(aborted && cancelled).toBe(true))
+  })
+
+  it('delivers the headers of an event stream that has not produced an event yet', async () => {
+    const server = await serve(engineName, [
+      {
+        path: '/quiet',
+        auth: 'required',
+        methods: { GET: () => new Response(new ReadableStream(), { headers: { 'content-type': 'text/event-stream' } }) },
+      },
+    ])
+    const controller = new AbortController()
+    const res = await fetch(`${server.url}/quiet`, { headers: auth, signal: controller.signal })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    controller.abort()
+  })
+
+  it('applies a route rate limit after auth: 429 with Retry-After: 60', async () => {
+    const server = await serve(engineName, [
+      { path: '/admin', auth: 'required', rateLimit: createRateLimiter({ limit: 3 }), methods: { POST: () => jsonResponse({ ok: true }) } },
+    ])
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/admin`, { method: 'POST' })).status).toBe(401)
+    const statuses: number[] = []
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${server.url}/admin`, { method: 'POST', headers: auth })).status)
+    expect(statuses).toEqual([200, 200, 200])
+    const limited = await fetch(`${server.url}/admin`, { method: 'POST', headers: auth })
+    expect(limited.status).toBe(429)
+    expect(limited.headers.get('retry-after')).toBe('60')
+    expect(await limited.json()).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } })
+  })
+
+  it('turns a thrown error into a bare 500 internal_error', async () => {
+    const server = await serve(engineName, [
+      { path: '/boom', auth: 'required', methods: { GET: () => Promise.reject(new Error('database password is hunter2')) } },
+    ])
+    const res = await fetch(`${server.url}/boom`, { headers: auth })
+    expect(res.status).toBe(500)
+    const body = (await res.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('internal_error')
+    expect(JSON.stringify(body)).not.toContain('hunter2')
+  })
+
+  it('cuts off a client that does not finish sending its body within the request timeout', async () => {
+    const server = await serve(
+      engineName,
+      [{ path: '/echo', auth: 'required', methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) } }],
+      { requestTimeoutMs: 1_500, headersTimeoutMs: 1_500 },
+    )
+    const res = await rawRequest(server.port, headLines(server.port, 'POST', '/echo', ['Content-Length: 100']), [Buffer.from('only ten b')], 15_000)
+    // node answers 408; uWS closes the connection. Either way the handler never answered 200.
+    expect([0, 408]).toContain(res.status)
+  })
+
+  it('refuses connections beyond the cap', async () => {
+    const server = await serve(
+      engineName,
+      [{ path: '/hang', auth: 'required', methods: { GET: (req) => new Promise<Response>((resolve) => req.signal.addEventListener('abort', () => resolve(jsonResponse({})))) } }],
+      { maxConnections: 3 },
+    )
+    const { connect } = await import('node:net')
+    const held = Array.from({ length: 3 }, () => {
+      const socket = connect(server.port, '127.0.0.1')
+      socket.write(`${headLines(server.port, 'GET', '/hang').join('\r\n')}\r\n\r\n`)
+      return socket
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const res = await rawRequest(server.port, headLines(server.port, 'GET', '/hang'), [], 5_000)
+    for (const socket of held) socket.destroy()
+    // node drops the extra socket; uWS answers 503 service_unavailable.
+    expect([0, 503]).toContain(res.status)
+    if (res.status === 503) expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'service_unavailable' } })
+  })
+
+  it('rejects a second engine on a port in use with port_in_use', async () => {
+    const first = await serve(engineName, [])
+    const front = createFront({ routes: [], port: () => first.port, secret: () => SECRET, maxBodyBytes: MB })
+    const second = createEngine(engineName, { handler: front.handle, upgrade: front.upgrade, limits: LIMITS })
+    const error = await second.start({ host: '127.0.0.1', port: first.port }).catch((e: unknown) => e)
+    expect(isBridgeError(error, 'port_in_use')).toBe(true)
+    expect((error as Error).message).toContain(String(first.port))
+  })
+
+  describe('WebSockets', () => {
+    async function echoServer(onSocket: (socket: EngineSocket) => void = () => undefined) {
+      return serve(engineName, [
+        {
+          path: '/ws',
+          auth: 'required',
+          upgrade: () => ({
+            onOpen: (socket) => {
+              onSocket(socket)
+              socket.onMessage((text) => {
+                if (text === 'close please') socket.close(4001, 'asked to')
+                else socket.send(`echo:${text}:${typeof socket.bufferedAmount}`)
+              })
+            },
+          }),
+        },
+      ])
+    }
+    const open = (port: number) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['bridge', SECRET])
+        ws.once('open', () => resolve(ws))
+        ws.once('error', reject)
+      })
+    const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+    const nextMessage = (ws: WebSocket) => new Promise<string>((resolve) => ws.once('message', (data: Buffer) => resolve(data.toString('utf8'))))
+
+    it('carries text frames both ways and selects the bridge subprotocol', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      expect(ws.protocol).toBe('bridge')
+      ws.send('héllo')
+      expect(await nextMessage(ws)).toBe('echo:héllo:number')
+      ws.close()
+    })
+
+    it('passes the server-side close code and reason to the client', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      const result = closed(ws)
+      ws.send('close please')
+      expect(await result).toEqual({ code: 4001, reason: 'asked to' })
+    })
+
+    it('tells the server when the client closes', async () => {
+      let serverSaw: { code: number; reason: string } | undefined
+      const server = await echoServer((socket) => socket.onClose((code, reason) => (serverSaw = { code, reason })))
+      const ws = await open(server.port)
+      ws.close(4100, 'bye')
+      await vi.waitFor(() => expect(serverSaw).toEqual({ code: 4100, reason: 'bye' }))
+    })
+
+    it('accepts a message just under 10 MB and closes the socket on one over 10 MB', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      ws.send('x'.repeat(10 * MB - 64))
+      expect((await nextMessage(ws)).length).toBe(10 * MB - 64 + 'echo::number'.length)
+      const result = closed(ws)
+      ws.send('x'.repeat(10 * MB + 1))
+      // ws closes with 1009 (message too big); uWS drops the connection (the client sees 1006).
+      expect([1009, 1006]).toContain((await result).code)
+    })
+
+    it('closes the socket on a binary frame (1003)', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      const result = closed(ws)
+      ws.send(Buffer.from([1, 2, 3]), { binary: true })
+      expect((await result).code).toBe(1003)
+    })
+
+    it('closes open sockets with 1001 when the engine stops', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      const result = closed(ws)
+      await server.engine.stop()
+      expect((await result).code).toBe(1001)
+    })
+  })
+})
