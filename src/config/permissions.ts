@@ -37,6 +37,11 @@ export function isReviewed(
   return reviewed === installedVersion
 }
 
+/** A plugin's configured default permission (off when none is set). */
+export function pluginDefaultPermission(permissions: PermissionsConfig, plugin: string): Permission {
+  return entryOf(permissions, plugin)?.permission ?? 'off'
+}
+
 /** The configured permission (per-tool override, then plugin default, then off), before skip and review. */
 export function configuredPermission(
   permissions: PermissionsConfig,

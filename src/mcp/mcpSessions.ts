@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import {
+  CallToolRequestSchema,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
+import { createActor, type Actor } from 'xstate'
+import { mcpSessionMachine } from '../../machines/mcpSessionMachine'
+import type { RateLimiter } from '../http/rateLimit'
+import { jsonResponse, rateLimitedResponse } from '../http/responses'
+import { log } from '../log'
+import { BRIDGE_VERSION } from '../protocol'
+import type { ProgressUpdate, ToolCallRequest } from './toolCalls'
+
+const logger = log.withTag('mcp')
+
+export interface McpSessionsDeps {
+  /** The tools an agent may see (ask / auto), ready for tools/list. */
+  listTools(): Tool[]
+  callTool(request: ToolCallRequest): Promise<CallToolResult>
+  /** 5 per minute on initialize. */
+  initializeLimiter: RateLimiter
+}
+
+interface Session {
+  server: Server
+  transport: WebStandardStreamableHTTPServerTransport
+  actor: Actor<typeof mcpSessionMachine>
+  /** Aborted when the session closes: cancels its unfinished calls. */
+  closing: AbortController
+}
+
+const rpcError = (status: number, code: number, message: string) =>
+  jsonResponse({ jsonrpc: '2.0', error: { code, message }, id: null }, status)
+
+/**
+ * MCP over Streamable HTTP: one low-level SDK `Server` and web-standard transport per client
+ * session, keyed by the UUID sent back in `mcp-session-id`. Tools are raw JSON Schema.
+ */
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>()
+
+  constructor(private readonly deps: McpSessionsDeps) {}
+
+  get count(): number {
+    return this.sessions.size
+  }
+
+  /** Handles POST, GET and DELETE on /mcp. */
+  async handle(request: Request): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id')
+    let parsedBody: unknown
+    if (request.method === 'POST') {
+      try {
+        parsedBody = JSON.parse(await request.text())
+      } catch {
+        return rpcError(400, -32700, 'Parse error: the body is not valid JSON')
+      }
+    }
+    if (sessionId !== null) {
+      const session = this.sessions.get(sessionId)
+      if (!session) return rpcError(404, -32001, 'Session not found')
+      return session.transport.handleRequest(request, { parsedBody })
+    }
+    const initializing = Array.isArray(parsedBody)
+      ? parsedBody.some(isInitializeRequest)
+      : isInitializeRequest(parsedBody)
+    if (request.method !== 'POST' || !initializing)
+      return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
+    if (!this.deps.initializeLimiter.take()) return rateLimitedResponse()
+    const transport = await this.open()
+    return transport.handleRequest(request, { parsedBody })
+  }
+
+  /** notifications/tools/list_changed to every session. */
+  toolsChanged(): void {
+    for (const session of this.sessions.values()) session.server.sendToolListChanged().catch(() => undefined)
+  }
+
+  /** A plugin log entry as notifications/message to every session (per session log level applies). */
+  log(level: LoggingLevel, logger: string, data: unknown): void {
+    for (const [id, session] of this.sessions)
+      session.server.sendLoggingMessage({ level, logger, data }, id).catch(() => undefined)
+  }
+
+  async closeAll(): Promise<void> {
+    for (const session of [...this.sessions.values()])
+      session.actor.send({ type: 'session.close', reason: 'daemon stopping' })
+    await Promise.resolve()
+  }
+
+  private async open(): Promise<WebStandardStreamableHTTPServerTransport> {
+    const server = new Server(
+      { name: 'bridge', version: BRIDGE_VERSION },
+      { capabilities: { tools: { listChanged: true }, logging: {} } },
+    )
+    const closing = new AbortController()
+    let session: Session | undefined
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        const actor = createActor(
+          mcpSessionMachine.provide({
+            actions: {
+              disposeSession: (_, { reason }) => {
+                this.sessions.delete(id)
+                closing.abort()
+                logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
+                // Closing the transport calls server.onclose, which finds the actor done.
+                server.close().catch(() => undefined)
+              },
+            },
+          }),
+          { id: `mcpSession:${id}`, input: { sessionId: id, openedAt: Date.now() } },
+        )
+        actor.start()
+        session = { server, transport, actor, closing }
+        this.sessions.set(id, session)
+        logger.info(`MCP session opened; ${this.sessions.size} open`)
+      },
+      onsessionclosed: () => session?.actor.send({ type: 'session.close', reason: 'DELETE /mcp' }),
+    })
+    server.onclose = () => session?.actor.send({ type: 'session.close', reason: 'transport closed' })
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.deps.listTools() }))
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const token = request.params._meta?.progressToken
+      const signal = AbortSignal.any([extra.signal, closing.signal])
+      const sendProgress =
+        token === undefined
+          ? undefined
+          : (update: ProgressUpdate) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, ...update },
+                })
+                .catch(() => undefined)
+      return this.deps.callTool({
+        name: request.params.name,
+        input: request.params.arguments ?? {},
+        signal,
+        ...(sendProgress ? { sendProgress } : {}),
+      })
+    })
+    await server.connect(transport)
+    return transport
+  }
+}

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto'
+import { createActor, fromCallback, fromPromise, type Actor } from 'xstate'
+import {
+  toolInvocationMachine,
+  type StepResult,
+  type ToolFailure,
+  type ToolInvocationEvent,
+  type ToolInvocationInput,
+  type ToolOutcome,
+} from '../../machines/toolInvocationMachine'
+import type { AuditLog } from '../audit'
+import { withToolPermission } from '../config/permissions'
+import type { Config } from '../config/schema'
+import { log } from '../log'
+import {
+  BROWSER_PLUGIN,
+  CATEGORY_BY_TOOL_ERROR,
+  JsonRpcErrorCode,
+  type Decision,
+  type ToolErrorCode,
+} from '../protocol'
+import { effectivePermission, findCatalogTool, type CatalogSource, type CatalogTool } from '../ws/catalog'
+import type { ExtensionLink } from '../ws/extensionLink'
+import { RpcError } from '../ws/peer'
+import { createBrowserValidators } from './browserValidators'
+import type { ToolPathLimits } from './limits'
+
+const logger = log.withTag('tools')
+
+export interface ProgressUpdate {
+  progress: number
+  total?: number
+  message?: string
+}
+
+export interface ToolCallRequest {
+  name: string
+  input: unknown
+  /** Present when the MCP request carried `_meta.progressToken`. */
+  sendProgress?: (update: ProgressUpdate) => void
+  /** Aborts when the client cancels or its session closes. */
+  signal?: AbortSignal
+}
+
+export interface ToolCallerDeps {
+  catalog: CatalogSource
+  link: ExtensionLink
+  audit: AuditLog
+  limits: ToolPathLimits
+  updateConfig(mutate: (current: Config) => Config): Promise<unknown>
+  /** Permissions changed (allow_always): plugins.changed and tools/list_changed. */
+  onConfigChanged(): void
+}
+
+const failure = (code: ToolErrorCode, message: string): ToolFailure => ({
+  code,
+  message,
+  ...(CATEGORY_BY_TOOL_ERROR[code] ? { category: CATEGORY_BY_TOOL_ERROR[code] } : {}),
+})
+const refuse = (code: ToolErrorCode, message: string): StepResult => ({
+  ok: false,
+  error: failure(code, message),
+})
+
+/** Maps the extension's answer to tool.dispatch onto a failure. */
+function dispatchFailure(error: unknown): ToolFailure {
+  if (!(error instanceof RpcError)) return failure('tool_error', 'the extension could not run the tool')
+  if (error.code === JsonRpcErrorCode.tabClosed) return failure('tab_closed', error.message)
+  if (error.code === JsonRpcErrorCode.tabUnavailable) return failure('tab_unavailable', error.message)
+  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
+    category?: unknown
+  }
+  return {
+    code: 'tool_error',
+    message: error.message,
+    ...(typeof data.category === 'string' ? { category: data.category } : {}),
+  }
+}
+
+/**
+ * Runs MCP tool calls as toolInvocation actors with the daemon's real effects: the catalog for
+ * validation and permissions, the extension link for approvals and dispatch, the audit log.
+ * Resolves every call exactly once, after its audit entry is on disk.
+ */
+export class ToolCaller {
+  private readonly running = new Map<string, Actor<typeof toolInvocationMachine>>()
+  private readonly validateBrowserInput
+
+  constructor(private readonly deps: ToolCallerDeps) {
+    this.validateBrowserInput = createBrowserValidators(() => deps.catalog.browserTools())
+  }
+
+  get inFlight(): number {
+    return this.running.size
+  }
+
+  call(request: ToolCallRequest): Promise<ToolOutcome | undefined> {
+    const { deps } = this
+    const invocationId = randomUUID()
+    const startedAt = Date.now()
+    const tool = findCatalogTool(deps.catalog, request.name)
+    const plugin = tool?.plugin ?? request.name.split('_')[0] ?? request.name
+    // The tool name on the wire: base name for plugin tools, the full name for built-ins.
+    const wireTool = tool?.plugin === BROWSER_PLUGIN ? tool.fullName : (tool?.key ?? request.name)
+    let waitingTicks = 0
+
+    return new Promise((resolve) => {
+      const machine = toolInvocationMachine.provide({
+        actors: {
+          validate: fromPromise(() => Promise.resolve(this.validate(tool, request))),
+          checkPermission: fromPromise(() =>
+            Promise.resolve({
+              permission: tool
+                ? effectivePermission(deps.catalog, tool.plugin, tool.key, tool.pluginVersion)
+                : 'off',
+              extensionConnected: deps.link.connected,
+            }),
+          ),
+          prepareDispatch: fromPromise(() => Promise.resolve(this.prepareDispatch(plugin))),
+          dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack }) => {
+            const sent = deps.link.request('tool.dispatch', {
+              dispatchId: invocationId,
+              plugin,
+              tool: wireTool,
+              input: request.input,
+            })
+            if (!sent) {
+              sendBack({ type: 'extension.lost' })
+              return
+            }
+            sent.result.then(
+              (result) =>
+                sendBack({ type: 'dispatch.succeeded', output: (result as { output: unknown }).output }),
+              (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+            )
+            return () => sent.forget()
+          }),
+        },
+        actions: {
+          requestApproval: () =>
+            void deps.link.notify('confirmation.request', {
+              id: invocationId,
+              plugin,
+              tool: request.name,
+              params: request.input,
+              expiresAt: Date.now() + deps.limits.approvalTimeoutMs,
+            }),
+          cancelApproval: (_, { reason }) =>
+            void deps.link.notify('confirmation.cancel', { id: invocationId, reason }),
+          reportWaitingForApproval: () =>
+            request.sendProgress?.({ progress: ++waitingTicks, message: 'waiting for approval' }),
+          persistAlways: () => {
+            if (!tool) return
+            deps
+              .updateConfig((config) => ({
+                ...config,
+                permissions: withToolPermission(
+                  config.permissions,
+                  tool.plugin,
+                  tool.key,
+                  'auto',
+                  tool.pluginVersion,
+                ),
+              }))
+              .then(
+                () => deps.onConfigChanged(),
+                (error: unknown) => logger.error(`could not save "always allow" for ${request.name}:`, error),
+              )
+          },
+          announceStart: () =>
+            void deps.link.notify('tool.invocationStart', {
+              dispatchId: invocationId,
+              plugin,
+              tool: wireTool,
+            }),
+          forwardProgress: (_, update) => request.sendProgress?.(update),
+          releaseSlot: () => deps.link.releaseSlot(plugin),
+          announceEnd: ({ context }) =>
+            void deps.link.notify('tool.invocationEnd', {
+              dispatchId: invocationId,
+              plugin,
+              tool: wireTool,
+              success: context.outcome?.ok === true,
+              durationMs: Date.now() - startedAt,
+            }),
+          recordOutcome: ({ context }) => {
+            this.running.delete(invocationId)
+            request.signal?.removeEventListener('abort', onAbort)
+            const outcome = context.outcome
+            const error = outcome && !outcome.ok ? outcome.error : undefined
+            void deps.audit
+              .record({
+                timestamp: new Date().toISOString(),
+                tool: request.name,
+                plugin,
+                success: outcome?.ok === true,
+                durationMs: Date.now() - startedAt,
+                ...(error ? { error } : {}),
+              })
+              .then(() => resolve(outcome))
+          },
+        },
+        delays: {
+          callTimeout: deps.limits.toolTimeoutMs,
+          maxDuration: deps.limits.toolMaxDurationMs,
+          approvalTimeout: deps.limits.approvalTimeoutMs,
+          approvalProgressInterval: deps.limits.approvalProgressIntervalMs,
+        },
+      })
+      const actor = createActor(machine, {
+        id: `toolInvocation:${invocationId}`,
+        input: {
+          invocationId,
+          plugin,
+          tool: request.name,
+          input: request.input,
+          hasProgressToken: !!request.sendProgress,
+        },
+      })
+      const onAbort = () => actor.send({ type: 'cancel', reason: 'client cancelled' })
+      this.running.set(invocationId, actor)
+      request.signal?.addEventListener('abort', onAbort, { once: true })
+      actor.start()
+      if (request.signal?.aborted) onAbort()
+    })
+  }
+
+  /** tool.progress from the extension. */
+  progress(dispatchId: string, update: ProgressUpdate): void {
+    this.running.get(dispatchId)?.send({ type: 'tool.progress', ...update })
+  }
+
+  /** confirmation.response from the side panel. */
+  decide(id: string, decision: Decision): void {
+    this.running.get(id)?.send({ type: 'confirmation.response', decision })
+  }
+
+  /** The extension went away: every call waiting on it fails now. */
+  extensionLost(): void {
+    for (const actor of [...this.running.values()]) actor.send({ type: 'extension.lost' })
+  }
+
+  private validate(tool: CatalogTool | undefined, request: ToolCallRequest): StepResult {
+    if (!tool) return refuse('unknown_tool', `no tool named "${request.name.slice(0, 128)}"`)
+    const check =
+      tool.plugin === BROWSER_PLUGIN
+        ? this.validateBrowserInput(tool.fullName, request.input)
+        : (this.deps.catalog
+            .plugins()
+            .find((p) => p.name === tool.plugin)
+            ?.validate(tool.key, request.input) ?? {
+            ok: false as const,
+            message: 'the plugin is no longer loaded',
+          })
+    return check.ok ? { ok: true } : refuse('invalid_input', check.message)
+  }
+
+  /** Extension, tab state, then a slot: the order a user would check them in. */
+  private prepareDispatch(plugin: string): StepResult {
+    const { link } = this.deps
+    if (!link.connected)
+      return refuse('extension_not_connected', 'the bridge extension is not connected to the daemon')
+    if (plugin !== BROWSER_PLUGIN) {
+      const state = link.tab(plugin)?.state ?? 'closed'
+      if (state === 'closed')
+        return refuse('tab_closed', `no open tab matches the ${plugin} plugin; open the site first`)
+      if (state === 'unavailable')
+        return refuse('tab_unavailable', `the ${plugin} tab is not ready (for example, not signed in)`)
+    }
+    if (!link.acquireSlot(plugin))
+      return refuse('plugin_busy', `${plugin} already runs 5 calls; wait for in-flight calls to finish`)
+    return { ok: true }
+  }
+}

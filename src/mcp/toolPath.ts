@@ -1,0 +1,189 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import { AuditFile, AuditLog, parseAuditQuery, type AuditSummary } from '../audit'
+import type { Config } from '../config/schema'
+import type { EngineSocket } from '../http/engine'
+import { createRateLimiter } from '../http/rateLimit'
+import { errorResponse, jsonResponse } from '../http/responses'
+import type { Route } from '../http/route'
+import { log } from '../log'
+import {
+  ADMIN_RATE_LIMIT_PER_MIN,
+  BRIDGE_VERSION,
+  JsonRpcErrorCode,
+  PROTOCOL_VERSION,
+  SESSION_RATE_LIMIT_PER_MIN,
+  type TabInfo,
+  type TabStateName,
+} from '../protocol'
+import { browserToolStates, listTools, pluginStates, type CatalogSource } from '../ws/catalog'
+import { createConfigMethods } from '../ws/configMethods'
+import { ExtensionLink } from '../ws/extensionLink'
+import { RpcError } from '../ws/peer'
+import type { ToolPathLimits } from './limits'
+import { McpSessions } from './mcpSessions'
+import { ToolCaller } from './toolCalls'
+import { toCallToolResult } from './toolResults'
+
+const logger = log.withTag('tools')
+
+export interface ToolPathDeps {
+  /** Where audit.log lives (the config directory). */
+  auditDir: string
+  catalog: CatalogSource
+  updateConfig(mutate: (current: Config) => Config): Promise<unknown>
+  limits: ToolPathLimits
+  /** Extension requests owned elsewhere (plugin.*, folder.open): method -> handler. */
+  extraMethods?: Record<string, (params: unknown) => Promise<unknown>>
+}
+
+export interface ToolPath {
+  routes: Route[]
+  openExtensionSocket(socket: EngineSocket): void
+  health(): {
+    extensionConnected: boolean
+    extensionConnections: number
+    mcpClients: number
+    auditSummary: AuditSummary
+  }
+  tabState(plugin: string): { tabState: TabStateName; tabs: TabInfo[] }
+  /** The plugin set changed (reload): pluginTab actors, sync.full, tools/list_changed. */
+  pluginsReloaded(): void
+  /** Permissions or the skip flag changed outside the extension (CLI, file edit): plugins.changed, list_changed. */
+  configChanged(): void
+  stop(): Promise<void>
+}
+
+/** The tool call path: /ws, /mcp, approvals, audit, and the routes /audit and /extension/reload. */
+export function createToolPath(deps: ToolPathDeps): ToolPath {
+  const { catalog, limits } = deps
+  const auditFile = new AuditFile({ dir: deps.auditDir, rotateBytes: limits.auditRotateBytes })
+  const audit = new AuditLog({
+    file: auditFile,
+    onWriteError: (error) => logger.error('could not write audit.log:', error),
+  })
+
+  const configChanged = () => {
+    link.notify('plugins.changed', { plugins: pluginStates(catalog), failedPlugins: catalog.failedPlugins() })
+    sessions.toolsChanged()
+  }
+  const configMethods = createConfigMethods({
+    catalog,
+    updateConfig: (mutate) => deps.updateConfig(mutate),
+    onChanged: configChanged,
+  })
+  const methods = { ...deps.extraMethods, ...configMethods }
+
+  const syncFull = () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    serverVersion: BRIDGE_VERSION,
+    skipPermissions: catalog.skipPermissions(),
+    plugins: pluginStates(catalog),
+    browserTools: browserToolStates(catalog),
+  })
+  const link: ExtensionLink = new ExtensionLink({
+    keepaliveTimeoutMs: limits.keepaliveTimeoutMs,
+    syncFull,
+    handleRequest: (method, params) => {
+      const handler = Object.hasOwn(methods, method) ? methods[method] : undefined
+      if (!handler)
+        return Promise.reject(new RpcError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method}`))
+      return handler(params)
+    },
+    onProgress: ({ dispatchId, progress, total, message }) =>
+      caller.progress(dispatchId, {
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      }),
+    onConfirmation: ({ id, decision }) => caller.decide(id, decision),
+    onPluginLog: ({ entries }) => {
+      for (const entry of entries)
+        sessions.log(
+          entry.level,
+          `plugin:${entry.plugin}`,
+          entry.data === undefined ? entry.message : { message: entry.message, data: entry.data },
+        )
+    },
+    onConnectionLost: () => caller.extensionLost(),
+  })
+  link.syncPlugins(catalog.plugins().map((p) => p.name))
+
+  const caller: ToolCaller = new ToolCaller({
+    catalog,
+    link,
+    audit,
+    limits,
+    updateConfig: (mutate) => deps.updateConfig(mutate),
+    onConfigChanged: configChanged,
+  })
+
+  const listForAgents = (): Tool[] =>
+    listTools(catalog)
+      .filter((tool) => tool.permission !== 'off')
+      .map((tool) => ({
+        name: tool.fullName,
+        description: tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
+        inputSchema: tool.inputSchema as Tool['inputSchema'],
+      }))
+
+  const sessions: McpSessions = new McpSessions({
+    listTools: listForAgents,
+    callTool: async (request): Promise<CallToolResult> =>
+      toCallToolResult(await caller.call(request), limits.resultMaxBytes),
+    initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
+  })
+
+  const mcpHandler = (request: Request) => sessions.handle(request)
+  const routes: Route[] = [
+    { path: '/mcp', auth: 'required', methods: { POST: mcpHandler, GET: mcpHandler, DELETE: mcpHandler } },
+    {
+      path: '/audit',
+      auth: 'required',
+      methods: {
+        GET: (_request, { url }) => {
+          const query = parseAuditQuery(url.searchParams)
+          if (!query.ok) return errorResponse('bad_request', query.message)
+          return jsonResponse(audit.query(query.value))
+        },
+      },
+    },
+    {
+      path: '/extension/reload',
+      auth: 'required',
+      rateLimit: createRateLimiter({ limit: ADMIN_RATE_LIMIT_PER_MIN }),
+      methods: {
+        POST: () => {
+          if (!link.notify('extension.reload', {}))
+            return errorResponse('extension_not_connected', 'no extension is connected')
+          return jsonResponse({ ok: true }, 202)
+        },
+      },
+    },
+  ]
+
+  return {
+    routes,
+    openExtensionSocket: (socket) => link.open(socket),
+    health: () => ({
+      extensionConnected: link.connected,
+      extensionConnections: link.connected ? 1 : 0,
+      mcpClients: sessions.count,
+      auditSummary: audit.summary(),
+    }),
+    tabState: (plugin) => {
+      const tab = link.tab(plugin)
+      return { tabState: tab?.state ?? 'closed', tabs: tab?.tabs ?? [] }
+    },
+    pluginsReloaded: () => {
+      link.syncPlugins(catalog.plugins().map((p) => p.name))
+      link.notify('sync.full', syncFull())
+      sessions.toolsChanged()
+    },
+    configChanged,
+    async stop() {
+      await sessions.closeAll()
+      link.stop()
+      await auditFile.close()
+    },
+  }
+}
