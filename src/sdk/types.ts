@@ -6,10 +6,10 @@ import type { Static, TObject, TSchema, TUnknown } from '@sinclair/typebox'
 
 /** Plugin log helpers. Entries reach the daemon log and MCP clients (`notifications/message`). */
 export interface ToolLogger {
-  debug(message: string, data?: unknown): void
-  info(message: string, data?: unknown): void
-  warn(message: string, data?: unknown): void
-  error(message: string, data?: unknown): void
+  debug: (message: string, data?: unknown) => void
+  info: (message: string, data?: unknown) => void
+  warn: (message: string, data?: unknown) => void
+  error: (message: string, data?: unknown) => void
 }
 
 /** Options of `ctx.fetchJSON`: `json` is sent as the request body with `content-type: application/json`. */
@@ -22,16 +22,16 @@ export interface ToolContext {
   /** Id of this call; unique per dispatch. */
   readonly dispatchId: string
   /** Reports progress to the agent. Each report also extends the call's timeout. */
-  progress(progress: number, total?: number, message?: string): void
+  progress: (progress: number, total?: number, message?: string) => void
   readonly log: ToolLogger
   /**
    * `fetch` for the page's own origin, with the page's cookies and a 30 s timeout. Other origins
    * are refused; a non-2xx status becomes a ToolError (401/403 `auth`, 404 `not_found`, 429
    * `rate_limit`, else `internal`).
    */
-  fetch(input: string | URL, init?: RequestInit): Promise<Response>
+  fetch: (input: string | URL, init?: RequestInit) => Promise<Response>
   /** `ctx.fetch` that sends and expects JSON and returns the parsed body. */
-  fetchJSON<T = unknown>(input: string | URL, init?: FetchJSONInit): Promise<T>
+  fetchJSON: <T = unknown>(input: string | URL, init?: FetchJSONInit) => Promise<T>
 }
 
 /** Output type of a tool: the schema's static type when an output schema is given. */
