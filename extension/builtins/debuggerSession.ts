@@ -5,13 +5,21 @@
  * "debugging this browser" bar shows only while bridge is actually acting.
  */
 import { fromChromeError, internal, messageOf } from './errors'
+import { recordExtensionLog } from './extensionLog'
 
 const PROTOCOL_VERSION = '1.3'
-const IDLE_DETACH_MS = 3_000
+const IDLE_DETACH_MS = 5_000
 
 type EventListener = (method: string, params: Record<string, unknown>) => void
 
+export interface OpenDialog {
+  type: string
+  message: string
+}
+
 interface Session {
+  /** The JavaScript dialog open in the tab, as reported while attached. */
+  dialog?: OpenDialog
   holds: Set<string>
   users: number
   listeners: Set<EventListener>
@@ -24,7 +32,13 @@ const attaching = new Map<number, Promise<Session>>()
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const session = source.tabId === undefined ? undefined : sessions.get(source.tabId)
   if (!session) return
-  for (const listener of session.listeners) listener(method, (params ?? {}))
+  const p = (params ?? {}) as Record<string, unknown>
+  if (method === 'Page.javascriptDialogOpening') session.dialog = { type: String(p.type), message: String(p.message) }
+  if (method === 'Page.javascriptDialogClosed') {
+    session.dialog = undefined
+    scheduleIdleDetach(source.tabId!, session)
+  }
+  for (const listener of session.listeners) listener(method, p)
 })
 
 // The user can cancel the debugger bar, or the tab can close: forget the session either way.
@@ -57,6 +71,11 @@ async function attach(tabId: number, url: string | undefined): Promise<Session> 
     }
     const session: Session = { holds: new Set(), users: 0, listeners: new Set() }
     sessions.set(tabId, session)
+    // With Page enabled Chrome reports dialogs (and lets us close them) for as long as we stay attached.
+    // Not awaited: while a dialog is already open the reply only comes once it closes.
+    chrome.debugger.sendCommand({ tabId }, 'Page.enable').catch((err: unknown) => {
+      recordExtensionLog('warning', `debugger: Page.enable failed in tab ${tabId}: ${messageOf(err)}`)
+    })
     return session
   })()
   attaching.set(tabId, promise)
@@ -69,9 +88,11 @@ async function attach(tabId: number, url: string | undefined): Promise<Session> 
 
 function scheduleIdleDetach(tabId: number, session: Session): void {
   if (session.idleTimer) clearTimeout(session.idleTimer)
-  if (session.users > 0 || session.holds.size > 0) return
+  // An open dialog keeps the session: detaching would lose the only handle to close it.
+  const busy = () => session.users > 0 || session.holds.size > 0 || session.dialog !== undefined
+  if (busy()) return
   session.idleTimer = setTimeout(() => {
-    if (sessions.get(tabId) !== session || session.users > 0 || session.holds.size > 0) return
+    if (sessions.get(tabId) !== session || busy()) return
     sessions.delete(tabId)
     for (const hook of detachHooks) hook(tabId)
     chrome.debugger.detach({ tabId }).catch(() => undefined)
@@ -80,6 +101,8 @@ function scheduleIdleDetach(tabId: number, session: Session): void {
 
 export interface Cdp {
   readonly tabId: number
+  /** The dialog open in the tab, if one opened while attached. */
+  dialog(): OpenDialog | undefined
   send<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>): Promise<T>
   /** Subscribes to protocol events of this tab until the returned function is called. */
   on(listener: EventListener): () => void
@@ -88,6 +111,7 @@ export interface Cdp {
 function cdpFor(tabId: number, url: string | undefined): Cdp {
   return {
     tabId,
+    dialog: () => sessions.get(tabId)?.dialog,
     async send<T>(method: string, params?: Record<string, unknown>): Promise<T> {
       try {
         return (await chrome.debugger.sendCommand({ tabId }, method, params)) as T
@@ -132,6 +156,6 @@ export function releaseDebugger(tabId: number, reason: string): void {
 }
 
 /** Tabs with an attached session and what holds each. */
-export function debuggerSessions(): { tabId: number; holds: string[] }[] {
-  return [...sessions].map(([tabId, s]) => ({ tabId, holds: [...s.holds] }))
+export function debuggerSessions(): { tabId: number; holds: string[]; dialogOpen: boolean }[] {
+  return [...sessions].map(([tabId, s]) => ({ tabId, holds: [...s.holds], dialogOpen: s.dialog !== undefined }))
 }

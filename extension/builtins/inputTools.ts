@@ -68,8 +68,8 @@ export async function type(input: In<'type'>) {
     const after = await afterAction(tabId)
     return { typed: field.description, submitted: true, url: after.url ?? '' }
   }
-  const { value } = await runInPage<{ value: string | null }>(await getTab(tabId), 'value', target)
-  return { typed: field.description, value }
+  const value = await runInPage<{ value: string | null; hidden?: true }>(await getTab(tabId), 'value', target)
+  return { typed: field.description, ...value }
 }
 
 export async function pressKey(input: In<'pressKey'>) {

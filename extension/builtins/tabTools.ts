@@ -1,7 +1,8 @@
 /** browser_list_tabs, browser_open_tab, browser_close_tab, browser_focus_tab and navigation. */
 import type { tabs as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
-import { messageOf, notFound, withTimeout } from './errors'
+import { withDebugger } from './debuggerSession'
+import { isRestrictedUrl, messageOf, notFound } from './errors'
 import { getTab, resolveTab, tabIdOf, tabInfo, waitForLoad } from './tabs'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
@@ -52,14 +53,28 @@ export async function navigate(input: In<'navigate'>, ctx: BuiltinContext) {
   return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
 }
 
+/**
+ * History moves go through the DevTools protocol: chrome.tabs.goBack skips entries Chrome marks as
+ * skippable (pages left without a user gesture), which is every page an agent navigated itself.
+ */
 async function history(direction: 'back' | 'forward', input: In<'goBack'>, ctx: BuiltinContext) {
-  const tabId = tabIdOf(await resolveTab(input.tabId))
-  try {
-    await withTimeout(direction === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId), 5_000, `tab ${tabId} did not go ${direction}`)
-  } catch (err) {
-    if (/Cannot find a (next|previous) page in history/i.test(messageOf(err)))
-      throw notFound(`tab ${tabId} has no ${direction === 'back' ? 'previous' : 'next'} page in its history`)
-    throw err
+  const tab = await resolveTab(input.tabId)
+  const tabId = tabIdOf(tab)
+  const missing = () => notFound(`tab ${tabId} has no ${direction === 'back' ? 'previous' : 'next'} page in its history`)
+  if (isRestrictedUrl(tab.url)) {
+    try {
+      await (direction === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId))
+    } catch (err) {
+      if (/Cannot find a (next|previous) page in history/i.test(messageOf(err))) throw missing()
+      throw err
+    }
+  } else {
+    await withDebugger(tabId, tab.url, async (cdp) => {
+      const { currentIndex, entries } = await cdp.send<{ currentIndex: number; entries: { id: number }[] }>('Page.getNavigationHistory')
+      const entry = entries[currentIndex + (direction === 'back' ? -1 : 1)]
+      if (!entry) throw missing()
+      await cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id })
+    })
   }
   return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
 }

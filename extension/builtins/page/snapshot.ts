@@ -108,13 +108,16 @@ class Outline {
 
     if (!role) {
       if (block) this.flush()
-      for (const child of childNodesOf(el)) this.node(child, depth)
+      // A label's text is already the name of its control.
+      const labelsControl = el instanceof HTMLLabelElement && el.control !== null
+      for (const child of childNodesOf(el)) if (!(labelsControl && child.nodeType === Node.TEXT_NODE)) this.node(child, depth)
       if (block) this.flush()
       return
     }
     this.flush()
     const leaf = LEAF_ROLES.has(role) && !(role === 'clickable' && el.querySelector('a, button, input, select, textarea, [role], [tabindex]'))
-    const name = leaf ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
+    const control = el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
+    const name = leaf || control ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
     let line = `${'  '.repeat(depth)}- ${role}${name ? ` ${quote(name)}` : ''}`
     for (const state of stateOf(el, role)) line += ` [${state}]`
     line += ` [ref=${refFor(el)}]`
@@ -127,7 +130,11 @@ class Outline {
     if (value !== undefined) line += `: ${clip(value)}`
     this.lines.push(line)
     if (el instanceof HTMLSelectElement) {
-      for (const option of [...el.options].slice(0, MAX_OPTIONS)) this.element(option, depth + 1)
+      // Options of a closed select are not rendered, so they are listed without a visibility check.
+      for (const option of [...el.options].slice(0, MAX_OPTIONS)) {
+        const states = stateOf(option, 'option').map((st) => ` [${st}]`).join('')
+        this.lines.push(`${'  '.repeat(depth + 1)}- option ${quote(collapse(option.label || option.text))}${states} [ref=${refFor(option)}]`)
+      }
       if (el.options.length > MAX_OPTIONS) this.lines.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
       return
     }
@@ -135,6 +142,7 @@ class Outline {
     const at = this.lines.length
     for (const child of childNodesOf(el)) this.node(child, depth + 1)
     this.flush()
+    if (this.lines.length > at) this.lines[at - 1] += ':'
     // A container holding only text reads better on one line: `- listitem: Buy milk`.
     const only = this.lines.length === at + 1 ? this.lines[at] : undefined
     const prefix = `${'  '.repeat(depth + 1)}- text: `

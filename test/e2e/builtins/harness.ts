@@ -1,0 +1,128 @@
+// One Chromium per test file with the built extension loaded, its service worker bundled together with
+// a test hook (testWorker.ts), and helpers to run built-in tools inside that worker.
+import { build } from 'esbuild'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Worker } from 'playwright-core'
+import { launchBrowser, prepareExtensionCopy, type BrowserHarness } from '../../helpers/browser'
+import { startFixtureSite, type FixtureSite } from './fixtureSite'
+
+export type ToolResult =
+  | { ok: true; value: unknown; progress: { progress: number; total?: number; message?: string }[] }
+  | { ok: false; error: { code: string; message: string; category?: string; retryable?: boolean } }
+
+export interface BuiltinsHarness {
+  browser: BrowserHarness
+  site: FixtureSite
+  /** Calls runBuiltinTool in the service worker, as the dispatcher does for `tool.dispatch`. */
+  call(tool: string, input?: Record<string, unknown>): Promise<ToolResult>
+  /** Like call, but fails the test with the tool's error message when the tool fails. */
+  ok<T = unknown>(tool: string, input?: Record<string, unknown>): Promise<T>
+  /** Like call, but expects a failure and returns it. */
+  fails(tool: string, input?: Record<string, unknown>): Promise<{ code: string; message: string; category?: string }>
+  /** Points a tab at any URL as the user could (agents cannot reach chrome:// pages themselves). */
+  setTabUrl(tabId: number, url: string): Promise<void>
+  close(): Promise<void>
+}
+
+/** The few extension APIs the helpers below use inside the worker (the test tsconfig has no Chrome types). */
+interface WorkerChrome {
+  tabs: { update(tabId: number, props: { url: string }): Promise<unknown> }
+}
+
+const root = join(import.meta.dirname, '..', '..', '..')
+
+/** Rebuilds the worker (with the test hook) and the page library from source into the extension copy. */
+async function bundleTestWorker(dir: string): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+  await build({
+    entryPoints: [join(root, 'extension', 'builtins', 'page', 'index.ts')],
+    outfile: join(dir, 'builtinsPage.js'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome120',
+    logLevel: 'warning',
+  })
+  await build({
+    entryPoints: [join(import.meta.dirname, 'testWorker.ts')],
+    outfile: join(dir, 'background.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    define: { __BRIDGE_VERSION__: JSON.stringify(pkg.version) },
+    logLevel: 'warning',
+  })
+}
+
+async function invoke(sw: Worker, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
+  return sw.evaluate(
+    async ([name, args]) => {
+      const progress: { progress: number; total?: number; message?: string }[] = []
+      const hook = (globalThis as unknown as { __bridgeTest: { runBuiltinTool: (t: string, i: unknown, c: unknown) => Promise<unknown> } }).__bridgeTest
+      try {
+        const value = await hook.runBuiltinTool(name, args, {
+          dispatchId: 'test',
+          progress: (p: number, total?: number, message?: string) => progress.push({ progress: p, total, message }),
+          log: () => undefined,
+        })
+        return { ok: true as const, value, progress }
+      } catch (err) {
+        const e = err as { code: string; message: string; category?: string; retryable?: boolean }
+        return { ok: false as const, error: { code: e.code, message: e.message, category: e.category, retryable: e.retryable } }
+      }
+    },
+    [tool, input] as const,
+  )
+}
+
+export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
+  const site = await startFixtureSite()
+  // Port 1 and a dummy secret: no daemon here, the background's connection just keeps retrying.
+  const extensionDir = prepareExtensionCopy({ port: 1, secret: '0'.repeat(64) })
+  await bundleTestWorker(extensionDir)
+  let browser: BrowserHarness
+  try {
+    browser = await launchBrowser({ extensionDir })
+  } catch (err) {
+    rmSync(extensionDir, { recursive: true, force: true })
+    await site.close()
+    throw err
+  }
+  const call = async (tool: string, input: Record<string, unknown> = {}) => invoke(await browser.serviceWorker(), tool, input)
+  return {
+    browser,
+    site,
+    call,
+    async ok<T>(tool: string, input: Record<string, unknown> = {}) {
+      const result = await call(tool, input)
+      if (!result.ok) throw new Error(`${tool} failed: [${result.error.code}/${result.error.category}] ${result.error.message}`)
+      return result.value as T
+    },
+    async fails(tool: string, input: Record<string, unknown> = {}) {
+      const result = await call(tool, input)
+      if (result.ok) throw new Error(`${tool} succeeded but a failure was expected: ${JSON.stringify(result.value).slice(0, 500)}`)
+      return result.error
+    },
+    async setTabUrl(tabId, url) {
+      const sw = await browser.serviceWorker()
+      await sw.evaluate(
+        async ([id, target]) => {
+          const { chrome } = globalThis as unknown as { chrome: WorkerChrome }
+          await chrome.tabs.update(id, { url: target })
+          await new Promise((resolve) => setTimeout(resolve, 500))
+        },
+        [tabId, url] as const,
+      )
+    },
+    async close() {
+      try {
+        await browser.close()
+      } finally {
+        rmSync(extensionDir, { recursive: true, force: true })
+        await site.close()
+      }
+    },
+  }
+}

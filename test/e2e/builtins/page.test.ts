@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startBuiltinsHarness, type BuiltinsHarness } from './harness'
+
+interface Tab {
+  tabId: number
+  url: string
+  title: string
+}
+
+/** The ref of the first snapshot line that contains `needle`. */
+function refOf(snapshot: string, needle: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(needle))
+  const ref = line && /\[ref=(e\d+)\]/.exec(line)?.[1]
+  if (!ref) throw new Error(`no ref for ${needle} in:\n${snapshot}`)
+  return ref
+}
+
+describe('built-in page reading and input tools in real Chromium', () => {
+  let h: BuiltinsHarness
+  beforeAll(async () => {
+    h = await startBuiltinsHarness()
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  const open = (path: string) => h.ok<Tab>('browser_open_tab', { url: h.site.url(path) })
+  const text = async (tabId: number, selector: string) => (await h.ok<{ text: string }>('browser_get_text', { tabId, selector })).text
+
+  it('browser_snapshot outlines the page with roles, names, states and refs, leaving hidden content out', async () => {
+    const tab = await open('/')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    expect(snap).toContain(`URL: ${h.site.url('/')}`)
+    expect(snap).toContain('Title: Fixture home')
+    expect(snap).toMatch(/- navigation "Main" \[ref=e\d+\]:/)
+    expect(snap).toMatch(/ {2,}- link "Form page" \[ref=e\d+\] -> \/form/)
+    expect(snap).toMatch(/- heading "Welcome to the fixture" \[level=1\] \[ref=e\d+\]/)
+    expect(snap).toMatch(/- paragraph \[ref=e\d+\]: This paragraph has bold words\./)
+    expect(snap).toMatch(/- listitem \[ref=e\d+\]: First item/)
+    expect(snap).toMatch(/- img "Tiny logo" \[ref=e\d+\]/)
+    expect(snap).toMatch(/- clickable "Clickable card" \[ref=e\d+\]/)
+    expect(snap).not.toContain('Hidden button')
+  })
+
+  it('browser_snapshot shows form fields with values, states and select options; passwords stay masked', async () => {
+    const tab = await open('/form')
+    await h.ok('browser_type', { tabId: tab.tabId, selector: 'input[name=password]', text: 'hunter2' })
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    expect(snap).toMatch(/- textbox "Email" \[ref=e\d+\]/)
+    expect(snap).toMatch(/- textbox "Password" \[ref=e\d+\]: ••••••/)
+    expect(snap).not.toContain('hunter2')
+    expect(snap).toMatch(/- textbox "Bio" \[ref=e\d+\]: old text/)
+    expect(snap).toMatch(/- combobox "Color" \[ref=e\d+\]: Red/)
+    expect(snap).toMatch(/ {2,}- option "Green" \[ref=e\d+\]/)
+    expect(snap).toMatch(/- checkbox "I agree" \[ref=e\d+\]/)
+    expect(snap).toMatch(/- button "Create account" \[ref=e\d+\]/)
+  })
+
+  it('browser_snapshot enters closed shadow roots, honours selector and maxLength with a truncation marker', async () => {
+    const shadow = await open('/shadow')
+    expect(await h.ok<string>('browser_snapshot', { tabId: shadow.tabId })).toMatch(/- button "Inside shadow" \[ref=e\d+\]/)
+    const form = await open('/form')
+    const part = await h.ok<string>('browser_snapshot', { tabId: form.tabId, selector: 'form' })
+    expect(part).toContain('Create account')
+    expect(part).not.toContain('Save draft')
+    const cut = await h.ok<string>('browser_snapshot', { tabId: form.tabId, maxLength: 200 })
+    expect(cut.length).toBeLessThan(400)
+    expect(cut).toMatch(/\[truncated: showing \d+ of \d+ characters; pass selector to snapshot one part of the page\]$/)
+    expect((await h.fails('browser_snapshot', { tabId: form.tabId, selector: '#nope' })).category).toBe('not_found')
+  })
+
+  it('browser_click on a snapshot ref clicks with a trusted event', async () => {
+    const tab = await open('/form')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    const result = await h.ok<{ clicked: string; url: string }>('browser_click', { tabId: tab.tabId, ref: refOf(snap, 'Save draft') })
+    expect(result.clicked).toBe('button "Save draft"')
+    expect(await text(tab.tabId, '#status')).toBe('saving (trusted click)')
+  })
+
+  it('browser_wait_for waits for text to appear and to disappear, and for selectors', async () => {
+    const tab = await open('/form')
+    await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })
+    const waited = await h.ok<{ met: boolean; waitedMs: number }>('browser_wait_for', { tabId: tab.tabId, text: 'Saved!' })
+    expect(waited.met).toBe(true)
+    expect(await text(tab.tabId, '#status')).toBe('Saved!')
+    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, textGone: 'saving (trusted click)' })).met).toBe(true)
+    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#hover-target' })).met).toBe(true)
+    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#nothing', state: 'detached' })).met).toBe(true)
+  })
+
+  it('browser_wait_for fails with a timeout naming the condition, and reports progress while waiting', async () => {
+    const tab = await open('/form')
+    const err = await h.fails('browser_wait_for', { tabId: tab.tabId, text: 'never there', timeoutMs: 500 })
+    expect(err).toMatchObject({ code: 'tool_error', category: 'timeout', retryable: true })
+    expect(err.message).toContain('waited 500 ms for text "never there" to appear')
+    const plain = await h.call('browser_wait_for', { timeoutMs: 2_500 })
+    expect(plain.ok).toBe(true)
+    if (plain.ok) expect(plain.progress.map((p) => p.message)).toContain('waiting')
+    expect((await h.fails('browser_wait_for', { tabId: tab.tabId, selector: 'a[', timeoutMs: 500 })).message).toContain('invalid CSS selector')
+  })
+
+  it('browser_click that submits a form follows the navigation and reports the new URL', async () => {
+    const tab = await open('/form')
+    await h.ok('browser_type', { tabId: tab.tabId, selector: '#email', text: 'ada@example.com' })
+    const result = await h.ok<{ url: string }>('browser_click', { tabId: tab.tabId, selector: 'button[type=submit]' })
+    expect(result.url).toContain('/submitted?email=ada%40example.com')
+    expect(await text(tab.tabId, 'ul')).toContain('email=ada@example.com')
+  })
+
+  it('browser_type replaces or appends text and returns the value; submit presses Enter', async () => {
+    const tab = await open('/form')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    const bio = refOf(snap, 'textbox "Bio"')
+    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: 'new text' })).toEqual({ typed: 'textbox "Bio"', value: 'new text' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: ' and more', clear: false })).toEqual({ typed: 'textbox "Bio"', value: 'new text and more' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: '' })).toEqual({ typed: 'textbox "Bio"', value: '' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: 'input[name=password]', text: 's3cret' })).toEqual({ typed: 'textbox "Password"', value: null, hidden: true })
+    const submitted = await h.ok<{ url: string }>('browser_type', { tabId: tab.tabId, selector: '#email', text: 'x@y.z', submit: true })
+    expect(submitted.url).toContain('email=x%40y.z')
+  })
+
+  it('browser_type refuses elements that are not editable', async () => {
+    const tab = await open('/form')
+    const err = await h.fails('browser_type', { tabId: tab.tabId, selector: '#save', text: 'x' })
+    expect(err).toMatchObject({ category: 'validation' })
+    expect(err.message).toContain('button "Save draft" is not an editable field')
+  })
+
+  it('browser_press_key sends trusted keys and combinations to the focused or given element', async () => {
+    const tab = await open('/form')
+    const pressed = await h.ok<{ pressed: string; focused: string }>('browser_press_key', { tabId: tab.tabId, selector: '#keys', key: 'a' })
+    expect(pressed).toMatchObject({ pressed: 'a', focused: 'textbox "Key field"' })
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Shift+B' })
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'ArrowLeft' })
+    expect(await text(tab.tabId, '#keylog')).toBe('a(trusted) Shift(trusted) B(trusted) ArrowLeft(trusted)')
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'z' })
+    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#keys' })).toMatch(/- textbox "Key field" \[ref=e\d+\]: azB$/)
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Control+a' })
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Backspace' })
+    expect((await h.ok<{ value: string }>('browser_type', { tabId: tab.tabId, selector: '#keys', text: 'fresh', clear: false })).value).toBe('fresh')
+    const moved = await h.ok<{ focused: string }>('browser_press_key', { tabId: tab.tabId, key: 'Shift+Tab' })
+    expect(moved.focused).toBe('button "Save draft"')
+    expect((await h.fails('browser_press_key', { tabId: tab.tabId, key: 'Hyper' })).message).toContain('unknown key "Hyper"')
+  })
+
+  it('browser_select_option selects by value or label, fires change, and lists options when none match', async () => {
+    const tab = await open('/form')
+    expect(await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['Blue'] })).toEqual({ selected: [{ value: 'b', label: 'Blue' }] })
+    expect(await text(tab.tabId, '#changes')).toBe('color changed to b')
+    expect(await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['g'] })).toEqual({ selected: [{ value: 'g', label: 'Green' }] })
+    const err = await h.fails('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['Purple'] })
+    expect(err.category).toBe('not_found')
+    expect(err.message).toContain('no option "Purple" in combobox "Color"; options: "Red", "Green", "Blue"')
+    expect((await h.fails('browser_select_option', { tabId: tab.tabId, selector: '#email', values: ['x'] })).message).toContain('is not a <select> element')
+  })
+
+  it('browser_hover moves a trusted pointer over the element', async () => {
+    const tab = await open('/form')
+    expect(await h.ok('browser_hover', { tabId: tab.tabId, selector: '#hover-target' })).toEqual({ hovered: 'div#hover-target' })
+    expect(await text(tab.tabId, '#status')).toBe('hovered')
+  })
+
+  it('browser_scroll scrolls to an element, by an amount, and inside a scrollable element', async () => {
+    const tab = await open('/long')
+    const top = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', { tabId: tab.tabId, direction: 'down', amount: 300 })
+    expect(top).toMatchObject({ scrollY: 300, atTop: false, atBottom: false })
+    const bottom = await h.ok<{ scrollY: number; atBottom: boolean }>('browser_scroll', { tabId: tab.tabId, selector: '#box' })
+    expect(bottom.scrollY).toBeGreaterThan(4000)
+    const up = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', { tabId: tab.tabId, direction: 'up', amount: 100_000 })
+    expect(up).toMatchObject({ scrollY: 0, atTop: true })
+    await h.ok('browser_scroll', { tabId: tab.tabId, selector: '#box', direction: 'down', amount: 250 })
+    const page = h.browser.context.pages().findLast((p) => p.url() === h.site.url('/long'))
+    const inner = await page?.evaluate(() => document.getElementById('box')?.scrollTop)
+    expect(inner).toBe(250)
+  })
+
+  it('browser_get_text and browser_get_html read elements, the page, and cut long content with a marker', async () => {
+    const tab = await open('/')
+    expect(await text(tab.tabId, 'h1')).toBe('Welcome to the fixture')
+    const page = await h.ok<{ text: string; truncated: boolean }>('browser_get_text', { tabId: tab.tabId })
+    expect(page.text).toContain('Second item')
+    expect(page.truncated).toBe(false)
+    const cut = await h.ok<{ text: string; length: number; truncated: boolean }>('browser_get_text', { tabId: tab.tabId, maxLength: 100 })
+    expect(cut.truncated).toBe(true)
+    expect(cut.text).toMatch(new RegExp(`\\n\\[truncated: showing 100 of ${cut.length} characters\\]$`))
+    const html = await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul' })
+    expect(html.html).toBe('<ul><li>First item</li><li>Second item</li></ul>')
+    expect((await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul', outer: false })).html).toBe('<li>First item</li><li>Second item</li>')
+    const doc = await h.ok<{ html: string; truncated: boolean }>('browser_get_html', { tabId: tab.tabId, maxLength: 150 })
+    expect(doc.html.startsWith('<html>')).toBe(true)
+    expect(doc.html).toMatch(/<!-- truncated: showing 150 of \d+ characters -->$/)
+  })
+
+  it('element tools fail with not_found for a stale ref or a missing selector, and refs expire on navigation', async () => {
+    const tab = await open('/form')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    const save = refOf(snap, 'Save draft')
+    await h.ok('browser_navigate', { tabId: tab.tabId, url: h.site.url('/') })
+    const stale = await h.fails('browser_click', { tabId: tab.tabId, ref: save })
+    expect(stale).toMatchObject({ code: 'tool_error', category: 'not_found' })
+    expect(stale.message).toContain(`no element for ref ${save}`)
+    expect(stale.message).toContain('take a new browser_snapshot')
+    const missing = await h.fails('browser_get_text', { tabId: tab.tabId, selector: '#absent' })
+    expect(missing.message).toBe('no element matches the selector #absent')
+    const both = await h.fails('browser_click', { tabId: tab.tabId })
+    expect(both).toMatchObject({ category: 'validation' })
+  })
+
+  it('browser_click refuses an element covered by an overlay, naming what covers it', async () => {
+    const tab = await open('/covered')
+    const err = await h.fails('browser_click', { tabId: tab.tabId, selector: '#under' })
+    expect(err.category).toBe('validation')
+    expect(err.message).toContain('button "Under" is covered by div.overlay')
+    expect((await h.ok<Tab>('browser_focus_tab', { tabId: tab.tabId })).title).toBe('Covered page')
+  })
+})
