@@ -12,10 +12,12 @@ import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
-import { emptyAuditSummary, type HealthPayload } from './http/health'
+import type { HealthPayload } from './http/health'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
-import { BROWSER_TOOLS } from './tools'
+import { createToolPath } from './mcp/toolPath'
+import { limitsFromEnv } from './mcp/limits'
+import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
 
 const logger = log.withTag('daemon')
@@ -28,7 +30,7 @@ export interface DaemonOptions {
   /** BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
   skipPermissionsEnv: boolean
   /** Built-in browser tools; default: every tool of src/tools. */
-  browserTools?: () => readonly { name: string }[]
+  browserTools?: () => readonly BrowserTool[]
 }
 
 export interface Daemon {
@@ -62,6 +64,19 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
+  // The tool call path: /ws, /mcp, approvals and the audit log (plugins join the catalog when the registry lands).
+  const toolPath = createToolPath({
+    auditDir: paths.dir,
+    catalog: {
+      plugins: () => [],
+      failedPlugins: () => [],
+      browserTools,
+      permissions: () => configStore.get().permissions,
+      skipPermissions,
+    },
+    updateConfig: (mutate) => configStore.update(mutate),
+    limits: limitsFromEnv(),
+  })
   let port = 0
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
@@ -73,9 +88,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       sdkVersion: SDK_VERSION,
       mode: options.mode,
       httpEngine: engine.name,
-      extensionConnected: false,
-      extensionConnections: 0,
-      mcpClients: 0,
+      ...toolPath.health(),
       plugins: 0,
       pluginDetails: [],
       failedPlugins: [],
@@ -92,16 +105,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       discoveryErrors: [],
       ...(options.mode === 'dev' ? { fileWatcher: { watchedPlugins: 0, pendingPlugins: 0, lastPollAt: null, pollDetections: 0 } } : {}),
-      auditSummary: emptyAuditSummary(),
     }
   }
 
   const routes = createRoutes({
     getHealth,
     wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
-    // Until the extension connection actor is wired in, an authenticated socket is told to come back later.
-    openExtensionSocket: (socket) => socket.close(1013, 'extension connection is not available yet'),
-  })
+    openExtensionSocket: (socket) => toolPath.openExtensionSocket(socket),
+  }).concat(toolPath.routes)
   const front = createFront({ routes, port: () => port, secret: () => files.secret, maxBodyBytes: HTTP_MAX_BODY_BYTES })
   const engine = createEngine(options.engine, {
     handler: front.handle,
@@ -131,6 +142,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configStore,
     system,
     async stop() {
+      await toolPath.stop()
       await engine.stop()
       system.send({ type: 'system.stop' })
       system.stop()

@@ -88,6 +88,8 @@ export class ToolCaller {
 
   constructor(private readonly deps: ToolCallerDeps) {
     this.validateBrowserInput = createBrowserValidators(() => deps.catalog.browserTools())
+    // Compiling the built-in validators takes a moment: do it now rather than on the first call.
+    setImmediate(() => this.validateBrowserInput('', {}))
   }
 
   get inFlight(): number {
