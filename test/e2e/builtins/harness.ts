@@ -1,5 +1,5 @@
 // One Chromium per test file with the built extension loaded, its service worker bundled together with
-// a test hook (testWorker.ts), and helpers to run built-in tools inside that worker.
+// a test hook, and helpers to run built-in tools inside that worker.
 import { build } from 'esbuild'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -44,8 +44,20 @@ async function bundleTestWorker(dir: string): Promise<void> {
     target: 'chrome120',
     logLevel: 'warning',
   })
+  // The real background (connection, dispatcher, everything) plus a handle on runBuiltinTool. Given as
+  // stdin so no test file imports extension code (the extension has its own tsconfig with Chrome types).
+  // The shipped extension never contains this hook.
   await build({
-    entryPoints: [join(import.meta.dirname, 'testWorker.ts')],
+    stdin: {
+      contents: [
+        "import './extension/background'",
+        "import { runBuiltinTool } from './extension/builtins'",
+        'globalThis.__bridgeTest = { runBuiltinTool }',
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+      sourcefile: 'bridgeTestWorker.ts',
+    },
     outfile: join(dir, 'background.js'),
     bundle: true,
     format: 'esm',
