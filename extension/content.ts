@@ -9,7 +9,8 @@ import { ADAPTER_EVENT_SOURCE } from '../src/protocol/constants'
 const RELAY_FLAG = '__bridgeRelayInstalled'
 const scope = globalThis as Record<string, unknown>
 
-if (scope[RELAY_FLAG] !== true) {
+// An orphaned relay from before an extension reload has lost `chrome.runtime`: install a live one.
+if (scope[RELAY_FLAG] !== true || typeof chrome.runtime?.id !== 'string') {
   scope[RELAY_FLAG] = true
   window.addEventListener('message', (event: MessageEvent) => {
     if (event.source !== window) return

@@ -17,9 +17,22 @@ function isTabGone(err: unknown): boolean {
   return /No tab with id|tab was closed|Frame with ID 0 (was removed|is showing error page)|document was unloaded|Tab was discarded/i.test(m)
 }
 
-async function run<T>(inject: () => Promise<chrome.scripting.InjectionResult<T>[]>): Promise<T | undefined> {
+/** Page scripts for bookkeeping (presence checks, injection) never take this long unless the page hangs. */
+const SCRIPT_TIMEOUT_MS = 8_000
+
+async function run<T>(
+  inject: () => Promise<chrome.scripting.InjectionResult<T>[]>,
+  timeoutMs: number | null = SCRIPT_TIMEOUT_MS,
+): Promise<T | undefined> {
   try {
-    const [first] = await inject()
+    const call = inject()
+    const [first] =
+      timeoutMs === null
+        ? await call
+        : await Promise.race([
+            call,
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the page did not answer in time')), timeoutMs)),
+          ])
     return first?.result
   } catch (err) {
     if (isTabGone(err)) throw new TabGoneError(err instanceof Error ? err.message : String(err))
@@ -43,20 +56,23 @@ export async function hasAdapter(tabId: number, plugin: string): Promise<boolean
   return present === true
 }
 
-/** Injects the relay (if missing) and the adapter file. Resolves true when the adapter global exists. */
+/** Injects the adapter file. Resolves true when the adapter global exists. */
 export async function injectAdapter(tabId: number, plugin: string, adapterFile: string): Promise<boolean> {
-  await ensureRelay(tabId)
   await run(() => chrome.scripting.executeScript({ target: { tabId }, world: 'MAIN', files: [`adapters/${adapterFile}`] }))
   return hasAdapter(tabId, plugin)
 }
 
-async function ensureRelay(tabId: number): Promise<void> {
+/**
+ * Makes sure the tab's document has a live relay. After an extension reload the old content script
+ * is orphaned (its `chrome.runtime` is gone) and open tabs get no new one on their own.
+ */
+export async function ensureRelay(tabId: number): Promise<void> {
   const present = await run(() =>
     chrome.scripting.executeScript({
       target: { tabId },
       world: 'ISOLATED',
       args: [RELAY_FLAG],
-      func: (flag: string) => (globalThis as Record<string, unknown>)[flag] === true,
+      func: (flag: string) => (globalThis as Record<string, unknown>)[flag] === true && typeof chrome.runtime?.id === 'string',
     }),
   )
   if (present !== true) await run(() => chrome.scripting.executeScript({ target: { tabId }, world: 'ISOLATED', files: ['content.js'] }))
@@ -67,7 +83,8 @@ async function ensureRelay(tabId: number): Promise<void> {
  * page (the page navigated or was never injected).
  */
 export async function probeReady(tabId: number, plugin: string): Promise<boolean | null> {
-  const probe = run(() =>
+  const probe = run(
+    () =>
     chrome.scripting.executeScript({
       target: { tabId },
       world: 'MAIN',
@@ -83,6 +100,7 @@ export async function probeReady(tabId: number, plugin: string): Promise<boolean
         }
       },
     }),
+    null,
   )
   // The page itself may be frozen or hung: the outer limit covers the whole round trip.
   const result = await withTimeout(probe, READY_PROBE_TIMEOUT_MS + 1_000, false)
@@ -122,6 +140,8 @@ export async function invokeAdapter(
         return result
       },
     }),
+    // The daemon owns the call's timeout (30 s, extended by progress, 5 min at most).
+    null,
   )
   if (!result) throw new TabGoneError('the tab returned no result')
   return result

@@ -41,6 +41,7 @@ export async function dispatchTool(params: DispatchParams, tracker: TabTracker, 
   if (!plugin) throw toolError(`the extension does not know the plugin ${params.plugin}`, { code: 'unknown_tool', category: 'validation' })
   const label = plugin.displayName || plugin.name
 
+  await tracker.refreshFocus()
   let candidates = tracker.candidates(plugin.name)
   if (params.tabId !== undefined) candidates = candidates.filter((c) => c.tabId === params.tabId)
   if (candidates.length === 0)

@@ -7,7 +7,7 @@
 import type { PluginState, PluginTabs, TabInfo, TabStateName } from '../../src/protocol'
 import { matchesAny } from '../lib/matchPattern'
 import type { TabCandidate } from '../lib/tabChoice'
-import { hasAdapter, injectAdapter, probeReady, TabGoneError } from './adapterHost'
+import { ensureRelay, hasAdapter, injectAdapter, probeReady, TabGoneError } from './adapterHost'
 
 interface TrackedTab {
   id: number
@@ -36,7 +36,11 @@ export class TabTracker {
   private readonly stale = new Set<string>()
   /** Plugins whose tabs are reloaded on a new build (dev mode `plugin.update`), not just marked. */
   private readonly reloadOnNewBuild = new Set<string>()
+  /** Documents whose relay was checked in this worker's life (cleared when the tab navigates). */
+  private readonly relayChecked = new Set<number>()
   private readonly probing = new Map<string, Promise<void>>()
+  /** Probes asked for while one was running: it runs once more when done. */
+  private readonly again = new Set<string>()
   private readonly reported = new Map<string, string>()
   private focusedWindowId = -1
 
@@ -158,8 +162,19 @@ export class TabTracker {
   tabActivated(tabId: number, windowId: number): void {
     for (const t of this.tabs.values()) if (t.windowId === windowId) t.active = t.id === tabId
     const t = this.tabs.get(tabId)
-    if (t && windowId === this.focusedWindowId) t.lastFocusedAt = Date.now()
+    if (t) t.lastFocusedAt = Date.now()
     void this.refreshTab(tabId)
+  }
+
+  /** Re-reads which tabs are active and which window has focus (events may still be in flight). */
+  async refreshFocus(): Promise<void> {
+    const [active, win] = await Promise.all([
+      chrome.tabs.query({ active: true }),
+      chrome.windows.getLastFocused().catch(() => undefined),
+    ])
+    this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
+    const ids = new Set(active.map((t) => t.id))
+    for (const t of this.tabs.values()) t.active = ids.has(t.id)
   }
 
   windowFocused(windowId: number): void {
@@ -231,12 +246,22 @@ export class TabTracker {
     this.emitChanges()
   }
 
-  /** Probes one (tab, plugin) pair; concurrent asks share one probe and a late ask re-runs it. */
+  /** Probes one (tab, plugin) pair; concurrent asks share one probe and a late ask re-runs it once. */
   probe(tabId: number, p: PluginState): Promise<void> {
     const k = key(tabId, p.name)
     const running = this.probing.get(k)
-    if (running) return running.then(() => this.probe(tabId, p))
-    const job = this.probeOnce(tabId, p).finally(() => this.probing.delete(k))
+    if (running) {
+      this.again.add(k)
+      return running
+    }
+    const job = (async () => {
+      do {
+        this.again.delete(k)
+        const current = this.plugins.get(p.name)
+        if (!current) return
+        await this.probeOnce(tabId, current)
+      } while (this.again.has(k))
+    })().finally(() => this.probing.delete(k))
     this.probing.set(k, job)
     return job
   }
@@ -250,6 +275,10 @@ export class TabTracker {
     const k = key(tabId, p.name)
     let ready = false
     try {
+      if (!this.relayChecked.has(tabId)) {
+        await ensureRelay(tabId)
+        this.relayChecked.add(tabId)
+      }
       const known = this.injected.get(k)
       const present = await hasAdapter(tabId, p.name)
       if (!present) {
@@ -275,6 +304,7 @@ export class TabTracker {
     for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
     for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
     for (const k of [...this.stale]) if (k.startsWith(`${tabId}:`)) this.stale.delete(k)
+    this.relayChecked.delete(tabId)
   }
 
   emitChanges(): void {

@@ -4,9 +4,10 @@
 //
 // Headless note: Chromium 156's `--headless` is the "new" headless mode (the full browser without a
 // window), which loads unpacked extensions and runs their service workers. playwright-core passes
-// `--headless` for `headless: true`, so no channel or extra flag is needed.
+// `--headless` for `headless: true`, so no channel or extra flag is needed; but Playwright's default
+// `--disable-extensions` must go (see below).
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core'
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EXTENSION_ID } from '../../src/protocol/constants'
@@ -63,6 +64,10 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
   const ownExtensionDir = opts.extensionDir === undefined
   const extensionDir = opts.extensionDir ?? prepareExtensionCopy(opts)
   const userDataDir = mkdtempSync(join(tmpdir(), 'bridge-profile-'))
+  // Developer mode, as for any user who loads an unpacked extension. Without it Chromium disables a
+  // command-line extension when it reloads itself (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).
+  mkdirSync(join(userDataDir, 'Default'), { recursive: true })
+  writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }))
   const cleanupDirs = (): void => {
     rmSync(userDataDir, { recursive: true, force: true })
     if (ownExtensionDir) rmSync(extensionDir, { recursive: true, force: true })
@@ -72,6 +77,9 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM_PATH,
       headless: true,
+      // Playwright adds --disable-extensions by default. The extension still loads through
+      // --load-extension, but chrome.runtime.reload() (POST /extension/reload) then unloads it for good.
+      ignoreDefaultArgs: ['--disable-extensions'],
       args: [
         '--no-sandbox',
         '--disable-gpu',

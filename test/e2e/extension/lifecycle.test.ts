@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoSite } from '../../../examples/demo-site/server.mjs'
+import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
+import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
+
+// MV3 life: Chrome stops idle service workers and `extension.reload` restarts the whole extension.
+// Both must come back on their own, reconnect, and keep serving the tabs that were already open.
+describe('extension lifecycle', () => {
+  const secret = randomBytes(32).toString('hex')
+  let daemon: TinyDaemon
+  let browser: BrowserHarness
+  let plugin: BuiltPlugin
+  let site: { url: string; close: () => Promise<void> }
+  let tab: Page
+
+  beforeAll(async () => {
+    plugin = await buildFixturePlugin()
+    site = await startDemoSite({ port: 0 })
+    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('auto')] })
+    browser = await launchBrowser({ port: daemon.port, secret })
+    plugin.installAdapter(browser.extensionDir)
+    tab = await browser.newPage(`${site.url}/login?user=dana`)
+    await daemon.waitFor((f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready')
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await daemon?.close()
+    await site?.close()
+    plugin?.remove()
+  })
+
+  let seq = 0
+  const slowCount = async () => {
+    const dispatchId = `life${++seq}`
+    const since = daemon.frames.length
+    const answer = await daemon.request('tool.dispatch', { dispatchId, plugin: 'notes', tool: 'slow_count', input: { to: 2, stepMs: 0 } })
+    const progress = daemon.frames.slice(since).filter((f) => f.method === 'tool.progress' && (f.params as { dispatchId: string }).dispatchId === dispatchId)
+    return { answer, progress: progress.length }
+  }
+
+  it('reloads itself on extension.reload, reconnects and keeps relaying progress from open tabs', async () => {
+    const before = daemon.connections()
+    const since = daemon.frames.length
+    daemon.notify('extension.reload', {})
+    await expect.poll(() => daemon.connections(), { timeout: 15_000 }).toBe(before + 1)
+    await daemon.waitFor((f) => f.method === 'tab.syncAll', 10_000, since)
+    await expect
+      .poll(() => daemon.frames.filter((f) => f.method === 'tab.syncAll').at(-1)?.params, { timeout: 10_000 })
+      .toMatchObject({ plugins: { notes: { state: 'ready' } } })
+    const { answer, progress } = await slowCount()
+    expect(answer.result).toEqual({ output: { counted: 2 } })
+    expect(progress).toBe(2)
+  })
+
+  it('comes back after Chrome stops its service worker, with the open tab still ready', async () => {
+    const before = daemon.connections()
+    const cdp = await browser.context.browser()?.newBrowserCDPSession()
+    if (!cdp) throw new Error('no browser CDP session')
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ targetId: string; type: string; url: string }> }
+    const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.endsWith('/background.js'))
+    expect(worker).toBeDefined()
+    await cdp.send('Target.closeTarget', { targetId: worker?.targetId ?? '' })
+    await expect.poll(() => daemon.isConnected(), { timeout: 10_000 }).toBe(false)
+    // Any extension event wakes the worker again; here the user opens the side panel.
+    const panel = await browser.openSidePanel()
+    await expect.poll(() => daemon.connections(), { timeout: 15_000 }).toBe(before + 1)
+    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
+    await expect
+      .poll(() => daemon.frames.filter((f) => f.method === 'tab.syncAll').at(-1)?.params, { timeout: 10_000 })
+      .toMatchObject({ plugins: { notes: { state: 'ready', tabs: [{ ready: true }] } } })
+    const { answer, progress } = await slowCount()
+    expect(answer.result).toEqual({ output: { counted: 2 } })
+    expect(progress).toBe(2)
+    expect(await tab.evaluate(() => document.querySelector('main')?.getAttribute('data-user'))).toBe('dana')
+  })
+})
