@@ -1,0 +1,115 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
+import { startFixtureSite, type FixtureSite } from './fixtureSite'
+
+// The whole chain for built-in tools: MCP client -> daemon (/mcp, validation, permissions, audit) ->
+// /ws -> the real extension in Chromium -> Chrome APIs -> back, as an agent sees it.
+describe('built-in browser tools through the daemon and the real extension', () => {
+  let configDir: string
+  let daemon: RunningDaemon
+  let browser: BrowserHarness
+  let site: FixtureSite
+  let mcp: McpConnection
+
+  beforeAll(async () => {
+    configDir = tempConfigDir()
+    const config = { localPlugins: [], port: 9515, permissions: { browser: { permission: 'auto', tools: { browser_get_cookies: 'off' } } } }
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
+    mkdirSync(join(configDir, 'extension'), { recursive: true })
+    daemon = await startDaemon({ configDir })
+    site = await startFixtureSite()
+    browser = await launchBrowser({ port: daemon.port, secret: daemon.secret })
+    for (let i = 0; i < 150; i++) {
+      const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
+      if (health.extensionConnected) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    mcp = await connectMcp(daemon)
+  })
+  afterAll(async () => {
+    await mcp?.close()
+    await browser?.close()
+    await daemon?.stop()
+    await site?.close()
+    rmSync(configDir, { recursive: true, force: true })
+  })
+
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await mcp.client.callTool({ name, arguments: args })) as CallToolResult
+  const json = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+    const result = await call(name, args)
+    if (result.isError) throw new Error(`${name}: ${textOf(result)}`)
+    return JSON.parse(textOf(result)) as T
+  }
+
+  it('lists the enabled built-in tools with descriptions and schemas, leaving off tools out', async () => {
+    const { tools } = await mcp.client.listTools()
+    const navigate = tools.find((t) => t.name === 'browser_navigate')
+    expect(navigate?.description).toContain('Load a URL in a tab')
+    expect(navigate?.inputSchema).toMatchObject({ type: 'object', required: ['url'] })
+    expect(tools.map((t) => t.name)).toContain('browser_snapshot')
+    expect(tools.map((t) => t.name)).toContain('extension_get_state')
+    expect(tools.map((t) => t.name)).not.toContain('browser_get_cookies')
+  })
+
+  it('opens a tab, snapshots it as text and clicks a ref from the snapshot', async () => {
+    const tab = await json<{ tabId: number; title: string }>('browser_open_tab', { url: site.url('/form') })
+    expect(tab.title).toBe('Form page')
+    const snapshot = await call('browser_snapshot', { tabId: tab.tabId })
+    const text = textOf(snapshot)
+    expect(text.split('\n')[0]).toBe(`URL: ${site.url('/form')}`)
+    const ref = /- button "Save draft" \[ref=(e\d+)\]/.exec(text)?.[1]
+    expect(ref).toBeDefined()
+    expect(await json('browser_click', { tabId: tab.tabId, ref })).toEqual({ clicked: 'button "Save draft"', url: site.url('/form') })
+    expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#status' })).toMatchObject({ text: 'saving (trusted click)' })
+  })
+
+  it('returns screenshots as MCP image content', async () => {
+    const result = await call('browser_screenshot', {})
+    expect(result.isError).toBeFalsy()
+    expect(result.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    const image = result.content[0] as { data: string }
+    expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG')
+  })
+
+  it('reports progress of a long wait to a client that asked for it', async () => {
+    const progress: { progress: number; total?: number; message?: string }[] = []
+    const result = (await mcp.client.callTool({ name: 'browser_wait_for', arguments: { timeoutMs: 4_500 } }, CallToolResultSchema, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult
+    expect(result.isError).toBeFalsy()
+    expect(progress.length).toBeGreaterThanOrEqual(2)
+    expect(progress[0]).toMatchObject({ total: 4_500, message: 'waiting' })
+  })
+
+  it('rejects invalid input before it reaches the browser, and relays tool errors with their code', async () => {
+    const invalid = await call('browser_navigate', { url: 'javascript:alert(1)' })
+    expect(invalid.isError).toBe(true)
+    expect(textOf(invalid)).toMatch(/^\[invalid_input\] /)
+    const missing = await call('browser_get_text', { selector: '#absent' })
+    expect(missing.isError).toBe(true)
+    expect(textOf(missing)).toBe('[tool_error] no element matches the selector #absent')
+    const off = await call('browser_get_cookies', {})
+    expect(off.isError).toBe(true)
+    expect(textOf(off)).toMatch(/^\[permission_off\] /)
+  })
+
+  it('audits built-in calls under the browser plugin, with error code and category on failures', async () => {
+    const res = await daemon.fetch('/audit?plugin=browser&success=false&limit=10')
+    const entries = (await res.json()) as { tool: string; plugin: string; success: boolean; error?: { code: string; category?: string } }[]
+    const failure = entries.find((e) => e.tool === 'browser_get_text')
+    expect(failure).toMatchObject({ plugin: 'browser', success: false, error: { code: 'tool_error', category: 'not_found' } })
+    expect(entries.find((e) => e.tool === 'browser_get_cookies')?.error?.code).toBe('permission_off')
+  })
+
+  it('extension_get_state reports the extension version and its live connection', async () => {
+    const state = await json<{ version: string; extension?: { connection?: { status?: string } } }>('extension_get_state')
+    expect(state.version).toBe('0.1.0')
+    expect(state.extension?.connection?.status).toBe('connected')
+  })
+})
