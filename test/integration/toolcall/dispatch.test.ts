@@ -95,7 +95,7 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     const result = await pending
     expect(textOf(result)).toBe('[tool_error] the page said no')
     const [entry] = await auditEntries(fx.daemon, 'limit=1')
-    expect(entry.error).toEqual({ code: 'tool_error', message: 'the page said no', category: 'auth' })
+    expect(entry?.error).toEqual({ code: 'tool_error', message: 'the page said no', category: 'auth' })
   })
 
   it('maps the extension tab errors to tab_closed and tab_unavailable', async () => {
