@@ -5,6 +5,7 @@
  */
 import { setup } from 'xstate'
 import { configStoreMachine, type ConfigDocument } from './configStoreMachine'
+import { reloadMachine } from './reloadMachine'
 
 export const bridgeSystemMachine = setup({
   types: {
@@ -12,7 +13,7 @@ export const bridgeSystemMachine = setup({
     context: {} as { initialConfig: ConfigDocument },
     events: {} as { type: 'system.stop' },
   },
-  actors: { configStore: configStoreMachine },
+  actors: { configStore: configStoreMachine, reload: reloadMachine },
 }).createMachine({
   id: 'bridgeSystem',
   context: ({ input }) => ({ initialConfig: input.config }),
@@ -26,6 +27,7 @@ export const bridgeSystemMachine = setup({
           src: 'configStore',
           input: ({ context }) => ({ config: context.initialConfig }),
         },
+        { id: 'reload', systemId: 'reload', src: 'reload' },
       ],
       on: { 'system.stop': 'stopped' },
     },

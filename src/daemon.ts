@@ -5,6 +5,7 @@
 import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
+import { reloadMachine } from '../machines/reloadMachine'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { resolvePermission } from './config/permissions'
@@ -16,6 +17,7 @@ import type { HealthPayload } from './http/health'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { createToolPath } from './mcp/toolPath'
+import { createPluginHost } from './plugins'
 import { limitsFromEnv } from './mcp/limits'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
@@ -51,9 +53,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   registerSecret(files.secret)
   const startedAt = Date.now()
 
+  // Plugins: discovery runs as the reload actor's effect; the host keeps the current registry.
+  const pluginHost = createPluginHost({
+    configDir: paths.dir,
+    env: process.env,
+    readConfig: () => configStore.reload(),
+    onReloaded: () => toolPath.pluginsReloaded(),
+  })
   const system = createActor(
     bridgeSystemMachine.provide({
       actors: {
+        reload: reloadMachine.provide({ actors: { discover: fromPromise(({ input }) => pluginHost.discover(input)) } }),
         configStore: configStoreMachine.provide({ actors: { persist: fromPromise(persistConfigChange(paths.configFile)) } }),
       },
     }),
@@ -68,8 +78,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const toolPath = createToolPath({
     auditDir: paths.dir,
     catalog: {
-      plugins: () => [],
-      failedPlugins: () => [],
+      plugins: () => pluginHost.snapshot().plugins,
+      failedPlugins: () => pluginHost.snapshot().failedPlugins,
       browserTools,
       permissions: () => configStore.get().permissions,
       skipPermissions,
@@ -77,9 +87,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     updateConfig: (mutate) => configStore.update(mutate),
     limits: limitsFromEnv(),
   })
+  pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
+  await pluginHost.reload('startup')
   let port = 0
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
+    const plugins = pluginHost.health((name) => toolPath.tabState(name))
     const { permissions } = configStore.get()
     const isOff = (tool: string) => resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) === 'off'
     return {
@@ -89,21 +102,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       mode: options.mode,
       httpEngine: engine.name,
       ...toolPath.health(),
-      plugins: 0,
-      pluginDetails: [],
-      failedPlugins: [],
-      toolCount: browserToolNames.length,
+      ...plugins,
+      toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,
-      pluginToolCount: 0,
       browserToolNames,
       disabledBrowserTools: browserToolNames.filter(isOff),
       skipPermissions: skipPermissions(),
       uptime: Math.floor((Date.now() - startedAt) / 1000),
-      reloadCount: 0,
-      lastReloadTimestamp: 0,
-      lastReloadDurationMs: 0,
       stateSchemaVersion: STATE_SCHEMA_VERSION,
-      discoveryErrors: [],
       ...(options.mode === 'dev' ? { fileWatcher: { watchedPlugins: 0, pendingPlugins: 0, lastPollAt: null, pollDetections: 0 } } : {}),
     }
   }
@@ -112,7 +118,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     getHealth,
     wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
     openExtensionSocket: (socket) => toolPath.openExtensionSocket(socket),
-  }).concat(toolPath.routes)
+  }).concat(toolPath.routes, [pluginHost.route()])
   const front = createFront({ routes, port: () => port, secret: () => files.secret, maxBodyBytes: HTTP_MAX_BODY_BYTES })
   const engine = createEngine(options.engine, {
     handler: front.handle,
