@@ -65,9 +65,15 @@ async function attach(tabId: number, url: string | undefined): Promise<Session> 
     try {
       await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION)
     } catch (err) {
-      if (/already attached/i.test(messageOf(err)))
+      if (!/already attached/i.test(messageOf(err))) throw fromChromeError(err, tabId, url)
+      // After a service-worker restart our own old attachment may still be there: take it back.
+      // Detaching fails when the attachment belongs to DevTools or another extension instead.
+      try {
+        await chrome.debugger.detach({ tabId })
+        await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION)
+      } catch {
         throw internal(`another debugger (DevTools or another extension) is attached to tab ${tabId}: close it and try again`)
-      throw fromChromeError(err, tabId, url)
+      }
     }
     const session: Session = { holds: new Set(), users: 0, listeners: new Set() }
     sessions.set(tabId, session)

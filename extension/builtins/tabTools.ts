@@ -2,7 +2,7 @@
 import type { tabs as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { withDebugger } from './debuggerSession'
-import { isRestrictedUrl, messageOf, notFound } from './errors'
+import { invalid, isRestrictedUrl, messageOf, notFound } from './errors'
 import { getTab, resolveTab, tabIdOf, tabInfo, waitForLoad } from './tabs'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
@@ -27,7 +27,13 @@ export async function listTabs(input: In<'listTabs'>) {
   return { tabs: filtered.map((t) => ({ ...tabInfo(t), focusedWindow: t.windowId === focused?.id })) }
 }
 
+/** The daemon validates URLs against the schema already; this keeps the extension safe on its own too. */
+function assertWebUrl(url: string): void {
+  if (!/^(https?:\/\/\S+|about:blank)$/i.test(url)) throw invalid(`only http(s) URLs and about:blank can be opened, not ${url.slice(0, 200)}`)
+}
+
 export async function openTab(input: In<'openTab'>, ctx: BuiltinContext) {
+  if (input.url !== undefined) assertWebUrl(input.url)
   const tab = await chrome.tabs.create({ url: input.url ?? 'about:blank', active: input.active ?? true })
   const tabId = tabIdOf(tab)
   if (!input.url || input.url === 'about:blank') return tabInfo(await getTab(tabId))
@@ -48,6 +54,7 @@ export async function focusTab(input: In<'focusTab'>) {
 }
 
 export async function navigate(input: In<'navigate'>, ctx: BuiltinContext) {
+  assertWebUrl(input.url)
   const tabId = tabIdOf(await resolveTab(input.tabId))
   await chrome.tabs.update(tabId, { url: input.url })
   return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)

@@ -95,4 +95,62 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     const err = await h.fails('browser_evaluate', { code: '1' })
     expect(err).toMatchObject({ code: 'unknown_tool', category: 'validation' })
   })
+
+  it('refuses javascript:, file: and chrome: URLs even when called without the daemon', async () => {
+    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'chrome://settings']) {
+      const err = await h.fails('browser_navigate', { url })
+      expect(err).toMatchObject({ code: 'tool_error', category: 'validation' })
+      expect(err.message).toContain('only http(s) URLs and about:blank can be opened')
+      expect((await h.fails('browser_open_tab', { url })).category).toBe('validation')
+    }
+  })
+
+  it('takes back a debugger attachment left over from an earlier service-worker life', async () => {
+    const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/form') })
+    const sw = await h.browser.serviceWorker()
+    await sw.evaluate(async (tabId) => {
+      const { chrome } = globalThis as unknown as { chrome: { debugger: { attach(t: { tabId: number }, v: string): Promise<void> } } }
+      await chrome.debugger.attach({ tabId }, '1.3')
+    }, tab.tabId)
+    expect(await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })).toMatchObject({ clicked: 'button "Save draft"' })
+  })
+
+  it('extension_get_state reports version, tabs, debugger sessions and network captures', async () => {
+    const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/') })
+    await h.ok('browser_network_start', { tabId: tab.tabId })
+    const state = await h.ok<{
+      extensionId: string
+      version: string
+      tabs: number
+      debuggerSessions: { tabId: number; holds: string[] }[]
+      networkCaptures: { tabId: number; capturing: boolean }[]
+      extension?: { connection?: { status: string } }
+    }>('extension_get_state')
+    expect(state.extensionId).toBe('acfdhdlkhjaeoaphklaaombmbgodghoh')
+    expect(state.version).toBe('0.1.0')
+    expect(state.tabs).toBeGreaterThan(1)
+    expect(state.debuggerSessions).toContainEqual(expect.objectContaining({ tabId: tab.tabId, holds: ['network'] }))
+    expect(state.networkCaptures).toContainEqual(expect.objectContaining({ tabId: tab.tabId, capturing: true }))
+    // No daemon runs in this file: the rest of the extension says so.
+    expect(state.extension?.connection?.status).not.toBe('connected')
+    await h.ok('browser_network_stop', { tabId: tab.tabId })
+  })
+
+  it('extension_get_logs returns recent entries, filtered by level and limited', async () => {
+    const { entries } = await h.ok<{ entries: { ts: number; level: string; message: string }[] }>('extension_get_logs')
+    expect(entries.some((e) => e.message.startsWith('browser_open_tab succeeded'))).toBe(true)
+    const warnings = await h.ok<{ entries: { level: string; message: string }[] }>('extension_get_logs', { level: 'warning' })
+    expect(warnings.entries.length).toBeGreaterThan(0)
+    expect(warnings.entries.every((e) => e.level === 'warning' || e.level === 'error')).toBe(true)
+    expect(warnings.entries.some((e) => e.message.includes('browser_go_forward failed: tab'))).toBe(true)
+    expect((await h.ok<{ entries: unknown[] }>('extension_get_logs', { limit: 2 })).entries).toHaveLength(2)
+  })
+
+  // Last: the reload restarts the service worker.
+  it('extension_reload answers first, then reloads the extension, which comes back working', async () => {
+    const before = await h.browser.serviceWorker()
+    expect(await h.ok('extension_reload')).toEqual({ reloading: true, inMs: 300 })
+    await expect.poll(() => h.browser.context.serviceWorkers().includes(before), { timeout: 10_000 }).toBe(false)
+    await expect.poll(async () => (await h.call('browser_list_tabs')).ok, { timeout: 15_000 }).toBe(true)
+  })
 })
