@@ -37,7 +37,9 @@ export const configStoreMachine = setup({
     emitted: {} as ConfigStoreEmitted,
   },
   actors: {
-    persist: fromPromise<ConfigDocument, PersistInput>(() => Promise.reject(new Error('configStore: persist is not provided'))),
+    persist: fromPromise<ConfigDocument, PersistInput>(() =>
+      Promise.reject(new Error('configStore: persist is not provided')),
+    ),
   },
   guards: {
     hasQueuedChange: ({ context }) => context.queue.length > 0,
@@ -48,7 +50,12 @@ export const configStoreMachine = setup({
   initial: 'idle',
   on: {
     'config.change': {
-      actions: assign({ queue: ({ context, event }) => [...context.queue, { requestId: event.requestId, change: event.change }] }),
+      actions: assign({
+        queue: ({ context, event }) => [
+          ...context.queue,
+          { requestId: event.requestId, change: event.change },
+        ],
+      }),
     },
   },
   states: {
@@ -63,7 +70,11 @@ export const configStoreMachine = setup({
           target: 'idle',
           actions: [
             assign({ config: ({ event }) => event.output }),
-            emit(({ context, event }) => ({ type: 'config.changed' as const, requestId: context.queue[0]!.requestId, config: event.output })),
+            emit(({ context, event }) => ({
+              type: 'config.changed' as const,
+              requestId: context.queue[0]!.requestId,
+              config: event.output,
+            })),
             assign({ queue: ({ context }) => context.queue.slice(1) }),
           ],
         },

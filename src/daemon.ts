@@ -6,6 +6,8 @@ import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { reloadMachine } from '../machines/reloadMachine'
+import { join } from 'node:path'
+import { atomicWriteFile } from './config/atomicWrite'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { resolvePermission } from './config/permissions'
@@ -138,6 +140,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     throw error
   }
   const url = `http://${LOOPBACK_HOST}:${port}`
+  // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
+  atomicWriteFile(join(paths.extensionDir, 'server.json'), `${JSON.stringify({ port })}\n`)
   logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
 
   return {
@@ -156,4 +160,26 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       detachLogFile()
     },
   }
+}
+
+/**
+ * Keeps a started daemon running until SIGTERM or SIGINT, then stops it gracefully and exits 0
+ * (1 if stopping failed).
+ */
+export function stopOnSignals(daemon: Daemon): void {
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info(`${signal} received, shutting down`)
+    daemon.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed:', error)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
 }

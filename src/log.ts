@@ -34,9 +34,7 @@ export function registerSecret(secret: string): void {
 export function redact(text: string): string {
   let out = text
   for (const secret of knownSecrets) out = out.split(secret).join('[redacted]')
-  return out
-    .replace(/(bearer\s+)[^\s"',]+/gi, '$1[redacted]')
-    .replace(/\b[0-9a-f]{64}\b/gi, '[redacted]')
+  return out.replace(/(bearer\s+)[^\s"',]+/gi, '$1[redacted]').replace(/\b[0-9a-f]{64}\b/gi, '[redacted]')
 }
 
 function render(obj: LogObject): string {

@@ -5,7 +5,7 @@
  * prints the reason and exits 1.
  */
 import { parseArgs } from 'node:util'
-import { createDaemon, type Daemon } from './daemon'
+import { createDaemon, stopOnSignals, type Daemon } from './daemon'
 import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
@@ -19,7 +19,8 @@ function portFrom(flag: string | undefined, env: string | undefined): number {
   const raw = flag ?? env
   if (raw === undefined || raw === '') return DEFAULT_PORT
   const port = Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${raw}" (expected 0-65535)`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid port "${raw}" (expected 0-65535)`)
   return port
 }
 
@@ -41,21 +42,7 @@ async function main(): Promise<void> {
     logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))
     process.exit(1)
   }
-  let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info(`${signal} received, shutting down`)
-    daemon.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('shutdown failed:', error)
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
+  stopOnSignals(daemon)
 }
 
 await main()

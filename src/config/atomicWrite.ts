@@ -5,7 +5,18 @@
  * torn or empty one.
  */
 import { randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 export const PRIVATE_FILE_MODE = 0o600
@@ -18,7 +29,11 @@ export function ensurePrivateDir(dir: string): void {
 }
 
 /** Atomically replaces `path` with `data`, mode 0600. */
-export function atomicWriteFile(path: string, data: string | Uint8Array, mode: number = PRIVATE_FILE_MODE): void {
+export function atomicWriteFile(
+  path: string,
+  data: string | Uint8Array,
+  mode: number = PRIVATE_FILE_MODE,
+): void {
   const dir = dirname(path)
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   const fd = openSync(temp, 'wx', mode)

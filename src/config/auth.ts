@@ -20,11 +20,18 @@ export function readSecret(path: string): string {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new BridgeError(BridgeErrorCode.authInvalid, `${path} is not valid JSON. Delete it to generate a new secret (MCP clients then need the new one).`, { cause: error })
+    throw new BridgeError(
+      BridgeErrorCode.authInvalid,
+      `${path} is not valid JSON. Delete it to generate a new secret (MCP clients then need the new one).`,
+      { cause: error },
+    )
   }
   const checked = validate(AuthFile, parsed)
   if (!checked.ok)
-    throw new BridgeError(BridgeErrorCode.authInvalid, `${path} must hold { "secret": "<64 lowercase hex characters>" }. Delete it to generate a new secret.`)
+    throw new BridgeError(
+      BridgeErrorCode.authInvalid,
+      `${path} must hold { "secret": "<64 lowercase hex characters>" }. Delete it to generate a new secret.`,
+    )
   return checked.value.secret
 }
 

@@ -17,18 +17,26 @@ export function readConfigFile(path: string): Config {
     parsed = JSON.parse(text)
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
-    throw new BridgeError(BridgeErrorCode.configUnparseable, `${path} is not valid JSON (${reason}). Fix or delete it; bridge will not overwrite it.`, { cause: error })
+    throw new BridgeError(
+      BridgeErrorCode.configUnparseable,
+      `${path} is not valid JSON (${reason}). Fix or delete it; bridge will not overwrite it.`,
+      { cause: error },
+    )
   }
   const onDisk = validate(ConfigFile, parsed)
   if (!onDisk.ok)
-    throw new BridgeError(BridgeErrorCode.configInvalid, `${path}: ${onDisk.message}. Fix or delete it; bridge will not overwrite it.`)
+    throw new BridgeError(
+      BridgeErrorCode.configInvalid,
+      `${path}: ${onDisk.message}. Fix or delete it; bridge will not overwrite it.`,
+    )
   return { ...defaultConfig(), ...onDisk.value }
 }
 
 /** Validates and atomically writes config.json (mode 0600). */
 export function writeConfigFile(path: string, config: Config): void {
   const checked = validate(Config, config)
-  if (!checked.ok) throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
+  if (!checked.ok)
+    throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
   atomicWriteFile(path, `${JSON.stringify(config, null, 2)}\n`)
 }
 

@@ -7,7 +7,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ActorRefFrom } from 'xstate'
-import type { ConfigChange, ConfigDocument, configStoreMachine, PersistInput } from '../../machines/configStoreMachine'
+import type {
+  ConfigChange,
+  ConfigDocument,
+  configStoreMachine,
+  PersistInput,
+} from '../../machines/configStoreMachine'
 import { readConfigFile, writeConfigFile } from './configFile'
 import type { Config } from './schema'
 
@@ -40,13 +45,16 @@ export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>
 
   return {
     get: () => structuredClone(actor.getSnapshot().context.config) as Config,
-    update: (mutate) => submit({ kind: 'update', mutate: (current) => mutate(structuredClone(current) as Config) }),
+    update: (mutate) =>
+      submit({ kind: 'update', mutate: (current) => mutate(structuredClone(current) as Config) }),
     reload: () => submit({ kind: 'reload' }),
   }
 }
 
 /** The `persist` effect for the configStore machine: writes (or re-reads) the file at `path`. */
-export function persistConfigChange(path: string): (args: { input: PersistInput }) => Promise<ConfigDocument> {
+export function persistConfigChange(
+  path: string,
+): (args: { input: PersistInput }) => Promise<ConfigDocument> {
   // The executor turns a throwing mutator or a failed write into a rejection (config.failed).
   return ({ input }) =>
     new Promise((resolve) => {

@@ -36,5 +36,8 @@ export function defaultConfig(): Config {
   return { localPlugins: [], permissions: {}, port: DEFAULT_PORT }
 }
 
-export const AuthFile = Type.Object({ secret: Type.String({ pattern: '^[0-9a-f]{64}$' }) }, { additionalProperties: true })
+export const AuthFile = Type.Object(
+  { secret: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
+  { additionalProperties: true },
+)
 export type AuthFile = Static<typeof AuthFile>

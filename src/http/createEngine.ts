@@ -13,7 +13,10 @@ export type EngineChoice = 'auto' | 'node' | 'uws'
 export function engineChoiceFromEnv(env: NodeJS.ProcessEnv = process.env): EngineChoice {
   const value = (env.BRIDGE_HTTP_ENGINE ?? 'node').toLowerCase()
   if (value === 'auto' || value === 'node' || value === 'uws') return value
-  throw new BridgeError(BridgeErrorCode.engineUnavailable, `BRIDGE_HTTP_ENGINE must be auto, node or uws (got "${value}")`)
+  throw new BridgeError(
+    BridgeErrorCode.engineUnavailable,
+    `BRIDGE_HTTP_ENGINE must be auto, node or uws (got "${value}")`,
+  )
 }
 
 export function createEngine(choice: EngineChoice, options: EngineOptions): HttpEngine {

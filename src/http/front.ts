@@ -52,7 +52,9 @@ export function createFront(options: FrontOptions): Front {
       if (entry.upgrade && request.method === 'GET')
         return errorResponse('bad_request', `${url.pathname} only accepts WebSocket upgrades`)
       const allow = Object.keys(entry.methods ?? {}).join(', ')
-      return errorResponse('method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, { allow })
+      return errorResponse('method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, {
+        allow,
+      })
     }
     const authenticated = hasValidBearer(request.headers, options.secret())
     if (entry.auth === 'required' && !authenticated) return unauthorizedResponse()
@@ -77,7 +79,11 @@ export function createFront(options: FrontOptions): Front {
         if (refused) return { accept: false, response: refused }
         const url = new URL(request.url)
         const entry = byPath.get(url.pathname)
-        if (!entry?.upgrade) return { accept: false, response: errorResponse('not_found', `no WebSocket endpoint at ${url.pathname}`) }
+        if (!entry?.upgrade)
+          return {
+            accept: false,
+            response: errorResponse('not_found', `no WebSocket endpoint at ${url.pathname}`),
+          }
         if (!hasValidWsProtocol(request.headers, options.secret()))
           return { accept: false, response: unauthorizedResponse() }
         const decision = await entry.upgrade(request, context(url, true, info))
@@ -91,7 +97,8 @@ export function createFront(options: FrontOptions): Front {
 }
 
 function failure(error: unknown, request: Request): Response {
-  if (isBridgeError(error) && error.code in HTTP_STATUS_BY_CODE) return errorResponse(error.code as HttpErrorCode, error.message)
+  if (isBridgeError(error) && error.code in HTTP_STATUS_BY_CODE)
+    return errorResponse(error.code as HttpErrorCode, error.message)
   // A client that went away mid-request is not a server fault.
   if (request.signal.aborted) {
     logger.debug(`${request.method} ${new URL(request.url).pathname} abandoned by the client`)

@@ -66,7 +66,13 @@ export interface HealthPayload {
 }
 
 export function emptyAuditSummary(): AuditSummary {
-  return { totalInvocations: 0, successCount: 0, failureCount: 0, last24h: { total: 0, success: 0, failure: 0 }, avgDurationMs: 0 }
+  return {
+    totalInvocations: 0,
+    successCount: 0,
+    failureCount: 0,
+    last24h: { total: 0, success: 0, failure: 0 },
+    avgDurationMs: 0,
+  }
 }
 
 export function healthRoute(getHealth: () => HealthPayload): Route {

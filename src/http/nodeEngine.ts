@@ -55,7 +55,8 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
       if (tooLarge) return
       tooLarge = true
       aborter.abort()
-      if (!res.headersSent) void writeResponse(res, payloadTooLargeResponse(limits.maxBodyBytes), aborter.signal)
+      if (!res.headersSent)
+        void writeResponse(res, payloadTooLargeResponse(limits.maxBodyBytes), aborter.signal)
       else res.destroy()
     }
     const method = req.method ?? 'GET'
@@ -119,7 +120,9 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
       return
     }
     selectedProtocol.set(req, decision.protocol)
-    wss.handleUpgrade(req, socket, head, (ws) => decision.onOpen(wrapSocket(ws, req.socket.remoteAddress ?? '')))
+    wss.handleUpgrade(req, socket, head, (ws) =>
+      decision.onOpen(wrapSocket(ws, req.socket.remoteAddress ?? '')),
+    )
   }
 
   const heartbeat = setInterval(() => {
@@ -142,7 +145,10 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
         const onError = (error: NodeJS.ErrnoException) => {
           reject(
             error.code === 'EADDRINUSE'
-              ? new BridgeError(BridgeErrorCode.portInUse, `port ${address.port} on ${address.host} is already in use (is bridge already running? choose another with --port)`)
+              ? new BridgeError(
+                  BridgeErrorCode.portInUse,
+                  `port ${address.port} on ${address.host} is already in use (is bridge already running? choose another with --port)`,
+                )
               : error,
           )
         }
@@ -171,7 +177,8 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers()
   // rawHeaders keeps duplicates (node folds a second Host away); the gate must see them.
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
   return headers
 }
 
@@ -234,7 +241,9 @@ function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
   ws.on('message', (data, isBinary) => {
     state.bridgeAlive = true
     if (isBinary) return ws.close(1003, 'text frames only')
-    onMessage(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'))
+    onMessage(
+      Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'),
+    )
   })
   ws.on('close', (code, reason) => onClose(code, reason.toString('utf8')))
   ws.on('error', (error) => logger.debug('websocket error:', error.message))

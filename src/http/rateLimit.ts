@@ -19,7 +19,11 @@ export interface RateLimiterOptions {
   now?: () => number
 }
 
-export function createRateLimiter({ limit, windowMs = RATE_LIMIT_WINDOW_MS, now = Date.now }: RateLimiterOptions): RateLimiter {
+export function createRateLimiter({
+  limit,
+  windowMs = RATE_LIMIT_WINDOW_MS,
+  now = Date.now,
+}: RateLimiterOptions): RateLimiter {
   const hits = new Map<string, number[]>()
   return {
     take(key = 'all') {

@@ -11,11 +11,18 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } })
 }
 
-export function errorBody(code: HttpErrorCode, message: string): { error: { code: HttpErrorCode; message: string } } {
+export function errorBody(
+  code: HttpErrorCode,
+  message: string,
+): { error: { code: HttpErrorCode; message: string } } {
   return { error: { code, message } }
 }
 
-export function errorResponse(code: HttpErrorCode, message: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  code: HttpErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return jsonResponse(errorBody(code, message), HTTP_STATUS_BY_CODE[code], headers)
 }
 

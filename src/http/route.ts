@@ -20,7 +20,10 @@ export type RouteHandler = (request: Request, context: RouteContext) => Response
 export type UpgradeRouteHandler = (
   request: Request,
   context: RouteContext,
-) => { onOpen: (socket: EngineSocket) => void } | Response | Promise<{ onOpen: (socket: EngineSocket) => void } | Response>
+) =>
+  | { onOpen: (socket: EngineSocket) => void }
+  | Response
+  | Promise<{ onOpen: (socket: EngineSocket) => void } | Response>
 
 export interface Route {
   /** Exact path, e.g. `/health`. */

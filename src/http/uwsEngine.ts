@@ -25,7 +25,10 @@ export function loadUws(): { ok: true; uws: typeof Uws } | { ok: false; message:
     return { ok: true, uws: createRequire(import.meta.url)('uWebSockets.js') as typeof Uws }
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-    return { ok: false, message: `uWebSockets.js could not be loaded (${reason}); install it or use BRIDGE_HTTP_ENGINE=node` }
+    return {
+      ok: false,
+      message: `uWebSockets.js could not be loaded (${reason}); install it or use BRIDGE_HTTP_ENGINE=node`,
+    }
   }
 }
 
@@ -168,7 +171,12 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       new Promise((resolve, reject) => {
         app.listen(address.host, address.port, (socket) => {
           if (!socket) {
-            reject(new BridgeError(BridgeErrorCode.portInUse, `port ${address.port} on ${address.host} is already in use (is bridge already running? choose another with --port)`))
+            reject(
+              new BridgeError(
+                BridgeErrorCode.portInUse,
+                `port ${address.port} on ${address.host} is already in use (is bridge already running? choose another with --port)`,
+              ),
+            )
             return
           }
           listenSocket = socket
@@ -206,7 +214,8 @@ async function send(ex: Exchange, response: Response): Promise<void> {
   const head = () => {
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`)
     response.headers.forEach((value, key) => {
-      if (key !== 'content-length' && key !== 'connection' && key !== 'transfer-encoding') res.writeHeader(key, value)
+      if (key !== 'content-length' && key !== 'connection' && key !== 'transfer-encoding')
+        res.writeHeader(key, value)
     })
   }
   if (!response.body) {
@@ -214,7 +223,9 @@ async function send(ex: Exchange, response: Response): Promise<void> {
     return
   }
   const reader = response.body.getReader()
-  ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true })
+  ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), {
+    once: true,
+  })
   let ok = true
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
     // uWS sends the header block only together with body bytes. An event stream may stay silent for

@@ -61,9 +61,14 @@ export function tempConfigDir(): string {
 }
 
 /** The environment a test daemon runs with: the parent's, minus any BRIDGE_* and PORT, plus ours. */
-export function daemonEnv(configDir: string, engine: Engine, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function daemonEnv(
+  configDir: string,
+  engine: Engine,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('BRIDGE_') && key !== 'PORT') env[key] = value
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('BRIDGE_') && key !== 'PORT') env[key] = value
   Object.assign(env, {
     BRIDGE_CONFIG_DIR: configDir,
     BRIDGE_HTTP_ENGINE: engine,
@@ -80,7 +85,8 @@ export function daemonEnv(configDir: string, engine: Engine, extra: Record<strin
 }
 
 function assertBuilt(file: string): void {
-  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` before the integration tests`)
+  if (!existsSync(file))
+    throw new Error(`${file} is missing: run \`npm run build\` before the integration tests`)
 }
 
 /** Spawns the daemon process and collects its output; does not wait for anything. */
@@ -112,7 +118,9 @@ export function spawnDaemon(options: StartDaemonOptions & { configDir: string })
 }
 
 /** Runs the daemon expecting it to fail at start; resolves with its exit code and output. */
-export async function runDaemonToExit(options: StartDaemonOptions & { configDir: string }): Promise<{ code: number | null; output: string }> {
+export async function runDaemonToExit(
+  options: StartDaemonOptions & { configDir: string },
+): Promise<{ code: number | null; output: string }> {
   const child = spawnDaemon(options)
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), options.timeoutMs ?? 15_000)
   const code = await child.exited
@@ -120,7 +128,12 @@ export async function runDaemonToExit(options: StartDaemonOptions & { configDir:
   return { code, output: child.output() }
 }
 
-function waitFor(output: () => string, exited: Promise<number | null>, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+function waitFor(
+  output: () => string,
+  exited: Promise<number | null>,
+  pattern: RegExp,
+  timeoutMs: number,
+): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let done = false
     const finish = (fn: () => void) => {
@@ -135,10 +148,15 @@ function waitFor(output: () => string, exited: Promise<number | null>, pattern: 
       if (match) finish(() => resolve(match))
     }
     const poll = setInterval(check, 20)
-    const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${output()}`))), timeoutMs)
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${output()}`))),
+      timeoutMs,
+    )
     void exited.then((code) => {
       check()
-      finish(() => reject(new Error(`daemon exited with code ${code} before printing ${pattern}; output:\n${output()}`)))
+      finish(() =>
+        reject(new Error(`daemon exited with code ${code} before printing ${pattern}; output:\n${output()}`)),
+      )
     })
     check()
   })
@@ -150,14 +168,21 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Run
   const child = spawnDaemon({ ...options, configDir })
   let port: number
   try {
-    const match = await waitFor(child.output, child.exited, /bridge listening on http:\/\/127\.0\.0\.1:(\d+)/, options.timeoutMs ?? 15_000)
+    const match = await waitFor(
+      child.output,
+      child.exited,
+      /bridge listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      options.timeoutMs ?? 15_000,
+    )
     port = Number(match[1])
   } catch (error) {
     child.proc.kill('SIGKILL')
     if (ownDir) rmSync(configDir, { recursive: true, force: true })
     throw error
   }
-  const secret = (JSON.parse(readFileSync(join(configDir, 'extension/auth.json'), 'utf8')) as { secret: string }).secret
+  const secret = (
+    JSON.parse(readFileSync(join(configDir, 'extension/auth.json'), 'utf8')) as { secret: string }
+  ).secret
   const url = `http://127.0.0.1:${port}`
   let stopped: Promise<number | null> | undefined
   return {

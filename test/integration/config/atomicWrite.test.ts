@@ -35,7 +35,15 @@ for (let n = 0; ; n++) writeConfigFile(path, versions[n % versions.length])
 `,
   )
   writer = join(dir, 'writer.mjs')
-  await build({ entryPoints: [entry], outfile: writer, bundle: true, platform: 'node', format: 'esm', logLevel: 'error', absWorkingDir: ROOT })
+  await build({
+    entryPoints: [entry],
+    outfile: writer,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'error',
+    absWorkingDir: ROOT,
+  })
 })
 
 afterAll(() => {
@@ -44,11 +52,16 @@ afterAll(() => {
 
 function runWriterAndKill(path: string, delayMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, path], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    const child = spawn(process.execPath, [writer, path], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.once('message', () => setTimeout(() => child.kill('SIGKILL'), delayMs))
-    child.once('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited on its own: ${stderr}`))))
+    child.once('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited on its own: ${stderr}`)),
+    )
   })
 }
 

@@ -36,10 +36,19 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((engine) => engine.stop()))
 })
 
-async function serve(engineName: 'node' | 'uws', routes: Route[], limits: Partial<EngineLimits> = {}): Promise<Served> {
+async function serve(
+  engineName: 'node' | 'uws',
+  routes: Route[],
+  limits: Partial<EngineLimits> = {},
+): Promise<Served> {
   let port = 0
   const all = { ...LIMITS, ...limits }
-  const front = createFront({ routes, port: () => port, secret: () => SECRET, maxBodyBytes: all.maxBodyBytes })
+  const front = createFront({
+    routes,
+    port: () => port,
+    secret: () => SECRET,
+    maxBodyBytes: all.maxBodyBytes,
+  })
   const engine = createEngine(engineName, { handler: front.handle, upgrade: front.upgrade, limits: all })
   running.push(engine)
   port = (await engine.start({ host: '127.0.0.1', port: 0 })).port
@@ -58,7 +67,11 @@ const headLines = (port: number, method: string, path: string, extra: string[] =
 describe.each(ENGINES)('the %s engine', (engineName) => {
   it('passes a streamed request body through and counts it', async () => {
     const server = await serve(engineName, [
-      { path: '/echo', auth: 'required', methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) } },
+      {
+        path: '/echo',
+        auth: 'required',
+        methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) },
+      },
     ])
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -92,10 +105,20 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
       },
     ])
     const chunk = Buffer.alloc(MB, 0x62)
-    const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
-    const res = await rawRequest(server.port, headLines(server.port, 'POST', '/echo', ['Transfer-Encoding: chunked']), Array(12).fill(framed))
+    const framed = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from('\r\n'),
+    ])
+    const res = await rawRequest(
+      server.port,
+      headLines(server.port, 'POST', '/echo', ['Transfer-Encoding: chunked']),
+      Array(12).fill(framed),
+    )
     expect(res.status).toBe(413)
-    expect(JSON.parse(res.body)).toEqual({ error: { code: 'payload_too_large', message: expect.any(String) } })
+    expect(JSON.parse(res.body)).toEqual({
+      error: { code: 'payload_too_large', message: expect.any(String) },
+    })
     await vi.waitFor(() => expect(handlerSawError).toBeDefined())
   })
 
@@ -109,13 +132,16 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
         methods: {
           GET: () =>
             new Response(
-              new ReadableStream<Uint8Array>({
-                pull(controller) {
-                  if (pulled >= total) return controller.close()
-                  pulled += 64 * 1024
-                  controller.enqueue(new Uint8Array(64 * 1024).fill(0x63))
+              new ReadableStream<Uint8Array>(
+                {
+                  pull(controller) {
+                    if (pulled >= total) return controller.close()
+                    pulled += 64 * 1024
+                    controller.enqueue(new Uint8Array(64 * 1024).fill(0x63))
+                  },
                 },
-              }, { highWaterMark: 0 }),
+                { highWaterMark: 0 },
+              ),
               { headers: { 'content-type': 'application/octet-stream' } },
             ),
         },
@@ -183,7 +209,9 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
       {
         path: '/quiet',
         auth: 'required',
-        methods: { GET: () => new Response(new ReadableStream(), { headers: { 'content-type': 'text/event-stream' } }) },
+        methods: {
+          GET: () => new Response(new ReadableStream(), { headers: { 'content-type': 'text/event-stream' } }),
+        },
       },
     ])
     const controller = new AbortController()
@@ -195,11 +223,18 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
 
   it('applies a route rate limit after auth: 429 with Retry-After: 60', async () => {
     const server = await serve(engineName, [
-      { path: '/admin', auth: 'required', rateLimit: createRateLimiter({ limit: 3 }), methods: { POST: () => jsonResponse({ ok: true }) } },
+      {
+        path: '/admin',
+        auth: 'required',
+        rateLimit: createRateLimiter({ limit: 3 }),
+        methods: { POST: () => jsonResponse({ ok: true }) },
+      },
     ])
-    for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/admin`, { method: 'POST' })).status).toBe(401)
+    for (let i = 0; i < 5; i++)
+      expect((await fetch(`${server.url}/admin`, { method: 'POST' })).status).toBe(401)
     const statuses: number[] = []
-    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${server.url}/admin`, { method: 'POST', headers: auth })).status)
+    for (let i = 0; i < 3; i++)
+      statuses.push((await fetch(`${server.url}/admin`, { method: 'POST', headers: auth })).status)
     expect(statuses).toEqual([200, 200, 200])
     const limited = await fetch(`${server.url}/admin`, { method: 'POST', headers: auth })
     expect(limited.status).toBe(429)
@@ -209,7 +244,11 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
 
   it('turns a thrown error into a bare 500 internal_error', async () => {
     const server = await serve(engineName, [
-      { path: '/boom', auth: 'required', methods: { GET: () => Promise.reject(new Error('database password is hunter2')) } },
+      {
+        path: '/boom',
+        auth: 'required',
+        methods: { GET: () => Promise.reject(new Error('database password is hunter2')) },
+      },
     ])
     const res = await fetch(`${server.url}/boom`, { headers: auth })
     expect(res.status).toBe(500)
@@ -221,10 +260,21 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
   it('cuts off a client that does not finish sending its body within the request timeout', async () => {
     const server = await serve(
       engineName,
-      [{ path: '/echo', auth: 'required', methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) } }],
+      [
+        {
+          path: '/echo',
+          auth: 'required',
+          methods: { POST: async (req) => jsonResponse({ bytes: (await req.arrayBuffer()).byteLength }) },
+        },
+      ],
       { requestTimeoutMs: 1_500, headersTimeoutMs: 1_500 },
     )
-    const res = await rawRequest(server.port, headLines(server.port, 'POST', '/echo', ['Content-Length: 100']), [Buffer.from('only ten b')], 15_000)
+    const res = await rawRequest(
+      server.port,
+      headLines(server.port, 'POST', '/echo', ['Content-Length: 100']),
+      [Buffer.from('only ten b')],
+      15_000,
+    )
     // node answers 408; uWS closes the connection. Either way the handler never answered 200.
     expect([0, 408]).toContain(res.status)
   })
@@ -232,7 +282,18 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
   it('refuses connections beyond the cap', async () => {
     const server = await serve(
       engineName,
-      [{ path: '/hang', auth: 'required', methods: { GET: (req) => new Promise<Response>((resolve) => req.signal.addEventListener('abort', () => resolve(jsonResponse({})))) } }],
+      [
+        {
+          path: '/hang',
+          auth: 'required',
+          methods: {
+            GET: (req) =>
+              new Promise<Response>((resolve) =>
+                req.signal.addEventListener('abort', () => resolve(jsonResponse({}))),
+              ),
+          },
+        },
+      ],
       { maxConnections: 3 },
     )
     const { connect } = await import('node:net')
@@ -246,7 +307,8 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     for (const socket of held) socket.destroy()
     // node drops the extra socket; uWS answers 503 service_unavailable.
     expect([0, 503]).toContain(res.status)
-    if (res.status === 503) expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'service_unavailable' } })
+    if (res.status === 503)
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'service_unavailable' } })
   })
 
   it('rejects a second engine on a port in use with port_in_use', async () => {
@@ -282,8 +344,12 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
         ws.once('open', () => resolve(ws))
         ws.once('error', reject)
       })
-    const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
-    const nextMessage = (ws: WebSocket) => new Promise<string>((resolve) => ws.once('message', (data: Buffer) => resolve(data.toString('utf8'))))
+    const closed = (ws: WebSocket) =>
+      new Promise<{ code: number; reason: string }>((resolve) =>
+        ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+      )
+    const nextMessage = (ws: WebSocket) =>
+      new Promise<string>((resolve) => ws.once('message', (data: Buffer) => resolve(data.toString('utf8'))))
 
     it('carries text frames both ways and selects the bridge subprotocol', async () => {
       const server = await echoServer()
@@ -304,7 +370,9 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
 
     it('tells the server when the client closes', async () => {
       let serverSaw: { code: number; reason: string } | undefined
-      const server = await echoServer((socket) => socket.onClose((code, reason) => (serverSaw = { code, reason })))
+      const server = await echoServer((socket) =>
+        socket.onClose((code, reason) => (serverSaw = { code, reason })),
+      )
       const ws = await open(server.port)
       ws.close(4100, 'bye')
       await vi.waitFor(() => expect(serverSaw).toEqual({ code: 4100, reason: 'bye' }))

@@ -58,14 +58,18 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
       expect(JSON.parse(res.body)).toEqual({ error: { code: 'forbidden_host', message: expect.any(String) } })
     })
 
-    it.each(['evil.com:9515', 'evil.com', '127.0.0.1', 'localhost:1', '127.0.0.1.nip.io:PORT', 'localhost:PORT.evil.com'])(
-      'refuses Host %s',
-      async (host) => {
-        const res = await rawGet(daemon.port, '/health', [`Host: ${host.replace('PORT', String(daemon.port))}`])
-        expect(res.status).toBe(403)
-        expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'forbidden_host' } })
-      },
-    )
+    it.each([
+      'evil.com:9515',
+      'evil.com',
+      '127.0.0.1',
+      'localhost:1',
+      '127.0.0.1.nip.io:PORT',
+      'localhost:PORT.evil.com',
+    ])('refuses Host %s', async (host) => {
+      const res = await rawGet(daemon.port, '/health', [`Host: ${host.replace('PORT', String(daemon.port))}`])
+      expect(res.status).toBe(403)
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'forbidden_host' } })
+    })
 
     it('refuses two Host headers even when both are allowed', async () => {
       const host = `Host: 127.0.0.1:${daemon.port}`
@@ -75,8 +79,15 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
     })
 
     it('refuses two Host headers where one is foreign, in either order', async () => {
-      for (const pair of [[`127.0.0.1:${daemon.port}`, 'evil.com'], ['evil.com', `127.0.0.1:${daemon.port}`]]) {
-        const res = await rawGet(daemon.port, '/health', pair.map((h) => `Host: ${h}`))
+      for (const pair of [
+        [`127.0.0.1:${daemon.port}`, 'evil.com'],
+        ['evil.com', `127.0.0.1:${daemon.port}`],
+      ]) {
+        const res = await rawGet(
+          daemon.port,
+          '/health',
+          pair.map((h) => `Host: ${h}`),
+        )
         expect(res.status).toBe(403)
         expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'forbidden_host' } })
       }
@@ -103,7 +114,11 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
     })
 
     it('refuses another extension and the literal "null" origin', async () => {
-      for (const origin of ['chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'null', `${EXTENSION_ORIGIN}.evil`]) {
+      for (const origin of [
+        'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+        'null',
+        `${EXTENSION_ORIGIN}.evil`,
+      ]) {
         const res = await daemon.fetch('/health', { auth: false, headers: { origin } })
         expect(res.status, origin).toBe(403)
         expect((await errorOf(res)).code).toBe('forbidden_origin')
@@ -126,17 +141,23 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
       ['empty', () => ({ authorization: 'Bearer ' })],
       ['in another scheme', (s) => ({ authorization: `Basic ${s}` })],
     ]
-    it.each(cases)('refuses a %s token with 401 unauthorized and WWW-Authenticate: Bearer', async (_name, headers) => {
-      const res = await daemon.fetch('/ws-info', { auth: false, headers: headers(daemon.secret) })
-      expect(res.status).toBe(401)
-      expect(res.headers.get('www-authenticate')).toBe('Bearer')
-      const error = await errorOf(res)
-      expect(error.code).toBe('unauthorized')
-      expect(error.message).not.toContain(daemon.secret.slice(0, 10))
-    })
+    it.each(cases)(
+      'refuses a %s token with 401 unauthorized and WWW-Authenticate: Bearer',
+      async (_name, headers) => {
+        const res = await daemon.fetch('/ws-info', { auth: false, headers: headers(daemon.secret) })
+        expect(res.status).toBe(401)
+        expect(res.headers.get('www-authenticate')).toBe('Bearer')
+        const error = await errorOf(res)
+        expect(error.code).toBe('unauthorized')
+        expect(error.message).not.toContain(daemon.secret.slice(0, 10))
+      },
+    )
 
     it('never writes the secret to server.log or the terminal', async () => {
-      await daemon.fetch('/ws-info', { auth: false, headers: { authorization: `Bearer ${daemon.secret.slice(0, 20)}` } })
+      await daemon.fetch('/ws-info', {
+        auth: false,
+        headers: { authorization: `Bearer ${daemon.secret.slice(0, 20)}` },
+      })
       expect(daemon.output()).not.toContain(daemon.secret)
       expect(daemon.output()).not.toContain(daemon.secret.slice(0, 20))
     })
@@ -173,17 +194,23 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
         'Connection: close',
       ])
       expect(res.status).toBe(413)
-      expect(JSON.parse(res.body)).toEqual({ error: { code: 'payload_too_large', message: expect.any(String) } })
+      expect(JSON.parse(res.body)).toEqual({
+        error: { code: 'payload_too_large', message: expect.any(String) },
+      })
     })
 
     it('does not refuse a body of exactly 10 MB for its size', async () => {
-      const res = await rawRequest(daemon.port, [
-        'GET /ws-info HTTP/1.1',
-        `Host: 127.0.0.1:${daemon.port}`,
-        `Authorization: Bearer ${daemon.secret}`,
-        `Content-Length: ${10 * MB}`,
-        'Connection: close',
-      ], [Buffer.alloc(10 * MB, 0x61)])
+      const res = await rawRequest(
+        daemon.port,
+        [
+          'GET /ws-info HTTP/1.1',
+          `Host: 127.0.0.1:${daemon.port}`,
+          `Authorization: Bearer ${daemon.secret}`,
+          `Content-Length: ${10 * MB}`,
+          'Connection: close',
+        ],
+        [Buffer.alloc(10 * MB, 0x61)],
+      )
       expect(res.status).toBe(200)
     })
   })
@@ -199,7 +226,9 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
     it('refuses a missing secret and a missing subprotocol with 401', async () => {
       expect(await tryUpgrade(wsUrl(), { protocols: ['bridge'] })).toMatchObject({ status: 401 })
       expect(await tryUpgrade(wsUrl(), {})).toMatchObject({ status: 401 })
-      expect(await tryUpgrade(wsUrl(), { protocols: [daemon.secret, 'bridge'] })).toMatchObject({ status: 401 })
+      expect(await tryUpgrade(wsUrl(), { protocols: [daemon.secret, 'bridge'] })).toMatchObject({
+        status: 401,
+      })
     })
 
     it('refuses the secret in the Authorization header instead of the subprotocol', async () => {
@@ -208,19 +237,30 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
     })
 
     it('refuses a foreign Host or Origin with 403 even with the right secret', async () => {
-      const badHost = await tryUpgrade(wsUrl(), { protocols: ['bridge', daemon.secret], headers: { host: 'evil.com' } })
+      const badHost = await tryUpgrade(wsUrl(), {
+        protocols: ['bridge', daemon.secret],
+        headers: { host: 'evil.com' },
+      })
       expect(badHost).toEqual({ status: 403, body: expect.stringContaining('"forbidden_host"') })
-      const badOrigin = await tryUpgrade(wsUrl(), { protocols: ['bridge', daemon.secret], headers: { origin: 'https://evil.com' } })
+      const badOrigin = await tryUpgrade(wsUrl(), {
+        protocols: ['bridge', daemon.secret],
+        headers: { origin: 'https://evil.com' },
+      })
       expect(badOrigin).toEqual({ status: 403, body: expect.stringContaining('"forbidden_origin"') })
     })
 
     it('refuses an upgrade on a path that is not a WebSocket endpoint with 404', async () => {
-      const result = await tryUpgrade(`ws://127.0.0.1:${daemon.port}/health`, { protocols: ['bridge', daemon.secret] })
+      const result = await tryUpgrade(`ws://127.0.0.1:${daemon.port}/health`, {
+        protocols: ['bridge', daemon.secret],
+      })
       expect(result).toMatchObject({ status: 404 })
     })
 
     it('accepts the right secret from the extension origin and selects the "bridge" subprotocol', async () => {
-      const result = await tryUpgrade(wsUrl(), { protocols: ['bridge', daemon.secret], headers: { origin: EXTENSION_ORIGIN } })
+      const result = await tryUpgrade(wsUrl(), {
+        protocols: ['bridge', daemon.secret],
+        headers: { origin: EXTENSION_ORIGIN },
+      })
       expect(result).toEqual({ protocol: 'bridge' })
     })
   })

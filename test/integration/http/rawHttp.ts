@@ -17,7 +17,12 @@ export interface RawResponse {
  * Sends `head` (CRLF lines, without the blank line) and optional body chunks; reads until the server
  * closes the connection or `timeoutMs` passes.
  */
-export function rawRequest(port: number, headLines: string[], body: Buffer[] = [], timeoutMs = 10_000): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  headLines: string[],
+  body: Buffer[] = [],
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []
@@ -48,7 +53,12 @@ export function rawRequest(port: number, headLines: string[], body: Buffer[] = [
 }
 
 /** A GET with the given header lines (Host included only if you pass one) and `Connection: close`. */
-export function rawGet(port: number, path: string, headers: string[], timeoutMs?: number): Promise<RawResponse> {
+export function rawGet(
+  port: number,
+  path: string,
+  headers: string[],
+  timeoutMs?: number,
+): Promise<RawResponse> {
   return rawRequest(port, [`GET ${path} HTTP/1.1`, ...headers, 'Connection: close'], [], timeoutMs)
 }
 

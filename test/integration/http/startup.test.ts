@@ -5,7 +5,13 @@
 import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ENGINES, runDaemonToExit, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import {
+  ENGINES,
+  runDaemonToExit,
+  startDaemon,
+  tempConfigDir,
+  type RunningDaemon,
+} from '../../helpers/daemon'
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 
@@ -31,11 +37,17 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     expect(modeOf(join(dir, 'config.json'))).toBe(0o600)
     expect(modeOf(join(dir, 'extension/auth.json'))).toBe(0o600)
     expect(modeOf(join(dir, 'server.log'))).toBe(0o600)
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ localPlugins: [], permissions: {}, port: 9515 })
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({
+      localPlugins: [],
+      permissions: {},
+      port: 9515,
+    })
     const auth = JSON.parse(readFileSync(join(dir, 'extension/auth.json'), 'utf8')) as { secret: string }
     expect(auth).toEqual({ secret: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(auth.secret).toBe(daemon.secret)
-    expect(readFileSync(join(dir, 'server.log'), 'utf8')).toMatch(new RegExp(`bridge listening on http://127\\.0\\.0\\.1:${daemon.port}`))
+    expect(readFileSync(join(dir, 'server.log'), 'utf8')).toMatch(
+      new RegExp(`bridge listening on http://127\\.0\\.0\\.1:${daemon.port}`),
+    )
     expect(readFileSync(join(dir, 'server.log'), 'utf8')).not.toContain(daemon.secret)
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
@@ -44,7 +56,12 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     const dir = freshDir()
     const first = await startDaemon({ engine, configDir: dir })
     await first.stop()
-    const config = { localPlugins: ['./plugins/notes'], permissions: { notes: { permission: 'ask' } }, port: 9600, extra: 'kept' }
+    const config = {
+      localPlugins: ['./plugins/notes'],
+      permissions: { notes: { permission: 'ask' } },
+      port: 9600,
+      extra: 'kept',
+    }
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
     chmodSync(join(dir, 'config.json'), 0o644)
     chmodSync(join(dir, 'extension/auth.json'), 0o644)
@@ -66,7 +83,11 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
   it('exits 1 with a message naming the port when the port is in use', async () => {
     const running = await startDaemon({ engine })
     daemons.push(running)
-    const result = await runDaemonToExit({ engine, configDir: freshDir(), env: { PORT: String(running.port) } })
+    const result = await runDaemonToExit({
+      engine,
+      configDir: freshDir(),
+      env: { PORT: String(running.port) },
+    })
     expect(result.code).toBe(1)
     expect(result.output).toContain(`port ${running.port}`)
     expect(result.output).toMatch(/already in use/)
@@ -87,7 +108,11 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
 
   it('refuses a config.json that does not match the schema, naming the property', async () => {
     const dir = freshDir()
-    const wrong = JSON.stringify({ localPlugins: [], permissions: { notes: { permission: 'always' } }, port: 9515 })
+    const wrong = JSON.stringify({
+      localPlugins: [],
+      permissions: { notes: { permission: 'always' } },
+      port: 9515,
+    })
     writeFileSync(join(dir, 'config.json'), wrong)
     const result = await runDaemonToExit({ engine, configDir: dir })
     expect(result.code).toBe(1)

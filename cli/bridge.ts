@@ -1,0 +1,37 @@
+/**
+ * `bridge`: start and supervise the local daemon. One file per command under cli/commands/.
+ * Global options: `--port <n>` (then BRIDGE_PORT, then config.json `port`, then 9515), `-V`, `-h`.
+ * No subcommand means `bridge status`.
+ */
+import { cac } from 'cac'
+import { BRIDGE_VERSION } from '../src/protocol/constants'
+import { registerStart } from './commands/start'
+import { registerStatus, status } from './commands/status'
+import { errorText, fail } from './shared/output'
+
+const cli = cac('bridge')
+cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port, 9515)')
+
+registerStart(cli)
+registerStatus(cli)
+
+cli
+  .command('[...args]', 'Same as `bridge status`')
+  .option('--json', 'Print the raw /health JSON')
+  .action((args: string[], flags: { port?: unknown; json?: boolean }) => {
+    if (args.length > 0) {
+      fail(`unknown command "${args[0]}"; see \`bridge --help\``)
+      return
+    }
+    return status(flags)
+  })
+
+cli.help()
+cli.version(BRIDGE_VERSION, '-V, --version')
+
+try {
+  cli.parse(process.argv, { run: false })
+  await cli.runMatchedCommand()
+} catch (error) {
+  fail(errorText(error))
+}

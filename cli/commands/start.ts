@@ -1,0 +1,136 @@
+/**
+ * `bridge start [--port <n>] [--background] [--show-config]`: prepares `~/.bridge` (first run: the
+ * directory, config.json, the secret), installs the extension files, and runs the daemon in the
+ * foreground, or in the background with `server.pid`.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { CAC } from 'cac'
+import { atomicWriteFile } from '../../src/config/atomicWrite'
+import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
+import { prepareConfigDir, type PreparedFiles } from '../../src/config/setup'
+import { createDaemon, stopOnSignals } from '../../src/daemon'
+import { engineChoiceFromEnv } from '../../src/http/createEngine'
+import { baseUrl, fetchHealth } from '../shared/daemonClient'
+import { installExtensionFiles } from '../shared/extensionFiles'
+import { errorText, fail, say, sayWithSecret } from '../shared/output'
+import { resolvePort } from '../shared/port'
+
+interface StartFlags {
+  port?: unknown
+  background?: boolean
+  showConfig?: boolean
+}
+
+const BACKGROUND_START_TIMEOUT_MS = 15_000
+
+export function registerStart(cli: CAC): void {
+  cli
+    .command('start', 'Start the daemon on 127.0.0.1 (foreground unless --background)')
+    .option('--background', 'Run in the background; writes server.pid and returns')
+    .option(
+      '--show-config',
+      'Print the MCP client configuration (with the secret) even if this is not the first run',
+    )
+    .action((flags: StartFlags) => start(flags))
+}
+
+async function start(flags: StartFlags): Promise<void> {
+  const paths = bridgePaths(configDirFromEnv())
+  let files: PreparedFiles
+  let port: number
+  try {
+    files = prepareConfigDir(paths)
+    port = resolvePort({ flag: flags.port, configPort: files.config.port, forServer: true })
+  } catch (error) {
+    return fail(errorText(error))
+  }
+  const extension = installExtensionFiles(paths)
+  if (extension === 'missing')
+    say('note: the extension is not built (run `npm run build`); the extension folder has only its settings')
+
+  if (flags.background) return startInBackground(paths, files, port, flags)
+
+  let daemon
+  try {
+    daemon = await createDaemon({
+      configDir: paths.dir,
+      port,
+      engine: engineChoiceFromEnv(),
+      mode: 'production',
+      skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
+    })
+  } catch (error) {
+    return fail(errorText(error))
+  }
+  printSetup(paths, files, daemon.port, flags)
+  stopOnSignals(daemon)
+}
+
+async function startInBackground(
+  paths: BridgePaths,
+  files: PreparedFiles,
+  port: number,
+  flags: StartFlags,
+): Promise<void> {
+  const running = await fetchHealth(port, files.secret, 1_000)
+  if (running.ok || running.reason !== 'not_running')
+    return fail(`port ${port} is already in use (is bridge already running?)`)
+  const serverInfo = join(paths.extensionDir, 'server.json')
+  rmSync(serverInfo, { force: true })
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../server.js', import.meta.url))], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, PORT: String(port), BRIDGE_CONFIG_DIR: paths.dir },
+  })
+  const exited: { code: number | null } = { code: null }
+  child.once('exit', (code) => (exited.code = code ?? 1))
+  const deadline = Date.now() + BACKGROUND_START_TIMEOUT_MS
+  // The daemon writes server.json once it listens; then /health must answer with our secret.
+  while (Date.now() < deadline && exited.code === null) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    if (!existsSync(serverInfo)) continue
+    const bound = (JSON.parse(readFileSync(serverInfo, 'utf8')) as { port: number }).port
+    if ((await fetchHealth(bound, files.secret, 1_000)).ok) {
+      atomicWriteFile(paths.pidFile, `${child.pid}\n`)
+      child.unref()
+      say(`bridge started in the background (pid ${child.pid}), listening on ${baseUrl(bound)}`)
+      printSetup(paths, files, bound, flags)
+      return
+    }
+  }
+  if (exited.code === null) child.kill('SIGTERM')
+  fail(
+    `the daemon did not start${exited.code !== null ? ` (exit code ${exited.code})` : ''}; see ${paths.serverLog}`,
+  )
+}
+
+function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flags: StartFlags): void {
+  const firstRun = files.createdConfig || files.createdSecret
+  say()
+  if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
+  if (firstRun || flags.showConfig) {
+    say('Add bridge to your MCP client (this block contains your secret; keep it private):')
+    sayWithSecret(mcpClientConfig(port, files.secret))
+  } else {
+    say('MCP client configuration: run `bridge start --show-config` to print it again.')
+  }
+  say()
+  say(
+    'Browser extension: open chrome://extensions, turn on Developer mode, choose "Load unpacked" and select',
+  )
+  say(`  ${paths.extensionDir}`)
+  say()
+}
+
+/** The MCP client configuration block for this daemon. */
+export function mcpClientConfig(port: number, secret: string): string {
+  const config = {
+    mcpServers: {
+      bridge: { type: 'http', url: `${baseUrl(port)}/mcp`, headers: { Authorization: `Bearer ${secret}` } },
+    },
+  }
+  return JSON.stringify(config, null, 2)
+}

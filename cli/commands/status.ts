@@ -1,0 +1,74 @@
+/**
+ * `bridge status [--json]` (also plain `bridge`): what the running daemon reports on /health.
+ */
+import type { CAC } from 'cac'
+import { existsSync } from 'node:fs'
+import { readConfigFile } from '../../src/config/configFile'
+import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
+import type { HealthPayload } from '../../src/http/health'
+import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
+import { errorText, fail, say } from '../shared/output'
+import { resolvePort } from '../shared/port'
+
+interface StatusFlags {
+  port?: unknown
+  json?: boolean
+}
+
+export function registerStatus(cli: CAC): void {
+  cli
+    .command('status', 'Show whether the daemon runs, its extension, clients and plugins')
+    .option('--json', 'Print the raw /health JSON')
+    .action((flags: StatusFlags) => status(flags))
+}
+
+export async function status(flags: StatusFlags): Promise<void> {
+  const paths = bridgePaths(configDirFromEnv())
+  let port: number
+  let secret: string | null
+  try {
+    const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
+    port = resolvePort({ flag: flags.port, configPort })
+    secret = cliSecret(paths)
+  } catch (error) {
+    return fail(errorText(error))
+  }
+  const result = await fetchHealth(port, secret)
+  if (!result.ok) {
+    const hint = result.reason === 'not_running' ? ' (start it with `bridge start`)' : ''
+    return fail(`bridge is not running: ${result.message}${hint}`)
+  }
+  if (flags.json) return say(JSON.stringify(result.health, null, 2))
+  for (const line of formatStatus(result.health, baseUrl(port))) say(line)
+}
+
+export function formatStatus(health: HealthPayload, url: string): string[] {
+  const lines = [
+    `bridge ${health.version} running on ${url} (${health.mode} mode, ${health.httpEngine} engine)`,
+    `  SDK version      ${health.sdkVersion}`,
+    `  uptime           ${formatUptime(health.uptime)}`,
+    `  extension        ${health.extensionConnected ? 'connected' : 'not connected'}`,
+    `  MCP clients      ${health.mcpClients}`,
+    `  plugins          ${health.plugins}`,
+    `  tools            ${health.toolCount} (${health.pluginToolCount} plugin, ${health.browserToolCount} browser, ${health.disabledBrowserTools.length} browser off)`,
+  ]
+  if (health.skipPermissions) lines.push('  permissions      SKIPPED: ask-mode tools run without approval')
+  for (const plugin of health.pluginDetails) {
+    lines.push(
+      `    ${plugin.name.padEnd(20)} ${plugin.tabState.padEnd(12)} ${String(plugin.toolCount).padStart(3)} tools  ${plugin.source}`,
+    )
+  }
+  if (health.failedPlugins.length) {
+    lines.push('  failed plugins')
+    for (const failed of health.failedPlugins) lines.push(`    ${failed.path}: ${failed.error}`)
+  }
+  return lines
+}
+
+export function formatUptime(seconds: number): string {
+  const d = Math.floor(seconds / 86_400)
+  const h = Math.floor((seconds % 86_400) / 3_600)
+  const m = Math.floor((seconds % 3_600) / 60)
+  const s = seconds % 60
+  return [d && `${d}d`, (d || h) && `${h}h`, (d || h || m) && `${m}m`, `${s}s`].filter(Boolean).join(' ')
+}

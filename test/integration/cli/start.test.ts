@@ -1,0 +1,147 @@
+/**
+ * `bridge start`: first-run files and instructions, later runs, --show-config, --background, and the
+ * refusals (port in use, broken config).
+ */
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { EXTENSION_PUBLIC_KEY } from '../../../src/protocol/constants'
+import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { runCli } from './runCli'
+
+const dirs: string[] = []
+const daemons: RunningDaemon[] = []
+const pids: number[] = []
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((d) => d.stop()))
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGTERM')
+    } catch {
+      // already gone
+    }
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+const freshDir = () => {
+  const dir = tempConfigDir()
+  dirs.push(dir)
+  return dir
+}
+
+describe('bridge start', () => {
+  it('on first run creates the files, installs the extension and prints the MCP client config with the secret', async () => {
+    const dir = freshDir()
+    const daemon = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
+    daemons.push(daemon)
+    await daemon.waitForOutput(/Load unpacked/)
+    const out = daemon.output()
+    expect(out).toContain(`First run: created ${join(dir, 'config.json')}`)
+    const block = /\{\n\s+"mcpServers"[\s\S]*?\n\}/.exec(out)
+    expect(block).not.toBeNull()
+    expect(JSON.parse(block![0])).toEqual({
+      mcpServers: {
+        bridge: {
+          type: 'http',
+          url: `http://127.0.0.1:${daemon.port}/mcp`,
+          headers: { Authorization: `Bearer ${daemon.secret}` },
+        },
+      },
+    })
+    expect(out).toContain(join(dir, 'extension'))
+    const manifest = JSON.parse(readFileSync(join(dir, 'extension/manifest.json'), 'utf8')) as {
+      key: string
+      manifest_version: number
+    }
+    expect(manifest).toMatchObject({ manifest_version: 3, key: EXTENSION_PUBLIC_KEY })
+    expect(JSON.parse(readFileSync(join(dir, 'extension/server.json'), 'utf8'))).toEqual({
+      port: daemon.port,
+    })
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600)
+    expect(statSync(join(dir, 'extension/auth.json')).mode & 0o777).toBe(0o600)
+    // The secret went to the terminal on purpose, but never to the log file.
+    expect(readFileSync(join(dir, 'server.log'), 'utf8')).not.toContain(daemon.secret)
+    expect((await daemon.fetch('/health')).status).toBe(200)
+  })
+
+  it('does not print the secret on later runs unless --show-config is given', async () => {
+    const dir = freshDir()
+    const first = await startDaemon({ via: 'cli', configDir: dir })
+    await first.waitForOutput(/Load unpacked/)
+    await first.stop()
+    const second = await startDaemon({ via: 'cli', configDir: dir })
+    daemons.push(second)
+    await second.waitForOutput(/Load unpacked/)
+    expect(second.secret).toBe(first.secret)
+    expect(second.output()).not.toContain(second.secret)
+    expect(second.output()).not.toContain('First run')
+    expect(second.output()).toContain('--show-config')
+    await second.stop()
+    const third = await startDaemon({ via: 'cli', configDir: dir, args: ['--show-config'] })
+    daemons.push(third)
+    await third.waitForOutput(/Load unpacked/)
+    expect(third.output()).toContain(`"Authorization": "Bearer ${third.secret}"`)
+  })
+
+  it('--port wins over BRIDGE_PORT, PORT and config.json', async () => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 1 }))
+    const daemon = await startDaemon({
+      via: 'cli',
+      configDir: dir,
+      args: ['--port', '0'],
+      env: { BRIDGE_PORT: '1', PORT: '1' },
+    })
+    daemons.push(daemon)
+    expect(daemon.port).toBeGreaterThan(1)
+  })
+
+  it('exits 1 naming the port when it is in use', async () => {
+    const running = await startDaemon()
+    daemons.push(running)
+    const result = await runCli(['start', '--port', String(running.port)], freshDir())
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`port ${running.port}`)
+    expect(result.stderr).toMatch(/already in use/)
+  })
+
+  it('exits 1 naming config.json when it does not parse, and leaves it as it was', async () => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'config.json'), '{"port": 9515,,}')
+    const result = await runCli(['start', '--port', '0'], dir)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(join(dir, 'config.json'))
+    expect(result.stderr).toMatch(/not valid JSON/)
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"port": 9515,,}')
+  })
+
+  it('--background starts the daemon, writes server.pid (0600) and returns', async () => {
+    const dir = freshDir()
+    const result = await runCli(['start', '--background', '--port', '0'], dir)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const pid = Number(readFileSync(join(dir, 'server.pid'), 'utf8').trim())
+    pids.push(pid)
+    expect(statSync(join(dir, 'server.pid')).mode & 0o777).toBe(0o600)
+    expect(() => process.kill(pid, 0)).not.toThrow()
+    const port = (JSON.parse(readFileSync(join(dir, 'extension/server.json'), 'utf8')) as { port: number })
+      .port
+    expect(result.stdout).toContain(
+      `bridge started in the background (pid ${pid}), listening on http://127.0.0.1:${port}`,
+    )
+    const res = await fetch(`http://127.0.0.1:${port}/health`)
+    expect(await res.json()).toEqual({ status: 'ok' })
+    process.kill(pid, 'SIGTERM')
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        try {
+          process.kill(pid, 0)
+        } catch {
+          clearInterval(poll)
+          resolve()
+        }
+      }, 50)
+    })
+    expect(existsSync(join(dir, 'server.pid'))).toBe(true)
+  })
+})
