@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
 import { describe, expect, it } from 'vitest'
 import { BROWSER_PLUGIN, TOOL_NAME_PATTERN } from '../../../src/protocol/constants'
@@ -95,5 +96,12 @@ describe('BROWSER_TOOLS', () => {
   it('recognises its own names', () => {
     expect(isBrowserToolName('browser_click')).toBe(true)
     expect(isBrowserToolName('notes_list_notes')).toBe(false)
+  })
+})
+
+describe('docs/browser-tools.md', () => {
+  it('documents every built-in tool', () => {
+    const doc = readFileSync(new URL('../../../docs/browser-tools.md', import.meta.url), 'utf8')
+    expect(BROWSER_TOOL_NAMES.filter((name) => !doc.includes(`\`${name}\``))).toEqual([])
   })
 })
