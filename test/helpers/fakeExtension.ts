@@ -54,6 +54,8 @@ export class FakeExtension {
   private nextId = 1
   private readonly pending = new Map<number, (m: WireMessage) => void>()
   readonly closed: Promise<{ code: number; reason: string }>
+  /** The daemon's sync.full on connect. */
+  syncFull: WireMessage | undefined
 
   private constructor(
     readonly ws: WebSocket,
@@ -72,7 +74,7 @@ export class FakeExtension {
   ): Promise<FakeExtension> {
     const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, ['bridge', daemon.secret])
     const ext = new FakeExtension(ws, options)
-    const synced = ext.waitFor('sync.full')
+    const synced = ext.waitFor('sync.full').then((m) => (ext.syncFull = m))
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve())
       ws.once('error', reject)
