@@ -6,9 +6,8 @@ import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { reloadMachine } from '../machines/reloadMachine'
-import { join } from 'node:path'
-import { atomicWriteFile } from './config/atomicWrite'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
+import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { resolvePermission } from './config/permissions'
 import { prepareConfigDir } from './config/setup'
@@ -141,7 +140,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const url = `http://${LOOPBACK_HOST}:${port}`
   // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
-  atomicWriteFile(join(paths.extensionDir, 'server.json'), `${JSON.stringify({ port })}\n`)
+  writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
 
   return {

@@ -14,7 +14,7 @@ import { prepareConfigDir, type PreparedFiles } from '../../src/config/setup'
 import { createDaemon, stopOnSignals } from '../../src/daemon'
 import { engineChoiceFromEnv } from '../../src/http/createEngine'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
-import { installExtensionFiles } from '../shared/extensionFiles'
+import { syncExtensionFiles } from '../shared/extensionFiles'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
 import { resolvePort } from '../shared/port'
 
@@ -47,7 +47,7 @@ async function start(flags: StartFlags): Promise<void> {
   } catch (error) {
     return fail(errorText(error))
   }
-  const extension = installExtensionFiles(paths)
+  const extension = syncExtensionFiles(paths)
   if (extension === 'missing')
     say('note: the extension is not built (run `npm run build`); the extension folder has only its settings')
 

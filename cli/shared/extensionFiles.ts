@@ -1,20 +1,19 @@
 /**
- * The extension folder the user loads unpacked: `<config>/extension/`. `bridge start` copies the
- * built extension (dist/extension) there, beside the files it owns (auth.json, server.json,
- * adapters/). It copies again only when the build differs from what was installed (new CLI version,
- * or a rebuilt checkout), and removes files an older build left behind.
+ * Keeps `<config>/extension/` (the folder the user loads unpacked) in step with the built extension.
+ * The copy itself is src/config/extensionInstall.ts (version-stamped manifest; auth.json, server.json
+ * and adapters/ are kept). Here we also copy when the build changed without a version bump (a
+ * rebuilt checkout), by remembering a hash of the build we installed.
  */
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { atomicWriteFile } from '../../src/config/atomicWrite'
+import { installedExtensionVersion, installExtensionFiles } from '../../src/config/extensionInstall'
 import type { BridgePaths } from '../../src/config/paths'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 
-/** Files in the extension folder that belong to the daemon and the user, never to the build. */
-const KEPT = new Set(['auth.json', 'server.json', 'adapters', '.installed.json'])
-const MARKER = '.installed.json'
+const MARKER = '.build-hash'
 
 /** dist/extension beside the running CLI bundle (dist/cli/bridge.js). */
 export function builtExtensionDir(): string {
@@ -28,9 +27,9 @@ function listFiles(dir: string, base = dir): string[] {
   })
 }
 
-function buildHash(dir: string, files: string[]): string {
+function buildHash(dir: string): string {
   const hash = createHash('sha256').update(BRIDGE_VERSION)
-  for (const file of [...files].sort())
+  for (const file of listFiles(dir).sort())
     hash
       .update(file)
       .update('\0')
@@ -40,25 +39,17 @@ function buildHash(dir: string, files: string[]): string {
 
 export type ExtensionInstall = 'installed' | 'updated' | 'current' | 'missing'
 
-export function installExtensionFiles(
+export function syncExtensionFiles(
   paths: BridgePaths,
   sourceDir: string = builtExtensionDir(),
 ): ExtensionInstall {
   if (!existsSync(join(sourceDir, 'manifest.json'))) return 'missing'
-  const files = listFiles(sourceDir)
-  const hash = buildHash(sourceDir, files)
+  const hash = buildHash(sourceDir)
   const markerPath = join(paths.extensionDir, MARKER)
-  const previous = existsSync(markerPath)
-    ? (JSON.parse(readFileSync(markerPath, 'utf8')) as { hash?: string }).hash
-    : undefined
-  if (previous === hash) return 'current'
-  const wanted = new Set(files.map((file) => file.split('/')[0]!))
-  for (const name of readdirSync(paths.extensionDir)) {
-    if (!KEPT.has(name) && !wanted.has(name))
-      rmSync(join(paths.extensionDir, name), { recursive: true, force: true })
-  }
-  for (const name of wanted)
-    cpSync(join(sourceDir, name), join(paths.extensionDir, name), { recursive: true, force: true })
-  atomicWriteFile(markerPath, `${JSON.stringify({ version: BRIDGE_VERSION, hash }, null, 2)}\n`)
-  return previous === undefined ? 'installed' : 'updated'
+  const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8').trim() : undefined
+  const hadFiles = installedExtensionVersion(paths.extensionDir) !== null
+  if (previous === hash && hadFiles) return 'current'
+  installExtensionFiles(sourceDir, paths.extensionDir, BRIDGE_VERSION, true)
+  atomicWriteFile(markerPath, `${hash}\n`)
+  return hadFiles ? 'updated' : 'installed'
 }

@@ -6,9 +6,12 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EXTENSION_PUBLIC_KEY } from '../../../src/protocol/constants'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { runCli } from './runCli'
 
+const BRIDGE_VERSION_OF_PACKAGE = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version
 const dirs: string[] = []
 const daemons: RunningDaemon[] = []
 const pids: number[] = []
@@ -53,7 +56,11 @@ describe('bridge start', () => {
       key: string
       manifest_version: number
     }
-    expect(manifest).toMatchObject({ manifest_version: 3, key: EXTENSION_PUBLIC_KEY })
+    expect(manifest).toMatchObject({
+      manifest_version: 3,
+      key: EXTENSION_PUBLIC_KEY,
+      version_name: BRIDGE_VERSION_OF_PACKAGE,
+    })
     expect(JSON.parse(readFileSync(join(dir, 'extension/server.json'), 'utf8'))).toEqual({
       port: daemon.port,
     })
