@@ -83,6 +83,13 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
   })
 
   it('fails at once with extension_not_connected when no extension is connected', async () => {
+    await expect
+      .poll(
+        async () =>
+          ((await (await fx.daemon.fetch('/health')).json()) as { extensionConnected: boolean })
+            .extensionConnected,
+      )
+      .toBe(false)
     const result = await call('browser_list_tabs')
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^\[extension_not_connected\]/)

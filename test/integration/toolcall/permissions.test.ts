@@ -72,6 +72,13 @@ describe.each(ENGINES)('permissions and approvals (%s engine)', (engine) => {
   })
 
   it('fails an ask tool at once with extension_not_connected when no extension is connected', async () => {
+    await expect
+      .poll(
+        async () =>
+          ((await (await fx.daemon.fetch('/health')).json()) as { extensionConnected: boolean })
+            .extensionConnected,
+      )
+      .toBe(false)
     const result = await call('browser_navigate', { url: 'https://example.com' })
     expect(textOf(result)).toMatch(/^\[extension_not_connected\] this tool needs approval in the browser/)
   })

@@ -1,0 +1,144 @@
+import WebSocket from 'ws'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES } from '../../helpers/daemon'
+import { FakeExtension } from '../../helpers/fakeExtension'
+import { startFixture, type Fixture } from '../toolcall/fixture'
+
+describe.each(ENGINES)('/ws extension socket (%s engine)', (engine) => {
+  let fx: Fixture
+  let ext: FakeExtension | undefined
+  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as Record<string, unknown>
+
+  beforeAll(async () => {
+    fx = await startFixture(engine, {}, { BRIDGE_WS_KEEPALIVE_TIMEOUT_MS: '1500' })
+  })
+  afterEach(async () => {
+    await ext?.close()
+    ext = undefined
+  })
+  afterAll(async () => {
+    await fx?.stop()
+  })
+
+  it('refuses an upgrade with a wrong secret with HTTP 401', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${fx.daemon.port}/ws`, ['bridge', 'f'.repeat(64)])
+    ws.on('error', () => undefined)
+    const status = await new Promise<number | undefined>((resolve) => {
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode))
+      ws.once('open', () => resolve(undefined))
+    })
+    expect(status).toBe(401)
+    ws.terminate()
+  })
+
+  it('sends sync.full on connect and reports the connection in health', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    expect(ext.syncFull?.params).toMatchObject({
+      protocolVersion: 1,
+      serverVersion: expect.any(String),
+      plugins: [],
+    })
+    expect((ext.syncFull?.params?.browserTools as unknown[]).length).toBeGreaterThan(10)
+    expect(await health()).toMatchObject({ extensionConnected: true, extensionConnections: 1 })
+  })
+
+  it('answers ping with pong carrying the same ts', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    ext.notify('ping', { ts: 12345 })
+    expect((await ext.waitFor('pong')).params).toEqual({ ts: 12345 })
+  })
+
+  it('answers malformed JSON-RPC with the right errors and keeps serving', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    ext.sendRaw('{"jsonrpc": "2.0", "method": "ping", ')
+    ext.sendRaw('[{"jsonrpc":"2.0","method":"ping","params":{"ts":1}}]')
+    ext.sendRaw('{"jsonrpc":"2.0","id":{"nested":true},"method":"config.getState"}')
+    ext.sendRaw('"just a string"')
+    await expect.poll(() => ext!.orphanAnswers().length).toBe(4)
+    expect(ext.orphanAnswers().map((m) => m.error?.code)).toEqual([-32700, -32600, -32600, -32600])
+    expect((await ext.request('no.such.method', {})).error).toEqual({
+      code: -32601,
+      message: 'Method not found: no.such.method',
+    })
+    const bad = await ext.request('config.setToolPermission', {
+      plugin: 'browser',
+      tool: 7,
+      permission: 'auto',
+    })
+    expect(bad.error?.code).toBe(-32602)
+    expect(bad.error?.message).toContain('params.tool')
+    // Notifications with bad params get no answer (JSON-RPC), but the connection stays up and useful.
+    ext.notify('tool.progress', { dispatchId: 5 })
+    ext.notify('confirmation.response', { id: 'x', decision: 'maybe' })
+    ext.notify('ping', { ts: 2 })
+    expect((await ext.waitFor('pong')).params).toEqual({ ts: 2 })
+    expect((await ext.request('config.getState', {})).result).toMatchObject({ skipPermissions: false })
+    expect((await health()).status).toBe('ok')
+  })
+
+  it('survives a frame of several megabytes', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    ext.notify('plugin.log', {
+      entries: [{ plugin: 'notes', level: 'info', message: 'x'.repeat(5 * 1024 * 1024), ts: 1 }],
+    })
+    ext.notify('ping', { ts: 3 })
+    expect((await ext.waitFor('pong')).params).toEqual({ ts: 3 })
+  })
+
+  it('closes a frame over 10 MB without taking the daemon down', async () => {
+    const big = await FakeExtension.connect(fx.daemon)
+    big.sendRaw(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'ping',
+        params: { ts: 1, pad: 'x'.repeat(11 * 1024 * 1024) },
+      }),
+    )
+    const { code } = await big.closed
+    // node (ws) sends 1009 "message too big"; uWebSockets.js drops the connection (1006).
+    expect([1009, 1006]).toContain(code)
+    ext = await FakeExtension.connect(fx.daemon)
+    ext.notify('ping', { ts: 4 })
+    expect((await ext.waitFor('pong')).params).toEqual({ ts: 4 })
+  })
+
+  it('closes a silent connection after the keepalive timeout (4001)', async () => {
+    const silent = await FakeExtension.connect(fx.daemon)
+    expect(await silent.closed).toEqual({ code: 4001, reason: 'keepalive timeout' })
+    await expect.poll(async () => (await health()).extensionConnected).toBe(false)
+  })
+
+  it('keeps a connection that pings', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 600))
+      ext.notify('ping', { ts: i })
+    }
+    expect(ext.ws.readyState).toBe(WebSocket.OPEN)
+  })
+
+  it('POST /extension/reload: 503 without an extension, 202 and extension.reload with one', async () => {
+    await expect.poll(async () => (await health()).extensionConnected).toBe(false)
+    const none = await fx.daemon.fetch('/extension/reload', { method: 'POST' })
+    expect(none.status).toBe(503)
+    expect(await none.json()).toEqual({
+      error: { code: 'extension_not_connected', message: 'no extension is connected' },
+    })
+    ext = await FakeExtension.connect(fx.daemon)
+    const res = await fx.daemon.fetch('/extension/reload', { method: 'POST' })
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ ok: true })
+    expect((await ext.waitFor('extension.reload')).params).toEqual({})
+  })
+
+  it('rate-limits /extension/reload to 10 per minute with 429 and Retry-After: 60', async () => {
+    const statuses: number[] = []
+    let last: Response | undefined
+    for (let i = 0; i < 10; i++) {
+      last = await fx.daemon.fetch('/extension/reload', { method: 'POST' })
+      statuses.push(last.status)
+    }
+    expect(statuses.at(-1)).toBe(429)
+    expect(last?.headers.get('retry-after')).toBe('60')
+  })
+})
