@@ -50,6 +50,18 @@ chrome.debugger.onDetach.addListener((source) => {
   for (const hook of detachHooks) hook(source.tabId)
 })
 
+// A new service-worker life starts with no sessions; attachments left by the previous one would keep
+// Chrome's debugging bar up forever, so let them go. Detaching a tab we are not attached to fails
+// harmlessly (that is DevTools' or another extension's attachment).
+chrome.debugger
+  .getTargets()
+  .then((targets) => {
+    for (const target of targets)
+      if (target.attached && target.tabId !== undefined && !sessions.has(target.tabId) && !attaching.has(target.tabId))
+        chrome.debugger.detach({ tabId: target.tabId }).catch(() => undefined)
+  })
+  .catch(() => undefined)
+
 const detachHooks = new Set<(tabId: number) => void>()
 /** Called whenever a tab's session ends (released, cancelled by the user, tab closed). */
 export function onSessionDetached(hook: (tabId: number) => void): void {

@@ -30,10 +30,17 @@ async function afterAction(tabId: number): Promise<chrome.tabs.Tab> {
   return tab ?? getTab(tabId)
 }
 
+/** Tabs the action opened (links with target=_blank, window.open), so the agent can switch to them. */
+async function openedTabs(tabId: number, before: Set<number>) {
+  const tabs = await chrome.tabs.query({})
+  return tabs.filter((t) => t.id !== undefined && !before.has(t.id) && t.openerTabId === tabId).map((t) => ({ tabId: t.id!, url: t.pendingUrl ?? t.url ?? '' }))
+}
+
 export async function click(input: In<'click'>) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   const where = await locate(tab, input)
+  const before = new Set((await chrome.tabs.query({})).map((t) => t.id ?? -1))
   await withDebugger(tabId, tab.url, (cdp) =>
     mouseClick(cdp, where.x, where.y, {
       button: input.button ?? 'left',
@@ -42,7 +49,8 @@ export async function click(input: In<'click'>) {
     }),
   )
   const after = await afterAction(tabId)
-  return { clicked: where.description, url: after.url ?? '' }
+  const opened = await openedTabs(tabId, before)
+  return { clicked: where.description, url: after.url ?? '', ...(opened.length ? { openedTabs: opened } : {}) }
 }
 
 export async function hover(input: In<'hover'>) {

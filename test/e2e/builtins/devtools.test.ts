@@ -43,6 +43,14 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
   })
 
   const open = (path: string) => h.ok<Tab>('browser_open_tab', { url: h.site.url(path) })
+  /** Waits until the extension reports a dialog open in the tab, as extension_get_state shows it. */
+  const dialogOpen = (tabId: number) =>
+    expect
+      .poll(async () => {
+        const state = await h.ok<{ debuggerSessions: { tabId: number; dialogOpen: boolean }[] }>('extension_get_state')
+        return state.debuggerSessions.find((s) => s.tabId === tabId)?.dialogOpen
+      }, { timeout: 5_000 })
+      .toBe(true)
 
   it('browser_screenshot returns a PNG image of the viewport, the full page or one element', async () => {
     const tab = await open('/long')
@@ -162,10 +170,10 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
 
   it('page tools time out with a hint while a dialog blocks the page', async () => {
     const tab = await open('/dialog')
-    const page = h.browser.context.pages().findLast((p) => p.url() === h.site.url('/dialog'))
-    page?.on('dialog', () => undefined)
+    const page = await h.pageAt(h.site.url('/dialog'))
+    page.on('dialog', () => undefined)
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#ask' })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await dialogOpen(tab.tabId)
     const blocked = await h.fails('browser_get_text', { tabId: tab.tabId, selector: '#out' })
     expect(blocked).toMatchObject({ category: 'timeout', retryable: true })
     expect(blocked.message).toContain('close it with browser_handle_dialog')
@@ -175,17 +183,17 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
 
   it('browser_handle_dialog accepts or dismisses an open dialog, types into prompts, and says when none is open', async () => {
     const tab = await open('/dialog')
-    const page = h.browser.context.pages().findLast((p) => p.url() === h.site.url('/dialog'))
+    const page = await h.pageAt(h.site.url('/dialog'))
     // Playwright auto-dismisses dialogs unless a listener exists; this one leaves them open for the tool.
-    page?.on('dialog', () => undefined)
+    page.on('dialog', () => undefined)
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#ask' })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await dialogOpen(tab.tabId)
     const handled = await h.ok<{ handled: boolean; type: string | null; message: string | null }>('browser_handle_dialog', { tabId: tab.tabId, accept: false })
     expect(handled).toEqual({ handled: true, accepted: false, type: 'confirm', message: 'Delete everything?' })
     expect((await h.ok<{ text: string }>('browser_get_text', { tabId: tab.tabId, selector: '#out' })).text).toBe('cancelled')
 
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#name' })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await dialogOpen(tab.tabId)
     expect(await h.ok('browser_handle_dialog', { tabId: tab.tabId, accept: true, promptText: 'Ada' })).toMatchObject({ type: 'prompt', message: 'Your name?' })
     expect((await h.ok<{ text: string }>('browser_get_text', { tabId: tab.tabId, selector: '#out' })).text).toBe('name: Ada')
 

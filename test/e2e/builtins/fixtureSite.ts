@@ -32,6 +32,8 @@ const PAGES: Record<string, string> = {
      <button id="save" onclick="setTimeout(() => { document.getElementById('status').textContent = 'Saved!' }, 400)">Save draft</button>
      <div id="hover-target" style="width:120px;height:40px;background:#eee" onmouseenter="document.getElementById('status').textContent = 'hovered'">Hover me</div>
      <input id="keys" aria-label="Key field">
+     <div id="editor" contenteditable="true" aria-label="Editor">draft</div>
+     <a id="popup" href="/" target="_blank">Open home in a new tab</a>
      <p id="keylog"></p>
      <p id="status"></p>
      <p id="changes"></p>`,

@@ -3,7 +3,7 @@
 import { build } from 'esbuild'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Worker } from 'playwright-core'
+import type { Page, Worker } from 'playwright-core'
 import { launchBrowser, prepareExtensionCopy, type BrowserHarness } from '../../helpers/browser'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
@@ -20,6 +20,8 @@ export interface BuiltinsHarness {
   ok<T = unknown>(tool: string, input?: Record<string, unknown>): Promise<T>
   /** Like call, but expects a failure and returns it. */
   fails(tool: string, input?: Record<string, unknown>): Promise<{ code: string; message: string; category?: string }>
+  /** The Playwright page showing `url` (the newest one), waiting until Playwright has seen it. */
+  pageAt(url: string): Promise<Page>
   /** Points a tab at any URL as the user could (agents cannot reach chrome:// pages themselves). */
   setTabUrl(tabId: number, url: string): Promise<void>
   close(): Promise<void>
@@ -116,6 +118,14 @@ export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
       const result = await call(tool, input)
       if (result.ok) throw new Error(`${tool} succeeded but a failure was expected: ${JSON.stringify(result.value).slice(0, 500)}`)
       return result.error
+    },
+    async pageAt(url) {
+      for (let i = 0; i < 100; i++) {
+        const page = browser.context.pages().findLast((p) => p.url() === url)
+        if (page) return page
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error(`Playwright has no page at ${url}`)
     },
     async setTabUrl(tabId, url) {
       const sw = await browser.serviceWorker()

@@ -119,6 +119,19 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(submitted.url).toContain('email=x%40y.z')
   })
 
+  it('browser_type edits contenteditable elements', async () => {
+    const tab = await open('/form')
+    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: 'rich text' })).toEqual({ typed: 'textbox "Editor"', value: 'rich text' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: '!', clear: false })).toEqual({ typed: 'textbox "Editor"', value: 'rich text!' })
+  })
+
+  it('browser_click reports tabs that the click opened', async () => {
+    const tab = await open('/form')
+    const result = await h.ok<{ url: string; openedTabs?: { tabId: number; url: string }[] }>('browser_click', { tabId: tab.tabId, selector: '#popup' })
+    expect(result.url).toBe(h.site.url('/form'))
+    expect(result.openedTabs).toEqual([{ tabId: expect.any(Number), url: h.site.url('/') }])
+  })
+
   it('browser_type refuses elements that are not editable', async () => {
     const tab = await open('/form')
     const err = await h.fails('browser_type', { tabId: tab.tabId, selector: '#save', text: 'x' })
@@ -169,8 +182,8 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const up = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', { tabId: tab.tabId, direction: 'up', amount: 100_000 })
     expect(up).toMatchObject({ scrollY: 0, atTop: true })
     await h.ok('browser_scroll', { tabId: tab.tabId, selector: '#box', direction: 'down', amount: 250 })
-    const page = h.browser.context.pages().findLast((p) => p.url() === h.site.url('/long'))
-    const inner = await page?.evaluate(() => document.getElementById('box')?.scrollTop)
+    const page = await h.pageAt(h.site.url('/long'))
+    const inner = await page.evaluate(() => document.getElementById('box')?.scrollTop)
     expect(inner).toBe(250)
   })
 
