@@ -18,6 +18,8 @@ export interface DiscoverOptions {
   /** Only `localPlugins` is read. */
   config: { localPlugins: readonly string[] }
   env: NodeJS.ProcessEnv
+  /** Copy adapter bundles to `<config>/extension/adapters` (default true; `bridge plugin list` only reads). */
+  syncAdapters?: boolean
 }
 
 const PACKAGE_PREFIX = 'bridge-plugin-'
@@ -26,6 +28,7 @@ export async function discoverPlugins({
   configDir,
   config,
   env,
+  syncAdapters = true,
 }: DiscoverOptions): Promise<PluginRegistrySnapshot> {
   const failedPlugins: FailedPlugin[] = []
   const discoveryErrors: DiscoveryError[] = []
@@ -69,23 +72,24 @@ export async function discoverPlugins({
   take(localDirs, 'local')
 
   const plugins = [...chosen.values()].map((b) => b.plugin).sort((a, b) => a.name.localeCompare(b.name))
-  try {
-    syncAdapterFiles(
-      configDir,
-      new Map(
-        [...chosen].map(([name, b]) => [
-          name,
-          { file: b.plugin.adapterFile, bytes: b.adapter, hash: b.plugin.adapterHash },
-        ]),
-      ),
-    )
-  } catch (error) {
-    discoveryErrors.push({
-      source: 'config',
-      path: configDir,
-      message: `could not write adapter files under ${configDir}/extension/adapters (${error instanceof Error ? error.message : String(error)})`,
-    })
-  }
+  if (syncAdapters)
+    try {
+      syncAdapterFiles(
+        configDir,
+        new Map(
+          [...chosen].map(([name, b]) => [
+            name,
+            { file: b.plugin.adapterFile, bytes: b.adapter, hash: b.plugin.adapterHash },
+          ]),
+        ),
+      )
+    } catch (error) {
+      discoveryErrors.push({
+        source: 'config',
+        path: configDir,
+        message: `could not write adapter files under ${configDir}/extension/adapters (${error instanceof Error ? error.message : String(error)})`,
+      })
+    }
   return { plugins, failedPlugins, discoveryErrors }
 }
 

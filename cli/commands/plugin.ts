@@ -1,0 +1,48 @@
+/**
+ * `bridge plugin <create|list>`. cac has no nested commands, so `bridge` hands everything after
+ * `plugin` to this small program of its own.
+ *
+ * @example
+ *   bridge plugin create my-site --domain my-site.com
+ *   bridge plugin list --verbose
+ */
+import { cac } from 'cac'
+import { createPlugin, type CreateFlags } from './plugin/create'
+import { runList, type ListFlags } from './plugin/list'
+import { log } from '../../src/log'
+
+/** Runs `bridge plugin ...` with `args` = the words after `plugin`. Sets process.exitCode on failure. */
+export async function runPluginCommand(args: readonly string[]): Promise<void> {
+  const cli = cac('bridge plugin')
+  cli
+    .command('create [name]', 'Scaffold a plugin package in ./bridge-plugin-<name>')
+    .option('--domain <domain>', 'Site the plugin works on, e.g. example.com')
+    .option('--display <name>', 'Display name shown in the side panel')
+    .option('--description <text>', 'One-line description')
+    .option('--dir <path>', 'Create the package in this folder (default: current folder)')
+    .action(async (name: string | undefined, flags: CreateFlags) => {
+      await createPlugin(name === undefined ? undefined : String(name), flags)
+    })
+  cli
+    .command('list', 'List plugins (from the running daemon, else from config.json and npm)')
+    .alias('ls')
+    .option('--json', 'Print JSON')
+    .option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json, 9515)')
+    .option('-v, --verbose', 'Also list tool names')
+    .action((flags: ListFlags) => runList(flags))
+  cli.help()
+  try {
+    cli.parse(['node', 'bridge plugin', ...args], { run: false })
+    if (!cli.matchedCommand) {
+      if (!cli.options.help) {
+        cli.outputHelp()
+        if (args.length) process.exitCode = 1
+      }
+      return
+    }
+    await cli.runMatchedCommand()
+  } catch (error) {
+    process.exitCode = 1
+    log.error(error instanceof Error ? error.message : String(error))
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * `bridge plugin list [--json] [-v]`: online, the plugins the running daemon has loaded (with tab
+ * state); offline, what discovery would load from config.json and the global npm packages.
+ */
+import { existsSync } from 'node:fs'
+import { cliPort } from '../../../src/build/cliPort'
+import { readSecret } from '../../../src/config/auth'
+import { readConfigFile } from '../../../src/config/configFile'
+import { bridgePaths, configDirFromEnv } from '../../../src/config/paths'
+import { log } from '../../../src/log'
+import { discoverPlugins } from '../../../src/plugins/discover'
+import { LOOPBACK_HOST } from '../../../src/protocol/constants'
+import type { FailedPlugin } from '../../../src/protocol/manifest'
+
+export interface ListFlags {
+  json?: boolean
+  port?: string | number
+  verbose?: boolean
+}
+
+export interface ListedPlugin {
+  name: string
+  displayName: string
+  tabState?: string
+  toolCount: number
+  tools: string[]
+  source: string
+  sdkVersion: string | null
+  version?: string
+}
+
+export interface PluginList {
+  online: boolean
+  plugins: ListedPlugin[]
+  failedPlugins: FailedPlugin[]
+}
+
+export async function listPlugins(
+  flags: ListFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PluginList> {
+  const configDir = configDirFromEnv(env)
+  const paths = bridgePaths(configDir)
+  const port = cliPort(flags.port, configDir, env)
+  const online = await fromDaemon(port, paths.authFile)
+  if (online) return online
+  const config = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : { localPlugins: [] }
+  const snapshot = await discoverPlugins({ configDir, config, env, syncAdapters: false })
+  return {
+    online: false,
+    plugins: snapshot.plugins.map((p) => ({
+      name: p.name,
+      displayName: p.displayName,
+      toolCount: p.tools.length,
+      tools: p.tools.map((t) => `${p.name}_${t.name}`),
+      source: p.source,
+      sdkVersion: p.sdkVersion,
+      version: p.version,
+    })),
+    failedPlugins: snapshot.failedPlugins,
+  }
+}
+
+async function fromDaemon(port: number, authFile: string): Promise<PluginList | undefined> {
+  const headers: Record<string, string> = existsSync(authFile)
+    ? { authorization: `Bearer ${readSecret(authFile)}` }
+    : {}
+  try {
+    const response = await fetch(`http://${LOOPBACK_HOST}:${port}/health`, {
+      headers,
+      signal: AbortSignal.timeout(3_000),
+    })
+    const body = (await response.json()) as { pluginDetails?: ListedPlugin[]; failedPlugins?: FailedPlugin[] }
+    if (!response.ok || !Array.isArray(body.pluginDetails)) return undefined
+    return {
+      online: true,
+      plugins: body.pluginDetails.map((p) => ({
+        name: p.name,
+        displayName: p.displayName,
+        tabState: p.tabState,
+        toolCount: p.toolCount,
+        tools: p.tools,
+        source: p.source,
+        sdkVersion: p.sdkVersion,
+      })),
+      failedPlugins: body.failedPlugins ?? [],
+    }
+  } catch {
+    return undefined
+  }
+}
+
+export function formatPluginList(list: PluginList, verbose: boolean): string {
+  const lines = [
+    list.online
+      ? 'Plugins loaded by the running daemon:'
+      : 'No daemon running; plugins that discovery finds:',
+  ]
+  if (list.plugins.length === 0) lines.push('  (none) create one with: bridge plugin create <name>')
+  for (const p of list.plugins) {
+    const state = p.tabState ? `  tab ${p.tabState}` : ''
+    lines.push(
+      `  ${p.name.padEnd(20)} ${p.displayName}  ${p.toolCount} tool${p.toolCount === 1 ? '' : 's'}  ${p.source}  sdk ${p.sdkVersion ?? 'unknown'}${state}`,
+    )
+    if (verbose) for (const tool of p.tools) lines.push(`      ${tool}`)
+  }
+  if (list.failedPlugins.length) {
+    lines.push('Failed to load:')
+    for (const f of list.failedPlugins) lines.push(`  ${f.path}: ${f.error}`)
+  }
+  return lines.join('\n')
+}
+
+export async function runList(flags: ListFlags): Promise<void> {
+  const list = await listPlugins(flags)
+  if (flags.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`)
+  else log.log(formatPluginList(list, flags.verbose === true))
+}

@@ -1,0 +1,132 @@
+// `bridge plugin create` end to end: scaffold -> the plugin's own `npm test` (bridge-plugin build,
+// then node --test on the built adapter) -> a running daemon discovers it and /health lists its tools.
+import { spawn } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPlugin, type CreateIo } from '../../../cli/commands/plugin/create'
+import { ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
+import { tempDir } from '../../fixtures/plugins'
+
+const quietIo: CreateIo = { interactive: false, ask: () => Promise.reject(new Error('not interactive')) }
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const proc = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
+    proc.once('exit', (code) => resolve({ code, out }))
+  })
+}
+
+describe('bridge plugin create', () => {
+  let tmp: ReturnType<typeof tempDir>
+  let daemon: RunningDaemon
+  let bin: string
+  beforeAll(async () => {
+    tmp = tempDir('scaffold')
+    // `bridge-plugin` on PATH, as a global install of bridge provides it.
+    bin = join(tmp.dir, 'bin')
+    mkdirSync(bin)
+    writeFileSync(
+      join(bin, 'bridge-plugin'),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist', 'cli', 'bridgePlugin.js')}" "$@"\n`,
+    )
+    chmodSync(join(bin, 'bridge-plugin'), 0o755)
+    daemon = await startDaemon()
+  })
+  afterAll(async () => {
+    await daemon?.stop()
+    tmp?.cleanup()
+  })
+
+  it('scaffolds a plugin that passes its own test and that the daemon then serves', async () => {
+    const dir = await createPlugin('my-site', { domain: 'my-site.example', dir: tmp.dir }, quietIo)
+    expect(dir).toBe(join(tmp.dir, 'bridge-plugin-my-site'))
+
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      BRIDGE_CONFIG_DIR: daemon.configDir,
+      BRIDGE_PORT: String(daemon.port),
+      NO_COLOR: '1',
+    }
+    const test = await run('npm', ['test'], dir, env)
+    expect(test.out).toMatch(/built my-site@0\.1\.0: 2 tools \(page_info, find_text\)/)
+    expect(test.out).toMatch(/daemon reloaded in \d+ ms: 1 plugin, my-site loaded/)
+    expect(test.out).toMatch(/# pass 4\n# fail 0/)
+    expect(test.code).toBe(0)
+
+    const health = (await (await daemon.fetch('/health')).json()) as {
+      pluginDetails: Array<{ name: string; tools: string[]; source: string }>
+    }
+    expect(health.pluginDetails).toMatchObject([
+      { name: 'my-site', tools: ['my-site_page_info', 'my-site_find_text'], source: 'local' },
+    ])
+    expect(JSON.parse(readFileSync(join(daemon.configDir, 'config.json'), 'utf8')).localPlugins).toEqual([
+      dir,
+    ])
+  })
+
+  it('scaffolds TypeScript that type-checks against the SDK', async () => {
+    const dir = await createPlugin('typed', { domain: 'typed.example', dir: tmp.dir }, quietIo)
+    const tsc = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')],
+      dir,
+      process.env,
+    )
+    expect(tsc.out).toBe('')
+    expect(tsc.code).toBe(0)
+  })
+
+  it('asks for missing answers on a terminal, again after an invalid name', async () => {
+    const answers = ['Bad Name', 'asked', 'asked.example', 'Asked Site', 'Made by a prompt']
+    const questions: string[] = []
+    const io: CreateIo = {
+      interactive: true,
+      ask: (message) => {
+        questions.push(message)
+        return Promise.resolve(answers.shift() ?? '')
+      },
+    }
+    const dir = await createPlugin(undefined, { dir: tmp.dir }, io)
+    expect(questions).toEqual([
+      'Plugin name (lowercase, e.g. my-site)',
+      'Plugin name (lowercase, e.g. my-site)',
+      'Site domain the plugin works on (e.g. example.com)',
+      'Display name',
+      'One-line description',
+    ])
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toMatchObject({
+      name: 'bridge-plugin-asked',
+      description: 'Made by a prompt',
+      bridge: {
+        displayName: 'Asked Site',
+        urlPatterns: ['https://asked.example/*', 'https://*.asked.example/*'],
+      },
+    })
+  })
+
+  it('requires a name when there is no terminal to ask on', async () => {
+    await expect(createPlugin(undefined, { dir: tmp.dir }, quietIo)).rejects.toThrow(
+      'a plugin name is required: bridge plugin create <name> --domain <site>',
+    )
+  })
+
+  it('refuses an invalid or reserved name and a folder that is in use', async () => {
+    await expect(createPlugin('Not_Valid', { dir: tmp.dir }, quietIo)).rejects.toThrow(
+      /must be lowercase letters and digits/,
+    )
+    await expect(createPlugin('extension', { dir: tmp.dir }, quietIo)).rejects.toThrow(
+      /"extension" is reserved/,
+    )
+    mkdirSync(join(tmp.dir, 'bridge-plugin-taken'))
+    writeFileSync(join(tmp.dir, 'bridge-plugin-taken', 'keep.txt'), 'mine')
+    await expect(createPlugin('taken', { domain: 'x.example', dir: tmp.dir }, quietIo)).rejects.toThrow(
+      /already exists and is not empty/,
+    )
+    expect(existsSync(join(tmp.dir, 'bridge-plugin-taken', 'package.json'))).toBe(false)
+  })
+})
