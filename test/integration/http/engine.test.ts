@@ -85,6 +85,35 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     expect(await res.json()).toEqual({ bytes: 2 * MB })
   })
 
+  it('accepts a body of exactly 10 MB and refuses a declared 10 MB + 1 with 413 before reading it', async () => {
+    let calls = 0
+    const server = await serve(engineName, [
+      {
+        path: '/echo',
+        auth: 'required',
+        methods: {
+          POST: async (req) => (calls++, jsonResponse({ bytes: (await req.arrayBuffer()).byteLength })),
+        },
+      },
+    ])
+    const exact = await fetch(`${server.url}/echo`, {
+      method: 'POST',
+      headers: auth,
+      body: new Uint8Array(10 * MB),
+    })
+    expect(exact.status).toBe(200)
+    expect(await exact.json()).toEqual({ bytes: 10 * MB })
+    const over = await rawRequest(
+      server.port,
+      headLines(server.port, 'POST', '/echo', [`Content-Length: ${10 * MB + 1}`]),
+    )
+    expect(over.status).toBe(413)
+    expect(JSON.parse(over.body)).toEqual({
+      error: { code: 'payload_too_large', message: expect.any(String) },
+    })
+    expect(calls).toBe(1)
+  })
+
   it('refuses a chunked body that grows past the cap with 413 while it streams', async () => {
     let handlerSawError: unknown
     const server = await serve(engineName, [
@@ -278,6 +307,23 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     // node answers 408; uWS closes the connection. Either way the handler never answered 200.
     expect([0, 408]).toContain(res.status)
   })
+
+  it('closes a connection whose headers do not arrive in time', async () => {
+    // node uses the configured limit; uWS has a fixed 10 s idle limit while it waits for headers.
+    const server = await serve(engineName, [], { headersTimeoutMs: 1_000, requestTimeoutMs: 1_000 })
+    const { connect } = await import('node:net')
+    const socket = connect(server.port, '127.0.0.1')
+    socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`)
+    let received = ''
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')))
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true))
+      setTimeout(() => resolve(false), 20_000)
+    })
+    socket.destroy()
+    expect(closed).toBe(true)
+    expect(received).not.toMatch(/^HTTP\/1\.1 200/)
+  }, 30_000)
 
   it('refuses connections beyond the cap', async () => {
     const server = await serve(
