@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES } from '../../helpers/daemon'
+import { FakeExtension } from '../../helpers/fakeExtension'
+import { connectMcp, textOf } from '../../helpers/mcpClient'
+import { startFixture, type Fixture } from '../toolcall/fixture'
+
+const initialize = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  })
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
+  let fx: Fixture
+  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as { mcpClients: number }
+
+  beforeAll(async () => {
+    fx = await startFixture(engine, { permissions: { browser: { tools: { browser_list_tabs: 'auto' } } } })
+  })
+  afterAll(async () => {
+    await fx?.stop()
+  })
+
+  it('serves several clients at once, each in its own session, and DELETE closes one', async () => {
+    const a = await connectMcp(fx.daemon, 'client-a')
+    const b = await connectMcp(fx.daemon, 'client-b')
+    expect(a.transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(b.transport.sessionId).not.toBe(a.transport.sessionId)
+    expect((await health()).mcpClients).toBe(2)
+    const ext = await FakeExtension.connect(fx.daemon)
+    const fromA = a.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'a' } })
+    const fromB = b.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'b' } })
+    const dispatches = [await ext.nextDispatch(), await ext.nextDispatch()]
+    for (const d of dispatches) d.succeed(`for ${(d.params.input as { urlContains: string }).urlContains}`)
+    expect([textOf(await fromA), textOf(await fromB)]).toEqual(['for a', 'for b'])
+    await a.close()
+    expect((await health()).mcpClients).toBe(1)
+    // The closed session is gone; the other one still works.
+    const stale = await fx.daemon.fetch('/mcp', {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'mcp-session-id': a.transport.sessionId ?? '' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    })
+    expect(stale.status).toBe(404)
+    expect((await b.client.listTools()).tools.map((t) => t.name)).toEqual(['browser_list_tabs'])
+    await b.close()
+    await ext.close()
+    expect((await health()).mcpClients).toBe(0)
+  })
+
+  it('requires the session header after initialization (400) and knows no made-up session (404)', async () => {
+    const missing = await fx.daemon.fetch('/mcp', {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(missing.status).toBe(400)
+    const unknown = await fx.daemon.fetch('/mcp', {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'mcp-session-id': '00000000-0000-4000-8000-000000000000' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(unknown.status).toBe(404)
+    const garbage = await fx.daemon.fetch('/mcp', { method: 'POST', headers: mcpHeaders, body: '{not json' })
+    expect(garbage.status).toBe(400)
+    expect(await garbage.json()).toMatchObject({ error: { code: -32700 } })
+  })
+
+  it('requires the Bearer token', async () => {
+    const res = await fx.daemon.fetch('/mcp', {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: initialize(1),
+      auth: false,
+    })
+    expect(res.status).toBe(401)
+  })
+
+  it('limits session creation to 5 per minute with 429 and Retry-After: 60', async () => {
+    // Two sessions were created above; three more are allowed, the next is refused.
+    const statuses: number[] = []
+    let last: Response | undefined
+    for (let i = 0; i < 4; i++) {
+      last = await fx.daemon.fetch('/mcp', { method: 'POST', headers: mcpHeaders, body: initialize(i) })
+      statuses.push(last.status)
+      if (last.status !== 429) await last.body?.cancel()
+    }
+    expect(statuses).toEqual([200, 200, 200, 429])
+    expect(last?.headers.get('retry-after')).toBe('60')
+    expect(await last?.json()).toEqual({
+      error: { code: 'rate_limited', message: 'too many requests; try again in a minute' },
+    })
+  })
+})
