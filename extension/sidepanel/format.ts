@@ -1,7 +1,8 @@
 import { BROWSER_PLUGIN } from '../../src/protocol/constants'
 
-/** The name an agent calls: `<plugin>_<tool>`, or the full name of a built-in tool. */
-export const toolLabel = (plugin: string, tool: string): string => (plugin === BROWSER_PLUGIN ? tool : `${plugin}_${tool}`)
+/** The name an agent calls: `<plugin>_<tool>`, or the full name of a built-in tool (either form accepted). */
+export const toolLabel = (plugin: string, tool: string): string =>
+  plugin === BROWSER_PLUGIN || tool.startsWith(`${plugin}_`) ? tool : `${plugin}_${tool}`
 
 /** Arguments as the user reviews them: indented JSON, long values cut with a marker. */
 export function formatParams(params: unknown, maxChars = 4000): string {

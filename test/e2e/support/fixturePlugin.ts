@@ -34,8 +34,10 @@ export async function buildFixturePlugin(opts: { source?: string; configDir?: st
   for (const entry of ['package.json', 'src', 'icon.svg']) cpSync(join(source, entry), join(dir, entry), { recursive: true, force: true })
   const scratch = opts.configDir ?? mkdtempSync(join(tmpdir(), 'bridge-build-config-'))
   const args = [join(ROOT, 'dist/cli/bridgePlugin.js'), 'build', '--dir', dir]
-  if (!opts.configDir) args.push('--no-register', '--no-reload')
+  if (!opts.configDir) args.push('--no-register')
+  // Without a port the build would look for a daemon on the default one, which may be someone else's.
   if (opts.port !== undefined) args.push('--port', String(opts.port))
+  else args.push('--no-reload')
   try {
     await run(process.execPath, args, { cwd: dir, env: daemonEnv(scratch, 'node'), timeout: 60_000 })
   } catch (err) {

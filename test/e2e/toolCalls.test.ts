@@ -1,0 +1,153 @@
+import { rmSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoSite } from '../../examples/demo-site/server.mjs'
+import { launchBrowser, type BrowserHarness } from '../helpers/browser'
+import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
+import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
+import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
+
+// The whole product as a user runs it: `bridge start` (the real daemon process, which installs the
+// extension into <config>/extension), the example notes plugin built with `bridge-plugin build`,
+// Chromium with that extension folder loaded, the demo site, and an agent on the MCP SDK client.
+describe('tool calls end to end', () => {
+  let configDir: string
+  let plugin: BuiltPlugin
+  let daemon: RunningDaemon
+  let browser: BrowserHarness
+  let site: { url: string; close: () => Promise<void> }
+  let mcp: McpConnection
+  let panel: Page
+  let notesTab: Page
+
+  beforeAll(async () => {
+    configDir = tempConfigDir()
+    plugin = await buildFixturePlugin({ configDir })
+    daemon = await startDaemon({ via: 'cli', configDir })
+    site = await startDemoSite({ port: 0 })
+    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
+    mcp = await connectMcp(daemon)
+    panel = await browser.openSidePanel()
+  })
+  afterAll(async () => {
+    await mcp?.close()
+    await browser?.close()
+    await daemon?.stop()
+    await site?.close()
+    plugin?.remove()
+    if (configDir) rmSync(configDir, { recursive: true, force: true })
+  })
+
+  const notesHealth = async () => {
+    const health = (await (await daemon.fetch('/health')).json()) as {
+      extensionConnected: boolean
+      pluginDetails: Array<{ name: string; tabState: string; tabs: Array<{ url: string; ready: boolean }> }>
+    }
+    return health.pluginDetails.find((p) => p.name === 'notes')
+  }
+  const call = (name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; total?: number; message?: string }) => void) =>
+    mcp.client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined)
+  const card = () => panel.getByTestId('plugin-notes')
+  const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')) as { permissions: Record<string, { permission?: string; tools?: Record<string, string> }> }
+
+  it('shows the plugin tab state in /health: closed, then unavailable signed out, then ready signed in', async () => {
+    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
+    expect(await notesHealth()).toMatchObject({ tabState: 'closed', tabs: [] })
+    notesTab = await browser.newPage(`${site.url}/`)
+    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('unavailable')
+    await notesTab.goto(`${site.url}/login?user=erin`)
+    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('ready')
+    expect((await notesHealth())?.tabs).toEqual([expect.objectContaining({ url: `${site.url}/`, ready: true })])
+    await expect.poll(() => card().getByTestId('tab-state').getAttribute('data-state')).toBe('ready')
+  })
+
+  it('refuses a call to a tool that is off', async () => {
+    const result = await call('notes_whoami')
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^\[permission_off\]/)
+  })
+
+  it('runs an auto tool at once and returns the page’s data', async () => {
+    await card().getByTestId('toggle-tools').click()
+    await card().getByTestId('tool-whoami').getByTestId('tool-permission-auto').click()
+    await expect.poll(() => config().permissions.notes?.tools?.whoami).toBe('auto')
+    const result = await call('notes_whoami')
+    expect(result.isError).toBeFalsy()
+    expect(JSON.parse(textOf(result))).toEqual({ user: 'erin' })
+  })
+
+  it('waits for approval in the side panel for an ask tool: allowed once, then denied', async () => {
+    await card().getByTestId('plugin-permission-ask').click()
+    await expect.poll(() => config().permissions.notes?.permission).toBe('ask')
+    const created = call('notes_create_note', { title: 'From the agent', body: 'hello' })
+    const approval = panel.getByTestId('approval')
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    expect(await approval.getByTestId('approval-tool').textContent()).toBe('notes_create_note')
+    expect(JSON.parse((await approval.getByTestId('approval-params').textContent()) ?? '')).toEqual({ title: 'From the agent', body: 'hello' })
+    await approval.getByTestId('approve-once').click()
+    const result = await created
+    expect(result.isError).toBeFalsy()
+    expect(JSON.parse(textOf(result))).toMatchObject({ note: { title: 'From the agent', body: 'hello' } })
+    await notesTab.reload()
+    expect(await notesTab.textContent('main')).toContain('From the agent')
+
+    const denied = call('notes_create_note', { title: 'Not this one' })
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    await approval.getByTestId('deny').click()
+    const refused = await denied
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toMatch(/^\[approval_denied\]/)
+  })
+
+  it('"always allow" runs the call, persists auto in config.json, and later calls run without asking', async () => {
+    const first = call('notes_list_notes', {})
+    const approval = panel.getByTestId('approval')
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    await approval.getByTestId('approve-always').click()
+    expect(JSON.parse(textOf(await first)).notes).toHaveLength(1)
+    expect(config().permissions.notes?.tools?.list_notes).toBe('auto')
+    const second = await call('notes_list_notes', {})
+    expect(second.isError).toBeFalsy()
+    expect(await approval.count()).toBe(0)
+  })
+
+  it('forwards the tool’s progress and the plugin’s logs to the agent', async () => {
+    await card().getByTestId('tool-slow_count').getByTestId('tool-permission-auto').click()
+    await expect.poll(() => config().permissions.notes?.tools?.slow_count).toBe('auto')
+    await mcp.client.setLoggingLevel('debug')
+    const seen: Array<{ progress: number; total?: number; message?: string }> = []
+    const result = await call('notes_slow_count', { to: 3, stepMs: 50 }, (p) => seen.push(p))
+    expect(JSON.parse(textOf(result))).toEqual({ counted: 3 })
+    expect(seen.map((p) => p.message)).toEqual(['counted 1 of 3', 'counted 2 of 3', 'counted 3 of 3'])
+    expect(seen[2]).toMatchObject({ progress: 3, total: 3 })
+    await expect.poll(() => mcp.logs.map((l) => JSON.stringify(l.data))).toContainEqual(expect.stringContaining('done counting'))
+    const listed = await call('notes_list_notes', {})
+    expect(listed.isError).toBeFalsy()
+    await expect.poll(() => mcp.logs.map((l) => JSON.stringify(l.data))).toContainEqual(expect.stringContaining('found 1 notes'))
+  })
+
+  it('runs in the next ready tab when the preferred one turns out not ready', async () => {
+    // The same site on localhost has its own cookies: signed in as another user there.
+    const other = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=frank`)
+    await expect.poll(async () => (await notesHealth())?.tabs.filter((t) => t.ready).length, { timeout: 15_000 }).toBe(2)
+    await notesTab.bringToFront()
+    expect(JSON.parse(textOf(await call('notes_whoami')))).toEqual({ user: 'erin' })
+    await notesTab.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
+    expect(JSON.parse(textOf(await call('notes_whoami')))).toEqual({ user: 'frank' })
+    await expect.poll(async () => (await notesHealth())?.tabs.find((t) => t.url === `${site.url}/`)?.ready).toBe(false)
+    await other.close()
+    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('unavailable')
+    const unavailable = await call('notes_whoami')
+    expect(textOf(unavailable)).toMatch(/^\[tab_unavailable\]/)
+  })
+
+  it('lists the calls in the side panel’s recent activity', async () => {
+    await panel.reload()
+    const entries = panel.getByTestId('audit-entry')
+    await expect.poll(() => entries.count(), { timeout: 10_000 }).toBeGreaterThan(5)
+    expect(await entries.first().textContent()).toContain('notes_whoami')
+    expect(await entries.first().getAttribute('data-success')).toBe('false')
+    expect(await entries.first().getByTestId('audit-error').textContent()).toContain('[tab_unavailable]')
+  })
+})
