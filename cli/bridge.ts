@@ -5,6 +5,7 @@
  */
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
+import { runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { errorText, fail } from './shared/output'
@@ -14,6 +15,16 @@ cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port
 
 registerStart(cli)
 registerStatus(cli)
+
+// `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands).
+cli
+  .command('plugin [...args]', 'Plugins: `plugin create [name]`, `plugin list` (see `bridge plugin --help`)')
+  .allowUnknownOptions()
+  .action((_args: string[], flags: { port?: unknown }) => {
+    const rest = process.argv.slice(process.argv.indexOf('plugin') + 1)
+    const port = typeof flags.port === 'number' || typeof flags.port === 'string' ? String(flags.port) : undefined
+    return runPluginCommand(port && !rest.includes('--port') ? [...rest, '--port', port] : rest)
+  })
 
 cli
   .command('[...args]', 'Same as `bridge status`')
