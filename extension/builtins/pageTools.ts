@@ -61,8 +61,9 @@ export async function waitFor(input: In<'waitFor'>, ctx: BuiltinContext) {
       })
       if (met) return { met: true, waitedMs: Date.now() - started }
     } catch (err) {
-      // A bad selector or a closed tab will not fix itself; a page in the middle of loading will.
-      if (err instanceof BuiltinToolError && (err.category === 'validation' || /no tab with id/.test(err.message))) throw err
+      // A bad selector or a closed tab will not fix itself; a page in the middle of loading (even one
+      // briefly showing about:blank or an error page) may.
+      if (err instanceof BuiltinToolError && /^(invalid CSS selector|no tab with id)/.test(err.message)) throw err
       lastError = err instanceof Error ? err.message : String(err)
     }
     const now = Date.now()

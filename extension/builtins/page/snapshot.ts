@@ -127,7 +127,8 @@ class Outline {
       if (href && !href.startsWith('javascript:')) line += ` -> ${clip(href)}`
     }
     const value = valueOf(el, role)
-    if (value !== undefined) line += `: ${clip(value)}`
+    // Multi-line values (textareas) stay on their line.
+    if (value !== undefined) line += `: ${clip(value.replace(/\r?\n/g, '\\n'))}`
     this.lines.push(line)
     if (el instanceof HTMLSelectElement) {
       // Options of a closed select are not rendered, so they are listed without a visibility check.

@@ -88,6 +88,19 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#nothing', state: 'detached' })).met).toBe(true)
   })
 
+  it('browser_wait_for keeps waiting through a page that is still loading', async () => {
+    const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/form'), waitForLoad: false })
+    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, text: 'Sign up' })).met).toBe(true)
+  })
+
+  it('browser_snapshot keeps multi-line values on one line', async () => {
+    const tab = await open('/form')
+    await h.ok('browser_type', { tabId: tab.tabId, selector: '#bio', text: 'line one' })
+    await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Enter' })
+    await h.ok('browser_type', { tabId: tab.tabId, selector: '#bio', text: 'line two', clear: false })
+    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#bio' })).toMatch(/- textbox "Bio" \[ref=e\d+\]: line one\\nline two$/)
+  })
+
   it('browser_wait_for fails with a timeout naming the condition, and reports progress while waiting', async () => {
     const tab = await open('/form')
     const err = await h.fails('browser_wait_for', { tabId: tab.tabId, text: 'never there', timeoutMs: 500 })

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
 import { describe, expect, it } from 'vitest'
 import { BROWSER_PLUGIN, TOOL_NAME_PATTERN } from '../../../src/protocol/constants'
@@ -103,5 +103,16 @@ describe('docs/browser-tools.md', () => {
   it('documents every built-in tool', () => {
     const doc = readFileSync(new URL('../../../docs/browser-tools.md', import.meta.url), 'utf8')
     expect(BROWSER_TOOL_NAMES.filter((name) => !doc.includes(`\`${name}\``))).toEqual([])
+  })
+})
+
+describe('end-to-end coverage', () => {
+  it('calls every built-in tool in at least one real-Chromium test', () => {
+    const dir = new URL('../../e2e/builtins/', import.meta.url)
+    const tests = readdirSync(dir)
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+      .join('\n')
+    expect(BROWSER_TOOL_NAMES.filter((name) => !tests.includes(`'${name}'`))).toEqual([])
   })
 })
