@@ -1,0 +1,215 @@
+import { createTestModel } from '@xstate/graph'
+import { assign, createMachine } from 'xstate'
+import { describe, expect, it } from 'vitest'
+import { APPROVAL_TIMEOUT_MS, TOOL_TIMEOUT_MS } from '../../../src/protocol'
+import { flush, startInvocation } from './toolInvocationHarness'
+
+/**
+ * The spec's view of one tool call (SPEC.md "Tool dispatch sequence", DESIGN.md sections 5-6),
+ * written independently of the implementation. Every path through it drives the real machine with
+ * fakes and checks that it ends in the same place with exactly one recorded outcome.
+ */
+type ModelEvent =
+  | { type: 'input.valid' }
+  | { type: 'input.invalid' }
+  | { type: 'permission.off' }
+  | { type: 'permission.askWithoutExtension' }
+  | { type: 'permission.ask' }
+  | { type: 'permission.auto' }
+  | { type: 'approval.allowOnce' }
+  | { type: 'approval.allowAlways' }
+  | { type: 'approval.deny' }
+  | { type: 'approval.expired' }
+  | { type: 'slot.granted' }
+  | { type: 'slot.busy' }
+  | { type: 'tool.progress' }
+  | { type: 'tool.answered' }
+  | { type: 'tool.failed' }
+  | { type: 'call.expired' }
+  | { type: 'extension.lost' }
+  | { type: 'client.cancelled' }
+
+const failWith = (code: string) => assign({ code: () => code })
+
+const specModel = createMachine({
+  types: {} as {
+    context: { code: string | undefined; approved: string | undefined; progressed: boolean }
+    events: ModelEvent
+  },
+  context: { code: undefined, approved: undefined, progressed: false },
+  initial: 'validating',
+  states: {
+    validating: {
+      on: {
+        'input.valid': 'checkingPermission',
+        'input.invalid': { target: 'failed', actions: failWith('invalid_input') },
+      },
+    },
+    checkingPermission: {
+      on: {
+        'permission.off': { target: 'failed', actions: failWith('permission_off') },
+        'permission.askWithoutExtension': { target: 'failed', actions: failWith('extension_not_connected') },
+        'permission.ask': 'awaitingApproval',
+        'permission.auto': 'dispatching',
+      },
+    },
+    awaitingApproval: {
+      on: {
+        'approval.allowOnce': { target: 'dispatching', actions: assign({ approved: 'once' }) },
+        'approval.allowAlways': { target: 'dispatching', actions: assign({ approved: 'always' }) },
+        'approval.deny': { target: 'failed', actions: failWith('approval_denied') },
+        'approval.expired': { target: 'failed', actions: failWith('approval_timeout') },
+        'extension.lost': { target: 'failed', actions: failWith('extension_disconnected') },
+        'client.cancelled': { target: 'failed', actions: failWith('cancelled') },
+      },
+    },
+    dispatching: {
+      on: {
+        'slot.granted': 'running',
+        'slot.busy': { target: 'failed', actions: failWith('plugin_busy') },
+      },
+    },
+    running: {
+      on: {
+        // Once is enough for the graph: it puts every later outcome behind a progress report too.
+        'tool.progress': {
+          guard: ({ context }) => !context.progressed,
+          actions: assign({ progressed: true }),
+        },
+        'tool.answered': 'succeeded',
+        'tool.failed': { target: 'failed', actions: failWith('tool_error') },
+        'call.expired': { target: 'failed', actions: failWith('timeout') },
+        'extension.lost': { target: 'failed', actions: failWith('extension_disconnected') },
+        'client.cancelled': { target: 'failed', actions: failWith('cancelled') },
+      },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+  },
+})
+
+const ALL_EVENTS: ModelEvent[] = [
+  'input.valid',
+  'input.invalid',
+  'permission.off',
+  'permission.askWithoutExtension',
+  'permission.ask',
+  'permission.auto',
+  'approval.allowOnce',
+  'approval.allowAlways',
+  'approval.deny',
+  'approval.expired',
+  'slot.granted',
+  'slot.busy',
+  'tool.progress',
+  'tool.answered',
+  'tool.failed',
+  'call.expired',
+  'extension.lost',
+  'client.cancelled',
+].map((type) => ({ type }) as ModelEvent)
+
+const busy = {
+  code: 'plugin_busy' as const,
+  message: 'wait for in-flight calls to finish',
+  category: 'concurrency',
+}
+const invalid = { code: 'invalid_input' as const, message: 'limit must be <= 100', category: 'validation' }
+
+describe('toolInvocationMachine (model-based paths)', () => {
+  const model = createTestModel(specModel, { events: ALL_EVENTS })
+  const paths = model.getSimplePaths()
+
+  it('reaches every outcome of the spec', () => {
+    const codes = new Set(paths.map((p) => p.state.context.code ?? 'succeeded'))
+    expect([...codes].sort()).toEqual([
+      'approval_denied',
+      'approval_timeout',
+      'cancelled',
+      'extension_disconnected',
+      'extension_not_connected',
+      'invalid_input',
+      'permission_off',
+      'plugin_busy',
+      'succeeded',
+      'timeout',
+      'tool_error',
+    ])
+  })
+
+  for (const path of paths)
+    it(`follows ${path.description}`, async () => {
+      const sut = startInvocation({ manualSteps: true })
+      const step = async (run: () => void) => {
+        run()
+        await flush()
+      }
+      const expectState = (value: unknown) => expect(sut.state()).toEqual(value)
+      await path.test({
+        events: {
+          'input.valid': () => step(() => sut.steps.validate.resolve({ ok: true })),
+          'input.invalid': () => step(() => sut.steps.validate.resolve({ ok: false, error: invalid })),
+          'permission.off': () =>
+            step(() => sut.steps.checkPermission.resolve({ permission: 'off', extensionConnected: true })),
+          'permission.askWithoutExtension': () =>
+            step(() => sut.steps.checkPermission.resolve({ permission: 'ask', extensionConnected: false })),
+          'permission.ask': () =>
+            step(() => sut.steps.checkPermission.resolve({ permission: 'ask', extensionConnected: true })),
+          'permission.auto': () =>
+            step(() => sut.steps.checkPermission.resolve({ permission: 'auto', extensionConnected: true })),
+          'approval.allowOnce': () =>
+            step(() => sut.actor.send({ type: 'confirmation.response', decision: 'allow_once' })),
+          'approval.allowAlways': () =>
+            step(() => sut.actor.send({ type: 'confirmation.response', decision: 'allow_always' })),
+          'approval.deny': () =>
+            step(() => sut.actor.send({ type: 'confirmation.response', decision: 'deny' })),
+          'approval.expired': () => step(() => sut.clock.increment(APPROVAL_TIMEOUT_MS)),
+          'slot.granted': () => step(() => sut.steps.prepareDispatch.resolve({ ok: true })),
+          'slot.busy': () => step(() => sut.steps.prepareDispatch.resolve({ ok: false, error: busy })),
+          // Most of a timeout passes before each report: the report must re-arm it.
+          'tool.progress': () =>
+            step(() => {
+              sut.clock.increment(TOOL_TIMEOUT_MS - 1)
+              sut.actor.send({ type: 'tool.progress', progress: 1 })
+            }),
+          'tool.answered': () => step(() => sut.answer({ type: 'dispatch.succeeded', output: 'ok' })),
+          'tool.failed': () =>
+            step(() => sut.answer({ type: 'dispatch.failed', error: { code: 'tool_error', message: 'no' } })),
+          'call.expired': () => step(() => sut.clock.increment(TOOL_TIMEOUT_MS)),
+          'extension.lost': () => step(() => sut.actor.send({ type: 'extension.lost' })),
+          'client.cancelled': () =>
+            step(() => sut.actor.send({ type: 'cancel', reason: 'client cancelled' })),
+        },
+        states: {
+          validating: () => expectState('validating'),
+          checkingPermission: () => expectState('checkingPermission'),
+          awaitingApproval: () => {
+            expectState({ awaitingApproval: 'waiting' })
+            expect(sut.effects).toEqual(['requestApproval'])
+          },
+          dispatching: (state) => {
+            expectState('dispatching')
+            expect(sut.effects.includes('persistAlways')).toBe(state.context.approved === 'always')
+          },
+          running: () => {
+            expectState({ running: 'waiting' })
+            expect(sut.effects.filter((e) => e === 'announceStart')).toHaveLength(1)
+            expect(sut.outcomes).toEqual([])
+          },
+          succeeded: () => {
+            expectState('succeeded')
+            expect(sut.outcomes).toEqual([{ ok: true, output: 'ok' }])
+          },
+          failed: (state) => {
+            expectState('failed')
+            expect(sut.outcomes).toHaveLength(1)
+            expect(sut.outcomes[0]).toMatchObject({ ok: false, error: { code: state.context.code } })
+            // A dispatched call always tells the extension it ended and gives its slot back.
+            const started = sut.effects.filter((e) => e === 'announceStart').length
+            expect(sut.effects.filter((e) => e === 'announceEnd')).toHaveLength(started)
+            expect(sut.effects.filter((e) => e === 'releaseSlot')).toHaveLength(started)
+          },
+        },
+      })
+    })
+})
