@@ -153,9 +153,9 @@ describe('extensionConnectionMachine (model-based paths)', () => {
       }
       await path.test({
         events: {
-          'ws.opened': ({ event }) => exec(event),
-          'ws.closed': ({ event }) => exec(event),
-          'ws.ping': ({ event }) => exec(event),
+          'ws.opened': ({ event }) => exec(event as ModelEvent),
+          'ws.closed': ({ event }) => exec(event as ModelEvent),
+          'ws.ping': ({ event }) => exec(event as ModelEvent),
           'keepalive.expired': ({ event }) => exec(event),
         },
         states: {

@@ -4,6 +4,7 @@ import {
   type PermissionCheck,
   type StepResult,
   type ToolInvocationEvent,
+  type ToolInvocationInput,
   type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
 
@@ -50,7 +51,7 @@ export function startInvocation(options: HarnessOptions = {}) {
       validate: fromPromise(() => steps.validate.promise),
       checkPermission: fromPromise(() => steps.checkPermission.promise),
       prepareDispatch: fromPromise(() => steps.prepareDispatch.promise),
-      dispatch: fromCallback<ToolInvocationEvent>(({ sendBack: back }) => {
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack: back }) => {
         effects.push('dispatch')
         sendBack = back
         return () => {

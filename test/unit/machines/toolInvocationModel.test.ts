@@ -29,8 +29,6 @@ type ModelEvent =
   | { type: 'extension.lost' }
   | { type: 'client.cancelled' }
 
-const failWith = (code: string) => assign({ code: () => code })
-
 const specModel = createMachine({
   types: {} as {
     context: { code: string | undefined; approved: string | undefined; progressed: boolean }
@@ -42,13 +40,16 @@ const specModel = createMachine({
     validating: {
       on: {
         'input.valid': 'checkingPermission',
-        'input.invalid': { target: 'failed', actions: failWith('invalid_input') },
+        'input.invalid': { target: 'failed', actions: assign({ code: 'invalid_input' }) },
       },
     },
     checkingPermission: {
       on: {
-        'permission.off': { target: 'failed', actions: failWith('permission_off') },
-        'permission.askWithoutExtension': { target: 'failed', actions: failWith('extension_not_connected') },
+        'permission.off': { target: 'failed', actions: assign({ code: 'permission_off' }) },
+        'permission.askWithoutExtension': {
+          target: 'failed',
+          actions: assign({ code: 'extension_not_connected' }),
+        },
         'permission.ask': 'awaitingApproval',
         'permission.auto': 'dispatching',
       },
@@ -57,16 +58,16 @@ const specModel = createMachine({
       on: {
         'approval.allowOnce': { target: 'dispatching', actions: assign({ approved: 'once' }) },
         'approval.allowAlways': { target: 'dispatching', actions: assign({ approved: 'always' }) },
-        'approval.deny': { target: 'failed', actions: failWith('approval_denied') },
-        'approval.expired': { target: 'failed', actions: failWith('approval_timeout') },
-        'extension.lost': { target: 'failed', actions: failWith('extension_disconnected') },
-        'client.cancelled': { target: 'failed', actions: failWith('cancelled') },
+        'approval.deny': { target: 'failed', actions: assign({ code: 'approval_denied' }) },
+        'approval.expired': { target: 'failed', actions: assign({ code: 'approval_timeout' }) },
+        'extension.lost': { target: 'failed', actions: assign({ code: 'extension_disconnected' }) },
+        'client.cancelled': { target: 'failed', actions: assign({ code: 'cancelled' }) },
       },
     },
     dispatching: {
       on: {
         'slot.granted': 'running',
-        'slot.busy': { target: 'failed', actions: failWith('plugin_busy') },
+        'slot.busy': { target: 'failed', actions: assign({ code: 'plugin_busy' }) },
       },
     },
     running: {
@@ -77,10 +78,10 @@ const specModel = createMachine({
           actions: assign({ progressed: true }),
         },
         'tool.answered': 'succeeded',
-        'tool.failed': { target: 'failed', actions: failWith('tool_error') },
-        'call.expired': { target: 'failed', actions: failWith('timeout') },
-        'extension.lost': { target: 'failed', actions: failWith('extension_disconnected') },
-        'client.cancelled': { target: 'failed', actions: failWith('cancelled') },
+        'tool.failed': { target: 'failed', actions: assign({ code: 'tool_error' }) },
+        'call.expired': { target: 'failed', actions: assign({ code: 'timeout' }) },
+        'extension.lost': { target: 'failed', actions: assign({ code: 'extension_disconnected' }) },
+        'client.cancelled': { target: 'failed', actions: assign({ code: 'cancelled' }) },
       },
     },
     succeeded: { type: 'final' },
