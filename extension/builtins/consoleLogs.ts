@@ -32,7 +32,13 @@ export interface ConsoleEntry {
 
 const LEVEL_ORDER: Level[] = ['debug', 'info', 'warning', 'error']
 const MAX_TEXT_CHARS = 4_000
-const LEVEL_OF: Record<string, Level> = { debug: 'debug', trace: 'debug', warning: 'warning', error: 'error', assert: 'error' }
+const LEVEL_OF: Record<string, Level> = {
+  debug: 'debug',
+  trace: 'debug',
+  warning: 'warning',
+  error: 'error',
+  assert: 'error',
+}
 
 function render(arg: RemoteObject): string {
   if (arg.type === 'string') return String(arg.value)
@@ -47,7 +53,8 @@ function place(stack: StackTrace | undefined): Pick<ConsoleEntry, 'url' | 'line'
   return frame?.url ? { url: frame.url, line: frame.lineNumber + 1 } : {}
 }
 
-const clip = (text: string) => (text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS)}… [truncated]` : text)
+const clip = (text: string) =>
+  text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS)}… [truncated]` : text
 
 export async function consoleLogs(input: In) {
   const tab = await resolveTab(input.tabId)
@@ -57,12 +64,31 @@ export async function consoleLogs(input: In) {
     const off = cdp.on((method, params) => {
       if (method === 'Runtime.consoleAPICalled') {
         const p = params as { type: string; args: RemoteObject[]; timestamp: number; stackTrace?: StackTrace }
-        entries.push({ level: LEVEL_OF[p.type] ?? 'info', text: clip(p.args.map(render).join(' ')), timestamp: Math.round(p.timestamp), ...place(p.stackTrace) })
+        entries.push({
+          level: LEVEL_OF[p.type] ?? 'info',
+          text: clip(p.args.map(render).join(' ')),
+          timestamp: Math.round(p.timestamp),
+          ...place(p.stackTrace),
+        })
       } else if (method === 'Runtime.exceptionThrown') {
-        const p = params as { timestamp: number; exceptionDetails: { text: string; exception?: RemoteObject; url?: string; lineNumber?: number; stackTrace?: StackTrace } }
+        const p = params as {
+          timestamp: number
+          exceptionDetails: {
+            text: string
+            exception?: RemoteObject
+            url?: string
+            lineNumber?: number
+            stackTrace?: StackTrace
+          }
+        }
         const d = p.exceptionDetails
         const text = d.exception?.description ?? d.text
-        entries.push({ level: 'error', text: clip(text), timestamp: Math.round(p.timestamp), ...(d.url ? { url: d.url, line: (d.lineNumber ?? 0) + 1 } : place(d.stackTrace)) })
+        entries.push({
+          level: 'error',
+          text: clip(text),
+          timestamp: Math.round(p.timestamp),
+          ...(d.url ? { url: d.url, line: (d.lineNumber ?? 0) + 1 } : place(d.stackTrace)),
+        })
       }
     })
     try {

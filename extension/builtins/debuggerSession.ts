@@ -33,7 +33,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   const session = source.tabId === undefined ? undefined : sessions.get(source.tabId)
   if (!session) return
   const p = (params ?? {}) as Record<string, unknown>
-  if (method === 'Page.javascriptDialogOpening') session.dialog = { type: String(p.type), message: String(p.message) }
+  if (method === 'Page.javascriptDialogOpening')
+    session.dialog = { type: String(p.type), message: String(p.message) }
   if (method === 'Page.javascriptDialogClosed') {
     session.dialog = undefined
     scheduleIdleDetach(source.tabId!, session)
@@ -57,7 +58,12 @@ chrome.debugger
   .getTargets()
   .then((targets) => {
     for (const target of targets)
-      if (target.attached && target.tabId !== undefined && !sessions.has(target.tabId) && !attaching.has(target.tabId))
+      if (
+        target.attached &&
+        target.tabId !== undefined &&
+        !sessions.has(target.tabId) &&
+        !attaching.has(target.tabId)
+      )
         chrome.debugger.detach({ tabId: target.tabId }).catch(() => undefined)
   })
   .catch(() => undefined)
@@ -84,7 +90,9 @@ async function attach(tabId: number, url: string | undefined): Promise<Session> 
         await chrome.debugger.detach({ tabId })
         await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION)
       } catch {
-        throw internal(`another debugger (DevTools or another extension) is attached to tab ${tabId}: close it and try again`)
+        throw internal(
+          `another debugger (DevTools or another extension) is attached to tab ${tabId}: close it and try again`,
+        )
       }
     }
     const session: Session = { holds: new Set(), users: 0, listeners: new Set() }
@@ -146,7 +154,11 @@ function cdpFor(tabId: number, url: string | undefined): Cdp {
 }
 
 /** Runs `fn` with an attached session; the session detaches after a short idle time unless held. */
-export async function withDebugger<T>(tabId: number, url: string | undefined, fn: (cdp: Cdp) => Promise<T>): Promise<T> {
+export async function withDebugger<T>(
+  tabId: number,
+  url: string | undefined,
+  fn: (cdp: Cdp) => Promise<T>,
+): Promise<T> {
   const session = await attach(tabId, url)
   if (session.idleTimer) clearTimeout(session.idleTimer)
   session.users++
@@ -175,5 +187,9 @@ export function releaseDebugger(tabId: number, reason: string): void {
 
 /** Tabs with an attached session and what holds each. */
 export function debuggerSessions(): { tabId: number; holds: string[]; dialogOpen: boolean }[] {
-  return [...sessions].map(([tabId, s]) => ({ tabId, holds: [...s.holds], dialogOpen: s.dialog !== undefined }))
+  return [...sessions].map(([tabId, s]) => ({
+    tabId,
+    holds: [...s.holds],
+    dialogOpen: s.dialog !== undefined,
+  }))
 }

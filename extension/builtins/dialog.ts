@@ -12,7 +12,10 @@ export async function handleDialog(input: In) {
   return withDebugger(tabId, tab.url, async (cdp) => {
     const dialog = cdp.dialog()
     try {
-      await cdp.send('Page.handleJavaScriptDialog', { accept: input.accept, ...(input.promptText !== undefined ? { promptText: input.promptText } : {}) })
+      await cdp.send('Page.handleJavaScriptDialog', {
+        accept: input.accept,
+        ...(input.promptText !== undefined ? { promptText: input.promptText } : {}),
+      })
     } catch (err) {
       if (/no dialog/i.test(messageOf(err)))
         throw notFound(
@@ -20,6 +23,11 @@ export async function handleDialog(input: In) {
         )
       throw err
     }
-    return { handled: true, accepted: input.accept, type: dialog?.type ?? null, message: dialog?.message ?? null }
+    return {
+      handled: true,
+      accepted: input.accept,
+      type: dialog?.type ?? null,
+      message: dialog?.message ?? null,
+    }
   })
 }

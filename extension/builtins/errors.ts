@@ -26,7 +26,10 @@ export const messageOf = (err: unknown): string => (err instanceof Error ? err.m
 /** Chrome refuses scripts and debugging on its own pages, the web store and other extensions. */
 export function isRestrictedUrl(url: string | undefined): boolean {
   if (!url) return false
-  return !/^(https?|file|about|data|blob):/i.test(url) || /^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i.test(url)
+  return (
+    !/^(https?|file|about|data|blob):/i.test(url) ||
+    /^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i.test(url)
+  )
 }
 
 export function restricted(tabId: number, url: string | undefined): BuiltinToolError {
@@ -39,7 +42,10 @@ export function restricted(tabId: number, url: string | undefined): BuiltinToolE
 export function fromChromeError(err: unknown, tabId: number, url: string | undefined): BuiltinToolError {
   if (err instanceof BuiltinToolError) return err
   const text = messageOf(err)
-  if (/cannot access|cannot be scripted|chrome:\/\/|extensions gallery|Cannot attach to this target/i.test(text)) return restricted(tabId, url)
+  if (
+    /cannot access|cannot be scripted|chrome:\/\/|extensions gallery|Cannot attach to this target/i.test(text)
+  )
+    return restricted(tabId, url)
   if (/No tab with id|No frame with id|Frame with ID 0 was removed|tab was closed/i.test(text))
     return notFound(`tab ${tabId} closed or navigated while the tool ran`)
   return internal(text)

@@ -16,7 +16,8 @@ const MAX_MESSAGE_CHARS = 2_000
 const entries: ExtensionLogEntry[] = []
 
 export function recordExtensionLog(level: LogLevel, message: string, data?: unknown): void {
-  const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]` : message
+  const text =
+    message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]` : message
   entries.push({ ts: Date.now(), level, message: text, ...(data !== undefined ? { data } : {}) })
   if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES)
 }

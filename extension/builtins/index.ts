@@ -65,14 +65,18 @@ export function configureBuiltins(next: BuiltinHooks): void {
 export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinContext): Promise<unknown> {
   const handler = HANDLERS[tool]
   if (!handler || !BROWSER_TOOL_NAMES.includes(tool))
-    throw Object.assign(new Error(`there is no built-in tool named ${tool}`), { code: 'unknown_tool', category: 'validation' })
+    throw Object.assign(new Error(`there is no built-in tool named ${tool}`), {
+      code: 'unknown_tool',
+      category: 'validation',
+    })
   const started = Date.now()
   try {
     const output = await handler((input ?? {}) as never, ctx)
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)
     return output
   } catch (err) {
-    const failure = err instanceof BuiltinToolError ? err : internal(err instanceof Error ? err.message : String(err))
+    const failure =
+      err instanceof BuiltinToolError ? err : internal(err instanceof Error ? err.message : String(err))
     recordExtensionLog('warning', `${tool} failed: ${failure.message}`)
     throw failure
   }

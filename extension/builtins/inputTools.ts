@@ -18,7 +18,9 @@ interface Located {
 async function locate(tab: chrome.tabs.Tab, input: { ref?: string; selector?: string }): Promise<Located> {
   const where = await runInPage<Located>(tab, 'locate', { ref: input.ref, selector: input.selector })
   if (where.coveredBy)
-    throw invalid(`${where.description} is covered by ${where.coveredBy}: close or scroll away what covers it, or act on that element instead`)
+    throw invalid(
+      `${where.description} is covered by ${where.coveredBy}: close or scroll away what covers it, or act on that element instead`,
+    )
   return where
 }
 
@@ -33,7 +35,9 @@ async function afterAction(tabId: number): Promise<chrome.tabs.Tab> {
 /** Tabs the action opened (links with target=_blank, window.open), so the agent can switch to them. */
 async function openedTabs(tabId: number, before: Set<number>) {
   const tabs = await chrome.tabs.query({})
-  return tabs.filter((t) => t.id !== undefined && !before.has(t.id) && t.openerTabId === tabId).map((t) => ({ tabId: t.id!, url: t.pendingUrl ?? t.url ?? '' }))
+  return tabs
+    .filter((t) => t.id !== undefined && !before.has(t.id) && t.openerTabId === tabId)
+    .map((t) => ({ tabId: t.id!, url: t.pendingUrl ?? t.url ?? '' }))
 }
 
 export async function click(input: In<'click'>) {
@@ -50,7 +54,11 @@ export async function click(input: In<'click'>) {
   )
   const after = await afterAction(tabId)
   const opened = await openedTabs(tabId, before)
-  return { clicked: where.description, url: after.url ?? '', ...(opened.length ? { openedTabs: opened } : {}) }
+  return {
+    clicked: where.description,
+    url: after.url ?? '',
+    ...(opened.length ? { openedTabs: opened } : {}),
+  }
 }
 
 export async function hover(input: In<'hover'>) {
@@ -65,7 +73,10 @@ export async function type(input: In<'type'>) {
   const tabId = tabIdOf(tab)
   const target = { ref: input.ref, selector: input.selector }
   const clear = input.clear ?? true
-  const field = await runInPage<{ description: string; empty: boolean }>(tab, 'focusEditable', { ...target, clear })
+  const field = await runInPage<{ description: string; empty: boolean }>(tab, 'focusEditable', {
+    ...target,
+    clear,
+  })
   await withDebugger(tabId, tab.url, async (cdp) => {
     // insertText replaces the selection; with nothing to insert, delete the selected content instead.
     if (input.text) await insertText(cdp, input.text)
@@ -83,10 +94,13 @@ export async function type(input: In<'type'>) {
 export async function pressKey(input: In<'pressKey'>) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
-  if (input.ref !== undefined || input.selector !== undefined) await runInPage(tab, 'focusTarget', { ref: input.ref, selector: input.selector })
+  if (input.ref !== undefined || input.selector !== undefined)
+    await runInPage(tab, 'focusTarget', { ref: input.ref, selector: input.selector })
   await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, input.key))
   const after = await afterAction(tabId)
-  const { focused } = await runInPage<{ focused: string | null }>(after, 'activeElement').catch(() => ({ focused: null }))
+  const { focused } = await runInPage<{ focused: string | null }>(after, 'activeElement').catch(() => ({
+    focused: null,
+  }))
   return { pressed: input.key, focused, url: after.url ?? '' }
 }
 
@@ -97,5 +111,10 @@ export async function selectOption(input: In<'selectOption'>) {
 
 export async function scroll(input: In<'scroll'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'scroll', { ref: input.ref, selector: input.selector, direction: input.direction, amount: input.amount })
+  return runInPage(tab, 'scroll', {
+    ref: input.ref,
+    selector: input.selector,
+    direction: input.direction,
+    amount: input.amount,
+  })
 }

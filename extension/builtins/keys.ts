@@ -33,20 +33,46 @@ const NAMED: Record<string, KeyDefinition> = {
 }
 for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i }
 
-const ALIASES: Record<string, string> = { Esc: 'Escape', Return: 'Enter', Del: 'Delete', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLeft', Right: 'ArrowRight', Ctrl: 'Control', Cmd: 'Meta', Command: 'Meta', Option: 'Alt', Spacebar: 'Space' }
+const ALIASES: Record<string, string> = {
+  Esc: 'Escape',
+  Return: 'Enter',
+  Del: 'Delete',
+  Up: 'ArrowUp',
+  Down: 'ArrowDown',
+  Left: 'ArrowLeft',
+  Right: 'ArrowRight',
+  Ctrl: 'Control',
+  Cmd: 'Meta',
+  Command: 'Meta',
+  Option: 'Alt',
+  Spacebar: 'Space',
+}
 
 const PUNCTUATION_CODES: Record<string, [string, number]> = {
-  '-': ['Minus', 189], '=': ['Equal', 187], '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220],
-  ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
+  '-': ['Minus', 189],
+  '=': ['Equal', 187],
+  '[': ['BracketLeft', 219],
+  ']': ['BracketRight', 221],
+  '\\': ['Backslash', 220],
+  ';': ['Semicolon', 186],
+  "'": ['Quote', 222],
+  ',': ['Comma', 188],
+  '.': ['Period', 190],
+  '/': ['Slash', 191],
+  '`': ['Backquote', 192],
 }
 
 export function keyDefinition(name: string): KeyDefinition {
   const canonical = ALIASES[name] ?? name
   const named = NAMED[canonical]
   if (named) return named
-  if ([...canonical].length !== 1) throw invalid(`unknown key ${JSON.stringify(name)}: use a DOM key name like Enter, Tab, Escape, ArrowDown, F5 or a single character`)
+  if ([...canonical].length !== 1)
+    throw invalid(
+      `unknown key ${JSON.stringify(name)}: use a DOM key name like Enter, Tab, Escape, ArrowDown, F5 or a single character`,
+    )
   const ch = canonical
-  if (/[a-z]/i.test(ch)) return { key: ch, code: `Key${ch.toUpperCase()}`, keyCode: ch.toUpperCase().charCodeAt(0), text: ch }
+  if (/[a-z]/i.test(ch))
+    return { key: ch, code: `Key${ch.toUpperCase()}`, keyCode: ch.toUpperCase().charCodeAt(0), text: ch }
   if (/[0-9]/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch }
   const punct = PUNCTUATION_CODES[ch]
   if (punct) return { key: ch, code: punct[0], keyCode: punct[1], text: ch }
@@ -60,6 +86,8 @@ export function parseCombination(combo: string): { modifiers: string[]; key: str
   const main = combo.endsWith('++') ? '+' : combo === '+' ? '+' : (combo.split('+').pop() ?? combo)
   const rest = combo.slice(0, combo.length - main.length).replace(/\+$/, '')
   const modifiers = rest ? rest.split('+').map((m) => ALIASES[m] ?? m) : []
-  for (const m of modifiers) if (!(m in MODIFIER_BITS)) throw invalid(`unknown modifier ${JSON.stringify(m)}: use Alt, Control, Meta or Shift`)
+  for (const m of modifiers)
+    if (!(m in MODIFIER_BITS))
+      throw invalid(`unknown modifier ${JSON.stringify(m)}: use Alt, Control, Meta or Shift`)
   return { modifiers, key: main }
 }

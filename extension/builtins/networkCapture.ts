@@ -7,7 +7,8 @@ import { holdDebugger, onSessionDetached, releaseDebugger, type Cdp } from './de
 
 const HOLD = 'network'
 export const MAX_REQUESTS = 1_000
-const SENSITIVE_HEADERS = /^(cookie|set-cookie|authorization|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i
+const SENSITIVE_HEADERS =
+  /^(cookie|set-cookie|authorization|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i
 
 export interface RecordedRequest {
   id: string
@@ -41,7 +42,8 @@ const captures = new Map<number, Capture>()
 
 export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers ?? {})) out[name] = SENSITIVE_HEADERS.test(name) ? '[redacted]' : String(value)
+  for (const [name, value] of Object.entries(headers ?? {}))
+    out[name] = SENSITIVE_HEADERS.test(name) ? '[redacted]' : String(value)
   return out
 }
 
@@ -49,13 +51,21 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
   const id = p.requestId as string
   if (method === 'Network.requestWillBeSent') {
     const request = p.request as { url: string; method: string; headers: Record<string, unknown> }
-    const redirect = p.redirectResponse as { status: number; statusText: string; headers: Record<string, unknown>; mimeType: string } | undefined
+    const redirect = p.redirectResponse as
+      { status: number; statusText: string; headers: Record<string, unknown>; mimeType: string } | undefined
     const previous = capture.requests.get(id)
     if (previous && redirect) {
       // A redirect reuses the request id: keep the hop as its own entry.
       capture.requests.delete(id)
       const hopId = `${id}:${previous.startTime}`
-      Object.assign(previous, { id: hopId, status: redirect.status, statusText: redirect.statusText, responseHeaders: redactHeaders(redirect.headers), mimeType: redirect.mimeType, endTime: p.timestamp as number })
+      Object.assign(previous, {
+        id: hopId,
+        status: redirect.status,
+        statusText: redirect.statusText,
+        responseHeaders: redactHeaders(redirect.headers),
+        mimeType: redirect.mimeType,
+        endTime: p.timestamp as number,
+      })
       capture.requests.set(hopId, previous)
     }
     capture.requests.set(id, {
@@ -68,14 +78,27 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
       requestHeaders: redactHeaders(request.headers),
       failed: false,
     })
-    while (capture.requests.size > MAX_REQUESTS) capture.requests.delete(capture.requests.keys().next().value!)
+    while (capture.requests.size > MAX_REQUESTS)
+      capture.requests.delete(capture.requests.keys().next().value!)
     return
   }
   const entry = capture.requests.get(id)
   if (!entry) return
   if (method === 'Network.responseReceived') {
-    const r = p.response as { status: number; statusText: string; headers: Record<string, unknown>; mimeType: string; protocol?: string }
-    Object.assign(entry, { status: r.status, statusText: r.statusText, responseHeaders: redactHeaders(r.headers), mimeType: r.mimeType, httpVersion: r.protocol })
+    const r = p.response as {
+      status: number
+      statusText: string
+      headers: Record<string, unknown>
+      mimeType: string
+      protocol?: string
+    }
+    Object.assign(entry, {
+      status: r.status,
+      statusText: r.statusText,
+      responseHeaders: redactHeaders(r.headers),
+      mimeType: r.mimeType,
+      httpVersion: r.protocol,
+    })
   } else if (method === 'Network.loadingFinished') {
     Object.assign(entry, { endTime: p.timestamp as number, encodedDataLength: p.encodedDataLength as number })
   } else if (method === 'Network.loadingFailed') {

@@ -10,13 +10,17 @@ type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 
 function recorded(tabId: number, urlContains: string | undefined) {
   const capture = captureOf(tabId)
-  if (!capture) throw notFound(`no network recording for tab ${tabId}: call browser_network_start first, then let the page load`)
+  if (!capture)
+    throw notFound(
+      `no network recording for tab ${tabId}: call browser_network_start first, then let the page load`,
+    )
   const all = [...capture.requests.values()].sort((a, b) => a.startTime - b.startTime)
   const requests = urlContains === undefined ? all : all.filter((r) => r.url.includes(urlContains))
   return { capture, requests }
 }
 
-const durationMs = (r: RecordedRequest) => (r.endTime === undefined ? null : Math.max(0, Math.round((r.endTime - r.startTime) * 1000)))
+const durationMs = (r: RecordedRequest) =>
+  r.endTime === undefined ? null : Math.max(0, Math.round((r.endTime - r.startTime) * 1000))
 
 export async function networkStart(input: In<'networkStart'>) {
   const tab = await resolveTab(input.tabId)
@@ -52,12 +56,15 @@ export async function networkRequests(input: In<'networkRequests'>) {
       encodedDataLength: r.encodedDataLength ?? null,
       startedAt: r.startedAt,
       durationMs: durationMs(r),
-      ...(input.includeHeaders ? { requestHeaders: r.requestHeaders, responseHeaders: r.responseHeaders ?? {} } : {}),
+      ...(input.includeHeaders
+        ? { requestHeaders: r.requestHeaders, responseHeaders: r.responseHeaders ?? {} }
+        : {}),
     })),
   }
 }
 
-const harHeaders = (headers: Record<string, string> | undefined) => Object.entries(headers ?? {}).map(([name, value]) => ({ name, value }))
+const harHeaders = (headers: Record<string, string> | undefined) =>
+  Object.entries(headers ?? {}).map(([name, value]) => ({ name, value }))
 
 function harQuery(url: string) {
   try {
@@ -108,7 +115,14 @@ export async function networkExportHar(input: In<'networkExportHar'>) {
     log: {
       version: '1.2',
       creator: { name: 'bridge', version: BRIDGE_VERSION },
-      pages: [{ id: pageId, startedDateTime: new Date(capture.startedAt).toISOString(), title: capture.pageUrl, pageTimings: {} }],
+      pages: [
+        {
+          id: pageId,
+          startedDateTime: new Date(capture.startedAt).toISOString(),
+          title: capture.pageUrl,
+          pageTimings: {},
+        },
+      ],
       entries,
     },
   }

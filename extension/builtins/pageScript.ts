@@ -12,7 +12,12 @@ interface PageResult {
   message?: string
 }
 
-async function execute(tabId: number, url: string | undefined, op: string, args: unknown): Promise<PageResult> {
+async function execute(
+  tabId: number,
+  url: string | undefined,
+  op: string,
+  args: unknown,
+): Promise<PageResult> {
   const target = { tabId, frameIds: [0] }
   try {
     await chrome.scripting.executeScript({ target, files: [PAGE_LIBRARY_FILE] })
@@ -22,7 +27,12 @@ async function execute(tabId: number, url: string | undefined, op: string, args:
       args: [op, args],
     })
     const result = first?.result as PageResult | undefined
-    if (!result) throw new BuiltinToolError(`the page in tab ${tabId} did not answer (it may be navigating): try again`, 'internal', true)
+    if (!result)
+      throw new BuiltinToolError(
+        `the page in tab ${tabId} did not answer (it may be navigating): try again`,
+        'internal',
+        true,
+      )
     return result
   } catch (err) {
     throw fromChromeError(err, tabId, url)
@@ -39,6 +49,7 @@ export async function runInPage<T>(tab: chrome.tabs.Tab, op: string, args: unkno
     `the page in tab ${tabId} did not respond within ${PAGE_OP_TIMEOUT_MS / 1000} s; if a JavaScript dialog is open, close it with browser_handle_dialog`,
   )
   if (result.ok) return result.value as T
-  const category = result.category === 'not_found' || result.category === 'validation' ? result.category : 'internal'
+  const category =
+    result.category === 'not_found' || result.category === 'validation' ? result.category : 'internal'
   throw new BuiltinToolError(result.message ?? 'the page operation failed', category)
 }

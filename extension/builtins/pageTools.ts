@@ -13,18 +13,30 @@ const PROGRESS_EVERY_MS = 2_000
 /** The snapshot is returned as text so the agent reads the outline as it is. */
 export async function snapshot(input: In<'snapshot'>) {
   const tab = await resolveTab(input.tabId)
-  const result = await runInPage<{ text: string }>(tab, 'snapshot', { selector: input.selector, maxLength: input.maxLength ?? 40_000 })
+  const result = await runInPage<{ text: string }>(tab, 'snapshot', {
+    selector: input.selector,
+    maxLength: input.maxLength ?? 40_000,
+  })
   return result.text
 }
 
 export async function getText(input: In<'getText'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'text', { ref: input.ref, selector: input.selector, maxLength: input.maxLength ?? 20_000 })
+  return runInPage(tab, 'text', {
+    ref: input.ref,
+    selector: input.selector,
+    maxLength: input.maxLength ?? 20_000,
+  })
 }
 
 export async function getHtml(input: In<'getHtml'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'html', { ref: input.ref, selector: input.selector, outer: input.outer ?? true, maxLength: input.maxLength ?? 50_000 })
+  return runInPage(tab, 'html', {
+    ref: input.ref,
+    selector: input.selector,
+    outer: input.outer ?? true,
+    maxLength: input.maxLength ?? 50_000,
+  })
 }
 
 function describeCondition(input: In<'waitFor'>): string {
@@ -40,7 +52,8 @@ export async function waitFor(input: In<'waitFor'>, ctx: BuiltinContext) {
   const timeoutMs = input.timeoutMs ?? 10_000
   const started = Date.now()
   const condition = describeCondition(input)
-  if (input.state !== undefined && input.selector === undefined) throw invalid('state applies to selector: give a selector too')
+  if (input.state !== undefined && input.selector === undefined)
+    throw invalid('state applies to selector: give a selector too')
   if (!condition) {
     for (let waited = 0; waited < timeoutMs; waited += PROGRESS_EVERY_MS) {
       ctx.progress(waited, timeoutMs, 'waiting')
@@ -63,12 +76,15 @@ export async function waitFor(input: In<'waitFor'>, ctx: BuiltinContext) {
     } catch (err) {
       // A bad selector or a closed tab will not fix itself; a page in the middle of loading (even one
       // briefly showing about:blank or an error page) may.
-      if (err instanceof BuiltinToolError && /^(invalid CSS selector|no tab with id)/.test(err.message)) throw err
+      if (err instanceof BuiltinToolError && /^(invalid CSS selector|no tab with id)/.test(err.message))
+        throw err
       lastError = err instanceof Error ? err.message : String(err)
     }
     const now = Date.now()
     if (now - started >= timeoutMs)
-      throw timedOut(`waited ${timeoutMs} ms for ${condition} in tab ${tabId}, without success${lastError ? ` (last error: ${lastError})` : ''}`)
+      throw timedOut(
+        `waited ${timeoutMs} ms for ${condition} in tab ${tabId}, without success${lastError ? ` (last error: ${lastError})` : ''}`,
+      )
     if (now - lastProgress >= PROGRESS_EVERY_MS) {
       ctx.progress(now - started, timeoutMs, `waiting for ${condition}`)
       lastProgress = now

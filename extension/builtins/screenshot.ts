@@ -22,19 +22,31 @@ export async function screenshot(input: In): Promise<ImageOutput> {
   if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
   let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined
   if (input.ref !== undefined || input.selector !== undefined) {
-    const where = await runInPage<{ rect: { x: number; y: number; width: number; height: number } }>(tab, 'locate', {
-      ref: input.ref,
-      selector: input.selector,
-    })
+    const where = await runInPage<{ rect: { x: number; y: number; width: number; height: number } }>(
+      tab,
+      'locate',
+      {
+        ref: input.ref,
+        selector: input.selector,
+      },
+    )
     clip = { ...where.rect, scale: 1 }
   }
   const data = await withDebugger(tabId, tab.url, async (cdp) => {
     const params: Record<string, unknown> = { format: 'png' }
     if (clip) params.clip = clip
     if (input.fullPage && !clip) {
-      const metrics = await cdp.send<{ cssContentSize: { width: number; height: number } }>('Page.getLayoutMetrics')
+      const metrics = await cdp.send<{ cssContentSize: { width: number; height: number } }>(
+        'Page.getLayoutMetrics',
+      )
       const { width, height } = metrics.cssContentSize
-      params.clip = { x: 0, y: 0, width: Math.ceil(width), height: Math.min(Math.ceil(height), MAX_FULL_PAGE_HEIGHT), scale: 1 }
+      params.clip = {
+        x: 0,
+        y: 0,
+        width: Math.ceil(width),
+        height: Math.min(Math.ceil(height), MAX_FULL_PAGE_HEIGHT),
+        scale: 1,
+      }
       params.captureBeyondViewport = true
     }
     const shot = await withTimeout(

@@ -11,7 +11,8 @@ export async function getCookies(input: In<'getCookies'>) {
   if (url === undefined) {
     const tab = await resolveTab(input.tabId)
     url = tab.url ?? ''
-    if (!/^https?:/i.test(url)) throw invalid(`tab ${tab.id} shows ${url || 'no page'}, which has no cookies: give an http(s) url`)
+    if (!/^https?:/i.test(url))
+      throw invalid(`tab ${tab.id} shows ${url || 'no page'}, which has no cookies: give an http(s) url`)
   }
   const cookies = await chrome.cookies.getAll(input.name === undefined ? { url } : { url, name: input.name })
   return {
@@ -37,10 +38,16 @@ export async function localStorageGet(input: In<'localStorageGet'>) {
 
 export async function listDownloads(input: In<'listDownloads'>) {
   const limit = input.limit ?? 20
-  const query: chrome.downloads.DownloadQuery = { orderBy: ['-startTime'], limit: input.filenameContains === undefined ? limit : 0 }
+  const query: chrome.downloads.DownloadQuery = {
+    orderBy: ['-startTime'],
+    limit: input.filenameContains === undefined ? limit : 0,
+  }
   if (input.state !== undefined) query.state = input.state
   const found = await chrome.downloads.search(query)
-  const matching = input.filenameContains === undefined ? found : found.filter((d) => d.filename.includes(input.filenameContains!))
+  const matching =
+    input.filenameContains === undefined
+      ? found
+      : found.filter((d) => d.filename.includes(input.filenameContains!))
   return {
     downloads: matching.slice(0, limit).map((d) => ({
       id: d.id,

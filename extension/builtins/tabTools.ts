@@ -9,7 +9,12 @@ type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 
 const DEFAULT_LOAD_TIMEOUT_MS = 20_000
 
-async function settle(tabId: number, waitForLoadFlag: boolean | undefined, timeoutMs: number | undefined, ctx: BuiltinContext) {
+async function settle(
+  tabId: number,
+  waitForLoadFlag: boolean | undefined,
+  timeoutMs: number | undefined,
+  ctx: BuiltinContext,
+) {
   if (waitForLoadFlag === false) return tabInfo(await getTab(tabId))
   const timeout = timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS
   // Long loads report progress so the daemon's 30 s inactivity timeout does not cut them off.
@@ -22,14 +27,19 @@ async function settle(tabId: number, waitForLoadFlag: boolean | undefined, timeo
 }
 
 export async function listTabs(input: In<'listTabs'>) {
-  const [tabs, focused] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => undefined)])
-  const filtered = input.urlContains === undefined ? tabs : tabs.filter((t) => (t.url ?? '').includes(input.urlContains!))
+  const [tabs, focused] = await Promise.all([
+    chrome.tabs.query({}),
+    chrome.windows.getLastFocused().catch(() => undefined),
+  ])
+  const filtered =
+    input.urlContains === undefined ? tabs : tabs.filter((t) => (t.url ?? '').includes(input.urlContains!))
   return { tabs: filtered.map((t) => ({ ...tabInfo(t), focusedWindow: t.windowId === focused?.id })) }
 }
 
 /** The daemon validates URLs against the schema already; this keeps the extension safe on its own too. */
 function assertWebUrl(url: string): void {
-  if (!/^(https?:\/\/\S+|about:blank)$/i.test(url)) throw invalid(`only http(s) URLs and about:blank can be opened, not ${url.slice(0, 200)}`)
+  if (!/^(https?:\/\/\S+|about:blank)$/i.test(url))
+    throw invalid(`only http(s) URLs and about:blank can be opened, not ${url.slice(0, 200)}`)
 }
 
 export async function openTab(input: In<'openTab'>, ctx: BuiltinContext) {
@@ -67,7 +77,8 @@ export async function navigate(input: In<'navigate'>, ctx: BuiltinContext) {
 async function history(direction: 'back' | 'forward', input: In<'goBack'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
-  const missing = () => notFound(`tab ${tabId} has no ${direction === 'back' ? 'previous' : 'next'} page in its history`)
+  const missing = () =>
+    notFound(`tab ${tabId} has no ${direction === 'back' ? 'previous' : 'next'} page in its history`)
   if (isRestrictedUrl(tab.url)) {
     try {
       await (direction === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId))
@@ -77,7 +88,9 @@ async function history(direction: 'back' | 'forward', input: In<'goBack'>, ctx: 
     }
   } else {
     await withDebugger(tabId, tab.url, async (cdp) => {
-      const { currentIndex, entries } = await cdp.send<{ currentIndex: number; entries: { id: number }[] }>('Page.getNavigationHistory')
+      const { currentIndex, entries } = await cdp.send<{ currentIndex: number; entries: { id: number }[] }>(
+        'Page.getNavigationHistory',
+      )
       const entry = entries[currentIndex + (direction === 'back' ? -1 : 1)]
       if (!entry) throw missing()
       await cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id })

@@ -48,7 +48,11 @@ export function tabIdOf(tab: chrome.tabs.Tab): number {
  * Resolves once the tab's status is `complete`. A navigation may only start shortly after the
  * API call that caused it returns, so `sawLoading` lets callers require a loading phase first.
  */
-export async function waitForLoad(tabId: number, timeoutMs: number, opts: { requireLoading?: boolean } = {}): Promise<chrome.tabs.Tab> {
+export async function waitForLoad(
+  tabId: number,
+  timeoutMs: number,
+  opts: { requireLoading?: boolean } = {},
+): Promise<chrome.tabs.Tab> {
   const deadline = Date.now() + timeoutMs
   let sawLoading = !opts.requireLoading
   // Without a loading phase within this grace period the action did not navigate (e.g. same-document).
@@ -59,7 +63,9 @@ export async function waitForLoad(tabId: number, timeoutMs: number, opts: { requ
     if (tab.status === 'loading') sawLoading = true
     if (tab.status === 'complete' && (sawLoading || Date.now() - started > graceMs)) return tab
     if (Date.now() > deadline)
-      throw timedOut(`tab ${tabId} did not finish loading ${tab.pendingUrl ?? tab.url ?? ''} within ${timeoutMs} ms`)
+      throw timedOut(
+        `tab ${tabId} did not finish loading ${tab.pendingUrl ?? tab.url ?? ''} within ${timeoutMs} ms`,
+      )
     await sleep(50)
   }
 }

@@ -11,13 +11,32 @@ export async function mouseMove(cdp: Cdp, x: number, y: number, modifiers = 0): 
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none' })
 }
 
-export async function mouseClick(cdp: Cdp, x: number, y: number, opts: { button?: MouseButton; clickCount?: number; modifiers?: number } = {}): Promise<void> {
+export async function mouseClick(
+  cdp: Cdp,
+  x: number,
+  y: number,
+  opts: { button?: MouseButton; clickCount?: number; modifiers?: number } = {},
+): Promise<void> {
   const button = opts.button ?? 'left'
   const modifiers = opts.modifiers ?? 0
   await mouseMove(cdp, x, y, modifiers)
   for (let count = 1; count <= (opts.clickCount ?? 1); count++) {
-    await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, clickCount: count, modifiers })
-    await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, clickCount: count, modifiers })
+    await cdp.send('Input.dispatchMouseEvent', {
+      type: 'mousePressed',
+      x,
+      y,
+      button,
+      clickCount: count,
+      modifiers,
+    })
+    await cdp.send('Input.dispatchMouseEvent', {
+      type: 'mouseReleased',
+      x,
+      y,
+      button,
+      clickCount: count,
+      modifiers,
+    })
   }
 }
 
@@ -29,10 +48,18 @@ export async function pressCombination(cdp: Cdp, combo: string): Promise<void> {
   for (const m of modifiers) {
     const def = keyDefinition(m)
     bits |= MODIFIER_BITS[m] ?? 0
-    await cdp.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', modifiers: bits, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, location: def.location ?? 0 })
+    await cdp.send('Input.dispatchKeyEvent', {
+      type: 'rawKeyDown',
+      modifiers: bits,
+      key: def.key,
+      code: def.code,
+      windowsVirtualKeyCode: def.keyCode,
+      location: def.location ?? 0,
+    })
   }
   // Text is produced only without command modifiers (Control+a selects, it does not type "a").
-  const text = bits & (MODIFIER_BITS.Control! | MODIFIER_BITS.Meta! | MODIFIER_BITS.Alt!) ? undefined : main.text
+  const text =
+    bits & (MODIFIER_BITS.Control! | MODIFIER_BITS.Meta! | MODIFIER_BITS.Alt!) ? undefined : main.text
   const shifted = text && bits & MODIFIER_BITS.Shift! ? text.toUpperCase() : text
   await cdp.send('Input.dispatchKeyEvent', {
     type: shifted ? 'keyDown' : 'rawKeyDown',
@@ -42,11 +69,24 @@ export async function pressCombination(cdp: Cdp, combo: string): Promise<void> {
     windowsVirtualKeyCode: main.keyCode,
     ...(shifted ? { text: shifted, unmodifiedText: main.text } : {}),
   })
-  await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', modifiers: bits, key: main.key, code: main.code, windowsVirtualKeyCode: main.keyCode })
+  await cdp.send('Input.dispatchKeyEvent', {
+    type: 'keyUp',
+    modifiers: bits,
+    key: main.key,
+    code: main.code,
+    windowsVirtualKeyCode: main.keyCode,
+  })
   for (const m of [...modifiers].reverse()) {
     const def = keyDefinition(m)
     bits &= ~(MODIFIER_BITS[m] ?? 0)
-    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', modifiers: bits, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, location: def.location ?? 0 })
+    await cdp.send('Input.dispatchKeyEvent', {
+      type: 'keyUp',
+      modifiers: bits,
+      key: def.key,
+      code: def.code,
+      windowsVirtualKeyCode: def.keyCode,
+      location: def.location ?? 0,
+    })
   }
 }
 

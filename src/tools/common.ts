@@ -11,7 +11,8 @@ export const TabIdField = Type.Optional(
 export const RefField = Type.Optional(
   Type.String({
     pattern: '^e[0-9]{1,7}$',
-    description: 'Element ref from the latest browser_snapshot of this tab, e.g. "e12". Give ref or selector.',
+    description:
+      'Element ref from the latest browser_snapshot of this tab, e.g. "e12". Give ref or selector.',
   }),
 )
 

@@ -11,7 +11,9 @@ export interface BrowserToolDefinition<S extends TObject = TObject> {
 }
 
 /** Adds types only: ties a tool's name and description to its TypeBox input schema. */
-export function defineBrowserTool<S extends TObject>(tool: BrowserToolDefinition<S>): BrowserToolDefinition<S> {
+export function defineBrowserTool<S extends TObject>(
+  tool: BrowserToolDefinition<S>,
+): BrowserToolDefinition<S> {
   return tool
 }
 

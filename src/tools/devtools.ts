@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
 import { RefField, SelectorField, TabIdField } from './common'
 
-const UrlContains = Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Only requests whose URL contains this text.' }))
+const UrlContains = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 2000, description: 'Only requests whose URL contains this text.' }),
+)
 
 export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
@@ -12,7 +14,9 @@ export const screenshot = defineBrowserTool({
     'Take a PNG screenshot of the visible part of a tab, of the full page (fullPage), or of one element (ref or selector). The tab does not need to be in front. Returns an image. Full-page shots are cut at 16384 pixels high.',
   input: Type.Object({
     tabId: TabIdField,
-    fullPage: Type.Optional(Type.Boolean({ default: false, description: 'Capture the whole scrollable page (default false).' })),
+    fullPage: Type.Optional(
+      Type.Boolean({ default: false, description: 'Capture the whole scrollable page (default false).' }),
+    ),
     ref: RefField,
     selector: SelectorField,
   }),
@@ -26,12 +30,24 @@ export const consoleLogs = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     level: Type.Optional(
-      Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')], {
-        description: 'Minimum level to return (default: all).',
+      Type.Union(
+        [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')],
+        {
+          description: 'Minimum level to return (default: all).',
+        },
+      ),
+    ),
+    textContains: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Only messages containing this text.' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 200,
+        description: 'Most recent entries to return (default 200).',
       }),
     ),
-    textContains: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Only messages containing this text.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Most recent entries to return (default 200).' })),
   }),
 })
 
@@ -59,8 +75,17 @@ export const networkRequests = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Most recent requests to return (default 100).' })),
-    includeHeaders: Type.Optional(Type.Boolean({ default: false, description: 'Include request and response headers (default false).' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 100,
+        description: 'Most recent requests to return (default 100).',
+      }),
+    ),
+    includeHeaders: Type.Optional(
+      Type.Boolean({ default: false, description: 'Include request and response headers (default false).' }),
+    ),
   }),
 })
 
@@ -72,7 +97,13 @@ export const networkExportHar = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
-    maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Most recent requests to include (default 200).' })),
+    maxEntries: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 200,
+        description: 'Most recent requests to include (default 200).',
+      }),
+    ),
   }),
 })
-

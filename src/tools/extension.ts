@@ -17,11 +17,21 @@ export const getLogs = defineBrowserTool({
     "Read the bridge extension's recent log (connection events, tool runs, injection errors), oldest first, at most the last 500 entries. Returns { entries: [{ ts, level, message, data? }] }.",
   input: Type.Object({
     level: Type.Optional(
-      Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')], {
-        description: 'Minimum level to return (default: all).',
+      Type.Union(
+        [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')],
+        {
+          description: 'Minimum level to return (default: all).',
+        },
+      ),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 500,
+        default: 100,
+        description: 'Most recent entries (default 100).',
       }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Most recent entries (default 100).' })),
   }),
 })
 

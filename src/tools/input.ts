@@ -7,11 +7,14 @@ const TRUSTED =
   'Input is delivered as real user input through the Chrome debugger (Chrome shows a "debugging this browser" bar meanwhile).'
 
 const Modifiers = Type.Optional(
-  Type.Array(Type.Union([Type.Literal('Alt'), Type.Literal('Control'), Type.Literal('Meta'), Type.Literal('Shift')]), {
-    uniqueItems: true,
-    maxItems: 4,
-    description: 'Modifier keys held during the click.',
-  }),
+  Type.Array(
+    Type.Union([Type.Literal('Alt'), Type.Literal('Control'), Type.Literal('Meta'), Type.Literal('Shift')]),
+    {
+      uniqueItems: true,
+      maxItems: 4,
+      description: 'Modifier keys held during the click.',
+    },
+  ),
 )
 
 export const click = defineBrowserTool({
@@ -23,9 +26,14 @@ export const click = defineBrowserTool({
     ref: RefField,
     selector: SelectorField,
     button: Type.Optional(
-      Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], { default: 'left', description: 'Mouse button (default left).' }),
+      Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
+        default: 'left',
+        description: 'Mouse button (default left).',
+      }),
     ),
-    doubleClick: Type.Optional(Type.Boolean({ default: false, description: 'Double-click instead of a single click.' })),
+    doubleClick: Type.Optional(
+      Type.Boolean({ default: false, description: 'Double-click instead of a single click.' }),
+    ),
     modifiers: Modifiers,
   }),
 })
@@ -46,8 +54,15 @@ export const type = defineBrowserTool({
     ref: RefField,
     selector: SelectorField,
     text: Type.String({ maxLength: 20_000, description: 'The text to type.' }),
-    clear: Type.Optional(Type.Boolean({ default: true, description: 'Replace the current content (default true) instead of appending.' })),
-    submit: Type.Optional(Type.Boolean({ default: false, description: 'Press Enter after typing (default false).' })),
+    clear: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Replace the current content (default true) instead of appending.',
+      }),
+    ),
+    submit: Type.Optional(
+      Type.Boolean({ default: false, description: 'Press Enter after typing (default false).' }),
+    ),
   }),
 })
 
@@ -57,7 +72,12 @@ export const pressKey = defineBrowserTool({
   description: `Press a key or key combination in the focused element, or in an element given by ref or selector (focused first). Keys use DOM names: "Enter", "Tab", "Escape", "Backspace", "ArrowDown", "PageDown", "a", "Control+a", "Shift+Tab". ${TRUSTED} Returns { pressed, focused } where focused describes the element that has focus afterwards.`,
   input: Type.Object({
     tabId: TabIdField,
-    key: Type.String({ minLength: 1, maxLength: 60, pattern: '^((Alt|Control|Meta|Shift)\\+)*([^+]+|\\+)$', description: 'Key name, optionally with modifiers joined by "+".' }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: 60,
+      pattern: '^((Alt|Control|Meta|Shift)\\+)*([^+]+|\\+)$',
+      description: 'Key name, optionally with modifiers joined by "+".',
+    }),
     ref: RefField,
     selector: SelectorField,
   }),
@@ -72,7 +92,11 @@ export const selectOption = defineBrowserTool({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
-    values: Type.Array(Type.String({ maxLength: 1000 }), { minItems: 1, maxItems: 100, description: 'Option values or labels to select.' }),
+    values: Type.Array(Type.String({ maxLength: 1000 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Option values or labels to select.',
+    }),
   }),
 })
 
@@ -91,7 +115,11 @@ export const scroll = defineBrowserTool({
       }),
     ),
     amount: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100_000, description: 'Pixels to scroll with direction (default: 80% of the viewport).' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: 'Pixels to scroll with direction (default: 80% of the viewport).',
+      }),
     ),
   }),
 })

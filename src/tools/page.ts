@@ -11,7 +11,11 @@ export const snapshot = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     selector: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2000, description: 'Only the subtree under the first element matching this CSS selector.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'Only the subtree under the first element matching this CSS selector.',
+      }),
     ),
     maxLength: MaxLengthField(40_000, 200_000),
   }),
@@ -22,7 +26,12 @@ export const getText = defineBrowserTool({
   displayName: 'Get text',
   description:
     'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with "[truncated: showing N of M characters]".',
-  input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField, maxLength: MaxLengthField(20_000, 100_000) }),
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    maxLength: MaxLengthField(20_000, 100_000),
+  }),
 })
 
 export const getHtml = defineBrowserTool({
@@ -34,7 +43,12 @@ export const getHtml = defineBrowserTool({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
-    outer: Type.Optional(Type.Boolean({ default: true, description: 'Include the element itself (outerHTML, default) or only its content (innerHTML).' })),
+    outer: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Include the element itself (outerHTML, default) or only its content (innerHTML).',
+      }),
+    ),
     maxLength: MaxLengthField(50_000, 100_000),
   }),
 })
@@ -46,14 +60,25 @@ export const waitFor = defineBrowserTool({
     'Wait until text appears on the page (text), disappears (textGone), or an element matching a CSS selector reaches a state (selector + state). With no condition it simply waits timeoutMs. Survives navigations in the tab. Returns { met: true, waitedMs } or fails with a timeout error naming the condition.',
   input: Type.Object({
     tabId: TabIdField,
-    text: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait for (case-sensitive, visible text).' })),
-    textGone: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait to disappear.' })),
+    text: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Text to wait for (case-sensitive, visible text).',
+      }),
+    ),
+    textGone: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait to disappear.' }),
+    ),
     selector: SelectorField,
     state: Type.Optional(
-      Type.Union([Type.Literal('visible'), Type.Literal('hidden'), Type.Literal('attached'), Type.Literal('detached')], {
-        default: 'visible',
-        description: 'For selector: the state to wait for (default visible).',
-      }),
+      Type.Union(
+        [Type.Literal('visible'), Type.Literal('hidden'), Type.Literal('attached'), Type.Literal('detached')],
+        {
+          default: 'visible',
+          description: 'For selector: the state to wait for (default visible).',
+        },
+      ),
     ),
     timeoutMs: TimeoutMsField(10_000, 120_000),
   }),

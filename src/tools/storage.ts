@@ -10,9 +10,19 @@ export const getCookies = defineBrowserTool({
     "List the cookies sent to a URL (default: the tab's page). Values are left out unless includeValues is true, because cookies usually hold sign-in sessions. Returns { url, cookies: [{ name, domain, path, secure, httpOnly, sameSite, session, expires?, value? }] }.",
   input: Type.Object({
     tabId: TabIdField,
-    url: Type.Optional(Type.String({ pattern: '^https?://\\S+$', maxLength: 8192, description: 'An http(s) URL instead of the tab page.' })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Only the cookie with this name.' })),
-    includeValues: Type.Optional(Type.Boolean({ default: false, description: 'Include cookie values (default false).' })),
+    url: Type.Optional(
+      Type.String({
+        pattern: '^https?://\\S+$',
+        maxLength: 8192,
+        description: 'An http(s) URL instead of the tab page.',
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: 'Only the cookie with this name.' }),
+    ),
+    includeValues: Type.Optional(
+      Type.Boolean({ default: false, description: 'Include cookie values (default false).' }),
+    ),
   }),
 })
 
@@ -25,7 +35,10 @@ export const localStorageGet = defineBrowserTool({
     tabId: TabIdField,
     key: Type.Optional(Type.String({ maxLength: 4096, description: 'Read only this key.' })),
     storage: Type.Optional(
-      Type.Union([Type.Literal('local'), Type.Literal('session')], { default: 'local', description: 'Which storage (default local).' }),
+      Type.Union([Type.Literal('local'), Type.Literal('session')], {
+        default: 'local',
+        description: 'Which storage (default local).',
+      }),
     ),
   }),
 })
@@ -38,7 +51,9 @@ export const handleDialog = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     accept: Type.Boolean({ description: 'true presses OK, false presses Cancel.' }),
-    promptText: Type.Optional(Type.String({ maxLength: 10_000, description: 'Text to enter into a prompt() before accepting.' })),
+    promptText: Type.Optional(
+      Type.String({ maxLength: 10_000, description: 'Text to enter into a prompt() before accepting.' }),
+    ),
   }),
 })
 
@@ -49,9 +64,19 @@ export const listDownloads = defineBrowserTool({
     "List the browser's downloads, newest first. Returns { downloads: [{ id, url, filename, state, mime, bytesReceived, totalBytes, startTime, endTime?, error? }] } where state is in_progress, complete or interrupted.",
   input: Type.Object({
     state: Type.Optional(
-      Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('interrupted')], { description: 'Only downloads in this state.' }),
+      Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('interrupted')], {
+        description: 'Only downloads in this state.',
+      }),
     ),
-    filenameContains: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Only files whose path contains this text.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'How many (default 20).' })),
+    filenameContains: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Only files whose path contains this text.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'How many (default 20).' }),
+    ),
   }),
 })

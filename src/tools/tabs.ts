@@ -11,7 +11,9 @@ export const listTabs = defineBrowserTool({
   description:
     'List the open tabs in every browser window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] } in window order; use tabId with the other browser_* tools.',
   input: Type.Object({
-    urlContains: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Only tabs whose URL contains this text.' })),
+    urlContains: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Only tabs whose URL contains this text.' }),
+    ),
   }),
 })
 
@@ -21,7 +23,9 @@ export const openTab = defineBrowserTool({
   description: `Open a new tab, optionally at a URL, and wait for it to load. ${TAB_INFO}`,
   input: Type.Object({
     url: Type.Optional(WebUrlField),
-    active: Type.Optional(Type.Boolean({ default: true, description: 'Make the new tab the active one (default true).' })),
+    active: Type.Optional(
+      Type.Boolean({ default: true, description: 'Make the new tab the active one (default true).' }),
+    ),
     waitForLoad: WaitForLoadField,
   }),
 })
@@ -52,7 +56,11 @@ export const navigate = defineBrowserTool({
   }),
 })
 
-const historyInput = Type.Object({ tabId: TabIdField, waitForLoad: WaitForLoadField, timeoutMs: TimeoutMsField(20_000, 120_000) })
+const historyInput = Type.Object({
+  tabId: TabIdField,
+  waitForLoad: WaitForLoadField,
+  timeoutMs: TimeoutMsField(20_000, 120_000),
+})
 
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
@@ -74,7 +82,9 @@ export const reload = defineBrowserTool({
   description: `Reload the page in a tab and wait for the load. ${TAB_INFO}`,
   input: Type.Object({
     tabId: TabIdField,
-    bypassCache: Type.Optional(Type.Boolean({ default: false, description: 'Ignore the HTTP cache (default false).' })),
+    bypassCache: Type.Optional(
+      Type.Boolean({ default: false, description: 'Ignore the HTTP cache (default false).' }),
+    ),
     waitForLoad: WaitForLoadField,
     timeoutMs: TimeoutMsField(20_000, 120_000),
   }),

@@ -15,7 +15,8 @@ export function locate(args: Target & { scroll?: boolean }) {
   const y = rect.top + rect.height / 2
   const hit = document.elementFromPoint(x, y)
   let coveredBy: string | undefined
-  if (hit && hit !== el && !el.contains(hit) && !(hit instanceof HTMLLabelElement && hit.control === el)) coveredBy = describe(hit)
+  if (hit && hit !== el && !el.contains(hit) && !(hit instanceof HTMLLabelElement && hit.control === el))
+    coveredBy = describe(hit)
   return {
     description: describe(el),
     x,
@@ -28,14 +29,22 @@ export function locate(args: Target & { scroll?: boolean }) {
 export function text(args: Target & { maxLength: number }) {
   const el = resolveTarget(args, true)
   const raw = el ? ((el as HTMLElement).innerText ?? el.textContent ?? '') : (document.body?.innerText ?? '')
-  const out = truncate(raw, args.maxLength, (n, total) => `\n[truncated: showing ${n} of ${total} characters]`)
+  const out = truncate(
+    raw,
+    args.maxLength,
+    (n, total) => `\n[truncated: showing ${n} of ${total} characters]`,
+  )
   return { text: out.text, length: out.length, truncated: out.truncated }
 }
 
 export function html(args: Target & { outer: boolean; maxLength: number }) {
   const el = resolveTarget(args, true) ?? document.documentElement
   const raw = args.outer ? el.outerHTML : el.innerHTML
-  const out = truncate(raw, args.maxLength, (n, total) => `\n<!-- truncated: showing ${n} of ${total} characters -->`)
+  const out = truncate(
+    raw,
+    args.maxLength,
+    (n, total) => `\n<!-- truncated: showing ${n} of ${total} characters -->`,
+  )
   return { html: out.text, length: out.length, truncated: out.truncated }
 }
 
@@ -46,8 +55,14 @@ function isVisible(el: Element | null): boolean {
 }
 
 /** One evaluation of a browser_wait_for condition. */
-export function check(args: { text?: string; textGone?: string; selector?: string; state?: string }): boolean {
-  const pageText = args.text !== undefined || args.textGone !== undefined ? (document.body?.innerText ?? '') : ''
+export function check(args: {
+  text?: string
+  textGone?: string
+  selector?: string
+  state?: string
+}): boolean {
+  const pageText =
+    args.text !== undefined || args.textGone !== undefined ? (document.body?.innerText ?? '') : ''
   if (args.text !== undefined && !pageText.includes(args.text)) return false
   if (args.textGone !== undefined && pageText.includes(args.textGone)) return false
   if (args.selector !== undefined) {
@@ -64,14 +79,33 @@ export function check(args: { text?: string; textGone?: string; selector?: strin
 function isEditable(el: Element): el is HTMLInputElement | HTMLTextAreaElement | HTMLElement {
   if (el instanceof HTMLTextAreaElement) return !el.disabled && !el.readOnly
   if (el instanceof HTMLInputElement)
-    return !el.disabled && !el.readOnly && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(el.type)
+    return (
+      !el.disabled &&
+      !el.readOnly &&
+      ![
+        'checkbox',
+        'radio',
+        'button',
+        'submit',
+        'reset',
+        'image',
+        'file',
+        'range',
+        'color',
+        'hidden',
+      ].includes(el.type)
+    )
   return el instanceof HTMLElement && el.isContentEditable
 }
 
 /** Focuses an editable element and selects its content (to be replaced) or puts the caret at the end. */
 export function focusEditable(args: Target & { clear: boolean }) {
   const el = resolveTarget(args)!
-  if (!isEditable(el)) throw new PageError('validation', `${describe(el)} is not an editable field (or it is disabled or read-only)`)
+  if (!isEditable(el))
+    throw new PageError(
+      'validation',
+      `${describe(el)} is not an editable field (or it is disabled or read-only)`,
+    )
   el.scrollIntoView({ block: 'center', behavior: 'instant' })
   el.focus()
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -119,15 +153,25 @@ export function activeElement() {
 
 export function selectOption(args: Target & { values: string[] }) {
   const el = resolveTarget(args)!
-  if (!(el instanceof HTMLSelectElement)) throw new PageError('validation', `${describe(el)} is not a <select> element`)
+  if (!(el instanceof HTMLSelectElement))
+    throw new PageError('validation', `${describe(el)} is not a <select> element`)
   if (el.disabled) throw new PageError('validation', `${describe(el)} is disabled`)
-  if (!el.multiple && args.values.length > 1) throw new PageError('validation', `${describe(el)} accepts one value, got ${args.values.length}`)
+  if (!el.multiple && args.values.length > 1)
+    throw new PageError('validation', `${describe(el)} accepts one value, got ${args.values.length}`)
   const options = [...el.options]
   const chosen = args.values.map((v) => {
-    const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim())
+    const option =
+      options.find((o) => o.value === v) ??
+      options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim())
     if (!option) {
-      const available = options.map((o) => JSON.stringify(o.label.trim() || o.value)).slice(0, 30).join(', ')
-      throw new PageError('not_found', `no option ${JSON.stringify(v)} in ${describe(el)}; options: ${available}`)
+      const available = options
+        .map((o) => JSON.stringify(o.label.trim() || o.value))
+        .slice(0, 30)
+        .join(', ')
+      throw new PageError(
+        'not_found',
+        `no option ${JSON.stringify(v)} in ${describe(el)}; options: ${available}`,
+      )
     }
     if (option.disabled) throw new PageError('validation', `option ${JSON.stringify(v)} is disabled`)
     return option
@@ -141,7 +185,8 @@ export function selectOption(args: Target & { values: string[] }) {
 export function scroll(args: Target & { direction?: 'up' | 'down' | 'left' | 'right'; amount?: number }) {
   const el = resolveTarget(args, true)
   if (args.direction === undefined) {
-    if (!el) throw new PageError('validation', 'give ref or selector to scroll to, or a direction to scroll by')
+    if (!el)
+      throw new PageError('validation', 'give ref or selector to scroll to, or a direction to scroll by')
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
   } else {
     const scroller: Element | Window = el ?? window
@@ -149,7 +194,11 @@ export function scroll(args: Target & { direction?: 'up' | 'down' | 'left' | 'ri
     const size = el ? (vertical ? el.clientHeight : el.clientWidth) : vertical ? innerHeight : innerWidth
     const amount = args.amount ?? Math.max(1, Math.round(size * 0.8))
     const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
-    scroller.scrollBy({ top: vertical ? sign * amount : 0, left: vertical ? 0 : sign * amount, behavior: 'instant' })
+    scroller.scrollBy({
+      top: vertical ? sign * amount : 0,
+      left: vertical ? 0 : sign * amount,
+      behavior: 'instant',
+    })
   }
   const root = document.scrollingElement ?? document.documentElement
   return {
@@ -167,9 +216,13 @@ export function storage(args: { key?: string; storage: 'local' | 'session' }) {
   try {
     store = args.storage === 'session' ? sessionStorage : localStorage
   } catch {
-    throw new PageError('validation', `this page (${location.origin}) does not allow access to ${args.storage}Storage`)
+    throw new PageError(
+      'validation',
+      `this page (${location.origin}) does not allow access to ${args.storage}Storage`,
+    )
   }
-  const cut = (v: string) => truncate(v, MAX_STORAGE_VALUE, (n, total) => ` [truncated: showing ${n} of ${total} characters]`).text
+  const cut = (v: string) =>
+    truncate(v, MAX_STORAGE_VALUE, (n, total) => ` [truncated: showing ${n} of ${total} characters]`).text
   const items: Record<string, string | null> = {}
   if (args.key !== undefined) {
     const v = store.getItem(args.key)

@@ -49,7 +49,8 @@ const TAG_ROLES: Record<string, string> = {
 /** The element's role, or '' when it is only a generic container. */
 export function roleOf(el: Element): string {
   const explicit = el.getAttribute('role')?.trim().split(/\s+/)[0]
-  if (explicit && explicit !== 'none' && explicit !== 'presentation' && explicit !== 'generic') return explicit
+  if (explicit && explicit !== 'none' && explicit !== 'presentation' && explicit !== 'generic')
+    return explicit
   if (explicit) return ''
   const tag = el.tagName
   if (tag === 'A' || tag === 'AREA') return el.hasAttribute('href') ? 'link' : ''
@@ -64,10 +65,12 @@ export function roleOf(el: Element): string {
   }
   if (/^H[1-6]$/.test(tag)) return 'heading'
   if (tag === 'IMG') return (el as HTMLImageElement).alt === '' && el.hasAttribute('alt') ? '' : 'img'
-  if (tag === 'SECTION') return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : ''
+  if (tag === 'SECTION')
+    return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : ''
   if (tag === 'HEADER' && !el.closest('article, aside, main, nav, section')) return 'banner'
   if (tag === 'FOOTER' && !el.closest('article, aside, main, nav, section')) return 'contentinfo'
-  if (el instanceof HTMLElement && el.isContentEditable && !el.parentElement?.isContentEditable) return 'textbox'
+  if (el instanceof HTMLElement && el.isContentEditable && !el.parentElement?.isContentEditable)
+    return 'textbox'
   return TAG_ROLES[tag] ?? ''
 }
 
@@ -76,8 +79,24 @@ const clip = (text: string, max: number): string => (text.length > max ? `${text
 
 /** Roles whose name comes from their content (ARIA "name from content"). */
 const NAME_FROM_CONTENT = new Set([
-  'button', 'link', 'heading', 'option', 'cell', 'columnheader', 'rowheader', 'tab', 'menuitem', 'menuitemcheckbox',
-  'menuitemradio', 'treeitem', 'checkbox', 'radio', 'switch', 'tooltip', 'caption', 'term',
+  'button',
+  'link',
+  'heading',
+  'option',
+  'cell',
+  'columnheader',
+  'rowheader',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'checkbox',
+  'radio',
+  'switch',
+  'tooltip',
+  'caption',
+  'term',
 ])
 
 function labelsText(el: Element): string {
@@ -117,7 +136,11 @@ export function nameOf(el: Element, role: string): string {
   }
   const aria = el.getAttribute('aria-label')
   if (aria && collapse(aria)) return clip(collapse(aria), 200)
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+  if (
+    el instanceof HTMLInputElement ||
+    el instanceof HTMLTextAreaElement ||
+    el instanceof HTMLSelectElement
+  ) {
     const fromLabel = labelsText(el)
     if (fromLabel) return clip(fromLabel, 200)
     if (el instanceof HTMLInputElement && ['submit', 'reset', 'button'].includes(el.type))
@@ -145,6 +168,9 @@ export function describe(el: Element): string {
   const name = role ? nameOf(el, role) : ''
   if (role) return name ? `${role} "${name}"` : role
   const id = el.id ? `#${el.id}` : ''
-  const cls = typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).slice(0, 2).join('.')}` : ''
+  const cls =
+    typeof el.className === 'string' && el.className.trim()
+      ? `.${el.className.trim().split(/\s+/).slice(0, 2).join('.')}`
+      : ''
   return `${el.tagName.toLowerCase()}${id}${cls}`
 }

@@ -9,17 +9,47 @@ import { PageError } from './pageError'
 import { querySelector, refFor } from './refs'
 import { collapse, explicitNameOf, nameOf, roleOf } from './roles'
 
-const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BASE'])
+const SKIP_TAGS = new Set([
+  'SCRIPT',
+  'STYLE',
+  'NOSCRIPT',
+  'TEMPLATE',
+  'HEAD',
+  'META',
+  'LINK',
+  'TITLE',
+  'BASE',
+])
 /** Roles shown as one line; their content is their name. */
 const LEAF_ROLES = new Set([
-  'button', 'link', 'heading', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'img', 'slider', 'spinbutton',
-  'progressbar', 'meter', 'separator', 'iframe', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'clickable',
+  'button',
+  'link',
+  'heading',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'img',
+  'slider',
+  'spinbutton',
+  'progressbar',
+  'meter',
+  'separator',
+  'iframe',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'clickable',
 ])
 const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox'])
 const MAX_TEXT_CHARS = 300
 const MAX_OPTIONS = 100
 
-const clip = (text: string): string => (text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text)
+const clip = (text: string): string =>
+  text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text
 const quote = (text: string): string => JSON.stringify(text)
 
 function childNodesOf(el: Element): Node[] {
@@ -44,20 +74,22 @@ function isClickableGeneric(el: Element, style: CSSStyleDeclaration): boolean {
 function stateOf(el: Element, role: string): string[] {
   const out: string[] = []
   if (role === 'heading') {
-    const level = el.getAttribute('aria-level') ?? (/^H([1-6])$/.exec(el.tagName)?.[1] ?? '')
+    const level = el.getAttribute('aria-level') ?? /^H([1-6])$/.exec(el.tagName)?.[1] ?? ''
     if (level) out.push(`level=${level}`)
   }
   if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
     if (el.indeterminate) out.push('mixed')
     else if (el.checked) out.push('checked')
   } else if (el.getAttribute('aria-checked') === 'true') out.push('checked')
-  if (el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true') out.push('selected')
+  if (el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true')
+    out.push('selected')
   const expanded = el.getAttribute('aria-expanded')
   if (expanded === 'true') out.push('expanded')
   if (expanded === 'false') out.push('collapsed')
   if (el instanceof HTMLDetailsElement) out.push(el.open ? 'expanded' : 'collapsed')
   if (el.getAttribute('aria-pressed') === 'true') out.push('pressed')
-  if ((el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true') out.push('disabled')
+  if ((el as HTMLButtonElement).disabled === true || el.getAttribute('aria-disabled') === 'true')
+    out.push('disabled')
   if ((el as HTMLInputElement).required === true) out.push('required')
   if ((el as HTMLInputElement).readOnly === true && role !== 'button') out.push('readonly')
   return out
@@ -110,13 +142,17 @@ class Outline {
       if (block) this.flush()
       // A label's text is already the name of its control.
       const labelsControl = el instanceof HTMLLabelElement && el.control !== null
-      for (const child of childNodesOf(el)) if (!(labelsControl && child.nodeType === Node.TEXT_NODE)) this.node(child, depth)
+      for (const child of childNodesOf(el))
+        if (!(labelsControl && child.nodeType === Node.TEXT_NODE)) this.node(child, depth)
       if (block) this.flush()
       return
     }
     this.flush()
-    const leaf = LEAF_ROLES.has(role) && !(role === 'clickable' && el.querySelector('a, button, input, select, textarea, [role], [tabindex]'))
-    const control = el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
+    const leaf =
+      LEAF_ROLES.has(role) &&
+      !(role === 'clickable' && el.querySelector('a, button, input, select, textarea, [role], [tabindex]'))
+    const control =
+      el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
     const name = leaf || control ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
     let line = `${'  '.repeat(depth)}- ${role}${name ? ` ${quote(name)}` : ''}`
     for (const state of stateOf(el, role)) line += ` [${state}]`
@@ -133,10 +169,15 @@ class Outline {
     if (el instanceof HTMLSelectElement) {
       // Options of a closed select are not rendered, so they are listed without a visibility check.
       for (const option of [...el.options].slice(0, MAX_OPTIONS)) {
-        const states = stateOf(option, 'option').map((st) => ` [${st}]`).join('')
-        this.lines.push(`${'  '.repeat(depth + 1)}- option ${quote(collapse(option.label || option.text))}${states} [ref=${refFor(option)}]`)
+        const states = stateOf(option, 'option')
+          .map((st) => ` [${st}]`)
+          .join('')
+        this.lines.push(
+          `${'  '.repeat(depth + 1)}- option ${quote(collapse(option.label || option.text))}${states} [ref=${refFor(option)}]`,
+        )
       }
-      if (el.options.length > MAX_OPTIONS) this.lines.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
+      if (el.options.length > MAX_OPTIONS)
+        this.lines.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
       return
     }
     if (leaf) return
@@ -159,8 +200,13 @@ class Outline {
   }
 }
 
-export function snapshot(args: { selector?: string; maxLength: number }): { text: string; refs: number; truncated: boolean } {
-  const root = args.selector !== undefined ? querySelector(args.selector) : document.body ?? document.documentElement
+export function snapshot(args: { selector?: string; maxLength: number }): {
+  text: string
+  refs: number
+  truncated: boolean
+} {
+  const root =
+    args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
   const outline = new Outline()
   outline.element(root, 0)

@@ -104,12 +104,17 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       return
     }
     if (url.pathname === '/file.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
+      res.writeHead(200, {
+        'content-type': 'text/plain',
+        'content-disposition': 'attachment; filename="report.txt"',
+      })
       res.end('report body\n')
       return
     }
     if (url.pathname === '/submitted') {
-      const fields = [...url.searchParams].map(([k, v]) => `<li>${k}=${v.replace(/</g, '&lt;')}</li>`).join('')
+      const fields = [...url.searchParams]
+        .map(([k, v]) => `<li>${k}=${v.replace(/</g, '&lt;')}</li>`)
+        .join('')
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(page('Submitted', `<h1>Thanks</h1><ul>${fields}</ul>`))
       return
@@ -123,7 +128,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       return
     }
     if (url.pathname === '/cookies') {
-      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': ['session=abc123secret; Path=/; HttpOnly', 'theme=dark; Path=/'] })
+      res.writeHead(200, {
+        'content-type': 'text/html',
+        'set-cookie': ['session=abc123secret; Path=/; HttpOnly', 'theme=dark; Path=/'],
+      })
       res.end(page('Cookie page', '<p>cookies set</p>'))
       return
     }
@@ -135,9 +143,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   const { port } = server.address() as AddressInfo
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

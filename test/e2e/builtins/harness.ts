@@ -19,7 +19,10 @@ export interface BuiltinsHarness {
   /** Like call, but fails the test with the tool's error message when the tool fails. */
   ok<T = unknown>(tool: string, input?: Record<string, unknown>): Promise<T>
   /** Like call, but expects a failure and returns it. */
-  fails(tool: string, input?: Record<string, unknown>): Promise<{ code: string; message: string; category?: string }>
+  fails(
+    tool: string,
+    input?: Record<string, unknown>,
+  ): Promise<{ code: string; message: string; category?: string }>
   /** The Playwright page showing `url` (the newest one), waiting until Playwright has seen it. */
   pageAt(url: string): Promise<Page>
   /** Points a tab at any URL as the user could (agents cannot reach chrome:// pages themselves). */
@@ -74,17 +77,25 @@ async function invoke(sw: Worker, tool: string, input: Record<string, unknown>):
   return sw.evaluate(
     async ([name, args]) => {
       const progress: { progress: number; total?: number; message?: string }[] = []
-      const hook = (globalThis as unknown as { __bridgeTest: { runBuiltinTool: (t: string, i: unknown, c: unknown) => Promise<unknown> } }).__bridgeTest
+      const hook = (
+        globalThis as unknown as {
+          __bridgeTest: { runBuiltinTool: (t: string, i: unknown, c: unknown) => Promise<unknown> }
+        }
+      ).__bridgeTest
       try {
         const value = await hook.runBuiltinTool(name, args, {
           dispatchId: 'test',
-          progress: (p: number, total?: number, message?: string) => progress.push({ progress: p, total, message }),
+          progress: (p: number, total?: number, message?: string) =>
+            progress.push({ progress: p, total, message }),
           log: () => undefined,
         })
         return { ok: true as const, value, progress }
       } catch (err) {
         const e = err as { code: string; message: string; category?: string; retryable?: boolean }
-        return { ok: false as const, error: { code: e.code, message: e.message, category: e.category, retryable: e.retryable } }
+        return {
+          ok: false as const,
+          error: { code: e.code, message: e.message, category: e.category, retryable: e.retryable },
+        }
       }
     },
     [tool, input] as const,
@@ -104,19 +115,26 @@ export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
     await site.close()
     throw err
   }
-  const call = async (tool: string, input: Record<string, unknown> = {}) => invoke(await browser.serviceWorker(), tool, input)
+  const call = async (tool: string, input: Record<string, unknown> = {}) =>
+    invoke(await browser.serviceWorker(), tool, input)
   return {
     browser,
     site,
     call,
     async ok<T>(tool: string, input: Record<string, unknown> = {}) {
       const result = await call(tool, input)
-      if (!result.ok) throw new Error(`${tool} failed: [${result.error.code}/${result.error.category}] ${result.error.message}`)
+      if (!result.ok)
+        throw new Error(
+          `${tool} failed: [${result.error.code}/${result.error.category}] ${result.error.message}`,
+        )
       return result.value as T
     },
     async fails(tool: string, input: Record<string, unknown> = {}) {
       const result = await call(tool, input)
-      if (result.ok) throw new Error(`${tool} succeeded but a failure was expected: ${JSON.stringify(result.value).slice(0, 500)}`)
+      if (result.ok)
+        throw new Error(
+          `${tool} succeeded but a failure was expected: ${JSON.stringify(result.value).slice(0, 500)}`,
+        )
       return result.error
     },
     async pageAt(url) {

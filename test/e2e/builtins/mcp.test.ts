@@ -18,7 +18,11 @@ describe('built-in browser tools through the daemon and the real extension', () 
 
   beforeAll(async () => {
     configDir = tempConfigDir()
-    const config = { localPlugins: [], port: 9515, permissions: { browser: { permission: 'auto', tools: { browser_get_cookies: 'off' } } } }
+    const config = {
+      localPlugins: [],
+      port: 9515,
+      permissions: { browser: { permission: 'auto', tools: { browser_get_cookies: 'off' } } },
+    }
     writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
     mkdirSync(join(configDir, 'extension'), { recursive: true })
     daemon = await startDaemon({ configDir })
@@ -65,8 +69,13 @@ describe('built-in browser tools through the daemon and the real extension', () 
     expect(text.split('\n')[0]).toBe(`URL: ${site.url('/form')}`)
     const ref = /- button "Save draft" \[ref=(e\d+)\]/.exec(text)?.[1]
     expect(ref).toBeDefined()
-    expect(await json('browser_click', { tabId: tab.tabId, ref })).toEqual({ clicked: 'button "Save draft"', url: site.url('/form') })
-    expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#status' })).toMatchObject({ text: 'saving (trusted click)' })
+    expect(await json('browser_click', { tabId: tab.tabId, ref })).toEqual({
+      clicked: 'button "Save draft"',
+      url: site.url('/form'),
+    })
+    expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#status' })).toMatchObject({
+      text: 'saving (trusted click)',
+    })
   })
 
   it('returns screenshots as MCP image content', async () => {
@@ -79,9 +88,13 @@ describe('built-in browser tools through the daemon and the real extension', () 
 
   it('reports progress of a long wait to a client that asked for it', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = []
-    const result = (await mcp.client.callTool({ name: 'browser_wait_for', arguments: { timeoutMs: 4_500 } }, CallToolResultSchema, {
-      onprogress: (p) => progress.push(p),
-    })) as CallToolResult
+    const result = (await mcp.client.callTool(
+      { name: 'browser_wait_for', arguments: { timeoutMs: 4_500 } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    )) as CallToolResult
     expect(result.isError).toBeFalsy()
     expect(progress.length).toBeGreaterThanOrEqual(2)
     expect(progress[0]).toMatchObject({ total: 4_500, message: 'waiting' })
@@ -101,14 +114,25 @@ describe('built-in browser tools through the daemon and the real extension', () 
 
   it('audits built-in calls under the browser plugin, with error code and category on failures', async () => {
     const res = await daemon.fetch('/audit?plugin=browser&success=false&limit=10')
-    const entries = (await res.json()) as { tool: string; plugin: string; success: boolean; error?: { code: string; category?: string } }[]
+    const entries = (await res.json()) as {
+      tool: string
+      plugin: string
+      success: boolean
+      error?: { code: string; category?: string }
+    }[]
     const failure = entries.find((e) => e.tool === 'browser_get_text')
-    expect(failure).toMatchObject({ plugin: 'browser', success: false, error: { code: 'tool_error', category: 'not_found' } })
+    expect(failure).toMatchObject({
+      plugin: 'browser',
+      success: false,
+      error: { code: 'tool_error', category: 'not_found' },
+    })
     expect(entries.find((e) => e.tool === 'browser_get_cookies')?.error?.code).toBe('permission_off')
   })
 
   it('extension_get_state reports the extension version and its live connection', async () => {
-    const state = await json<{ version: string; extension?: { connection?: { status?: string } } }>('extension_get_state')
+    const state = await json<{ version: string; extension?: { connection?: { status?: string } } }>(
+      'extension_get_state',
+    )
     expect(state.version).toBe('0.1.0')
     expect(state.extension?.connection?.status).toBe('connected')
   })

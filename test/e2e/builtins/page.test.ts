@@ -25,7 +25,8 @@ describe('built-in page reading and input tools in real Chromium', () => {
   })
 
   const open = (path: string) => h.ok<Tab>('browser_open_tab', { url: h.site.url(path) })
-  const text = async (tabId: number, selector: string) => (await h.ok<{ text: string }>('browser_get_text', { tabId, selector })).text
+  const text = async (tabId: number, selector: string) =>
+    (await h.ok<{ text: string }>('browser_get_text', { tabId, selector })).text
 
   it('browser_snapshot outlines the page with roles, names, states and refs, leaving hidden content out', async () => {
     const tab = await open('/')
@@ -58,21 +59,30 @@ describe('built-in page reading and input tools in real Chromium', () => {
 
   it('browser_snapshot enters closed shadow roots, honours selector and maxLength with a truncation marker', async () => {
     const shadow = await open('/shadow')
-    expect(await h.ok<string>('browser_snapshot', { tabId: shadow.tabId })).toMatch(/- button "Inside shadow" \[ref=e\d+\]/)
+    expect(await h.ok<string>('browser_snapshot', { tabId: shadow.tabId })).toMatch(
+      /- button "Inside shadow" \[ref=e\d+\]/,
+    )
     const form = await open('/form')
     const part = await h.ok<string>('browser_snapshot', { tabId: form.tabId, selector: 'form' })
     expect(part).toContain('Create account')
     expect(part).not.toContain('Save draft')
     const cut = await h.ok<string>('browser_snapshot', { tabId: form.tabId, maxLength: 200 })
     expect(cut.length).toBeLessThan(400)
-    expect(cut).toMatch(/\[truncated: showing \d+ of \d+ characters; pass selector to snapshot one part of the page\]$/)
-    expect((await h.fails('browser_snapshot', { tabId: form.tabId, selector: '#nope' })).category).toBe('not_found')
+    expect(cut).toMatch(
+      /\[truncated: showing \d+ of \d+ characters; pass selector to snapshot one part of the page\]$/,
+    )
+    expect((await h.fails('browser_snapshot', { tabId: form.tabId, selector: '#nope' })).category).toBe(
+      'not_found',
+    )
   })
 
   it('browser_click on a snapshot ref clicks with a trusted event', async () => {
     const tab = await open('/form')
     const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
-    const result = await h.ok<{ clicked: string; url: string }>('browser_click', { tabId: tab.tabId, ref: refOf(snap, 'Save draft') })
+    const result = await h.ok<{ clicked: string; url: string }>('browser_click', {
+      tabId: tab.tabId,
+      ref: refOf(snap, 'Save draft'),
+    })
     expect(result.clicked).toBe('button "Save draft"')
     expect(await text(tab.tabId, '#status')).toBe('saving (trusted click)')
   })
@@ -80,17 +90,39 @@ describe('built-in page reading and input tools in real Chromium', () => {
   it('browser_wait_for waits for text to appear and to disappear, and for selectors', async () => {
     const tab = await open('/form')
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })
-    const waited = await h.ok<{ met: boolean; waitedMs: number }>('browser_wait_for', { tabId: tab.tabId, text: 'Saved!' })
+    const waited = await h.ok<{ met: boolean; waitedMs: number }>('browser_wait_for', {
+      tabId: tab.tabId,
+      text: 'Saved!',
+    })
     expect(waited.met).toBe(true)
     expect(await text(tab.tabId, '#status')).toBe('Saved!')
-    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, textGone: 'saving (trusted click)' })).met).toBe(true)
-    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#hover-target' })).met).toBe(true)
-    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#nothing', state: 'detached' })).met).toBe(true)
+    expect(
+      (
+        await h.ok<{ met: boolean }>('browser_wait_for', {
+          tabId: tab.tabId,
+          textGone: 'saving (trusted click)',
+        })
+      ).met,
+    ).toBe(true)
+    expect(
+      (await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#hover-target' })).met,
+    ).toBe(true)
+    expect(
+      (
+        await h.ok<{ met: boolean }>('browser_wait_for', {
+          tabId: tab.tabId,
+          selector: '#nothing',
+          state: 'detached',
+        })
+      ).met,
+    ).toBe(true)
   })
 
   it('browser_wait_for keeps waiting through a page that is still loading', async () => {
     const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/form'), waitForLoad: false })
-    expect((await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, text: 'Sign up' })).met).toBe(true)
+    expect(
+      (await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, text: 'Sign up' })).met,
+    ).toBe(true)
   })
 
   it('browser_snapshot keeps multi-line values on one line', async () => {
@@ -98,7 +130,9 @@ describe('built-in page reading and input tools in real Chromium', () => {
     await h.ok('browser_type', { tabId: tab.tabId, selector: '#bio', text: 'line one' })
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Enter' })
     await h.ok('browser_type', { tabId: tab.tabId, selector: '#bio', text: 'line two', clear: false })
-    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#bio' })).toMatch(/- textbox "Bio" \[ref=e\d+\]: line one\\nline two$/)
+    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#bio' })).toMatch(
+      /- textbox "Bio" \[ref=e\d+\]: line one\\nline two$/,
+    )
   })
 
   it('browser_wait_for fails with a timeout naming the condition, and reports progress while waiting', async () => {
@@ -109,13 +143,18 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const plain = await h.call('browser_wait_for', { timeoutMs: 2_500 })
     expect(plain.ok).toBe(true)
     if (plain.ok) expect(plain.progress.map((p) => p.message)).toContain('waiting')
-    expect((await h.fails('browser_wait_for', { tabId: tab.tabId, selector: 'a[', timeoutMs: 500 })).message).toContain('invalid CSS selector')
+    expect(
+      (await h.fails('browser_wait_for', { tabId: tab.tabId, selector: 'a[', timeoutMs: 500 })).message,
+    ).toContain('invalid CSS selector')
   })
 
   it('browser_click that submits a form follows the navigation and reports the new URL', async () => {
     const tab = await open('/form')
     await h.ok('browser_type', { tabId: tab.tabId, selector: '#email', text: 'ada@example.com' })
-    const result = await h.ok<{ url: string }>('browser_click', { tabId: tab.tabId, selector: 'button[type=submit]' })
+    const result = await h.ok<{ url: string }>('browser_click', {
+      tabId: tab.tabId,
+      selector: 'button[type=submit]',
+    })
     expect(result.url).toContain('/submitted?email=ada%40example.com')
     expect(await text(tab.tabId, 'ul')).toContain('email=ada@example.com')
   })
@@ -124,23 +163,46 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const tab = await open('/form')
     const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
     const bio = refOf(snap, 'textbox "Bio"')
-    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: 'new text' })).toEqual({ typed: 'textbox "Bio"', value: 'new text' })
-    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: ' and more', clear: false })).toEqual({ typed: 'textbox "Bio"', value: 'new text and more' })
-    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: '' })).toEqual({ typed: 'textbox "Bio"', value: '' })
-    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: 'input[name=password]', text: 's3cret' })).toEqual({ typed: 'textbox "Password"', value: null, hidden: true })
-    const submitted = await h.ok<{ url: string }>('browser_type', { tabId: tab.tabId, selector: '#email', text: 'x@y.z', submit: true })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: 'new text' })).toEqual({
+      typed: 'textbox "Bio"',
+      value: 'new text',
+    })
+    expect(
+      await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: ' and more', clear: false }),
+    ).toEqual({ typed: 'textbox "Bio"', value: 'new text and more' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, ref: bio, text: '' })).toEqual({
+      typed: 'textbox "Bio"',
+      value: '',
+    })
+    expect(
+      await h.ok('browser_type', { tabId: tab.tabId, selector: 'input[name=password]', text: 's3cret' }),
+    ).toEqual({ typed: 'textbox "Password"', value: null, hidden: true })
+    const submitted = await h.ok<{ url: string }>('browser_type', {
+      tabId: tab.tabId,
+      selector: '#email',
+      text: 'x@y.z',
+      submit: true,
+    })
     expect(submitted.url).toContain('email=x%40y.z')
   })
 
   it('browser_type edits contenteditable elements', async () => {
     const tab = await open('/form')
-    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: 'rich text' })).toEqual({ typed: 'textbox "Editor"', value: 'rich text' })
-    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: '!', clear: false })).toEqual({ typed: 'textbox "Editor"', value: 'rich text!' })
+    expect(await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: 'rich text' })).toEqual({
+      typed: 'textbox "Editor"',
+      value: 'rich text',
+    })
+    expect(
+      await h.ok('browser_type', { tabId: tab.tabId, selector: '#editor', text: '!', clear: false }),
+    ).toEqual({ typed: 'textbox "Editor"', value: 'rich text!' })
   })
 
   it('browser_click reports tabs that the click opened', async () => {
     const tab = await open('/form')
-    const result = await h.ok<{ url: string; openedTabs?: { tabId: number; url: string }[] }>('browser_click', { tabId: tab.tabId, selector: '#popup' })
+    const result = await h.ok<{ url: string; openedTabs?: { tabId: number; url: string }[] }>(
+      'browser_click',
+      { tabId: tab.tabId, selector: '#popup' },
+    )
     expect(result.url).toBe(h.site.url('/form'))
     expect(result.openedTabs).toEqual([{ tabId: expect.any(Number), url: h.site.url('/') }])
   })
@@ -154,45 +216,86 @@ describe('built-in page reading and input tools in real Chromium', () => {
 
   it('browser_press_key sends trusted keys and combinations to the focused or given element', async () => {
     const tab = await open('/form')
-    const pressed = await h.ok<{ pressed: string; focused: string }>('browser_press_key', { tabId: tab.tabId, selector: '#keys', key: 'a' })
+    const pressed = await h.ok<{ pressed: string; focused: string }>('browser_press_key', {
+      tabId: tab.tabId,
+      selector: '#keys',
+      key: 'a',
+    })
     expect(pressed).toMatchObject({ pressed: 'a', focused: 'textbox "Key field"' })
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Shift+B' })
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'ArrowLeft' })
     expect(await text(tab.tabId, '#keylog')).toBe('a(trusted) Shift(trusted) B(trusted) ArrowLeft(trusted)')
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'z' })
-    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#keys' })).toMatch(/- textbox "Key field" \[ref=e\d+\]: azB$/)
+    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#keys' })).toMatch(
+      /- textbox "Key field" \[ref=e\d+\]: azB$/,
+    )
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Control+a' })
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Backspace' })
-    expect((await h.ok<{ value: string }>('browser_type', { tabId: tab.tabId, selector: '#keys', text: 'fresh', clear: false })).value).toBe('fresh')
+    expect(
+      (
+        await h.ok<{ value: string }>('browser_type', {
+          tabId: tab.tabId,
+          selector: '#keys',
+          text: 'fresh',
+          clear: false,
+        })
+      ).value,
+    ).toBe('fresh')
     const moved = await h.ok<{ focused: string }>('browser_press_key', { tabId: tab.tabId, key: 'Shift+Tab' })
     expect(moved.focused).toBe('button "Save draft"')
-    expect((await h.fails('browser_press_key', { tabId: tab.tabId, key: 'Hyper' })).message).toContain('unknown key "Hyper"')
+    expect((await h.fails('browser_press_key', { tabId: tab.tabId, key: 'Hyper' })).message).toContain(
+      'unknown key "Hyper"',
+    )
   })
 
   it('browser_select_option selects by value or label, fires change, and lists options when none match', async () => {
     const tab = await open('/form')
-    expect(await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['Blue'] })).toEqual({ selected: [{ value: 'b', label: 'Blue' }] })
+    expect(
+      await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['Blue'] }),
+    ).toEqual({ selected: [{ value: 'b', label: 'Blue' }] })
     expect(await text(tab.tabId, '#changes')).toBe('color changed to b')
-    expect(await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['g'] })).toEqual({ selected: [{ value: 'g', label: 'Green' }] })
-    const err = await h.fails('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['Purple'] })
+    expect(
+      await h.ok('browser_select_option', { tabId: tab.tabId, selector: '#color', values: ['g'] }),
+    ).toEqual({ selected: [{ value: 'g', label: 'Green' }] })
+    const err = await h.fails('browser_select_option', {
+      tabId: tab.tabId,
+      selector: '#color',
+      values: ['Purple'],
+    })
     expect(err.category).toBe('not_found')
     expect(err.message).toContain('no option "Purple" in combobox "Color"; options: "Red", "Green", "Blue"')
-    expect((await h.fails('browser_select_option', { tabId: tab.tabId, selector: '#email', values: ['x'] })).message).toContain('is not a <select> element')
+    expect(
+      (await h.fails('browser_select_option', { tabId: tab.tabId, selector: '#email', values: ['x'] }))
+        .message,
+    ).toContain('is not a <select> element')
   })
 
   it('browser_hover moves a trusted pointer over the element', async () => {
     const tab = await open('/form')
-    expect(await h.ok('browser_hover', { tabId: tab.tabId, selector: '#hover-target' })).toEqual({ hovered: 'div#hover-target' })
+    expect(await h.ok('browser_hover', { tabId: tab.tabId, selector: '#hover-target' })).toEqual({
+      hovered: 'div#hover-target',
+    })
     expect(await text(tab.tabId, '#status')).toBe('hovered')
   })
 
   it('browser_scroll scrolls to an element, by an amount, and inside a scrollable element', async () => {
     const tab = await open('/long')
-    const top = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', { tabId: tab.tabId, direction: 'down', amount: 300 })
+    const top = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', {
+      tabId: tab.tabId,
+      direction: 'down',
+      amount: 300,
+    })
     expect(top).toMatchObject({ scrollY: 300, atTop: false, atBottom: false })
-    const bottom = await h.ok<{ scrollY: number; atBottom: boolean }>('browser_scroll', { tabId: tab.tabId, selector: '#box' })
+    const bottom = await h.ok<{ scrollY: number; atBottom: boolean }>('browser_scroll', {
+      tabId: tab.tabId,
+      selector: '#box',
+    })
     expect(bottom.scrollY).toBeGreaterThan(4000)
-    const up = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', { tabId: tab.tabId, direction: 'up', amount: 100_000 })
+    const up = await h.ok<{ scrollY: number; atTop: boolean }>('browser_scroll', {
+      tabId: tab.tabId,
+      direction: 'up',
+      amount: 100_000,
+    })
     expect(up).toMatchObject({ scrollY: 0, atTop: true })
     await h.ok('browser_scroll', { tabId: tab.tabId, selector: '#box', direction: 'down', amount: 250 })
     const page = await h.pageAt(h.site.url('/long'))
@@ -206,13 +309,22 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const page = await h.ok<{ text: string; truncated: boolean }>('browser_get_text', { tabId: tab.tabId })
     expect(page.text).toContain('Second item')
     expect(page.truncated).toBe(false)
-    const cut = await h.ok<{ text: string; length: number; truncated: boolean }>('browser_get_text', { tabId: tab.tabId, maxLength: 100 })
+    const cut = await h.ok<{ text: string; length: number; truncated: boolean }>('browser_get_text', {
+      tabId: tab.tabId,
+      maxLength: 100,
+    })
     expect(cut.truncated).toBe(true)
     expect(cut.text).toMatch(new RegExp(`\\n\\[truncated: showing 100 of ${cut.length} characters\\]$`))
     const html = await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul' })
     expect(html.html).toBe('<ul><li>First item</li><li>Second item</li></ul>')
-    expect((await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul', outer: false })).html).toBe('<li>First item</li><li>Second item</li>')
-    const doc = await h.ok<{ html: string; truncated: boolean }>('browser_get_html', { tabId: tab.tabId, maxLength: 150 })
+    expect(
+      (await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul', outer: false }))
+        .html,
+    ).toBe('<li>First item</li><li>Second item</li>')
+    const doc = await h.ok<{ html: string; truncated: boolean }>('browser_get_html', {
+      tabId: tab.tabId,
+      maxLength: 150,
+    })
     expect(doc.html.startsWith('<html>')).toBe(true)
     expect(doc.html).toMatch(/<!-- truncated: showing 150 of \d+ characters -->$/)
   })

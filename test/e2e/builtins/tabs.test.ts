@@ -86,7 +86,11 @@ describe('built-in tab and navigation tools in real Chromium', () => {
 
   it('a navigation that does not finish in time fails with a timeout error', async () => {
     const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/') })
-    const err = await h.fails('browser_navigate', { tabId: tab.tabId, url: h.site.url('/slow'), timeoutMs: 300 })
+    const err = await h.fails('browser_navigate', {
+      tabId: tab.tabId,
+      url: h.site.url('/slow'),
+      timeoutMs: 300,
+    })
     expect(err).toMatchObject({ code: 'tool_error', category: 'timeout', retryable: true })
     expect(err.message).toContain('did not finish loading')
   })
@@ -109,10 +113,14 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/form') })
     const sw = await h.browser.serviceWorker()
     await sw.evaluate(async (tabId) => {
-      const { chrome } = globalThis as unknown as { chrome: { debugger: { attach(t: { tabId: number }, v: string): Promise<void> } } }
+      const { chrome } = globalThis as unknown as {
+        chrome: { debugger: { attach(t: { tabId: number }, v: string): Promise<void> } }
+      }
       await chrome.debugger.attach({ tabId }, '1.3')
     }, tab.tabId)
-    expect(await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })).toMatchObject({ clicked: 'button "Save draft"' })
+    expect(await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })).toMatchObject({
+      clicked: 'button "Save draft"',
+    })
   })
 
   it('extension_get_state reports version, tabs, debugger sessions and network captures', async () => {
@@ -129,17 +137,25 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     expect(state.extensionId).toBe('acfdhdlkhjaeoaphklaaombmbgodghoh')
     expect(state.version).toBe('0.1.0')
     expect(state.tabs).toBeGreaterThan(1)
-    expect(state.debuggerSessions).toContainEqual(expect.objectContaining({ tabId: tab.tabId, holds: ['network'] }))
-    expect(state.networkCaptures).toContainEqual(expect.objectContaining({ tabId: tab.tabId, capturing: true }))
+    expect(state.debuggerSessions).toContainEqual(
+      expect.objectContaining({ tabId: tab.tabId, holds: ['network'] }),
+    )
+    expect(state.networkCaptures).toContainEqual(
+      expect.objectContaining({ tabId: tab.tabId, capturing: true }),
+    )
     // No daemon runs in this file: the rest of the extension says so.
     expect(state.extension?.connection?.status).not.toBe('connected')
     await h.ok('browser_network_stop', { tabId: tab.tabId })
   })
 
   it('extension_get_logs returns recent entries, filtered by level and limited', async () => {
-    const { entries } = await h.ok<{ entries: { ts: number; level: string; message: string }[] }>('extension_get_logs')
+    const { entries } = await h.ok<{ entries: { ts: number; level: string; message: string }[] }>(
+      'extension_get_logs',
+    )
     expect(entries.some((e) => e.message.startsWith('browser_open_tab succeeded'))).toBe(true)
-    const warnings = await h.ok<{ entries: { level: string; message: string }[] }>('extension_get_logs', { level: 'warning' })
+    const warnings = await h.ok<{ entries: { level: string; message: string }[] }>('extension_get_logs', {
+      level: 'warning',
+    })
     expect(warnings.entries.length).toBeGreaterThan(0)
     expect(warnings.entries.every((e) => e.level === 'warning' || e.level === 'error')).toBe(true)
     expect(warnings.entries.some((e) => e.message.includes('browser_go_forward failed: tab'))).toBe(true)
@@ -150,7 +166,9 @@ describe('built-in tab and navigation tools in real Chromium', () => {
   it('extension_reload answers first, then reloads the extension, which comes back working', async () => {
     const before = await h.browser.serviceWorker()
     expect(await h.ok('extension_reload')).toEqual({ reloading: true, inMs: 300 })
-    await expect.poll(() => h.browser.context.serviceWorkers().includes(before), { timeout: 10_000 }).toBe(false)
+    await expect
+      .poll(() => h.browser.context.serviceWorkers().includes(before), { timeout: 10_000 })
+      .toBe(false)
     await expect.poll(async () => (await h.call('browser_list_tabs')).ok, { timeout: 15_000 }).toBe(true)
   })
 })

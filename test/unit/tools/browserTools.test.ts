@@ -15,13 +15,37 @@ const validatorFor = (name: string) => {
 describe('BROWSER_TOOLS', () => {
   it('offers the tools agents need without a plugin', () => {
     for (const name of [
-      'browser_list_tabs', 'browser_open_tab', 'browser_close_tab', 'browser_focus_tab', 'browser_navigate',
-      'browser_go_back', 'browser_go_forward', 'browser_reload', 'browser_snapshot', 'browser_click', 'browser_type',
-      'browser_press_key', 'browser_select_option', 'browser_hover', 'browser_scroll', 'browser_get_text',
-      'browser_get_html', 'browser_wait_for', 'browser_screenshot', 'browser_console_logs', 'browser_network_start',
-      'browser_network_stop', 'browser_network_requests', 'browser_network_export_har', 'browser_get_cookies',
-      'browser_local_storage_get', 'browser_handle_dialog', 'browser_list_downloads', 'extension_get_state',
-      'extension_get_logs', 'extension_reload',
+      'browser_list_tabs',
+      'browser_open_tab',
+      'browser_close_tab',
+      'browser_focus_tab',
+      'browser_navigate',
+      'browser_go_back',
+      'browser_go_forward',
+      'browser_reload',
+      'browser_snapshot',
+      'browser_click',
+      'browser_type',
+      'browser_press_key',
+      'browser_select_option',
+      'browser_hover',
+      'browser_scroll',
+      'browser_get_text',
+      'browser_get_html',
+      'browser_wait_for',
+      'browser_screenshot',
+      'browser_console_logs',
+      'browser_network_start',
+      'browser_network_stop',
+      'browser_network_requests',
+      'browser_network_export_har',
+      'browser_get_cookies',
+      'browser_local_storage_get',
+      'browser_handle_dialog',
+      'browser_list_downloads',
+      'extension_get_state',
+      'extension_get_logs',
+      'extension_reload',
     ])
       expect(BROWSER_TOOL_NAMES).toContain(name)
   })
@@ -58,21 +82,31 @@ describe('BROWSER_TOOLS', () => {
 
   it('keeps the top level of each schema a plain object (no anyOf/oneOf), as MCP clients expect', () => {
     for (const tool of BROWSER_TOOLS) {
-      expect(Object.keys(tool.inputSchema).filter((k) => /^(anyOf|oneOf|allOf|not)$/.test(k)), tool.name).toEqual([])
+      expect(
+        Object.keys(tool.inputSchema).filter((k) => /^(anyOf|oneOf|allOf|not)$/.test(k)),
+        tool.name,
+      ).toEqual([])
     }
   })
 
   it('describes every property so agents know what to pass', () => {
     for (const tool of BROWSER_TOOLS) {
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>
-      for (const [key, prop] of Object.entries(props)) expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
+      for (const [key, prop] of Object.entries(props))
+        expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
     }
   })
 
   it('accepts typical calls and rejects wrong ones', () => {
     expect(validatorFor('browser_navigate')({ url: 'https://example.com/a?b=1' })).toBe(true)
     expect(validatorFor('browser_navigate')({ url: 'about:blank', tabId: 4 })).toBe(true)
-    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'chrome://settings', 'data:text/html,x', 'example.com'])
+    for (const url of [
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'chrome://settings',
+      'data:text/html,x',
+      'example.com',
+    ])
       expect(validatorFor('browser_navigate')({ url }), url).toBe(false)
     expect(validatorFor('browser_click')({ ref: 'e12' })).toBe(true)
     expect(validatorFor('browser_click')({ ref: '12' })).toBe(false)
