@@ -177,6 +177,10 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     pluginsReloaded: () => {
       link.syncPlugins(catalog.plugins().map((p) => p.name))
       link.notify('sync.full', syncFull())
+      link.notify('plugins.changed', {
+        plugins: pluginStates(catalog),
+        failedPlugins: catalog.failedPlugins(),
+      })
       sessions.toolsChanged()
     },
     configChanged,

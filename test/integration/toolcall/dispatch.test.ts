@@ -198,6 +198,24 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     expect(health).toMatchObject({ extensionConnected: true, extensionConnections: 1 })
   })
 
+  it('cancels a running call when the client cancels it, and audits it once', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    const controller = new AbortController()
+    const pending = call('browser_list_tabs', {}, { signal: controller.signal })
+    const dispatch = await ext.nextDispatch()
+    controller.abort()
+    await expect(pending).rejects.toThrow()
+    const end = await ext.waitFor(
+      'tool.invocationEnd',
+      (m) => m.params?.dispatchId === dispatch.params.dispatchId,
+    )
+    expect(end.params).toMatchObject({ success: false })
+    await expect
+      .poll(async () => (await auditEntries(fx.daemon, 'limit=1'))[0]?.error?.code)
+      .toBe('cancelled')
+    dispatch.succeed('after the client gave up')
+  })
+
   it('writes exactly one audit entry per call', async () => {
     const entries = await auditEntries(fx.daemon)
     expect(entries).toHaveLength(calls)
