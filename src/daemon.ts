@@ -10,6 +10,7 @@ import { createConfigStore, persistConfigChange, type ConfigStore } from './conf
 import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { resolvePermission } from './config/permissions'
+import { readSecret } from './config/auth'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
@@ -53,12 +54,28 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   attachLogFile(paths.serverLog)
   registerSecret(files.secret)
   const startedAt = Date.now()
+  // Secret rotation: `bridge config rotate-secret` writes a new auth.json, then POSTs /reload with the
+  // old secret. From then on only the new one is accepted; the extension re-reads auth.json and reconnects.
+  const reloadSecret = (): void => {
+    try {
+      const next = readSecret(paths.authFile)
+      if (next === files.secret) return
+      registerSecret(next)
+      files.secret = next
+      logger.info('auth.json holds a new secret: the previous one is no longer accepted')
+    } catch (error) {
+      logger.warn(`reload: kept the current secret: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
 
   // Plugins: discovery runs as the reload actor's effect; the host keeps the current registry.
   const pluginHost = createPluginHost({
     configDir: paths.dir,
     env: process.env,
-    readConfig: () => configStore.reload(),
+    readConfig: () => {
+      reloadSecret()
+      return configStore.reload()
+    },
     onReloaded: () => toolPath.pluginsReloaded(),
   })
   const system = createActor(

@@ -15,6 +15,8 @@ const PING_INTERVAL_MS = 20_000
 /** Two missed pongs: the socket is half-dead (sleeping laptop, frozen daemon). */
 const SILENCE_LIMIT_MS = 45_000
 const CLOSE_REPLACED = 4000
+/** While connected, auth.json and server.json are re-read this often: a rotated secret reconnects. */
+const FILES_CHECK_MS = 3_000
 
 export interface ConnectionHooks extends RpcHandlers {
   onConnected(peer: RpcPeer): void
@@ -28,6 +30,7 @@ export class DaemonConnection {
   private attempt = 0
   private retryTimer: ReturnType<typeof setTimeout> | null = null
   private pingTimer: ReturnType<typeof setInterval> | null = null
+  private filesTimer: ReturnType<typeof setInterval> | null = null
   private lastInboundAt = 0
   private connecting = false
   /** Set when another browser replaced us or versions differ: no automatic retry until asked. */
@@ -102,6 +105,7 @@ export class DaemonConnection {
       const peer = new RpcPeer((text) => ws.send(text), this.hooks)
       this.peer = peer
       this.pingTimer = setInterval(() => this.keepalive(ws), PING_INTERVAL_MS)
+      this.filesTimer = setInterval(() => void this.checkFiles(ws, port, secret), FILES_CHECK_MS)
       this.setView({ status: 'connected', message: `Connected to the bridge daemon on 127.0.0.1:${port}.`, port })
       this.hooks.onConnected(peer)
     }
@@ -113,7 +117,9 @@ export class DaemonConnection {
       if (this.ws !== ws) return
       this.ws = null
       if (this.pingTimer) clearInterval(this.pingTimer)
+      if (this.filesTimer) clearInterval(this.filesTimer)
       this.pingTimer = null
+      this.filesTimer = null
       const peer = this.peer
       this.peer = null
       peer?.close()
@@ -176,6 +182,14 @@ export class DaemonConnection {
       this.retryTimer = null
       void this.connect()
     }, delay)
+  }
+
+  /** `bridge config rotate-secret` wrote a new auth.json (or start chose a new port): reconnect with it. */
+  private async checkFiles(ws: WebSocket, port: number, secret: string): Promise<void> {
+    const now = await readDaemonAddress()
+    if (this.ws !== ws || (now.port === port && now.secret === secret) || now.secret === null) return
+    this.attempt = 0
+    ws.close(1000, 'connection settings changed')
   }
 
   private keepalive(ws: WebSocket): void {
