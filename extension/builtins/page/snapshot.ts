@@ -143,7 +143,7 @@ class Outline {
       // A label's text is already the name of its control.
       const labelsControl = el instanceof HTMLLabelElement && el.control !== null
       for (const child of childNodesOf(el))
-        if (!(labelsControl && child.nodeType === Node.TEXT_NODE)) this.node(child, depth)
+        if (!(labelsControl && child.nodeType === Node.TEXT_NODE)) this.node(child, depth, shown)
       if (block) this.flush()
       return
     }
@@ -182,7 +182,7 @@ class Outline {
     }
     if (leaf) return
     const at = this.lines.length
-    for (const child of childNodesOf(el)) this.node(child, depth + 1)
+    for (const child of childNodesOf(el)) this.node(child, depth + 1, shown)
     this.flush()
     if (this.lines.length > at) this.lines[at - 1] += ':'
     // A container holding only text reads better on one line: `- listitem: Buy milk`.
@@ -194,9 +194,11 @@ class Outline {
     }
   }
 
-  node(node: Node, depth: number): void {
-    if (node.nodeType === Node.TEXT_NODE) this.text(node.textContent ?? '', depth)
-    else if (node.nodeType === Node.ELEMENT_NODE) this.element(node as Element, depth)
+  /** `shown`: whether the parent element is visible; text inherits it, elements decide for themselves. */
+  node(node: Node, depth: number, shown: boolean): void {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (shown) this.text(node.textContent ?? '', depth)
+    } else if (node.nodeType === Node.ELEMENT_NODE) this.element(node as Element, depth)
   }
 }
 

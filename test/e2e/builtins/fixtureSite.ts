@@ -83,6 +83,20 @@ const PAGES: Record<string, string> = {
     `<button id="under" onclick="document.title='clicked'">Under</button>
      <div style="position:fixed;inset:0;background:rgba(0,0,0,.5)" class="overlay"></div>`,
   ),
+  '/aria': page(
+    'ARIA page',
+    `<div role="button" aria-pressed="true" tabindex="0">Bold</div>
+     <button disabled>Disabled action</button>
+     <button aria-expanded="false" aria-controls="menu">Menu</button>
+     <div role="dialog" aria-label="Settings"><input type="checkbox" checked aria-label="Dark mode"></div>
+     <details><summary>More details</summary><p>Hidden until opened</p></details>
+     <iframe title="Embedded frame" srcdoc="<button>In frame</button>"></iframe>
+     <div aria-hidden="true"><button>Ghost button</button></div>
+     <div style="visibility:hidden"><button>Invisible button</button><span style="visibility:visible">Peeking text</span></div>
+     <label>Volume <input type="range" min="0" max="100" value="30"></label>
+     <table><caption>Prices</caption><tr><th>Item</th><td>Tea</td></tr></table>
+     <a href="javascript:void 0">Script link</a>`,
+  ),
   '/shadow': page(
     'Shadow page',
     '<x-card></x-card>',

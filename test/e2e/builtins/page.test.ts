@@ -57,6 +57,27 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(snap).toMatch(/- button "Create account" \[ref=e\d+\]/)
   })
 
+  it('browser_snapshot reports ARIA roles and states, lists iframes and skips aria-hidden and invisible content', async () => {
+    const tab = await open('/aria')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    expect(snap).toMatch(/^- button "Bold" \[pressed\] \[ref=e\d+\]$/m)
+    expect(snap).toMatch(/^- button "Disabled action" \[disabled\] \[ref=e\d+\]$/m)
+    expect(snap).toMatch(/^- button "Menu" \[collapsed\] \[ref=e\d+\]$/m)
+    expect(snap).toMatch(
+      /^- dialog "Settings" \[ref=e\d+\]:\n {2}- checkbox "Dark mode" \[checked\] \[ref=e\d+\]$/m,
+    )
+    expect(snap).toMatch(/^- group \[collapsed\] \[ref=e\d+\]:\n {2}- button "More details" \[ref=e\d+\]$/m)
+    expect(snap).toMatch(/^- iframe "Embedded frame" \[ref=e\d+\]$/m)
+    expect(snap).toMatch(/^- slider "Volume" \[ref=e\d+\]: 30$/m)
+    expect(snap).toMatch(/^- table "Prices" \[ref=e\d+\]:/m)
+    expect(snap).toMatch(/^ {4,}- columnheader \[ref=e\d+\]: Item$/m)
+    expect(snap).toMatch(/^ {4,}- cell \[ref=e\d+\]: Tea$/m)
+    expect(snap).toMatch(/^- link "Script link" \[ref=e\d+\]$/m)
+    expect(snap).toContain('- text: Peeking text')
+    for (const hidden of ['Ghost button', 'Invisible button', 'In frame', 'Hidden until opened'])
+      expect(snap).not.toContain(hidden)
+  })
+
   it('browser_snapshot enters closed shadow roots, honours selector and maxLength with a truncation marker', async () => {
     const shadow = await open('/shadow')
     expect(await h.ok<string>('browser_snapshot', { tabId: shadow.tabId })).toMatch(
