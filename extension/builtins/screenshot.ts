@@ -8,7 +8,7 @@ import { resolveTab, tabIdOf } from './tabs'
 type In = BrowserToolInput<typeof defs.screenshot>
 
 const MAX_FULL_PAGE_HEIGHT = 16_384
-const CAPTURE_TIMEOUT_MS = 20_000
+const CAPTURE_TIMEOUT_MS = 10_000
 
 export interface ImageOutput {
   type: 'image'

@@ -11,7 +11,7 @@ export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
   displayName: 'Screenshot',
   description:
-    'Take a PNG screenshot of the visible part of a tab, of the full page (fullPage), or of one element (ref or selector). The tab does not need to be in front. Returns an image. Full-page shots are cut at 16384 pixels high.',
+    'Take a PNG screenshot of the visible part of a tab, of the full page (fullPage), or of one element (ref or selector). The tab is not brought to front; in a visible browser a background tab may not paint, and the call then fails with a timeout asking to focus it (browser_focus_tab). Returns an image. Full-page shots are cut at 16384 pixels high.',
   input: Type.Object({
     tabId: TabIdField,
     fullPage: Type.Optional(

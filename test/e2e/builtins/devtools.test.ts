@@ -78,7 +78,7 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
     expect(element.width).toBeLessThanOrEqual(viewport.width)
   })
 
-  it('browser_screenshot works on a tab that is not in front', async () => {
+  it('browser_screenshot works on a background tab (headless Chromium paints every tab)', async () => {
     const back = await open('/')
     await open('/form')
     const shot = await h.ok<{ data: string }>('browser_screenshot', { tabId: back.tabId })

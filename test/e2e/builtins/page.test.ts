@@ -41,6 +41,17 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(snap).toMatch(/- img "Tiny logo" \[ref=e\d+\]/)
     expect(snap).toMatch(/- clickable "Clickable card" \[ref=e\d+\]/)
     expect(snap).not.toContain('Hidden button')
+    const heading = refOf(snap, 'heading "Welcome')
+    expect(await h.ok('browser_get_text', { tabId: tab.tabId, ref: heading })).toEqual({
+      text: 'Welcome to the fixture',
+      length: 22,
+      truncated: false,
+    })
+    expect(await h.ok('browser_get_html', { tabId: tab.tabId, ref: heading })).toEqual({
+      html: '<h1>Welcome to the fixture</h1>',
+      length: 31,
+      truncated: false,
+    })
   })
 
   it('browser_snapshot shows form fields with values, states and select options; passwords stay masked', async () => {
