@@ -141,4 +141,14 @@ describe('extension tabs and dispatch', () => {
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
     await tab.close()
   })
+
+  it('answers malformed daemon requests with JSON-RPC errors and keeps working', async () => {
+    const bad = await daemon.request('tool.dispatch', { plugin: 'notes', tool: 'whoami' })
+    expect(bad.error?.code).toBe(-32602)
+    const unknown = await daemon.request('tool.teleport', {})
+    expect(unknown.error?.code).toBe(-32601)
+    const unknownPlugin = await daemon.request('tool.dispatch', { dispatchId: 'x1', plugin: 'nope', tool: 'a', input: {} })
+    expect(unknownPlugin.error).toMatchObject({ code: -32003, data: { code: 'unknown_tool' } })
+    expect(daemon.isConnected()).toBe(true)
+  })
 })

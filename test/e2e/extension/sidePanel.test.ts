@@ -65,6 +65,11 @@ describe('side panel', () => {
     expect(await badge()).toBe('2')
   })
 
+  it('shows a system notification while approvals wait, and clears it when none are left', async () => {
+    const ids = async (): Promise<unknown> => (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)')
+    expect(await ids()).toEqual(['bridge-approvals'])
+  })
+
   it('sends the user’s decisions: allow once, deny, always allow', async () => {
     await panel.locator('[data-approval-id="c1"]').getByTestId('approve-once').click()
     const once = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c1')
@@ -77,6 +82,9 @@ describe('side panel', () => {
     expect(deny.params).toEqual({ id: 'c2', decision: 'deny' })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
     expect(await badge()).toBe('')
+    await expect
+      .poll(async () => (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)'))
+      .toEqual([])
 
     request('c3', 'whoami', {})
     await panel.locator('[data-approval-id="c3"]').getByTestId('approve-always').click()
@@ -109,5 +117,43 @@ describe('side panel', () => {
     daemon.notify('plugins.changed', { plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }], failedPlugins: [] })
     await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
     expect(await card.getByTestId('review-needed').textContent()).toContain('version 0.2.0')
+  })
+
+  it('asks the daemon to open a local plugin’s folder', async () => {
+    daemon.answers.set('folder.open', () => ({ ok: true }))
+    await panel.getByTestId('plugin-notes').getByTestId('open-folder').click()
+    const open = await daemon.waitFor((f) => f.method === 'folder.open')
+    expect(open.params).toEqual({ path: plugin.dir })
+  })
+
+  it('shows the error the daemon returns for a refused change', async () => {
+    daemon.answers.delete('config.setPluginPermission')
+    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-off').click()
+    await expect.poll(() => panel.getByTestId('panel-error').textContent()).toContain('not in this test')
+  })
+
+  it('warns when permission checks are skipped and lists the built-in tools with their permissions', async () => {
+    daemon.skipPermissions = true
+    daemon.browserTools = [
+      { name: 'browser_list_tabs', displayName: 'List tabs', description: 'List open tabs', permission: 'auto' },
+      { name: 'browser_click', displayName: 'Click', description: 'Click an element', permission: 'off' },
+    ]
+    daemon.resync()
+    await expect.poll(() => panel.getByTestId('skip-permissions').isVisible()).toBe(true)
+    expect(await panel.getByTestId('skip-permissions').textContent()).toContain('tools set to ask run without asking')
+    const tools = panel.getByTestId('browser-tools')
+    expect(await tools.textContent()).toContain('1 of 2 enabled')
+    await tools.getByTestId('toggle-browser-tools').click()
+    daemon.answers.set('config.setToolPermission', () => ({ ok: true }))
+    const since = daemon.frames.length
+    await tools.getByTestId('tool-browser_click').getByTestId('tool-permission-ask').click()
+    const set = await daemon.waitFor((f) => f.method === 'config.setToolPermission', 5_000, since)
+    expect(set.params).toEqual({ plugin: 'browser', tool: 'browser_click', permission: 'ask' })
+  })
+
+  it('drops a plugin the daemon uninstalls', async () => {
+    const answer = await daemon.request('plugin.uninstall', { name: 'notes' })
+    expect(answer.result).toEqual({ ok: true })
+    await expect.poll(() => panel.getByTestId('plugin-notes').count()).toBe(0)
   })
 })

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { PROTOCOL_VERSION } from '../../../src/protocol/constants'
-import type { PluginState } from '../../../src/protocol/manifest'
+import type { PluginState, ToolState } from '../../../src/protocol/manifest'
 
 export interface Frame {
   id?: number | string
@@ -38,7 +38,11 @@ export interface TinyDaemon {
   answers: Map<string, (params: unknown) => unknown>
   /** Sends sync.full with these plugins on every new connection. */
   plugins: PluginState[]
+  browserTools: ToolState[]
+  skipPermissions: boolean
   protocolVersion: number
+  /** Sends sync.full again on the current connection (as after a daemon reload). */
+  resync(): void
   setSecret(secret: string): void
   /** Closes the current extension socket with a code. */
   drop(code?: number): void
@@ -71,7 +75,12 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
       ['tab.stateChanged', () => ({ ok: true })],
     ]),
     plugins: opts.plugins ?? [],
+    browserTools: [],
+    skipPermissions: false,
     protocolVersion: PROTOCOL_VERSION,
+    resync() {
+      if (current) sendSync(current)
+    },
     connections: () => accepted,
     refused: () => refused,
     isConnected: () => current !== null,
@@ -114,6 +123,21 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
       wss.close()
     },
   }
+
+  const sendSync = (ws: WebSocket): void =>
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'sync.full',
+        params: {
+          protocolVersion: daemon.protocolVersion,
+          serverVersion: '9.9.9-test',
+          skipPermissions: daemon.skipPermissions,
+          plugins: daemon.plugins,
+          browserTools: daemon.browserTools,
+        },
+      }),
+    )
 
   const authorized = (req: IncomingMessage): boolean => {
     const offered = String(req.headers['sec-websocket-protocol'] ?? '')
@@ -169,19 +193,7 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
         ws.on('close', () => {
           if (current === ws) current = null
         })
-        ws.send(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            method: 'sync.full',
-            params: {
-              protocolVersion: daemon.protocolVersion,
-              serverVersion: '9.9.9-test',
-              skipPermissions: false,
-              plugins: daemon.plugins,
-              browserTools: [],
-            },
-          }),
-        )
+        sendSync(ws)
       })
     })
   }
