@@ -193,8 +193,8 @@ export class ToolCaller {
             void deps.audit
               .record({
                 timestamp: new Date().toISOString(),
-                tool: request.name,
-                plugin,
+                tool: request.name.slice(0, 256),
+                plugin: plugin.slice(0, 256),
                 success: outcome?.ok === true,
                 durationMs: Date.now() - startedAt,
                 ...(error ? { error } : {}),

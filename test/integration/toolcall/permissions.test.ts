@@ -142,6 +142,20 @@ describe.each(ENGINES)('permissions and approvals (%s engine)', (engine) => {
     expect(entry?.error?.code).toBe('approval_timeout')
   })
 
+  it('withdraws the approval request when the client cancels the call', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    const controller = new AbortController()
+    const pending = call('browser_navigate', { url: 'https://example.com' }, { signal: controller.signal })
+    const request = await ext.waitFor('confirmation.request')
+    controller.abort()
+    await expect(pending).rejects.toThrow()
+    const cancel = await ext.waitFor('confirmation.cancel')
+    expect(cancel.params).toEqual({ id: request.params?.id, reason: 'cancelled' })
+    await expect
+      .poll(async () => (await auditEntries(fx.daemon, 'limit=1'))[0]?.error?.code)
+      .toBe('cancelled')
+  })
+
   it('fails a waiting call with extension_disconnected when the extension leaves', async () => {
     ext = await FakeExtension.connect(fx.daemon)
     const pending = call('browser_navigate', { url: 'https://example.com' })
