@@ -63,7 +63,8 @@ function writeToTerminal(obj: LogObject): void {
 export const log: ConsolaInstance = createConsola({
   level: LEVELS[logLevelFromEnv()],
   throttle: 0,
-  reporters: [{ log: (obj) => (writeToTerminal(obj), writeToFile(obj)) }],
+  // File first: whoever watches the terminal for a line can then find it in server.log too.
+  reporters: [{ log: (obj) => (writeToFile(obj), writeToTerminal(obj)) }],
 })
 
 /** Starts appending to `path` (created 0600; the mode is enforced on an existing file too). */

@@ -7,8 +7,8 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
 import type { EngineFactory, EngineOptions, EngineSocket, HttpEngine, RequestInfo } from './engine'
-import { createBodyCounter, mayHaveBody, requestUrl } from './requestBody'
-import { payloadTooLargeResponse } from './responses'
+import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
+import { errorResponse, payloadTooLargeResponse } from './responses'
 
 const logger = log.withTag('http')
 const KEEPALIVE_INTERVAL_MS = 30_000
@@ -60,6 +60,14 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
       else res.destroy()
     }
     const method = req.method ?? 'GET'
+    if (!isSupportedMethod(method)) {
+      req.resume()
+      return writeResponse(
+        res,
+        errorResponse('method_not_allowed', `${method} is not supported`, { connection: 'close' }),
+        aborter.signal,
+      )
+    }
     let body: ReadableStream<Uint8Array> | null = null
     if (mayHaveBody(method)) {
       body = new ReadableStream<Uint8Array>({
@@ -121,7 +129,7 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
     }
     selectedProtocol.set(req, decision.protocol)
     wss.handleUpgrade(req, socket, head, (ws) =>
-      decision.onOpen(wrapSocket(ws, req.socket.remoteAddress ?? '')),
+      guarded('open', () => decision.onOpen(wrapSocket(ws, req.socket.remoteAddress ?? ''))),
     )
   }
 
@@ -171,6 +179,15 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
           for (const ws of wss.clients) ws.terminate()
         }, 1000).unref()
       }),
+  }
+}
+
+/** A listener that throws must not become an uncaught exception that ends the daemon. */
+function guarded(what: string, fn: () => void): void {
+  try {
+    fn()
+  } catch (error) {
+    logger.error(`websocket ${what} handler failed:`, error)
   }
 }
 
@@ -241,11 +258,12 @@ function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
   ws.on('message', (data, isBinary) => {
     state.bridgeAlive = true
     if (isBinary) return ws.close(1003, 'text frames only')
-    onMessage(
-      Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'),
-    )
+    const text = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Buffer.concat(data as Buffer[]).toString('utf8')
+    guarded('message', () => onMessage(text))
   })
-  ws.on('close', (code, reason) => onClose(code, reason.toString('utf8')))
+  ws.on('close', (code, reason) => guarded('close', () => onClose(code, reason.toString('utf8'))))
   ws.on('error', (error) => logger.debug('websocket error:', error.message))
   return {
     remoteAddress,

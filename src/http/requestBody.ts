@@ -9,6 +9,13 @@ export function requestUrl(port: number, pathAndQuery: string): string {
   return `http://${LOOPBACK_HOST}:${port}${path}`
 }
 
+/** Methods a Web Request can carry. Others (TRACE, CONNECT, WebDAV, lower-case spellings) never reach the front. */
+const SUPPORTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+
+export function isSupportedMethod(method: string): boolean {
+  return SUPPORTED_METHODS.has(method)
+}
+
 /** Methods whose requests carry no body in the Fetch API. */
 export function mayHaveBody(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD'

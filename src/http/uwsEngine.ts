@@ -11,7 +11,7 @@ import type * as Uws from 'uWebSockets.js'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
 import type { EngineFactory, EngineOptions, HttpEngine } from './engine'
-import { createBodyCounter, mayHaveBody, requestUrl } from './requestBody'
+import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 import { createUwsSocket, type UwsSocketData } from './uwsSocket'
 
@@ -53,6 +53,16 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
   const app = uws.App()
 
   app.any('/*', (res, req) => {
+    try {
+      serveRequest(res, req)
+    } catch (error) {
+      // Nothing may throw out of a uWS callback: it would take the whole process down.
+      logger.error('request failed before reaching the front:', error)
+      res.close()
+    }
+  })
+
+  function serveRequest(res: Uws.HttpResponse, req: Uws.HttpRequest): void {
     const method = req.getCaseSensitiveMethod()
     const query = req.getQuery()
     const url = requestUrl(port, query ? `${req.getUrl()}?${query}` : req.getUrl())
@@ -69,11 +79,15 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       void send(ex, errorResponse('service_unavailable', 'too many open connections'))
       return
     }
-    exchanges.add(ex)
-    const timer = setTimeout(() => {
-      // The whole request must arrive within the request timeout; a slow sender is cut off.
-      if (!bodyDone && !ex.aborted) res.close()
-    }, limits.requestTimeoutMs)
+    // uWS hands over any method token as sent; a Web Request would throw on most of them.
+    if (!isSupportedMethod(method)) {
+      void send(
+        ex,
+        errorResponse('method_not_allowed', `${method} is not supported`, { connection: 'close' }),
+      )
+      return
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined
     const counter = createBodyCounter(limits.maxBodyBytes)
     let body: ReadableStream<Uint8Array> | null = null
     const stream = new ReadableStream<Uint8Array>({
@@ -98,7 +112,6 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       },
     })
     if (!bodyDone) body = stream
-    if (bodyDone) clearTimeout(timer)
     const request = new Request(url, {
       method,
       headers,
@@ -107,6 +120,12 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       // @ts-expect-error Node's fetch needs `duplex` for streamed request bodies; the DOM types lack it.
       duplex: 'half',
     })
+    exchanges.add(ex)
+    // The whole request must arrive within the request timeout; a slow sender is cut off.
+    if (!bodyDone)
+      timer = setTimeout(() => {
+        if (!bodyDone && !ex.aborted) res.close()
+      }, limits.requestTimeoutMs)
     options
       .handler(request, { remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString() })
       .then((response) => send(ex, response))
@@ -115,7 +134,33 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
         if (!ex.aborted) res.close()
       })
       .finally(() => exchanges.delete(ex))
-  })
+  }
+
+  function serveUpgrade(res: Uws.HttpResponse, req: Uws.HttpRequest, context: Uws.us_socket_context_t): void {
+    const headers = headersOf(req)
+    const url = requestUrl(port, req.getUrl())
+    const key = req.getHeader('sec-websocket-key')
+    const extensions = req.getHeader('sec-websocket-extensions')
+    const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
+    res.onAborted(() => (ex.aborted = true))
+    if (openCount() >= limits.maxConnections) {
+      void send(ex, errorResponse('service_unavailable', 'too many open connections'))
+      return
+    }
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+    options
+      .upgrade(new Request(url, { headers }), { remoteAddress })
+      .then((decision) => {
+        if (ex.aborted) return
+        if (!decision.accept) return send(ex, decision.response)
+        const data: UwsSocketData = { onOpen: decision.onOpen, socket: undefined, remoteAddress }
+        res.cork(() => res.upgrade(data, key, decision.protocol, extensions, context))
+      })
+      .catch((error: unknown) => {
+        logger.error('upgrade failed before reaching the front:', error)
+        if (!ex.aborted) res.close()
+      })
+  }
 
   app.ws<UwsSocketData>('/*', {
     maxPayloadLength: limits.maxPayloadBytes,
@@ -124,46 +169,39 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     sendPingsAutomatically: true,
     compression: uws.DISABLED,
     upgrade: (res, req, context) => {
-      const headers = headersOf(req)
-      const url = requestUrl(port, req.getUrl())
-      const key = req.getHeader('sec-websocket-key')
-      const extensions = req.getHeader('sec-websocket-extensions')
-      const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
-      res.onAborted(() => (ex.aborted = true))
-      if (openCount() >= limits.maxConnections) {
-        void send(ex, errorResponse('service_unavailable', 'too many open connections'))
-        return
+      try {
+        serveUpgrade(res, req, context)
+      } catch (error) {
+        logger.error('upgrade failed before reaching the front:', error)
+        res.close()
       }
-      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
-      options
-        .upgrade(new Request(url, { headers }), { remoteAddress })
-        .then((decision) => {
-          if (ex.aborted) return
-          if (!decision.accept) return send(ex, decision.response)
-          const data: UwsSocketData = { onOpen: decision.onOpen, socket: undefined, remoteAddress }
-          res.cork(() => res.upgrade(data, key, decision.protocol, extensions, context))
-        })
-        .catch((error: unknown) => {
-          logger.error('upgrade failed before reaching the front:', error)
-          if (!ex.aborted) res.close()
-        })
     },
     open: (ws) => {
       sockets.add(ws)
       const data = ws.getUserData()
       const socket = createUwsSocket(ws)
       data.socket = socket
-      data.onOpen(socket)
+      guarded('open', () => data.onOpen(socket))
     },
     message: (ws, message, isBinary) => {
       if (isBinary) return ws.end(1003, 'text frames only')
-      ws.getUserData().socket?.deliverMessage(Buffer.from(message).toString('utf8'))
+      const text = Buffer.from(message).toString('utf8')
+      guarded('message', () => ws.getUserData().socket?.deliverMessage(text))
     },
     close: (ws, code, message) => {
       sockets.delete(ws)
-      ws.getUserData().socket?.deliverClose(code, Buffer.from(message).toString('utf8'))
+      const reason = Buffer.from(message).toString('utf8')
+      guarded('close', () => ws.getUserData().socket?.deliverClose(code, reason))
     },
   })
+
+  function guarded(what: string, fn: () => void): void {
+    try {
+      fn()
+    } catch (error) {
+      logger.error(`websocket ${what} handler failed:`, error)
+    }
+  }
 
   return {
     name: 'uws',

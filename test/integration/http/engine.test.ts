@@ -435,6 +435,21 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
       expect([1009, 1006]).toContain((await result).code)
     })
 
+    it('survives a socket listener that throws', async () => {
+      const server = await echoServer((socket) =>
+        socket.onMessage(() => {
+          throw new Error('listener bug')
+        }),
+      )
+      const ws = await open(server.port)
+      ws.send('boom')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const again = await open(server.port)
+      expect(again.protocol).toBe('bridge')
+      ws.close()
+      again.close()
+    })
+
     it('closes the socket on a binary frame (1003)', async () => {
       const server = await echoServer()
       const ws = await open(server.port)

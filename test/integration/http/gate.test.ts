@@ -177,6 +177,21 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
       expect((await errorOf(res)).code).toBe('method_not_allowed')
     })
 
+    it.each(['TRACE', 'CONNECT', 'PROPFIND', 'get'])(
+      'refuses the method %s and keeps serving',
+      async (method) => {
+        const res = await rawRequest(daemon.port, [
+          `${method} /health HTTP/1.1`,
+          `Host: 127.0.0.1:${daemon.port}`,
+          'Connection: close',
+        ])
+        // 405 from the engine, or 400 / a closed connection from the HTTP parser: never an answer from a route.
+        expect([0, 400, 405]).toContain(res.status)
+        expect(res.body).not.toContain('"status":"ok"')
+        expect((await daemon.fetch('/health', { auth: false })).status).toBe(200)
+      },
+    )
+
     it('answers a plain GET on /ws (no upgrade) with 400', async () => {
       const res = await daemon.fetch('/ws')
       expect(res.status).toBe(400)
