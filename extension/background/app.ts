@@ -56,6 +56,7 @@ export class BackgroundApp {
       onDisconnected: () => {
         this.synced = false
         this.running.clear()
+        this.approvals.clear()
         this.panels.publish()
       },
       onStatus: (view) => {

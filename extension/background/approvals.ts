@@ -37,6 +37,11 @@ export class ApprovalQueue {
     return had
   }
 
+  /** The connection is gone: the daemon failed these calls, and no decision could reach it anyway. */
+  clear(): void {
+    for (const id of [...this.items.keys()]) this.remove(id)
+  }
+
   has(id: string): boolean {
     return this.items.has(id)
   }

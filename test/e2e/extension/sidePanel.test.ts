@@ -151,6 +151,15 @@ describe('side panel', () => {
     expect(set.params).toEqual({ plugin: 'browser', tool: 'browser_click', permission: 'ask' })
   })
 
+  it('drops waiting approvals when the connection to the daemon is lost', async () => {
+    request('c6', 'whoami', {})
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
+    daemon.drop()
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
+    expect(await badge()).toBe('')
+    await expect.poll(() => daemon.isConnected(), { timeout: 10_000 }).toBe(true)
+  })
+
   it('drops a plugin the daemon uninstalls', async () => {
     const answer = await daemon.request('plugin.uninstall', { name: 'notes' })
     expect(answer.result).toEqual({ ok: true })
