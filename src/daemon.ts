@@ -20,6 +20,8 @@ import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { createToolPath } from './mcp/toolPath'
 import { createPluginHost } from './plugins'
+import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
+import { resolveLocalPluginPath } from './config/localPlugins'
 import { limitsFromEnv } from './mcp/limits'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
@@ -76,7 +78,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       reloadSecret()
       return configStore.reload()
     },
-    onReloaded: () => toolPath.pluginsReloaded(),
+    onReloaded: () => {
+      devWatcher?.refresh()
+      toolPath.pluginsReloaded()
+    },
   })
   const system = createActor(
     bridgeSystemMachine.provide({
@@ -106,6 +111,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     limits: limitsFromEnv(),
   })
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
+  // Dev mode: local plugin builds and config.json edits trigger a reload.
+  const devWatcher: DevWatcher | undefined =
+    options.mode === 'dev'
+      ? createDevWatcher({
+          configFile: paths.configFile,
+          localDirs: () => configStore.get().localPlugins.map((entry) => resolveLocalPluginPath(entry, paths.dir)),
+          onChange: (why) => {
+            logger.info(`dev: ${why}; reloading plugins`)
+            void pluginHost.reload('watch')
+          },
+        })
+      : undefined
   await pluginHost.reload('startup')
   let port = 0
   const getHealth = (): HealthPayload => {
@@ -128,7 +145,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       skipPermissions: skipPermissions(),
       uptime: Math.floor((Date.now() - startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
-      ...(options.mode === 'dev' ? { fileWatcher: { watchedPlugins: 0, pendingPlugins: 0, lastPollAt: null, pollDetections: 0 } } : {}),
+      ...(devWatcher ? { fileWatcher: devWatcher.health() } : {}),
     }
   }
 
@@ -168,6 +185,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configStore,
     system,
     async stop() {
+      await devWatcher?.close()
       await toolPath.stop()
       await engine.stop()
       system.send({ type: 'system.stop' })
