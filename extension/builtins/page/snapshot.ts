@@ -112,6 +112,19 @@ function valueOf(el: Element, role: string): string | undefined {
 class Outline {
   lines: string[] = []
   refCount = 0
+  private chars = 0
+
+  /** The walk stops once the outline is longer than the budget: huge pages cost no more than needed. */
+  constructor(private readonly budget: number) {}
+
+  get full(): boolean {
+    return this.chars > this.budget
+  }
+
+  private push(line: string): void {
+    this.lines.push(line)
+    this.chars += line.length + 1
+  }
   private pending: string[] = []
   private pendingDepth = 0
 
@@ -125,11 +138,12 @@ class Outline {
 
   flush(): void {
     if (!this.pending.length) return
-    this.lines.push(`${'  '.repeat(this.pendingDepth)}- text: ${clip(this.pending.join(' '))}`)
+    this.push(`${'  '.repeat(this.pendingDepth)}- text: ${clip(this.pending.join(' '))}`)
     this.pending = []
   }
 
   element(el: Element, depth: number): void {
+    if (this.full) return
     if (SKIP_TAGS.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return
     if (!el.checkVisibility()) return
     const style = getComputedStyle(el)
@@ -165,19 +179,19 @@ class Outline {
     const value = valueOf(el, role)
     // Multi-line values (textareas) stay on their line.
     if (value !== undefined) line += `: ${clip(value.replace(/\r?\n/g, '\\n'))}`
-    this.lines.push(line)
+    this.push(line)
     if (el instanceof HTMLSelectElement) {
       // Options of a closed select are not rendered, so they are listed without a visibility check.
       for (const option of [...el.options].slice(0, MAX_OPTIONS)) {
         const states = stateOf(option, 'option')
           .map((st) => ` [${st}]`)
           .join('')
-        this.lines.push(
+        this.push(
           `${'  '.repeat(depth + 1)}- option ${quote(collapse(option.label || option.text))}${states} [ref=${refFor(option)}]`,
         )
       }
       if (el.options.length > MAX_OPTIONS)
-        this.lines.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
+        this.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
       return
     }
     if (leaf) return
@@ -185,6 +199,7 @@ class Outline {
     for (const child of childNodesOf(el)) this.node(child, depth + 1, shown)
     this.flush()
     if (this.lines.length > at) this.lines[at - 1] += ':'
+    this.chars += 1
     // A container holding only text reads better on one line: `- listitem: Buy milk`.
     const only = this.lines.length === at + 1 ? this.lines[at] : undefined
     const prefix = `${'  '.repeat(depth + 1)}- text: `
@@ -210,17 +225,17 @@ export function snapshot(args: { selector?: string; maxLength: number }): {
   const root =
     args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
-  const outline = new Outline()
+  const outline = new Outline(args.maxLength)
   outline.element(root, 0)
   outline.flush()
   const header = `URL: ${location.href}\nTitle: ${document.title}\n`
-  const body = outline.lines.join('\n') || '(no visible content)'
-  const full = header + body
-  if (full.length <= args.maxLength) return { text: full, refs: outline.refCount, truncated: false }
-  const cut = full.lastIndexOf('\n', args.maxLength)
-  const kept = full.slice(0, cut > header.length ? cut : args.maxLength)
+  const text = header + (outline.lines.join('\n') || '(no visible content)')
+  if (text.length <= args.maxLength && !outline.full)
+    return { text, refs: outline.refCount, truncated: false }
+  const cut = text.lastIndexOf('\n', args.maxLength)
+  const kept = text.slice(0, cut > header.length ? cut : args.maxLength)
   return {
-    text: `${kept}\n[truncated: showing ${kept.length} of ${full.length} characters; pass selector to snapshot one part of the page]`,
+    text: `${kept}\n[truncated: showing ${kept.length} characters, the page has more; pass selector to snapshot one part of the page]`,
     refs: outline.refCount,
     truncated: true,
   }

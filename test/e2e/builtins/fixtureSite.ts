@@ -97,6 +97,10 @@ const PAGES: Record<string, string> = {
      <table><caption>Prices</caption><tr><th>Item</th><td>Tea</td></tr></table>
      <a href="javascript:void 0">Script link</a>`,
   ),
+  '/big': page(
+    'Big page',
+    `<main><h1>Big</h1><ul>${Array.from({ length: 5000 }, (_, i) => `<li><div class="row"><span>Row ${i}</span> <a href="/r/${i}">open ${i}</a> <button>Delete ${i}</button></div></li>`).join('')}</ul></main>`,
+  ),
   '/shadow': page(
     'Shadow page',
     '<x-card></x-card>',

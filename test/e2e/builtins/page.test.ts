@@ -89,6 +89,20 @@ describe('built-in page reading and input tools in real Chromium', () => {
       expect(snap).not.toContain(hidden)
   })
 
+  it('browser_snapshot of a page with 20000 elements stops at maxLength', async () => {
+    const tab = await open('/big')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId, maxLength: 5_000 })
+    expect(snap.length).toBeLessThan(5_200)
+    expect(snap).toMatch(
+      /^ {4}- listitem \[ref=e\d+\]:\n {6}- text: Row 0\n {6}- link "open 0" \[ref=e\d+\] -> \/r\/0\n {6}- button "Delete 0" \[ref=e\d+\]$/m,
+    )
+    expect(snap).toMatch(
+      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page\]$/,
+    )
+    const part = await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: 'li:nth-child(4000)' })
+    expect(part).toContain('- button "Delete 3999"')
+  })
+
   it('browser_snapshot enters closed shadow roots, honours selector and maxLength with a truncation marker', async () => {
     const shadow = await open('/shadow')
     expect(await h.ok<string>('browser_snapshot', { tabId: shadow.tabId })).toMatch(
@@ -101,7 +115,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const cut = await h.ok<string>('browser_snapshot', { tabId: form.tabId, maxLength: 200 })
     expect(cut.length).toBeLessThan(400)
     expect(cut).toMatch(
-      /\[truncated: showing \d+ of \d+ characters; pass selector to snapshot one part of the page\]$/,
+      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page\]$/,
     )
     expect((await h.fails('browser_snapshot', { tabId: form.tabId, selector: '#nope' })).category).toBe(
       'not_found',
