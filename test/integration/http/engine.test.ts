@@ -250,6 +250,41 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     controller.abort()
   })
 
+  it('ends open streams and cancels their bodies when the engine stops', async () => {
+    let cancelled = false
+    const server = await serve(engineName, [
+      {
+        path: '/events',
+        auth: 'required',
+        methods: {
+          GET: () =>
+            new Response(
+              new ReadableStream<Uint8Array>({
+                start(controller) {
+                  controller.enqueue(new TextEncoder().encode('data: 1\n\n'))
+                },
+                cancel() {
+                  cancelled = true
+                },
+              }),
+              { headers: { 'content-type': 'text/event-stream' } },
+            ),
+        },
+      },
+    ])
+    const res = await fetch(`${server.url}/events`, { headers: auth })
+    const reader = res.body!.getReader()
+    await reader.read()
+    await server.engine.stop()
+    const ended = await reader.read().then(
+      (r) => r.done,
+      () => true,
+    )
+    expect(ended).toBe(true)
+    await vi.waitFor(() => expect(cancelled).toBe(true))
+    await expect(fetch(`${server.url}/events`, { headers: auth })).rejects.toThrow()
+  })
+
   it('applies a route rate limit after auth: 429 with Retry-After: 60', async () => {
     const server = await serve(engineName, [
       {
