@@ -20,9 +20,12 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   void app.tracker.sweep(true)
 })
 
-// Readiness: not-ready matching tabs are probed every 2 s (a login in the page), ready ones every 15 s.
+// Readiness: not-ready matching tabs are probed every 2 s (a login in the page), ready ones every 16 s.
 let sweeps = 0
-setInterval(() => void app.tracker.sweep(++sweeps % 8 === 0), 2_000)
+setInterval(() => {
+  sweeps++
+  void app.tracker.sweep(sweeps % 8 === 0, sweeps)
+}, 2_000)
 
 chrome.tabs.onCreated.addListener((tab) => {
   app.tracker.upsert(tab)

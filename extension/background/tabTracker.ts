@@ -21,6 +21,7 @@ interface TrackedTab {
 }
 
 const key = (tabId: number, plugin: string): string => `${tabId}:${plugin}`
+const SLOW_PROBE_AFTER_MS = 60_000
 
 export class TabTracker {
   private readonly tabs = new Map<number, TrackedTab>()
@@ -36,6 +37,8 @@ export class TabTracker {
   private readonly stale = new Set<string>()
   /** Plugins whose tabs are reloaded on a new build (dev mode `plugin.update`), not just marked. */
   private readonly reloadOnNewBuild = new Set<string>()
+  /** When each not-ready pair was first seen not ready (for the slower probe rhythm). */
+  private readonly notReadySince = new Map<string, number>()
   /** Documents whose relay was checked in this worker's life (cleared when the tab navigates). */
   private readonly relayChecked = new Set<number>()
   private readonly probing = new Map<string, Promise<void>>()
@@ -85,6 +88,7 @@ export class TabTracker {
     this.plugins.delete(name)
     this.reported.delete(name)
     for (const k of [...this.ready.keys()]) if (k.endsWith(`:${name}`)) this.ready.delete(k)
+    for (const k of [...this.notReadySince.keys()]) if (k.endsWith(`:${name}`)) this.notReadySince.delete(k)
     for (const k of [...this.injected.keys()]) if (k.endsWith(`:${name}`)) this.injected.delete(k)
     for (const k of [...this.stale]) if (k.endsWith(`:${name}`)) this.stale.delete(k)
     this.reloadOnNewBuild.delete(name)
@@ -210,13 +214,22 @@ export class TabTracker {
     }
   }
 
-  /** Periodic pass: matching tabs that are not ready get probed again; `all` includes ready ones. */
-  async sweep(all: boolean): Promise<void> {
+  /**
+   * Periodic pass (every 2 s): matching tabs that are not ready get probed again; `all` includes
+   * ready ones. A tab not ready for over a minute (signed out, left open) is probed every 5th pass
+   * only; events (load, activation, cookies) still probe it at once.
+   */
+  async sweep(all: boolean, pass = 0): Promise<void> {
     const jobs: Promise<void>[] = []
+    const now = Date.now()
     for (const t of this.tabs.values())
-      for (const p of this.plugins.values())
-        if (matchesAny(p.urlPatterns, t.url) && (all || this.ready.get(key(t.id, p.name)) !== true))
-          jobs.push(this.probe(t.id, p))
+      for (const p of this.plugins.values()) {
+        if (!matchesAny(p.urlPatterns, t.url)) continue
+        const k = key(t.id, p.name)
+        const since = this.notReadySince.get(k)
+        const due = all || (this.ready.get(k) !== true && (since === undefined || now - since < SLOW_PROBE_AFTER_MS || pass % 5 === 0))
+        if (due) jobs.push(this.probe(t.id, p))
+      }
     await Promise.all(jobs)
     this.emitChanges()
   }
@@ -242,7 +255,10 @@ export class TabTracker {
 
   /** Records a readiness learned elsewhere (the dispatcher found a tab not ready). */
   setReady(tabId: number, plugin: string, ready: boolean): void {
-    this.ready.set(key(tabId, plugin), ready)
+    const k = key(tabId, plugin)
+    this.ready.set(k, ready)
+    if (ready) this.notReadySince.delete(k)
+    else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
     this.emitChanges()
   }
 
@@ -297,11 +313,15 @@ export class TabTracker {
       if (err instanceof TabGoneError) this.forgetDocument(tabId)
       ready = false
     }
-    if (this.tabs.get(tabId)?.url === t.url) this.ready.set(k, ready)
+    if (this.tabs.get(tabId)?.url !== t.url) return
+    this.ready.set(k, ready)
+    if (ready) this.notReadySince.delete(k)
+    else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
   }
 
   private forgetDocument(tabId: number): void {
     for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
+    for (const k of [...this.notReadySince.keys()]) if (k.startsWith(`${tabId}:`)) this.notReadySince.delete(k)
     for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
     for (const k of [...this.stale]) if (k.startsWith(`${tabId}:`)) this.stale.delete(k)
     this.relayChecked.delete(tabId)
