@@ -20,7 +20,7 @@ const ACTIVE_CONTENT = [
 export function iconSvgProblem(svg: string): string | undefined {
   if (new TextEncoder().encode(svg).length > ICON_SVG_MAX_BYTES)
     return `the icon is larger than ${ICON_SVG_MAX_BYTES / 1024} KB`
-  if (!/<svg[\s>]/i.test(svg)) return 'the icon is not SVG markup (no <svg> element)'
+  if (!/<svg[\s>/]/i.test(svg)) return 'the icon is not SVG markup (no <svg> element)'
   const active = ACTIVE_CONTENT.find((re) => re.test(svg))
   if (active)
     return `the icon contains active content (${active.source.replaceAll('\\s', ' ')}); icons must be plain SVG`

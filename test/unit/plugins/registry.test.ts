@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import { iconSvgProblem } from '../../../src/plugins/iconSvg'
+import { findTool, splitToolName } from '../../../src/plugins/registry'
+import type { LoadedPlugin, PluginRegistrySnapshot } from '../../../src/plugins/types'
+
+const plugin = (name: string, tools: string[]): LoadedPlugin => ({
+  name,
+  displayName: name,
+  version: '1.0.0',
+  source: 'local',
+  path: `/plugins/${name}`,
+  sdkVersion: '1.0.0',
+  urlPatterns: ['https://example.com/*'],
+  tools: tools.map((t) => ({ name: t, displayName: t, description: t, inputSchema: { type: 'object' } })),
+  adapterFile: `${name}.js`,
+  adapterHash: 'x',
+  validate: () => ({ ok: true }),
+})
+
+describe('splitToolName', () => {
+  it.each([
+    ['notes_list_notes', { plugin: 'notes', tool: 'list_notes' }],
+    ['my-site_page_info', { plugin: 'my-site', tool: 'page_info' }],
+    ['notes', undefined],
+    ['_x', undefined],
+    ['notes_', undefined],
+  ])('%s', (name, expected) => {
+    expect(splitToolName(name)).toEqual(expected)
+  })
+})
+
+describe('findTool', () => {
+  const snapshot: PluginRegistrySnapshot = {
+    plugins: [plugin('notes', ['list_notes', 'create_note']), plugin('my-site', ['page_info'])],
+    failedPlugins: [],
+    discoveryErrors: [],
+  }
+  it('finds a loaded plugin tool by its prefixed name', () => {
+    expect(findTool(snapshot, 'my-site_page_info')?.tool.name).toBe('page_info')
+    expect(findTool(snapshot, 'notes_create_note')?.plugin.name).toBe('notes')
+  })
+  it('finds nothing for unknown plugins or tools', () => {
+    expect(findTool(snapshot, 'notes_delete_note')).toBeUndefined()
+    expect(findTool(snapshot, 'wiki_page_info')).toBeUndefined()
+    expect(findTool(snapshot, 'browser_navigate')).toBeUndefined()
+  })
+})
+
+describe('iconSvgProblem', () => {
+  it('accepts plain SVG', () => {
+    expect(iconSvgProblem('<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0h1"/></svg>')).toBeUndefined()
+  })
+  it.each([
+    ['<svg><script>alert(1)</script></svg>', 'active content'],
+    ['<svg onload="x()"></svg>', 'active content'],
+    ['<svg><a href="javascript:x()"/></svg>', 'active content'],
+    ['<svg><foreignObject><div/></foreignObject></svg>', 'active content'],
+    ['<!DOCTYPE svg [<!ENTITY x "y">]><svg/>', 'active content'],
+    ['<png/>', 'not SVG markup'],
+    [`<svg>${'x'.repeat(40_000)}</svg>`, 'larger than 32 KB'],
+  ])('refuses %#', (svg, problem) => {
+    expect(iconSvgProblem(svg)).toContain(problem)
+  })
+})
