@@ -5,7 +5,7 @@
  * (mode 0600). Anything that looks like a secret is redacted before it is written anywhere.
  */
 import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from 'consola'
-import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fchmodSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs'
 import { format } from 'node:util'
 
 export type LogLevelName = 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -42,13 +42,28 @@ function render(obj: LogObject): string {
   return obj.tag ? `[${obj.tag}] ${message}` : message
 }
 
-let logFd: number | undefined
+/** server.log rolls over to server.log.1 past this size, so it cannot fill the disk. */
+export const LOG_ROTATE_BYTES = 10 * 1024 * 1024
+
+let file: { fd: number; path: string; size: number; rotateBytes: number } | undefined
+
+function openLog(path: string): number {
+  const fd = openSync(path, 'a', 0o600)
+  fchmodSync(fd, 0o600)
+  return fd
+}
 
 function writeToFile(obj: LogObject): void {
-  if (logFd === undefined) return
+  if (file === undefined) return
   const line = `${obj.date.toISOString()} ${obj.type.toUpperCase().padEnd(5)} ${render(obj)}\n`
   try {
-    writeSync(logFd, line)
+    file.size += writeSync(file.fd, line)
+    if (file.size > file.rotateBytes) {
+      closeSync(file.fd)
+      renameSync(file.path, `${file.path}.1`)
+      file.fd = openLog(file.path)
+      file.size = 0
+    }
   } catch {
     // A full disk must not take the daemon down; the terminal still gets the line.
   }
@@ -67,15 +82,18 @@ export const log: ConsolaInstance = createConsola({
   reporters: [{ log: (obj) => (writeToFile(obj), writeToTerminal(obj)) }],
 })
 
-/** Starts appending to `path` (created 0600; the mode is enforced on an existing file too). */
-export function attachLogFile(path: string): void {
+/**
+ * Starts appending to `path` (created 0600; the mode is enforced on an existing file too). Past
+ * `rotateBytes` the file moves to `<path>.1` (replacing the previous one) and a new one starts.
+ */
+export function attachLogFile(path: string, rotateBytes: number = LOG_ROTATE_BYTES): void {
   detachLogFile()
-  logFd = openSync(path, 'a', 0o600)
-  fchmodSync(logFd, 0o600)
+  const fd = openLog(path)
+  file = { fd, path, size: fstatSync(fd).size, rotateBytes }
 }
 
 export function detachLogFile(): void {
-  if (logFd === undefined) return
-  closeSync(logFd)
-  logFd = undefined
+  if (file === undefined) return
+  closeSync(file.fd)
+  file = undefined
 }
