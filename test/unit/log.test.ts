@@ -42,7 +42,7 @@ describe('server.log', () => {
       logger.warn(`first line Bearer ${'9'.repeat(40)}`)
       const first = readFileSync(path, 'utf8')
       expect(first).toMatch(
-        /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN  \[plugin:notes\] first line Bearer \[redacted\]\n$/,
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN {2}\[plugin:notes\] first line Bearer \[redacted\]\n$/,
       )
       expect(statSync(path).mode & 0o777).toBe(0o600)
       for (let i = 0; i < 14; i++) logger.warn(`line ${i} ${'x'.repeat(100)}`)
