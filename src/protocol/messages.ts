@@ -5,7 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import {
-  DiscoveryError,
+  type DiscoveryError,
   FailedPlugin,
   Permission,
   PluginState,
