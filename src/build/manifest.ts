@@ -6,6 +6,7 @@ import type { PluginManifest, ToolManifest } from '../protocol/manifest'
 import { SDK_VERSION } from '../protocol/constants'
 import type { PluginDefinition } from '../sdk/types'
 import { iconSvgProblem } from '../plugins/iconSvg'
+import { compileValidators } from '../plugins/validators'
 import { PluginBuildError } from './errors'
 import type { PluginPackage } from './readPackage'
 import { serializeSchema } from './serializeSchema'
@@ -28,6 +29,12 @@ export function createManifest(pkg: PluginPackage, plugin: PluginDefinition): Pl
       ...(outputSchema ? { outputSchema } : {}),
     }
   })
+  // The daemon compiles input schemas with ajv in strict mode; fail here rather than at discovery.
+  const compiled = compileValidators(tools)
+  if (!compiled.ok)
+    throw new PluginBuildError(
+      `${compiled.message} (the daemon validates inputs with strict JSON Schema; remove or rename the option)`,
+    )
   return {
     name: pkg.name,
     version: pkg.version,

@@ -1,7 +1,7 @@
 // The `bridge-plugin` and `bridge plugin list` programs as a user runs them: real processes, exit
 // codes and the text they print.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, startDaemon } from '../../helpers/daemon'
@@ -85,6 +85,27 @@ describe('bridge-plugin build', () => {
     expect(second.out).not.toContain('registered')
     const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))
     expect(config.localPlugins).toEqual([dir])
+  })
+
+  it('warns, without failing, when the daemon refuses the reload', async () => {
+    const daemon = await startDaemon()
+    try {
+      // A config dir whose auth.json holds another secret than the daemon's.
+      const otherConfig = join(tmp.dir, 'other-config')
+      mkdirSync(join(otherConfig, 'extension'), { recursive: true })
+      writeFileSync(join(otherConfig, 'extension', 'auth.json'), JSON.stringify({ secret: 'a'.repeat(64) }))
+      const dir = copyFixture('good', join(tmp.dir, 'refused'))
+      const result = await run(PLUGIN_CLI, ['build'], dir, {
+        BRIDGE_CONFIG_DIR: otherConfig,
+        BRIDGE_PORT: String(daemon.port),
+      })
+      expect(result.out).toMatch(new RegExp(`the daemon on port ${daemon.port} refused the reload \\(401: `))
+      expect(result.out).not.toContain('a'.repeat(64))
+      expect(result.code).toBe(0)
+      expect((await (await daemon.fetch('/health')).json()).reloadCount).toBe(0)
+    } finally {
+      await daemon.stop()
+    }
   })
 
   it('--watch rebuilds when a source file changes', async () => {

@@ -155,6 +155,19 @@ describe('buildPlugin', () => {
     expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(/the plugin has no tools/)
   })
 
+  it('fails on a schema option strict JSON Schema does not know', async () => {
+    const dir = copyFixture('good', tmp.dir)
+    writeFileSync(
+      join(dir, 'src', 'index.ts'),
+      `import { definePlugin, defineTool, Type } from 'bridge/sdk'
+export default definePlugin({ tools: [defineTool({ name: 'a', description: 'd', input: Type.Object({ x: Type.String({ colour: 'red' }) }), handle: () => 1 })] })
+`,
+    )
+    expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(
+      /^tool "a" input schema: strict mode: unknown keyword: "colour" \(the daemon validates inputs with strict JSON Schema/,
+    )
+  })
+
   it('refuses an icon with active content', async () => {
     const dir = copyFixture('good', tmp.dir)
     writeFileSync(join(dir, 'icon.svg'), '<svg onload="alert(1)"></svg>')
