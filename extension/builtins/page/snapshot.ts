@@ -92,6 +92,7 @@ function stateOf(el: Element, role: string): string[] {
     out.push('disabled')
   if ((el as HTMLInputElement).required === true) out.push('required')
   if ((el as HTMLInputElement).readOnly === true && role !== 'button') out.push('readonly')
+  if (el === document.activeElement && el !== document.body) out.push('focused')
   return out
 }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
+import { BROWSER_TOOL_NAMES } from '../../../src/tools'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 // The whole chain for built-in tools: MCP client -> daemon (/mcp, validation, permissions, audit) ->
@@ -59,6 +60,17 @@ describe('built-in browser tools through the daemon and the real extension', () 
     expect(tools.map((t) => t.name)).toContain('browser_snapshot')
     expect(tools.map((t) => t.name)).toContain('extension_get_state')
     expect(tools.map((t) => t.name)).not.toContain('browser_get_cookies')
+  })
+
+  it('reports every built-in tool in /health, with the disabled ones named', async () => {
+    const health = (await (await daemon.fetch('/health')).json()) as {
+      browserToolCount: number
+      browserToolNames: string[]
+      disabledBrowserTools: string[]
+    }
+    expect([...health.browserToolNames].sort()).toEqual([...BROWSER_TOOL_NAMES].sort())
+    expect(health.browserToolCount).toBe(BROWSER_TOOL_NAMES.length)
+    expect(health.disabledBrowserTools).toEqual(['browser_get_cookies'])
   })
 
   it('opens a tab, snapshots it as text and clicks a ref from the snapshot', async () => {

@@ -59,7 +59,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     await h.ok('browser_type', { tabId: tab.tabId, selector: 'input[name=password]', text: 'hunter2' })
     const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
     expect(snap).toMatch(/- textbox "Email" \[ref=e\d+\]/)
-    expect(snap).toMatch(/- textbox "Password" \[ref=e\d+\]: ••••••/)
+    expect(snap).toMatch(/- textbox "Password" \[focused\] \[ref=e\d+\]: ••••••/)
     expect(snap).not.toContain('hunter2')
     expect(snap).toMatch(/- textbox "Bio" \[ref=e\d+\]: old text/)
     expect(snap).toMatch(/- combobox "Color" \[ref=e\d+\]: Red/)
@@ -177,7 +177,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Enter' })
     await h.ok('browser_type', { tabId: tab.tabId, selector: '#bio', text: 'line two', clear: false })
     expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#bio' })).toMatch(
-      /- textbox "Bio" \[ref=e\d+\]: line one\\nline two$/,
+      /- textbox "Bio" \[focused\] \[ref=e\d+\]: line one\\nline two$/,
     )
   })
 
@@ -273,7 +273,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(await text(tab.tabId, '#keylog')).toBe('a(trusted) Shift(trusted) B(trusted) ArrowLeft(trusted)')
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'z' })
     expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: '#keys' })).toMatch(
-      /- textbox "Key field" \[ref=e\d+\]: azB$/,
+      /- textbox "Key field" \[focused\] \[ref=e\d+\]: azB$/,
     )
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Control+a' })
     await h.ok('browser_press_key', { tabId: tab.tabId, key: 'Backspace' })
@@ -289,6 +289,9 @@ describe('built-in page reading and input tools in real Chromium', () => {
     ).toBe('fresh')
     const moved = await h.ok<{ focused: string }>('browser_press_key', { tabId: tab.tabId, key: 'Shift+Tab' })
     expect(moved.focused).toBe('button "Save draft"')
+    expect(await h.ok<string>('browser_snapshot', { tabId: tab.tabId })).toMatch(
+      /^- button "Save draft" \[focused\] \[ref=e\d+\]$/m,
+    )
     expect((await h.fails('browser_press_key', { tabId: tab.tabId, key: 'Hyper' })).message).toContain(
       'unknown key "Hyper"',
     )
