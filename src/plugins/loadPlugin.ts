@@ -20,6 +20,7 @@ import { compileValidators } from './validators'
 import type { LoadedPlugin } from './types'
 
 export const ADAPTER_MAX_BYTES = 5 * 1024 * 1024
+export const MANIFEST_MAX_BYTES = 1024 * 1024
 
 export interface PluginBuild {
   plugin: LoadedPlugin
@@ -39,6 +40,8 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
   if (!existsSync(toolsFile)) return fail(`not built: dist/tools.json is missing; ${rebuild}`)
   if (!existsSync(adapterPath)) return fail(`not built: dist/adapter.iife.js is missing; ${rebuild}`)
 
+  if (statSync(toolsFile).size > MANIFEST_MAX_BYTES)
+    return fail(`dist/tools.json is larger than ${MANIFEST_MAX_BYTES / 1024 / 1024} MB; ${rebuild}`)
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(toolsFile, 'utf8'))
