@@ -132,7 +132,10 @@ export class ToolCaller {
             }
             sent.result.then(
               (result) =>
-                sendBack({ type: 'dispatch.succeeded', output: (result as { output: unknown }).output }),
+                sendBack({
+                  type: 'dispatch.succeeded',
+                  output: (result as { output?: unknown }).output ?? null,
+                }),
               (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
             )
             return () => sent.forget()

@@ -92,7 +92,8 @@ export const ServerRequests = {
       input: Type.Unknown(),
       tabId: Type.Optional(Type.Integer()),
     }),
-    Type.Object({ output: Type.Unknown() }),
+    // `output` may be absent: a tool that returns nothing serializes to `{}`.
+    Type.Object({ output: Type.Optional(Type.Unknown()) }),
   ],
 } satisfies Record<string, [TSchema, TSchema]>
 

@@ -141,6 +141,13 @@ describe('Peer (daemon end of /ws)', () => {
     expect(problems).toEqual(['answer to an unknown or expired request was dropped'])
   })
 
+  it('accepts a dispatch result without output (a tool that returned nothing)', async () => {
+    const { peer } = setup()
+    const call = peer.request('tool.dispatch', {})
+    peer.receive(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: {} }))
+    await expect(call.result).resolves.toEqual({})
+  })
+
   it('rejects with the remote error, and rejects a result of the wrong shape', async () => {
     const { peer } = setup()
     const a = peer.request('tool.dispatch', {})
