@@ -89,6 +89,19 @@ function assertBuilt(file: string): void {
     throw new Error(`${file} is missing: run \`npm run build\` before the integration tests`)
 }
 
+/**
+ * Waits (up to 60 s) for a build output to exist: `npm run build` empties dist/ first, so a build
+ * running beside the tests (another terminal, a watcher) must not fail them. Throws if it never shows up.
+ */
+export async function waitForBuild(file: string = SERVER_JS, timeoutMs = 60_000): Promise<void> {
+  if (existsSync(file)) return
+  const deadline = Date.now() + timeoutMs
+  while (!existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
+  assertBuilt(file)
+  // It just appeared: let the build finish writing the rest of dist/.
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+}
+
 /** Spawns the daemon process and collects its output; does not wait for anything. */
 export function spawnDaemon(options: StartDaemonOptions & { configDir: string }): {
   proc: ChildProcess
@@ -121,6 +134,7 @@ export function spawnDaemon(options: StartDaemonOptions & { configDir: string })
 export async function runDaemonToExit(
   options: StartDaemonOptions & { configDir: string },
 ): Promise<{ code: number | null; output: string }> {
+  await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
   const child = spawnDaemon(options)
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), options.timeoutMs ?? 15_000)
   const code = await child.exited
@@ -165,6 +179,7 @@ function waitFor(
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<RunningDaemon> {
   const ownDir = options.configDir === undefined
   const configDir = options.configDir ?? tempConfigDir()
+  await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
   const child = spawnDaemon({ ...options, configDir })
   let port: number
   try {

@@ -1,6 +1,6 @@
 /** Runs the built `bridge` CLI (dist/cli/bridge.js) as a user would, with a temp config dir. */
 import { spawn } from 'node:child_process'
-import { CLI_JS, ROOT, daemonEnv } from '../../helpers/daemon'
+import { CLI_JS, ROOT, daemonEnv, waitForBuild } from '../../helpers/daemon'
 
 export interface CliResult {
   code: number | null
@@ -8,12 +8,13 @@ export interface CliResult {
   stderr: string
 }
 
-export function runCli(
+export async function runCli(
   args: string[],
   configDir: string,
   env: Record<string, string | undefined> = {},
   timeoutMs = 20_000,
 ): Promise<CliResult> {
+  await waitForBuild(CLI_JS)
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [CLI_JS, ...args], {
       cwd: ROOT,
