@@ -123,7 +123,8 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
       .map((tool) => ({
         name: tool.fullName,
         description: tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
-        inputSchema: tool.inputSchema as Tool['inputSchema'],
+        // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
+        inputSchema: { ...tool.inputSchema, type: 'object' } as Tool['inputSchema'],
       }))
 
   const sessions: McpSessions = new McpSessions({
