@@ -124,7 +124,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
         name: tool.fullName,
         description: tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
         // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
-        inputSchema: { ...tool.inputSchema, type: 'object' } as Tool['inputSchema'],
+        inputSchema: { ...tool.inputSchema, type: 'object' },
       }))
 
   const sessions: McpSessions = new McpSessions({
