@@ -125,13 +125,10 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
     extensionDir,
     serviceWorker,
     async openSidePanel() {
-      // In a window of its own, like the real side panel beside the tabs: it stays visible (a
-      // background tab is throttled, which slows every click) and does not change the active tab.
-      const worker = await serviceWorker()
-      const opened = context.waitForEvent('page', { predicate: (p) => p.url() === SIDE_PANEL_URL, timeout: 15_000 })
-      await worker.evaluate(`chrome.windows.create({ url: ${JSON.stringify(SIDE_PANEL_URL)}, type: 'popup', width: 420, height: 900, focused: false })`)
-      const page = await opened
-      await page.waitForLoadState('domcontentloaded')
+      // A tab in the same window (a separate window would change which window has focus, and so the
+      // tab a tool call runs in). Clicks in it are slower while another tab is in front.
+      const page = await context.newPage()
+      await page.goto(SIDE_PANEL_URL)
       return page
     },
     async newPage(url) {
