@@ -247,8 +247,8 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
   })
 
   it('page tools time out with a hint while a dialog blocks the page', async () => {
-    const tab = await open('/dialog')
-    const page = await h.pageAt(h.site.url('/dialog'))
+    const tab = await open('/dialog?case=blocked')
+    const page = await h.pageAt(h.site.url('/dialog?case=blocked'))
     page.on('dialog', () => undefined)
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#ask' })
     await dialogOpen(tab.tabId)
@@ -262,8 +262,8 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
   }, 40_000)
 
   it('browser_handle_dialog accepts or dismisses an open dialog, types into prompts, and says when none is open', async () => {
-    const tab = await open('/dialog')
-    const page = await h.pageAt(h.site.url('/dialog'))
+    const tab = await open('/dialog?case=handle')
+    const page = await h.pageAt(h.site.url('/dialog?case=handle'))
     // Playwright auto-dismisses dialogs unless a listener exists; this one leaves them open for the tool.
     page.on('dialog', () => undefined)
     await h.ok('browser_click', { tabId: tab.tabId, selector: '#ask' })

@@ -35,7 +35,8 @@ const PAGES: Record<string, string> = {
      <div id="editor" contenteditable="true" aria-label="Editor">draft</div>
      <a id="popup" href="/" target="_blank">Open home in a new tab</a>
      <p id="keylog"></p>
-     <p id="status"></p>
+     <p id="status">Idle</p>
+     <p id="trust"></p>
      <p id="changes"></p>`,
     `document.getElementById('keys').addEventListener('keydown', (e) => {
        document.getElementById('keylog').textContent += e.key + (e.isTrusted ? '(trusted) ' : '(synthetic) ')
@@ -44,7 +45,7 @@ const PAGES: Record<string, string> = {
        document.getElementById('changes').textContent = 'color changed to ' + e.target.value
      })
      document.getElementById('save').addEventListener('click', (e) => {
-       document.getElementById('status').textContent = e.isTrusted ? 'saving (trusted click)' : 'saving (synthetic click)'
+       document.getElementById('trust').textContent = e.isTrusted ? 'trusted click' : 'synthetic click'
      })`,
   ),
   '/long': page(

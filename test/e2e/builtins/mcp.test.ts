@@ -85,8 +85,8 @@ describe('built-in browser tools through the daemon and the real extension', () 
       clicked: 'button "Save draft"',
       url: site.url('/form'),
     })
-    expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#status' })).toMatchObject({
-      text: 'saving (trusted click)',
+    expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#trust' })).toMatchObject({
+      text: 'trusted click',
     })
   })
 

@@ -130,38 +130,37 @@ describe('built-in page reading and input tools in real Chromium', () => {
       ref: refOf(snap, 'Save draft'),
     })
     expect(result.clicked).toBe('button "Save draft"')
-    expect(await text(tab.tabId, '#status')).toBe('saving (trusted click)')
+    expect(await text(tab.tabId, '#trust')).toBe('trusted click')
   })
 
   it('browser_wait_for waits for text to appear and to disappear, and for selectors', async () => {
-    const tab = await open('/form')
-    await h.ok('browser_click', { tabId: tab.tabId, selector: '#save' })
-    const waited = await h.ok<{ met: boolean; waitedMs: number }>('browser_wait_for', {
-      tabId: tab.tabId,
-      text: 'Saved!',
+    const first = await open('/form')
+    await h.ok('browser_click', { tabId: first.tabId, selector: '#save' })
+    expect(await h.ok('browser_wait_for', { tabId: first.tabId, text: 'Saved!' })).toMatchObject({
+      met: true,
     })
-    expect(waited.met).toBe(true)
-    expect(await text(tab.tabId, '#status')).toBe('Saved!')
-    expect(
-      (
-        await h.ok<{ met: boolean }>('browser_wait_for', {
-          tabId: tab.tabId,
-          textGone: 'saving (trusted click)',
-        })
-      ).met,
-    ).toBe(true)
-    expect(
-      (await h.ok<{ met: boolean }>('browser_wait_for', { tabId: tab.tabId, selector: '#hover-target' })).met,
-    ).toBe(true)
-    expect(
-      (
-        await h.ok<{ met: boolean }>('browser_wait_for', {
-          tabId: tab.tabId,
-          selector: '#nothing',
-          state: 'detached',
-        })
-      ).met,
-    ).toBe(true)
+    expect(await text(first.tabId, '#status')).toBe('Saved!')
+    const second = await open('/form')
+    await h.ok('browser_click', { tabId: second.tabId, selector: '#save' })
+    expect(await h.ok('browser_wait_for', { tabId: second.tabId, textGone: 'Idle' })).toMatchObject({
+      met: true,
+    })
+    expect(await text(second.tabId, '#status')).toBe('Saved!')
+    const visible = await h.ok('browser_wait_for', { tabId: second.tabId, selector: '#hover-target' })
+    expect(visible).toMatchObject({ met: true })
+    const gone = await h.ok('browser_wait_for', {
+      tabId: second.tabId,
+      selector: '#nothing',
+      state: 'detached',
+    })
+    expect(gone).toMatchObject({ met: true })
+    const hidden = await h.fails('browser_wait_for', {
+      tabId: second.tabId,
+      selector: '#save',
+      state: 'hidden',
+      timeoutMs: 300,
+    })
+    expect(hidden.message).toContain('#save to be hidden')
   })
 
   it('browser_wait_for keeps waiting through a page that is still loading', async () => {
