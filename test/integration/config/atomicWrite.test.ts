@@ -13,25 +13,29 @@ import { readConfigFile, writeConfigFile } from '../../../src/config/configFile'
 import { removeStaleTempFiles } from '../../../src/config/atomicWrite'
 import { ROOT } from '../../helpers/daemon'
 
-const KILLS = 50
+const KILLS = 40
 let dir: string
 let writer: string
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bridge-atomic-'))
   const entry = join(dir, 'writer.ts')
-  // Each version has a different size (up to ~1.6 MB) so a kill often lands in the middle of a write.
+  // Each version has a different size (up to ~800 KB) so a kill often lands in the middle of a write.
   writeFileSync(
     entry,
     `import { writeConfigFile } from ${JSON.stringify(join(ROOT, 'src/config/configFile.ts'))}
 const path = process.argv[2]
-const versions = Array.from({ length: 64 }, (_, version) => ({
-  localPlugins: Array.from({ length: (version * 37) % 400 }, (_, i) => './plugin-' + version + '-' + i + '-' + 'x'.repeat(4000)),
+const versions = Array.from({ length: 16 }, (_, version) => ({
+  localPlugins: Array.from({ length: 1 + ((version * 37) % 200) }, (_, i) => './plugin-' + version + '-' + i + '-' + 'x'.repeat(4000)),
   permissions: {},
   port: 1 + version,
 }))
-process.send?.('ready')
-for (let n = 0; ; n++) writeConfigFile(path, versions[n % versions.length])
+// Report each completed write (yielding so the message goes out), so the parent kills mid-loop.
+for (let n = 0; ; n++) {
+  writeConfigFile(path, versions[n % versions.length])
+  process.send?.(n)
+  await new Promise((resolve) => setImmediate(resolve))
+}
 `,
   )
   writer = join(dir, 'writer.mjs')
@@ -50,7 +54,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function runWriterAndKill(path: string, delayMs: number): Promise<void> {
+/** Starts the writer, lets it complete `writes` writes, then kills it `delayMs` later (mid-loop). */
+function runWriterAndKill(path: string, writes: number, delayMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [writer, path], {
       cwd: ROOT,
@@ -58,7 +63,10 @@ function runWriterAndKill(path: string, delayMs: number): Promise<void> {
     })
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once('message', () => setTimeout(() => child.kill('SIGKILL'), delayMs))
+    let completed = 0
+    child.on('message', () => {
+      if (++completed === writes) setTimeout(() => child.kill('SIGKILL'), delayMs)
+    })
     child.once('exit', (_code, signal) =>
       signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited on its own: ${stderr}`)),
     )
@@ -72,7 +80,7 @@ describe('atomic config writes under kill -9', () => {
     const seen = new Set<string>()
     let killedMidWrite = 0
     for (let i = 0; i < KILLS; i++) {
-      await runWriterAndKill(path, 30 + ((i * 37) % 150))
+      await runWriterAndKill(path, 2 + (i % 7), (i * 7) % 13)
       // A killed writer leaves its temp file behind: proof the kill landed inside a write.
       const temps = readdirSync(dir).filter((name) => name.startsWith('.config.json.'))
       if (temps.length > 0) killedMidWrite++
