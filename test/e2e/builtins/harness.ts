@@ -32,7 +32,10 @@ export interface BuiltinsHarness {
 
 /** The few extension APIs the helpers below use inside the worker (the test tsconfig has no Chrome types). */
 interface WorkerChrome {
-  tabs: { update(tabId: number, props: { url: string }): Promise<unknown> }
+  tabs: {
+    update(tabId: number, props: { url: string }): Promise<unknown>
+    get(tabId: number): Promise<{ url?: string; status?: string }>
+  }
 }
 
 const root = join(import.meta.dirname, '..', '..', '..')
@@ -151,7 +154,12 @@ export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
         async ([id, target]) => {
           const { chrome } = globalThis as unknown as { chrome: WorkerChrome }
           await chrome.tabs.update(id, { url: target })
-          await new Promise((resolve) => setTimeout(resolve, 500))
+          for (let i = 0; i < 100; i++) {
+            const tab = await chrome.tabs.get(id)
+            if (tab.url?.startsWith(target) && tab.status === 'complete') return
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          throw new Error(`tab ${id} did not load ${target}`)
         },
         [tabId, url] as const,
       )
