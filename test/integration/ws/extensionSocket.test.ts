@@ -76,6 +76,43 @@ describe.each(ENGINES)('/ws extension socket (%s engine)', (engine) => {
     expect((await health()).status).toBe('ok')
   })
 
+  it('survives a burst of random and hostile frames', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    let seed = 42
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const values: unknown[] = [null, true, 0, -1, 1e308, '', 'x', [], {}, { __proto__: { ok: true } }, [[[]]]]
+    const pick = () => values[Math.floor(rand() * values.length)]
+    const methods = [
+      'tab.syncAll',
+      'tab.stateChanged',
+      'tool.progress',
+      'config.setToolPermission',
+      'ping',
+      'constructor',
+      '__proto__',
+    ]
+    for (let i = 0; i < 300; i++) {
+      const method = methods[Math.floor(rand() * methods.length)]
+      const frame =
+        i % 3 === 0
+          ? String.fromCharCode(
+              ...Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * 0xffff)),
+            )
+          : JSON.stringify({
+              jsonrpc: rand() < 0.8 ? '2.0' : pick(),
+              ...(rand() < 0.5 ? { id: rand() < 0.7 ? i : pick() } : {}),
+              method: rand() < 0.9 ? method : pick(),
+              params:
+                rand() < 0.5 ? pick() : { plugin: pick(), state: pick(), tabs: pick(), dispatchId: pick() },
+            })
+      ext.sendRaw(frame)
+    }
+    ext.notify('ping', { ts: 99 })
+    expect((await ext.waitFor('pong', (m) => m.params?.ts === 99)).params).toEqual({ ts: 99 })
+    expect((await health()).status).toBe('ok')
+    expect((await ext.request('config.getState', {})).result).toMatchObject({ plugins: [] })
+  })
+
   it('survives a frame of several megabytes', async () => {
     ext = await FakeExtension.connect(fx.daemon)
     ext.notify('plugin.log', {
