@@ -41,6 +41,13 @@ describe('extension connection', () => {
     await expect.poll(() => panel.locator('footer').textContent()).toContain('daemon 9.9.9-test')
   })
 
+  it('sends a keepalive ping at least every 20 s while connected', async () => {
+    const since = daemon.frames.length
+    const ping = await daemon.waitFor((f) => f.method === 'ping', 25_000, since)
+    expect(typeof (ping.params as { ts: unknown }).ts).toBe('number')
+    expect(daemon.isConnected()).toBe(true)
+  })
+
   it('tells the user the daemon is not running, then reconnects when it is back', async () => {
     const before = daemon.connections()
     await daemon.stop()

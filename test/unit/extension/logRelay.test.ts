@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { LogRelay, type LogEntry } from '../../../extension/background/logRelay'
+
+describe('plugin log batching', () => {
+  it('sends entries in one batch, cutting long messages and oversized data with a marker', () => {
+    const batches: LogEntry[][] = []
+    const relay = new LogRelay((entries) => (batches.push(entries), true))
+    relay.add({ plugin: 'p', level: 'info', message: 'short', data: { n: 1 }, ts: 1 })
+    relay.add({ plugin: 'p', level: 'warning', message: 'x'.repeat(9000), ts: 2 })
+    relay.add({ plugin: 'p', level: 'error', message: 'big', data: 'y'.repeat(40_000), ts: 3 })
+    relay.flush()
+    expect(batches).toHaveLength(1)
+    const [a, b, c] = batches[0] ?? []
+    expect(a).toEqual({ plugin: 'p', level: 'info', message: 'short', data: { n: 1 }, ts: 1 })
+    expect(b?.message.endsWith('… [truncated]')).toBe(true)
+    expect(b?.message.length).toBe(8 * 1024 + '… [truncated]'.length)
+    expect(c?.data).toEqual({ truncated: true, bytes: 40_002 })
+  })
+
+  it('keeps entries while disconnected and sends them once it can, at most 1000 a batch', () => {
+    let connected = false
+    const batches: LogEntry[][] = []
+    const relay = new LogRelay((entries) => (connected ? (batches.push(entries), true) : false))
+    for (let i = 0; i < 1500; i++) relay.add({ plugin: 'p', level: 'debug', message: `m${i}`, ts: i })
+    relay.flush()
+    expect(batches).toHaveLength(0)
+    connected = true
+    relay.flush()
+    expect(batches.map((b) => b.length)).toEqual([1000, 500])
+    expect(batches[1]?.at(-1)?.message).toBe('m1499')
+  })
+})
