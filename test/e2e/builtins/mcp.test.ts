@@ -22,7 +22,9 @@ describe('built-in browser tools through the daemon and the real extension', () 
     const config = {
       localPlugins: [],
       port: 9515,
-      permissions: { browser: { permission: 'auto', tools: { browser_get_cookies: 'off' } } },
+      permissions: {
+        browser: { permission: 'auto', tools: { browser_get_cookies: 'off', browser_close_tab: 'ask' } },
+      },
     }
     writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
     mkdirSync(join(configDir, 'extension'), { recursive: true })
@@ -147,5 +149,33 @@ describe('built-in browser tools through the daemon and the real extension', () 
     )
     expect(state.version).toBe('0.1.0')
     expect(state.extension?.connection?.status).toBe('connected')
+  })
+
+  // Last: the side panel opens as a tab, which becomes the active one.
+  it('asks in the side panel before an ask-mode built-in tool runs: deny, then allow once', async () => {
+    const tab = await json<{ tabId: number }>('browser_open_tab', { url: site.url('/') })
+    const panel = await browser.openSidePanel()
+    const denied = call('browser_close_tab', { tabId: tab.tabId })
+    const card = panel.locator('[data-approval-id]')
+    await card.waitFor()
+    // What the user is asked to approve: the tool and its arguments.
+    expect(await card.textContent()).toContain('browser_close_tab')
+    expect(await card.textContent()).toContain(String(tab.tabId))
+    await card.getByTestId('deny').click()
+    const deniedResult = await denied
+    expect(deniedResult.isError).toBe(true)
+    expect(textOf(deniedResult)).toMatch(/^\[approval_denied\] /)
+    expect(
+      (await json<{ tabs: { tabId: number }[] }>('browser_list_tabs')).tabs.map((t) => t.tabId),
+    ).toContain(tab.tabId)
+
+    const allowed = call('browser_close_tab', { tabId: tab.tabId })
+    await card.waitFor()
+    expect(await card.textContent()).toContain('browser_close_tab')
+    await card.getByTestId('approve-once').click()
+    expect(JSON.parse(textOf(await allowed))).toEqual({ closed: tab.tabId })
+    expect(
+      (await json<{ tabs: { tabId: number }[] }>('browser_list_tabs')).tabs.map((t) => t.tabId),
+    ).not.toContain(tab.tabId)
   })
 })
