@@ -10,7 +10,12 @@ export function locate(args: Target & { scroll?: boolean }) {
   if (args.scroll !== false) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
   const rect = el.getBoundingClientRect()
   if (!el.checkVisibility({ visibilityProperty: true }) || rect.width === 0 || rect.height === 0)
-    throw new PageError('not_found', `${describe(el)} is not visible on the page (hidden or zero size)`)
+    throw new PageError(
+      'not_found',
+      el instanceof HTMLOptionElement
+        ? `${describe(el)} is inside a closed <select>: choose it with browser_select_option`
+        : `${describe(el)} is not visible on the page (hidden or zero size)`,
+    )
   const x = rect.left + rect.width / 2
   const y = rect.top + rect.height / 2
   const hit = document.elementFromPoint(x, y)
@@ -101,6 +106,11 @@ function isEditable(el: Element): el is HTMLInputElement | HTMLTextAreaElement |
 /** Focuses an editable element and selects its content (to be replaced) or puts the caret at the end. */
 export function focusEditable(args: Target & { clear: boolean }) {
   const el = resolveTarget(args)!
+  if (el instanceof HTMLSelectElement)
+    throw new PageError(
+      'validation',
+      `${describe(el)} is a <select>: choose an option with browser_select_option`,
+    )
   if (!isEditable(el))
     throw new PageError(
       'validation',

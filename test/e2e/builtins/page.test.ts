@@ -257,6 +257,13 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const err = await h.fails('browser_type', { tabId: tab.tabId, selector: '#save', text: 'x' })
     expect(err).toMatchObject({ category: 'validation' })
     expect(err.message).toContain('button "Save draft" is not an editable field')
+    const select = await h.fails('browser_type', { tabId: tab.tabId, selector: '#color', text: 'Blue' })
+    expect(select.message).toBe('combobox "Color" is a <select>: choose an option with browser_select_option')
+    const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
+    const option = await h.fails('browser_click', { tabId: tab.tabId, ref: refOf(snap, 'option "Green"') })
+    expect(option.message).toBe(
+      'option "Green" is inside a closed <select>: choose it with browser_select_option',
+    )
   })
 
   it('browser_press_key sends trusted keys and combinations to the focused or given element', async () => {
