@@ -8,7 +8,7 @@ import type { FetchJSONInit } from './types'
 
 /** What the helpers need from the page: its origin and its fetch. Tests pass their own. */
 export interface FetchEnv {
-  /** The page URL relative paths resolve against (normally `location.href`). */
+  /** The page URL relative paths resolve against (normally `location.href`; read on every request). */
   baseUrl: string
   fetch: typeof globalThis.fetch
   timeoutMs?: number

@@ -139,9 +139,17 @@ function safeText(value: unknown): string {
 }
 
 function pageEnv(): AdapterEnv {
+  // Taken once, at injection: page code that replaces fetch or postMessage later does not see calls.
+  const fetch = globalThis.fetch.bind(globalThis)
+  const postMessage = globalThis.postMessage.bind(globalThis)
+  const location = globalThis.location
+  const origin = location.origin
   return {
-    baseUrl: globalThis.location.href,
-    fetch: (input, init) => globalThis.fetch(input, init),
-    post: (event) => globalThis.postMessage(event, globalThis.location.origin),
+    // Read per request: single-page apps change the path without a new injection.
+    get baseUrl() {
+      return location.href
+    },
+    fetch,
+    post: (event) => postMessage(event, origin),
   }
 }

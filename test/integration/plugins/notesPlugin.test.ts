@@ -116,6 +116,12 @@ describe('notes plugin adapter', () => {
     )
   })
 
+  it('keeps the fetch it found at injection when the page replaces fetch later', async () => {
+    page.cookie = await demoLogin(site.url, 'carol')
+    page.run(`globalThis.fetch = () => Promise.reject(new Error('page spy'))`)
+    expect(await adapter.invoke('whoami', {}, 'd7')).toEqual({ ok: true, output: { user: 'carol' } })
+  })
+
   it('answers an unknown tool without throwing', async () => {
     expect(await adapter.invoke('nope', {}, 'd6')).toEqual({
       ok: false,
