@@ -150,6 +150,11 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
     expect(JSON.stringify(list)).not.toContain('api=1')
     expect(JSON.stringify(list)).not.toContain('top-secret-token')
     expect(list.requests.find((r) => r.url === h.site.url('/missing'))?.status).toBe(404)
+    expect(list.requests.find((r) => r.url === 'http://127.0.0.1:1/blocked')).toMatchObject({
+      failed: true,
+      status: null,
+      errorText: 'net::ERR_UNSAFE_PORT',
+    })
     expect(list.requests.find((r) => r.url === h.site.url('/network'))).toMatchObject({
       type: 'Document',
       status: 200,

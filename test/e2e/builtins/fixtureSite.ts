@@ -76,7 +76,7 @@ const PAGES: Record<string, string> = {
     '<p id="out">loading</p>',
     `fetch('/api/data?x=1', { headers: { Authorization: 'Bearer top-secret-token' } }).then((r) => r.json()).then((d) => {
        document.getElementById('out').textContent = 'got ' + d.items.length + ' items'
-     }); fetch('/missing')`,
+     }); fetch('/missing'); fetch('http://127.0.0.1:1/blocked').catch(() => undefined)`,
   ),
   '/download': page('Download page', '<a id="dl" href="/file.txt" download="report.txt">Download report</a>'),
   '/covered': page(
