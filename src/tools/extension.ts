@@ -39,6 +39,6 @@ export const reloadExtension = defineBrowserTool({
   name: 'extension_reload',
   displayName: 'Reload extension',
   description:
-    'Reload the bridge extension (for example after an update). The extension disconnects and reconnects within seconds; calls in flight fail. Returns { reloading: true } before the reload starts.',
+    'Reload the bridge extension (for example after an update). The extension disconnects and reconnects within seconds; calls in flight fail. Returns { reloading: true, inMs } before the reload starts.',
   input: Type.Object({}),
 })

@@ -20,7 +20,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
-  description: `Scroll an element (ref from browser_snapshot, or CSS selector) into view and click its center. ${TRUSTED} Returns { clicked: "<role> <name>", url } with the URL after the click; fails with not_found when the element is gone and reports an element that covers the target.`,
+  description: `Scroll an element (ref from browser_snapshot, or CSS selector) into view and click its center. ${TRUSTED} Returns { clicked: "<role> <name>", url, openedTabs? } with the URL after the click (waiting for a navigation it started) and any tabs it opened; fails with not_found when the element is gone, and with validation naming the element that covers the target.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -48,7 +48,7 @@ export const hover = defineBrowserTool({
 export const type = defineBrowserTool({
   name: 'browser_type',
   displayName: 'Type text',
-  description: `Focus an editable element (input, textarea, contenteditable; ref or selector), optionally clear it, and type text as the user would. ${TRUSTED} Returns { value } with the field's value afterwards (never for password fields).`,
+  description: `Focus an editable element (input, textarea, contenteditable; ref or selector), optionally clear it, and type text as the user would. ${TRUSTED} Returns { typed, value } with the field's value afterwards (value null and hidden: true for password fields), or { typed, submitted: true, url } with submit.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -69,7 +69,7 @@ export const type = defineBrowserTool({
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
   displayName: 'Press key',
-  description: `Press a key or key combination in the focused element, or in an element given by ref or selector (focused first). Keys use DOM names: "Enter", "Tab", "Escape", "Backspace", "ArrowDown", "PageDown", "a", "Control+a", "Shift+Tab". ${TRUSTED} Returns { pressed, focused } where focused describes the element that has focus afterwards.`,
+  description: `Press a key or key combination in the focused element, or in an element given by ref or selector (focused first). Keys use DOM names: "Enter", "Tab", "Escape", "Backspace", "ArrowDown", "PageDown", "a", "Control+a", "Shift+Tab". ${TRUSTED} Returns { pressed, focused, url } where focused describes the element that has focus afterwards.`,
   input: Type.Object({
     tabId: TabIdField,
     key: Type.String({

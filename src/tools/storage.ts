@@ -47,7 +47,7 @@ export const handleDialog = defineBrowserTool({
   name: 'browser_handle_dialog',
   displayName: 'Handle dialog',
   description:
-    'Accept or dismiss the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open in a tab; while one is open the page is frozen and other page tools time out. Returns { handled: true, type, message }; fails with not_found when no dialog is open.',
+    'Accept or dismiss the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open in a tab; while one is open the page is frozen and other page tools time out. Returns { handled: true, accepted, type, message }; fails with not_found when no dialog is open.',
   input: Type.Object({
     tabId: TabIdField,
     accept: Type.Boolean({ description: 'true presses OK, false presses Cancel.' }),
