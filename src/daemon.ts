@@ -127,7 +127,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   let port = 0
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
-    const plugins = pluginHost.health((name) => toolPath.tabState(name))
+    const plugins = pluginHost.health(
+      (name) => toolPath.tabState(name),
+      (name) => toolPath.logBufferSize(name),
+    )
     const { permissions } = configStore.get()
     const isOff = (tool: string) => resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) === 'off'
     return {

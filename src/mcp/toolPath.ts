@@ -18,6 +18,7 @@ import {
 import { browserToolStates, listTools, pluginStates, type CatalogSource } from '../ws/catalog'
 import { createConfigMethods } from '../ws/configMethods'
 import { ExtensionLink } from '../ws/extensionLink'
+import { PluginLogs } from '../ws/pluginLogs'
 import { RpcError } from '../ws/peer'
 import type { ToolPathLimits } from './limits'
 import { McpSessions } from './mcpSessions'
@@ -46,6 +47,8 @@ export interface ToolPath {
     auditSummary: AuditSummary
   }
   tabState(plugin: string): { tabState: TabStateName; tabs: TabInfo[] }
+  /** Entries in the plugin's log ring buffer (health `logBufferSize`). */
+  logBufferSize(plugin: string): number
   /** The plugin set changed (reload): pluginTab actors, sync.full, tools/list_changed. */
   pluginsReloaded(): void
   /** Permissions or the skip flag changed outside the extension (CLI, file edit): plugins.changed, list_changed. */
@@ -62,6 +65,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
 
+  const pluginLogs = new PluginLogs()
   const configChanged = () => {
     link.notify('plugins.changed', { plugins: pluginStates(catalog), failedPlugins: catalog.failedPlugins() })
     sessions.toolsChanged()
@@ -97,6 +101,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
       }),
     onConfirmation: ({ id, decision }) => caller.decide(id, decision),
     onPluginLog: ({ entries }) => {
+      pluginLogs.add(entries)
       for (const entry of entries)
         sessions.log(
           entry.level,
@@ -175,6 +180,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
       const tab = link.tab(plugin)
       return { tabState: tab?.state ?? 'closed', tabs: tab?.tabs ?? [] }
     },
+    logBufferSize: (plugin) => pluginLogs.size(plugin),
     pluginsReloaded: () => {
       link.syncPlugins(catalog.plugins().map((p) => p.name))
       link.notify('sync.full', syncFull())

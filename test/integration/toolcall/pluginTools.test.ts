@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES } from '../../helpers/daemon'
 import { CLOSED, FakeExtension, READY, UNAVAILABLE } from '../../helpers/fakeExtension'
@@ -149,5 +151,10 @@ describe.each(ENGINES)('plugin tools (%s engine)', (engine) => {
       logger: 'plugin:notes',
       data: { message: 'slow response', data: { ms: 900 } },
     })
+    const details = (await health()).pluginDetails as { name: string; logBufferSize: number }[]
+    expect(details.find((p) => p.name === 'notes')?.logBufferSize).toBe(1)
+    await expect
+      .poll(() => readFileSync(join(fx.configDir, 'server.log'), 'utf8'))
+      .toContain('[plugin:notes] slow response')
   })
 })
