@@ -20,7 +20,7 @@ describe.each(ENGINES)('plugin tools (%s engine)', (engine) => {
     mcp.client.callTool({ name, arguments: args })
   const health = async () =>
     (await (await fx.daemon.fetch('/health')).json()) as {
-      pluginDetails: { name: string; tabState: string; tabs: unknown[] }[]
+      pluginDetails: { name: string; tabState: string; tabs: unknown[]; logBufferSize: number }[]
     }
 
   beforeAll(async () => {
@@ -151,7 +151,7 @@ describe.each(ENGINES)('plugin tools (%s engine)', (engine) => {
       logger: 'plugin:notes',
       data: { message: 'slow response', data: { ms: 900 } },
     })
-    const details = (await health()).pluginDetails as { name: string; logBufferSize: number }[]
+    const details = (await health()).pluginDetails
     expect(details.find((p) => p.name === 'notes')?.logBufferSize).toBe(1)
     await expect
       .poll(() => readFileSync(join(fx.configDir, 'server.log'), 'utf8'))
