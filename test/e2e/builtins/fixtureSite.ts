@@ -66,6 +66,12 @@ const PAGES: Record<string, string> = {
      <button id="name" onclick="setTimeout(() => { const r = prompt('Your name?'); document.getElementById('out').textContent = 'name: ' + r }, 50)">Name</button>
      <p id="out">nothing yet</p>`,
   ),
+  '/counter': page(
+    'Counter page',
+    '<p id="loads"></p>',
+    `const n = Number(sessionStorage.getItem('loads') ?? 0) + 1; sessionStorage.setItem('loads', String(n))
+     document.getElementById('loads').textContent = 'loaded ' + n + ' times'`,
+  ),
   '/storage': page(
     'Storage page',
     '<p>storage</p>',

@@ -47,6 +47,31 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     expect(reloaded).toMatchObject({ title: 'Form page', status: 'complete' })
   })
 
+  it('browser_reload really reloads the page', async () => {
+    const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/counter') })
+    const loads = async () =>
+      (await h.ok<{ text: string }>('browser_get_text', { tabId: tab.tabId, selector: '#loads' })).text
+    expect(await loads()).toBe('loaded 1 times')
+    await h.ok('browser_reload', { tabId: tab.tabId })
+    expect(await loads()).toBe('loaded 2 times')
+  })
+
+  it('browser_open_tab can open in the background, and waitForLoad: false answers before the load ends', async () => {
+    const front = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/') })
+    const back = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/form'), active: false })
+    expect(back).toMatchObject({ active: false, title: 'Form page' })
+    const { tabs } = await h.ok<{ tabs: (Tab & { active: boolean; focusedWindow: boolean })[] }>(
+      'browser_list_tabs',
+    )
+    expect(tabs.find((t) => t.tabId === front.tabId)).toMatchObject({ active: true, focusedWindow: true })
+    const slow = await h.ok<Tab>('browser_navigate', {
+      tabId: back.tabId,
+      url: h.site.url('/slow'),
+      waitForLoad: false,
+    })
+    expect(slow.status).toBe('loading')
+  })
+
   it('browser_go_forward with no next page fails with not_found', async () => {
     const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/') })
     const err = await h.fails('browser_go_forward', { tabId: tab.tabId })
