@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoSite } from '../../examples/demo-site/server.mjs'
 import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
+import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
 import { connectMcp, textOf } from '../helpers/mcpClient'
 import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
 
@@ -16,6 +17,7 @@ describe('extension and daemon over time', () => {
   let daemon: RunningDaemon
   let browser: BrowserHarness
   let site: { url: string; close: () => Promise<void> }
+  let tab: Page
 
   beforeAll(async () => {
     configDir = tempConfigDir()
@@ -27,7 +29,7 @@ describe('extension and daemon over time', () => {
     daemon = await startDaemon({ via: 'cli', configDir })
     site = await startDemoSite({ port: 0 })
     browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
-    await browser.newPage(`${site.url}/login?user=gina`)
+    tab = await browser.newPage(`${site.url}/login?user=gina`)
   })
   afterAll(async () => {
     await browser?.close()
@@ -55,6 +57,20 @@ describe('extension and daemon over time', () => {
   it('connects to the daemon that bridge start set up and serves the open tab', async () => {
     await expect.poll(notesState, { timeout: 15_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
+  })
+
+  it('picks up a plugin built while the daemon runs and follows its readiness in the open tab', async () => {
+    const good = await buildFixturePlugin({ source: join(ROOT, 'test/fixtures/plugins/good'), configDir, port: daemon.port })
+    try {
+      const goodState = async () => (await health()).pluginDetails?.find((p) => p.name === 'good')?.tabState
+      // The demo tab on 127.0.0.1 matches; the fixture is ready only once its page flag is set.
+      await expect.poll(goodState, { timeout: 15_000 }).toBe('unavailable')
+      await tab.evaluate(() => ((window as unknown as { fixtureReady: boolean }).fixtureReady = true))
+      await expect.poll(goodState, { timeout: 15_000 }).toBe('ready')
+      expect(await notesState()).toBe('ready')
+    } finally {
+      good.remove()
+    }
   })
 
   it('reconnects on its own after the daemon restarts, even on another port', async () => {
