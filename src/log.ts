@@ -69,6 +69,10 @@ function writeToFile(obj: LogObject): void {
   }
 }
 
+// A closed terminal (the shell went away, `bridge status | head` stopped reading) must not end the
+// process with an unhandled EPIPE: server.log still gets every line.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined)
+
 function writeToTerminal(obj: LogObject): void {
   const stream = obj.level <= LogLevels.warn ? process.stderr : process.stdout
   stream.write(`${render(obj)}\n`)

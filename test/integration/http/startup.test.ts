@@ -142,6 +142,18 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     expect(readFileSync(join(dir, 'extension/auth.json'), 'utf8')).toBe(broken)
   })
 
+  it('keeps running and stops cleanly when its terminal goes away', async () => {
+    const daemon = await startDaemon({ engine, configDir: freshDir() })
+    // Close our end of its stdout and stderr: every later log line now hits a broken pipe.
+    daemon.proc.stdout?.destroy()
+    daemon.proc.stderr?.destroy()
+    expect((await daemon.fetch('/nope')).status).toBe(404)
+    expect(await daemon.stop()).toBe(0)
+    expect(readFileSync(join(daemon.configDir, 'server.log'), 'utf8')).toMatch(
+      /SIGTERM received[\s\S]*bridge stopped/,
+    )
+  })
+
   it('stops on SIGTERM with exit code 0', async () => {
     const daemon = await startDaemon({ engine })
     expect(await daemon.stop()).toBe(0)
