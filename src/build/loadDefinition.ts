@@ -24,7 +24,9 @@ export async function loadDefinition(pkg: PluginPackage): Promise<PluginDefiniti
   let mod: unknown
   try {
     const quiet = { log() {}, info() {}, warn() {}, error() {}, debug() {} }
-    mod = runInNewContext(`${code}\n;${GLOBAL}`, { console: quiet }, { filename: pkg.entry, timeout: 5_000 })
+    // Pure helpers a module may use for its constants; nothing that reaches the page, disk or network.
+    const sandbox = { console: quiet, URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa }
+    mod = runInNewContext(`${code}\n;${GLOBAL}`, sandbox, { filename: pkg.entry, timeout: 5_000 })
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new PluginBuildError(

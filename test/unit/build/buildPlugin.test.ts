@@ -117,6 +117,19 @@ describe('buildPlugin', () => {
     )
   })
 
+  it('lets module-level code use URL and text helpers', async () => {
+    const dir = copyFixture('good', tmp.dir)
+    writeFileSync(
+      join(dir, 'src', 'index.ts'),
+      `import { definePlugin, defineTool, Type } from 'bridge/sdk'
+const API = new URL('/api/v2/', 'https://example.com').pathname
+const BYTES = new TextEncoder().encode('abc').length
+export default definePlugin({ tools: [defineTool({ name: 'api', description: API + ' ' + BYTES, input: Type.Object({}), handle: () => API })] })
+`,
+    )
+    expect((await buildPlugin(dir)).manifest.tools[0]?.description).toBe('/api/v2/ 3')
+  })
+
   it('reports a syntax error with file and line', async () => {
     const dir = copyFixture('good', tmp.dir)
     writeFileSync(join(dir, 'src', 'shout.ts'), 'export const shout = (text: string) => {{\n')
