@@ -125,9 +125,11 @@ function fail(error: unknown, prefix = ''): void {
 }
 
 cli.help()
-cli.version(BRIDGE_VERSION)
+cli.version(BRIDGE_VERSION, '-V, --version')
 cli.parse(process.argv, { run: false })
 if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
-  cli.outputHelp()
-  process.exitCode = cli.args.length ? 1 : 0
+  if (cli.args.length) {
+    log.error(`unknown command "${String(cli.args[0])}"; the commands are build and inspect`)
+    process.exitCode = 1
+  } else cli.outputHelp()
 } else await cli.runMatchedCommand()

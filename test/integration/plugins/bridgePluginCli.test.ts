@@ -130,6 +130,20 @@ describe('bridge-plugin build', () => {
   })
 })
 
+describe('bridge-plugin without a command', () => {
+  it('prints help, its version, and refuses an unknown command', async () => {
+    const help = await run(PLUGIN_CLI, [], tmp.dir)
+    expect(help.code).toBe(0)
+    expect(help.out).toMatch(/Usage:\n {2}\$ bridge-plugin <command> \[options\]/)
+    expect(help.out).toMatch(/build +Build the plugin/)
+    expect(help.out).toMatch(/inspect +Describe the last build/)
+    expect((await run(PLUGIN_CLI, ['-V'], tmp.dir)).out).toMatch(/^bridge-plugin\/\d+\.\d+\.\d+/)
+    const unknown = await run(PLUGIN_CLI, ['publish'], tmp.dir)
+    expect(unknown.code).toBe(1)
+    expect(unknown.out).toContain('unknown command "publish"; the commands are build and inspect')
+  })
+})
+
 describe('bridge-plugin inspect', () => {
   it('describes the build: versions, tools, fields and types', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'inspect'))
