@@ -134,12 +134,22 @@ export function spawnDaemon(options: StartDaemonOptions & { configDir: string })
 export async function runDaemonToExit(
   options: StartDaemonOptions & { configDir: string },
 ): Promise<{ code: number | null; output: string }> {
-  await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
-  const child = spawnDaemon(options)
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), options.timeoutMs ?? 15_000)
-  const code = await child.exited
-  clearTimeout(timer)
-  return { code, output: child.output() }
+  for (let attempt = 1; ; attempt++) {
+    await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
+    const child = spawnDaemon(options)
+    const timer = setTimeout(() => child.proc.kill('SIGKILL'), options.timeoutMs ?? 15_000)
+    const code = await child.exited
+    clearTimeout(timer)
+    if (attempt < 3 && lostBuild(child.output())) continue
+    return { code, output: child.output() }
+  }
+}
+
+/** True when the process died because a concurrent `npm run build` had emptied dist/ under it. */
+export function lostBuild(output: string): boolean {
+  return (
+    output.includes(`Cannot find module '${join(ROOT, 'dist')}`) || output.includes('ERR_MODULE_NOT_FOUND')
+  )
 }
 
 function waitFor(
@@ -179,21 +189,26 @@ function waitFor(
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<RunningDaemon> {
   const ownDir = options.configDir === undefined
   const configDir = options.configDir ?? tempConfigDir()
-  await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
-  const child = spawnDaemon({ ...options, configDir })
+  let child: ReturnType<typeof spawnDaemon>
   let port: number
-  try {
-    const match = await waitFor(
-      child.output,
-      child.exited,
-      /bridge listening on http:\/\/127\.0\.0\.1:(\d+)/,
-      options.timeoutMs ?? 15_000,
-    )
-    port = Number(match[1])
-  } catch (error) {
-    child.proc.kill('SIGKILL')
-    if (ownDir) rmSync(configDir, { recursive: true, force: true })
-    throw error
+  for (let attempt = 1; ; attempt++) {
+    await waitForBuild(options.via === 'cli' ? CLI_JS : SERVER_JS)
+    child = spawnDaemon({ ...options, configDir })
+    try {
+      const match = await waitFor(
+        child.output,
+        child.exited,
+        /bridge listening on http:\/\/127\.0\.0\.1:(\d+)/,
+        options.timeoutMs ?? 15_000,
+      )
+      port = Number(match[1])
+      break
+    } catch (error) {
+      child.proc.kill('SIGKILL')
+      if (attempt < 3 && lostBuild(child.output())) continue
+      if (ownDir) rmSync(configDir, { recursive: true, force: true })
+      throw error
+    }
   }
   const secret = (
     JSON.parse(readFileSync(join(configDir, 'extension/auth.json'), 'utf8')) as { secret: string }

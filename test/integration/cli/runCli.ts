@@ -1,6 +1,6 @@
 /** Runs the built `bridge` CLI (dist/cli/bridge.js) as a user would, with a temp config dir. */
 import { spawn } from 'node:child_process'
-import { CLI_JS, ROOT, daemonEnv, waitForBuild } from '../../helpers/daemon'
+import { CLI_JS, ROOT, daemonEnv, lostBuild, waitForBuild } from '../../helpers/daemon'
 
 export interface CliResult {
   code: number | null
@@ -14,7 +14,21 @@ export async function runCli(
   env: Record<string, string | undefined> = {},
   timeoutMs = 20_000,
 ): Promise<CliResult> {
-  await waitForBuild(CLI_JS)
+  for (let attempt = 1; ; attempt++) {
+    await waitForBuild(CLI_JS)
+    const result = await runOnce(args, configDir, env, timeoutMs)
+    // A concurrent `npm run build` may have emptied dist/ under us: run again once it is back.
+    if (attempt < 3 && lostBuild(result.stderr)) continue
+    return result
+  }
+}
+
+function runOnce(
+  args: string[],
+  configDir: string,
+  env: Record<string, string | undefined>,
+  timeoutMs: number,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [CLI_JS, ...args], {
       cwd: ROOT,
