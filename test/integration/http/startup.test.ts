@@ -161,6 +161,33 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
   })
 })
 
+describe('BRIDGE_LOG_LEVEL', () => {
+  it('at "error" prints the failure but not the info lines', async () => {
+    const running = await startDaemon()
+    daemons.push(running)
+    const dir = freshDir()
+    const result = await runDaemonToExit({
+      configDir: dir,
+      env: { PORT: String(running.port), BRIDGE_LOG_LEVEL: 'error' },
+    })
+    expect(result.code).toBe(1)
+    expect(result.output).toMatch(/already in use/)
+    expect(result.output).not.toMatch(/\[plugins\]|listening/)
+    expect(readFileSync(join(dir, 'server.log'), 'utf8')).not.toMatch(/ INFO /)
+  })
+
+  it('at "silent" prints nothing and still exits 1', async () => {
+    const running = await startDaemon()
+    daemons.push(running)
+    const result = await runDaemonToExit({
+      configDir: freshDir(),
+      env: { PORT: String(running.port), BRIDGE_LOG_LEVEL: 'silent' },
+    })
+    expect(result.code).toBe(1)
+    expect(result.output).toBe('')
+  })
+})
+
 describe('engine choice', () => {
   it('refuses an unknown BRIDGE_HTTP_ENGINE value', async () => {
     const result = await runDaemonToExit({ configDir: freshDir(), env: { BRIDGE_HTTP_ENGINE: 'nginx' } })
