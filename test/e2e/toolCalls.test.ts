@@ -150,4 +150,21 @@ describe('tool calls end to end', () => {
     expect(await entries.first().getAttribute('data-success')).toBe('false')
     expect(await entries.first().getByTestId('audit-error').textContent()).toContain('[tab_unavailable]')
   })
+
+  it('turns a plugin’s tools off after it updates to an unreviewed version, until the user marks it reviewed', async () => {
+    await plugin.rebuild('0.2.0', configDir, daemon.port)
+    await expect.poll(() => card().getByTestId('review-needed').count(), { timeout: 15_000 }).toBe(1)
+    expect(await card().getByTestId('review-needed').textContent()).toContain('version 0.2.0')
+    const off = await call('notes_whoami')
+    expect(textOf(off)).toMatch(/^\[permission_off\]/)
+    await card().getByTestId('mark-reviewed').click()
+    await expect.poll(() => card().getByTestId('review-needed').count(), { timeout: 10_000 }).toBe(0)
+    // The open tab still runs the old build: the panel asks for a reload, and calls wait for it.
+    await expect.poll(() => card().getByTestId('stale-tab').count(), { timeout: 10_000 }).toBe(1)
+    expect(textOf(await call('notes_whoami'))).toMatch(/^\[tab_unavailable\]/)
+    await notesTab.reload()
+    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('ready')
+    expect(await card().getByTestId('stale-tab').count()).toBe(0)
+    expect(JSON.parse(textOf(await call('notes_whoami')))).toEqual({ user: 'erin' })
+  })
 })

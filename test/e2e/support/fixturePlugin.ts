@@ -20,6 +20,8 @@ export interface BuiltPlugin {
   state(permission?: Permission): PluginState
   /** Copies the adapter where the extension loads it: `<extensionDir>/adapters/<name>.js`. */
   installAdapter(extensionDir: string): void
+  /** Sets the package version and runs `bridge-plugin build` again, reloading the daemon on `port`. */
+  rebuild(version: string, configDir: string, port: number): Promise<void>
   remove(): void
 }
 
@@ -70,6 +72,12 @@ export async function buildFixturePlugin(opts: { source?: string; configDir?: st
     installAdapter(extensionDir) {
       mkdirSync(join(extensionDir, 'adapters'), { recursive: true })
       writeFileSync(join(extensionDir, 'adapters', `${manifest.name}.js`), adapter)
+    },
+    async rebuild(version, configDir, port) {
+      const pkgFile = join(dir, 'package.json')
+      writeFileSync(pkgFile, JSON.stringify({ ...(JSON.parse(readFileSync(pkgFile, 'utf8')) as object), version }, null, 2))
+      const build = [join(ROOT, 'dist/cli/bridgePlugin.js'), 'build', '--dir', dir, '--port', String(port)]
+      await run(process.execPath, build, { cwd: dir, env: daemonEnv(configDir, 'node'), timeout: 60_000 })
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   }
