@@ -5,7 +5,7 @@
  */
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
-import { runPluginCommand } from './commands/plugin'
+import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { errorText, fail } from './shared/output'
@@ -16,15 +16,13 @@ cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port
 registerStart(cli)
 registerStatus(cli)
 
-// `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands).
+// `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
+// run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
+// this entry lists it in `bridge --help`.
 cli
   .command('plugin [...args]', 'Plugins: `plugin create [name]`, `plugin list` (see `bridge plugin --help`)')
   .allowUnknownOptions()
-  .action((_args: string[], flags: { port?: unknown }) => {
-    const rest = process.argv.slice(process.argv.indexOf('plugin') + 1)
-    const port = typeof flags.port === 'number' || typeof flags.port === 'string' ? String(flags.port) : undefined
-    return runPluginCommand(port && !rest.includes('--port') ? [...rest, '--port', port] : rest)
-  })
+  .action((args: string[]) => runPluginCommand(args))
 
 cli
   .command('[...args]', 'Same as `bridge status`')
@@ -41,8 +39,12 @@ cli.help()
 cli.version(BRIDGE_VERSION, '-V, --version')
 
 try {
-  cli.parse(process.argv, { run: false })
-  await cli.runMatchedCommand()
+  const pluginArgs = pluginCommandArgs(process.argv.slice(2))
+  if (pluginArgs) await runPluginCommand(pluginArgs)
+  else {
+    cli.parse(process.argv, { run: false })
+    await cli.runMatchedCommand()
+  }
 } catch (error) {
   fail(errorText(error))
 }

@@ -182,6 +182,32 @@ describe('bridge-plugin inspect', () => {
   })
 })
 
+describe('bridge plugin create', () => {
+  it('shows its own options with --help', async () => {
+    const help = await run(BRIDGE_CLI, ['plugin', 'create', '--help'], tmp.dir)
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('$ bridge plugin create [name]')
+    expect(help.out).toMatch(/--domain <domain> +Site the plugin works on/)
+  })
+
+  it('exits 1 without a name when there is no terminal, and creates the package with one', async () => {
+    const missing = await run(BRIDGE_CLI, ['plugin', 'create'], tmp.dir)
+    expect(missing.code).toBe(1)
+    expect(missing.out).toContain('a plugin name is required: bridge plugin create <name> --domain <site>')
+    const made = await run(
+      BRIDGE_CLI,
+      ['plugin', 'create', 'cli-made', '--domain', 'cli.example', '--dir', tmp.dir],
+      tmp.dir,
+    )
+    expect(made.code).toBe(0)
+    expect(made.out).toContain(`created bridge-plugin-cli-made in ${join(tmp.dir, 'bridge-plugin-cli-made')}`)
+    expect(
+      JSON.parse(readFileSync(join(tmp.dir, 'bridge-plugin-cli-made', 'package.json'), 'utf8')).bridge
+        .urlPatterns,
+    ).toEqual(['https://cli.example/*', 'https://*.cli.example/*'])
+  })
+})
+
 describe('bridge plugin list', () => {
   it('lists from config.json offline, and from the daemon when one runs', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'listed'))
