@@ -27,9 +27,10 @@ describe('extension connection', () => {
 
   const status = () => panel.getByTestId('connection-status')
 
-  it('runs its service worker under the fixed extension id', async () => {
+  it('runs its service worker under the fixed extension id, and the toolbar button opens the side panel', async () => {
     const worker = await browser.serviceWorker()
     expect(worker.url()).toBe(`chrome-extension://${EXTENSION_ID}/background.js`)
+    await expect.poll(() => worker.evaluate('chrome.sidePanel.getPanelBehavior()')).toEqual({ openPanelOnActionClick: true })
   })
 
   it('connects with the bridge subprotocol and the secret, then answers sync.full with tab.syncAll', async () => {
