@@ -36,6 +36,8 @@ interface Exchange {
   res: Uws.HttpResponse
   aborted: boolean
   responded: boolean
+  /** res.end() was called: uWS may reuse the response object, so it must not be touched again. */
+  ended: boolean
   aborter: AbortController
 }
 
@@ -67,7 +69,13 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     const query = req.getQuery()
     const url = requestUrl(port, query ? `${req.getUrl()}?${query}` : req.getUrl())
     const headers = headersOf(req)
-    const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
+    const ex: Exchange = {
+      res,
+      aborted: false,
+      responded: false,
+      ended: false,
+      aborter: new AbortController(),
+    }
     let bodyDone = !mayHaveBody(method)
     let tooLarge = false
     res.onAborted(() => {
@@ -93,7 +101,8 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         res.onData((chunk, isLast) => {
-          if (tooLarge || ex.aborted) return
+          // After the answer went out, the rest of the body is dropped unread.
+          if (tooLarge || ex.aborted || ex.ended) return
           if (!counter.add(chunk.byteLength)) {
             tooLarge = true
             clearTimeout(timer)
@@ -124,14 +133,14 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     // The whole request must arrive within the request timeout; a slow sender is cut off.
     if (!bodyDone)
       timer = setTimeout(() => {
-        if (!bodyDone && !ex.aborted) res.close()
+        if (!bodyDone && !ex.aborted && !ex.ended) res.close()
       }, limits.requestTimeoutMs)
     options
       .handler(request, { remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString() })
       .then((response) => send(ex, response))
       .catch((error: unknown) => {
         logger.error('request failed before reaching the front:', error)
-        if (!ex.aborted) res.close()
+        if (!ex.aborted && !ex.ended) res.close()
       })
       .finally(() => exchanges.delete(ex))
   }
@@ -141,7 +150,13 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     const url = requestUrl(port, req.getUrl())
     const key = req.getHeader('sec-websocket-key')
     const extensions = req.getHeader('sec-websocket-extensions')
-    const ex: Exchange = { res, aborted: false, responded: false, aborter: new AbortController() }
+    const ex: Exchange = {
+      res,
+      aborted: false,
+      responded: false,
+      ended: false,
+      aborter: new AbortController(),
+    }
     res.onAborted(() => (ex.aborted = true))
     if (openCount() >= limits.maxConnections) {
       void send(ex, errorResponse('service_unavailable', 'too many open connections'))
@@ -228,7 +243,7 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       for (const ws of [...sockets]) ws.end(1001, 'server shutting down')
       for (const ex of [...exchanges]) {
         ex.aborter.abort()
-        if (!ex.aborted) ex.res.close()
+        if (!ex.aborted && !ex.ended) ex.res.close()
       }
       exchanges.clear()
       return Promise.resolve()
@@ -257,7 +272,7 @@ async function send(ex: Exchange, response: Response): Promise<void> {
     })
   }
   if (!response.body) {
-    res.cork(() => (head(), res.end(undefined, closeAfter)))
+    res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
     return
   }
   const reader = response.body.getReader()
@@ -273,7 +288,7 @@ async function send(ex: Exchange, response: Response): Promise<void> {
     const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const)
     if (ex.aborted) return
     if (first.done) {
-      res.cork(() => (head(), res.end(undefined, closeAfter)))
+      res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
       return
     }
     res.cork(() => (head(), (ok = res.write(first.value))))
@@ -290,7 +305,7 @@ async function send(ex: Exchange, response: Response): Promise<void> {
   } catch {
     // The body stream failed: end the response so the client is not left hanging.
   }
-  if (!ex.aborted) res.cork(() => res.end(undefined, closeAfter))
+  if (!ex.aborted) res.cork(() => (res.end(undefined, closeAfter), (ex.ended = true)))
 }
 
 function writable(ex: Exchange): Promise<void> {

@@ -151,6 +151,31 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     await vi.waitFor(() => expect(handlerSawError).toBeDefined())
   })
 
+  it('answers before reading the body (401, or a route that ignores it) and keeps serving', async () => {
+    const server = await serve(engineName, [
+      { path: '/ignore', auth: 'required', methods: { POST: () => jsonResponse({ ok: true }) } },
+    ])
+    const chunk = Buffer.alloc(MB, 0x64)
+    const framed = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from('\r\n'),
+    ])
+    const chunkedHead = (auth: boolean) => [
+      'POST /ignore HTTP/1.1',
+      `Host: 127.0.0.1:${server.port}`,
+      ...(auth ? [`Authorization: Bearer ${SECRET}`] : []),
+      'Transfer-Encoding: chunked',
+      'Connection: close',
+    ]
+    const unauthenticated = await rawRequest(server.port, chunkedHead(false), Array(15).fill(framed), 5_000)
+    expect(unauthenticated.status).toBe(401)
+    const ignored = await rawRequest(server.port, chunkedHead(true), Array(15).fill(framed), 5_000)
+    expect([200, 413]).toContain(ignored.status)
+    const after = await fetch(`${server.url}/ignore`, { method: 'POST', headers: auth, body: 'x' })
+    expect(await after.json()).toEqual({ ok: true })
+  })
+
   it('streams a response chunk by chunk and stops pulling while the client does not read', async () => {
     let pulled = 0
     const total = 64 * MB
