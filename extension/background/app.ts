@@ -4,7 +4,7 @@
  * rebuilt from scratch when Chrome restarts the worker: tabs are re-read, the socket reconnects, and
  * `sync.full` brings back the plugins.
  */
-import { BRIDGE_VERSION, PROTOCOL_VERSION } from '../../src/protocol/constants'
+import { BRIDGE_VERSION, BROWSER_PLUGIN, PROTOCOL_VERSION } from '../../src/protocol/constants'
 import type { ClientRequestName, FailedPlugin, PluginState, ServerNotifications, ToolState } from '../../src/protocol'
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
@@ -102,7 +102,8 @@ export class BackgroundApp {
       case 'confirmation.request': {
         const p = params as Notif<'confirmation.request'>
         const plugin = this.tracker.plugin(p.plugin)
-        this.approvals.add({ ...p, pluginDisplayName: plugin?.displayName ?? p.plugin })
+        const pluginDisplayName = p.plugin === BROWSER_PLUGIN ? 'Built-in browser tools' : (plugin?.displayName ?? p.plugin)
+        this.approvals.add({ ...p, pluginDisplayName })
         break
       }
       case 'confirmation.cancel':

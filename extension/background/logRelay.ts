@@ -1,7 +1,8 @@
 /**
  * Plugin log entries from pages (and built-in tools), batched into `plugin.log` notifications: one
- * frame per 200 ms at most, 1000 entries per frame. Oversized data is replaced by a marker so one
- * chatty page cannot fill the socket.
+ * frame per 200 ms at most, 1000 entries per frame. Oversized data is replaced by a marker, and a
+ * plugin may log at most 200 entries a second (the rest are counted and reported in one entry), so
+ * one chatty page cannot flood the socket or the agents.
  */
 import type { LogLevel } from '../../src/protocol/messages'
 
@@ -18,14 +19,43 @@ const MAX_BATCH = 1000
 const MAX_QUEUE = 5000
 const MAX_MESSAGE_CHARS = 8 * 1024
 const MAX_DATA_CHARS = 32 * 1024
+const RATE_WINDOW_MS = 1_000
+const MAX_PER_WINDOW = 200
 
 export class LogRelay {
   private queue: LogEntry[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
+  /** Per plugin: start of the current rate window, entries in it, entries dropped in it. */
+  private readonly rate = new Map<string, { start: number; count: number; dropped: number }>()
 
-  constructor(private readonly send: (entries: LogEntry[]) => boolean) {}
+  constructor(
+    private readonly send: (entries: LogEntry[]) => boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   add(entry: LogEntry): void {
+    const t = this.now()
+    let window = this.rate.get(entry.plugin)
+    if (!window || t - window.start >= RATE_WINDOW_MS) {
+      if (window && window.dropped > 0)
+        this.enqueue({
+          plugin: entry.plugin,
+          level: 'warning',
+          message: `${window.dropped} log entries dropped: more than ${MAX_PER_WINDOW} a second`,
+          ts: t,
+        })
+      window = { start: t, count: 0, dropped: 0 }
+      this.rate.set(entry.plugin, window)
+    }
+    if (window.count >= MAX_PER_WINDOW) {
+      window.dropped++
+      return
+    }
+    window.count++
+    this.enqueue(entry)
+  }
+
+  private enqueue(entry: LogEntry): void {
     if (this.queue.length >= MAX_QUEUE) this.queue.shift()
     const message = entry.message.length > MAX_MESSAGE_CHARS ? `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]` : entry.message
     const out: LogEntry = { plugin: entry.plugin, level: entry.level, message, ts: entry.ts }
