@@ -22,10 +22,16 @@ import { basename, dirname, join } from 'node:path'
 export const PRIVATE_FILE_MODE = 0o600
 export const PRIVATE_DIR_MODE = 0o700
 
-/** Creates `dir` (and parents) if missing and enforces mode 0700 on it. */
+/**
+ * Creates `dir` (and parents) if missing and enforces mode 0700 on it. A shared directory (sticky or
+ * world-writable, like /tmp) named as the config directory is left as it is: tightening it would
+ * break it for everyone else. The files inside are still 0600 and `extension/` is still 0700.
+ */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
-  if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
+  const mode = statSync(dir).mode
+  if ((mode & 0o1002) !== 0) return
+  if ((mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
 }
 
 /** Atomically replaces `path` with `data`, mode 0600. */

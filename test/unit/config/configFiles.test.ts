@@ -65,6 +65,17 @@ describe('atomicWriteFile', () => {
     expect(readdirSync(dir)).toEqual(['a.json'])
   })
 
+  it('leaves a shared (sticky or world-writable) directory as it is', () => {
+    const shared = join(dir, 'shared')
+    ensurePrivateDir(shared)
+    chmodSync(shared, 0o1777)
+    ensurePrivateDir(shared)
+    expect(statSync(shared).mode & 0o7777).toBe(0o1777)
+    chmodSync(shared, 0o777)
+    ensurePrivateDir(shared)
+    expect(modeOf(shared)).toBe(0o777)
+  })
+
   it('creates private directories and tightens an existing one', () => {
     const sub = join(dir, 'x', 'y')
     ensurePrivateDir(sub)
