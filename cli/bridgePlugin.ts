@@ -39,11 +39,11 @@ cli
       process.exitCode = ok ? 0 : 1
       return
     }
-    log.info(`watching ${dir} for changes (Ctrl-C to stop)`)
-    const watcher = watchPlugin(dir, async (changed) => {
+    const watcher = await watchPlugin(dir, async (changed) => {
       log.info(`\nchanged: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', ...' : ''}`)
       await buildOnce(dir, flags)
     })
+    log.info(`watching ${dir} for changes (Ctrl-C to stop)`)
     const stop = () => void watcher.close().then(() => process.exit(0))
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)

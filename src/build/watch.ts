@@ -12,7 +12,11 @@ export interface Watcher {
   close(): Promise<void>
 }
 
-export function watchPlugin(dir: string, rebuild: (changed: string[]) => Promise<void>): Watcher {
+/** Resolves once the initial scan is done, so a change made after that is never missed. */
+export async function watchPlugin(
+  dir: string,
+  rebuild: (changed: string[]) => Promise<void>,
+): Promise<Watcher> {
   const watcher = chokidarWatch(dir, {
     ignoreInitial: true,
     ignored: (path: string) => {
@@ -39,6 +43,7 @@ export function watchPlugin(dir: string, rebuild: (changed: string[]) => Promise
     clearTimeout(timer)
     timer = setTimeout(() => void flush(), DEBOUNCE_MS)
   })
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return {
     close: async () => {
       clearTimeout(timer)

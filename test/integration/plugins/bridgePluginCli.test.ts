@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, startDaemon } from '../../helpers/daemon'
 import { copyFixture, tempDir, type FixtureName } from '../../fixtures/plugins'
 
+// These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
+const SLOW = { timeout: 90_000 }
+
 const PLUGIN_CLI = join(ROOT, 'dist', 'cli', 'bridgePlugin.js')
 const BRIDGE_CLI = join(ROOT, 'dist', 'cli', 'bridge.js')
 
@@ -53,7 +56,7 @@ async function run(file: string, args: string[], cwd: string, extra?: NodeJS.Pro
   return { code, out: child.out() }
 }
 
-describe('bridge-plugin build', () => {
+describe('bridge-plugin build', SLOW, () => {
   it.each<[FixtureName, RegExp]>([
     ['bad-name', /build failed: .*package\.json: plugin name "Bad_Name" must be lowercase/],
     ['reserved-name', /build failed: .*plugin name "browser" is reserved/],
@@ -144,7 +147,7 @@ describe('bridge-plugin without a command', () => {
   })
 })
 
-describe('bridge-plugin inspect', () => {
+describe('bridge-plugin inspect', SLOW, () => {
   it('describes the build: versions, tools, fields and types', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'inspect'))
     expect((await run(PLUGIN_CLI, ['build', '--no-register', '--no-reload'], dir)).code).toBe(0)
@@ -182,7 +185,7 @@ describe('bridge-plugin inspect', () => {
   })
 })
 
-describe('bridge plugin create', () => {
+describe('bridge plugin create', SLOW, () => {
   it('shows its own options with --help', async () => {
     const help = await run(BRIDGE_CLI, ['plugin', 'create', '--help'], tmp.dir)
     expect(help.code).toBe(0)
@@ -208,7 +211,7 @@ describe('bridge plugin create', () => {
   })
 })
 
-describe('bridge plugin list', () => {
+describe('bridge plugin list', SLOW, () => {
   it('lists from config.json offline, and from the daemon when one runs', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'listed'))
     expect((await run(PLUGIN_CLI, ['build', '--no-reload'], dir)).code).toBe(0)
@@ -234,7 +237,7 @@ describe('bridge plugin list', () => {
   })
 })
 
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not reached')

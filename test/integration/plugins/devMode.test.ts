@@ -6,6 +6,9 @@ import { buildPlugin } from '../../../src/build/buildPlugin'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { copyFixture, copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 
+// These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
+const SLOW = { timeout: 90_000 }
+
 interface Health {
   pluginDetails: Array<{ name: string; toolCount: number }>
   failedPlugins: Array<{ path: string }>
@@ -18,13 +21,13 @@ interface Health {
   }
 }
 
-describe('dev mode', () => {
+describe('dev mode', SLOW, () => {
   let tmp: ReturnType<typeof tempDir>
   let daemon: RunningDaemon
   let notes: string
   let unbuilt: string
   const health = async () => (await (await daemon.fetch('/health')).json()) as Health
-  async function until(check: (h: Health) => boolean, timeoutMs = 20_000): Promise<Health> {
+  async function until(check: (h: Health) => boolean, timeoutMs = 60_000): Promise<Health> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const h = await health()

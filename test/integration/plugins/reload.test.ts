@@ -7,6 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES, ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
 import { copyFixture, copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 
+// These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
+const SLOW = { timeout: 90_000 }
+
 const PLUGIN_CLI = join(ROOT, 'dist', 'cli', 'bridgePlugin.js')
 
 /** Runs `bridge-plugin <args>` against a daemon's config dir and port. */
@@ -42,7 +45,7 @@ interface Health {
 
 const health = async (daemon: RunningDaemon) => (await (await daemon.fetch('/health')).json()) as Health
 
-describe.each(ENGINES)('plugins and /reload (%s engine)', (engine) => {
+describe.each(ENGINES)('plugins and /reload (%s engine)', SLOW, (engine) => {
   let daemon: RunningDaemon
   let tmp: ReturnType<typeof tempDir>
   beforeAll(async () => {
@@ -163,7 +166,7 @@ describe.each(ENGINES)('plugins and /reload (%s engine)', (engine) => {
   })
 })
 
-describe('POST /reload rate limit', () => {
+describe('POST /reload rate limit', SLOW, () => {
   let daemon: RunningDaemon
   afterEach(async () => {
     await daemon?.stop()
@@ -180,7 +183,7 @@ describe('POST /reload rate limit', () => {
   })
 })
 
-describe('package plugins', () => {
+describe('package plugins', SLOW, () => {
   let daemon: RunningDaemon
   let tmp: ReturnType<typeof tempDir>
   beforeAll(() => {

@@ -8,6 +8,9 @@ import { createPlugin, type CreateIo } from '../../../cli/commands/plugin/create
 import { ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
 import { tempDir } from '../../fixtures/plugins'
 
+// These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
+const SLOW = { timeout: 90_000 }
+
 const quietIo: CreateIo = { interactive: false, ask: () => Promise.reject(new Error('not interactive')) }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
@@ -20,7 +23,7 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   })
 }
 
-describe('bridge plugin create', () => {
+describe('bridge plugin create', SLOW, () => {
   let tmp: ReturnType<typeof tempDir>
   let daemon: RunningDaemon
   let bin: string
