@@ -118,6 +118,7 @@ export class McpSessions {
           }),
           { id: `mcpSession:${id}`, input: { sessionId: id, openedAt: Date.now() } },
         )
+        actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
         actor.start()
         session = { server, transport, actor, closing }
         this.sessions.set(id, session)

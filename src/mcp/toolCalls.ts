@@ -107,6 +107,25 @@ export class ToolCaller {
     let waitingTicks = 0
 
     return new Promise((resolve) => {
+      let settled = false
+      /** Audits the outcome, then answers: exactly once per call, whatever path got here. */
+      const settle = (outcome: ToolOutcome | undefined) => {
+        if (settled) return
+        settled = true
+        this.running.delete(invocationId)
+        request.signal?.removeEventListener('abort', onAbort)
+        const error = outcome && !outcome.ok ? outcome.error : undefined
+        void deps.audit
+          .record({
+            timestamp: new Date().toISOString(),
+            tool: request.name.slice(0, 256),
+            plugin: plugin.slice(0, 256),
+            success: outcome?.ok === true,
+            durationMs: Date.now() - startedAt,
+            ...(error ? { error } : {}),
+          })
+          .then(() => resolve(outcome))
+      }
       const machine = toolInvocationMachine.provide({
         actors: {
           validate: fromPromise(() => Promise.resolve(this.validate(tool, request))),
@@ -188,22 +207,7 @@ export class ToolCaller {
               success: context.outcome?.ok === true,
               durationMs: Date.now() - startedAt,
             }),
-          recordOutcome: ({ context }) => {
-            this.running.delete(invocationId)
-            request.signal?.removeEventListener('abort', onAbort)
-            const outcome = context.outcome
-            const error = outcome && !outcome.ok ? outcome.error : undefined
-            void deps.audit
-              .record({
-                timestamp: new Date().toISOString(),
-                tool: request.name.slice(0, 256),
-                plugin: plugin.slice(0, 256),
-                success: outcome?.ok === true,
-                durationMs: Date.now() - startedAt,
-                ...(error ? { error } : {}),
-              })
-              .then(() => resolve(outcome))
-          },
+          recordOutcome: ({ context }) => settle(context.outcome),
         },
         delays: {
           callTimeout: deps.limits.toolTimeoutMs,
@@ -225,6 +229,17 @@ export class ToolCaller {
       const onAbort = () => actor.send({ type: 'cancel', reason: 'client cancelled' })
       this.running.set(invocationId, actor)
       request.signal?.addEventListener('abort', onAbort, { once: true })
+      // A bug in an effect must not leave the client waiting: answer with an internal tool_error.
+      actor.subscribe({
+        error: (error: unknown) => {
+          logger.error(`call of ${request.name.slice(0, 128)} failed inside the daemon:`, error)
+          if (actor.getSnapshot().context.dispatched) deps.link.releaseSlot(plugin)
+          settle({
+            ok: false,
+            error: { ...failure('tool_error', 'the call failed inside the daemon'), category: 'internal' },
+          })
+        },
+      })
       actor.start()
       if (request.signal?.aborted) onAbort()
     })
@@ -270,7 +285,10 @@ export class ToolCaller {
       if (state === 'closed')
         return refuse('tab_closed', `no open tab matches the ${plugin} plugin; open the site first`)
       if (state === 'unavailable')
-        return refuse('tab_unavailable', `the ${plugin} tab is not ready (for example, not signed in)`)
+        return refuse(
+          'tab_unavailable',
+          `the ${plugin} tab is not ready: sign in to the site, or reload its tab`,
+        )
     }
     if (!link.acquireSlot(plugin))
       return refuse('plugin_busy', `${plugin} already runs 5 calls; wait for in-flight calls to finish`)

@@ -73,7 +73,11 @@ export class ExtensionLink {
           if (!open) return
           logger.info(`closing extension connection (${reason})`)
           open.peer.close(reason)
-          open.socket.close(code, reason)
+          try {
+            open.socket.close(code, reason)
+          } catch (error) {
+            logger.warn('closing the extension socket failed:', error)
+          }
         },
         connectionLost: () => {
           for (const tab of this.tabs.values()) tab.send({ type: 'extension.lost' })
@@ -85,6 +89,10 @@ export class ExtensionLink {
         : { delays: { keepaliveTimeout: deps.keepaliveTimeoutMs } }),
     })
     this.connection = createActor(machine)
+    // Effects never throw by design; should one, log it rather than crash the daemon.
+    this.connection.subscribe({
+      error: (error: unknown) => logger.error('extension connection actor failed:', error),
+    })
     this.connection.start()
     this.ensureTab(BROWSER_PLUGIN)
   }
@@ -180,6 +188,7 @@ export class ExtensionLink {
   private ensureTab(name: string): void {
     if (this.tabs.has(name)) return
     const tab = createActor(pluginTabMachine, { id: `pluginTab:${name}`, input: { plugin: name } })
+    tab.subscribe({ error: (error: unknown) => logger.error(`pluginTab:${name} failed:`, error) })
     tab.start()
     this.tabs.set(name, tab)
   }
