@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -70,6 +70,18 @@ describe('extension connection', () => {
     writeFileSync(join(browser.extensionDir, 'auth.json'), JSON.stringify({ secret: other }))
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
     expect(daemon.offeredProtocols.at(-1)).toEqual(['bridge', other])
+  })
+
+  it('says how to fix a missing auth.json, and connects once it is back', async () => {
+    const authFile = join(browser.extensionDir, 'auth.json')
+    const saved = readFileSync(authFile, 'utf8')
+    rmSync(authFile)
+    daemon.drop()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('misconfigured')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain('has no auth.json. Run `bridge start`')
+    writeFileSync(authFile, saved)
+    await panel.getByTestId('reconnect').click()
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
   })
 
   it('stops and explains when the daemon speaks another protocol version', async () => {

@@ -160,6 +160,13 @@ describe('side panel', () => {
     await expect.poll(() => daemon.isConnected(), { timeout: 10_000 }).toBe(true)
   })
 
+  it('shows calls while they run', async () => {
+    daemon.notify('tool.invocationStart', { dispatchId: 'r1', plugin: 'notes', tool: 'slow_count' })
+    await expect.poll(() => panel.getByTestId('running').textContent()).toContain('notes_slow_count')
+    daemon.notify('tool.invocationEnd', { dispatchId: 'r1', plugin: 'notes', tool: 'slow_count', success: true, durationMs: 5 })
+    await expect.poll(() => panel.getByTestId('running').count()).toBe(0)
+  })
+
   it('drops a plugin the daemon uninstalls', async () => {
     const answer = await daemon.request('plugin.uninstall', { name: 'notes' })
     expect(answer.result).toEqual({ ok: true })
