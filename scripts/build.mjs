@@ -2,7 +2,7 @@
 // and the MV3 extension (browser). One esbuild pass each; entries that do not exist yet are skipped
 // so the build works at every stage of the tree.
 import { build } from 'esbuild'
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -13,7 +13,10 @@ const at = (p) => join(root, p)
 const present = (entries) => Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(at(file))))
 const quiet = process.argv.includes('--quiet')
 
-rmSync(at('dist'), { recursive: true, force: true })
+// Build into a fresh folder and swap it in at the end, so a daemon or test that reads dist/ while a
+// build runs never sees it half-written or empty.
+const out = `dist.building-${process.pid}`
+rmSync(at(out), { recursive: true, force: true })
 
 const node = present({
   'cli/bridge': 'cli/bridge.ts',
@@ -25,7 +28,7 @@ if (Object.keys(node).length)
   jobs.push(
     build({
       entryPoints: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, at(v)])),
-      outdir: at('dist'),
+      outdir: at(out),
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -43,7 +46,7 @@ if (Object.keys(sdk).length)
   jobs.push(
     build({
       entryPoints: Object.fromEntries(Object.entries(sdk).map(([k, v]) => [k, at(v)])),
-      outdir: at('dist'),
+      outdir: at(out),
       bundle: true,
       platform: 'neutral',
       format: 'esm',
@@ -62,7 +65,7 @@ const extScripts = present({
   builtinsPage: 'extension/builtins/page/index.ts',
 })
 const extCommon = {
-  outdir: at('dist/extension'),
+  outdir: at(`${out}/extension`),
   bundle: true,
   platform: 'browser',
   target: 'chrome120',
@@ -90,7 +93,11 @@ if (Object.keys(extScripts).length)
 
 await Promise.all(jobs)
 if (existsSync(at('extension/static'))) {
-  mkdirSync(at('dist/extension'), { recursive: true })
-  cpSync(at('extension/static'), at('dist/extension'), { recursive: true })
+  mkdirSync(at(`${out}/extension`), { recursive: true })
+  cpSync(at('extension/static'), at(`${out}/extension`), { recursive: true })
 }
+const old = `dist.old-${process.pid}`
+if (existsSync(at('dist'))) renameSync(at('dist'), at(old))
+renameSync(at(out), at('dist'))
+rmSync(at(old), { recursive: true, force: true })
 if (!quiet) console.log(`built dist/ (bridge ${pkg.version})`)
