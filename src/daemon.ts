@@ -109,6 +109,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     updateConfig: (mutate) => configStore.update(mutate),
     limits: limitsFromEnv(),
+    devMode: options.mode === 'dev',
   })
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
   // Dev mode: local plugin builds and config.json edits trigger a reload.
@@ -172,7 +173,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     port = (await engine.start({ host: LOOPBACK_HOST, port: options.port })).port
   } catch (error) {
+    // Could not listen (port in use): release everything already started so the caller can exit.
+    await devWatcher?.close()
+    await toolPath.stop()
     system.stop()
+    detachLogFile()
     throw error
   }
   const url = `http://${LOOPBACK_HOST}:${port}`

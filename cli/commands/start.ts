@@ -63,7 +63,8 @@ async function start(flags: StartFlags): Promise<void> {
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
     })
   } catch (error) {
-    return fail(errorText(error))
+    fail(errorText(error))
+    process.exit(1)
   }
   printSetup(paths, files, daemon.port, flags)
   stopOnSignals(daemon)
