@@ -78,23 +78,28 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
     `built ${manifest.name}@${manifest.version}: ${manifest.tools.length} tool${manifest.tools.length === 1 ? '' : 's'} (${manifest.tools.map((t) => t.name).join(', ')}), adapter ${(built.adapterBytes / 1024).toFixed(1)} KB in ${Date.now() - started} ms`,
   )
   const configDir = configDirFromEnv()
-  try {
-    if (flags.register !== false) {
+  if (flags.register !== false) {
+    try {
       const registration = registerLocalPlugin(dir, configDir)
       if (registration.added) log.info(`registered ${dir} in ${registration.configFile} (localPlugins)`)
+    } catch (error) {
+      fail(error)
+      return false
     }
-    if (flags.reload !== false) {
-      const outcome = await requestReload({
-        configDir,
-        port: cliPort(flags.port, configDir),
-        pluginName: manifest.name,
-        pluginDir: dir,
-      })
-      report(outcome, manifest.name)
+  }
+  if (flags.reload !== false) {
+    // The build is done and on disk: a daemon we cannot reach or talk to is worth a warning, not a failure.
+    try {
+      const port = cliPort(flags.port, configDir)
+      report(
+        await requestReload({ configDir, port, pluginName: manifest.name, pluginDir: dir }),
+        manifest.name,
+      )
+    } catch (error) {
+      log.warn(
+        `built, but could not ask the daemon to reload: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
-  } catch (error) {
-    fail(error)
-    return false
   }
   return true
 }

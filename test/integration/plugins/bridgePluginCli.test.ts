@@ -111,6 +111,25 @@ describe('bridge-plugin build', SLOW, () => {
     }
   })
 
+  it('fails when config.json cannot be updated, and only warns when auth.json is broken', async () => {
+    const brokenConfig = join(tmp.dir, 'broken-config')
+    mkdirSync(join(brokenConfig, 'extension'), { recursive: true })
+    writeFileSync(join(brokenConfig, 'config.json'), '{ not json')
+    const dir = copyFixture('good', join(tmp.dir, 'broken'))
+    const refused = await run(PLUGIN_CLI, ['build'], dir, { BRIDGE_CONFIG_DIR: brokenConfig })
+    expect(refused.code).toBe(1)
+    expect(refused.out).toContain(`could not register ${dir} in ${join(brokenConfig, 'config.json')}: `)
+    expect(readFileSync(join(brokenConfig, 'config.json'), 'utf8')).toBe('{ not json')
+
+    writeFileSync(join(brokenConfig, 'config.json'), '{}')
+    writeFileSync(join(brokenConfig, 'extension', 'auth.json'), 'garbage')
+    const warned = await run(PLUGIN_CLI, ['build'], dir, { BRIDGE_CONFIG_DIR: brokenConfig })
+    expect(warned.out).toMatch(
+      /built, but could not ask the daemon to reload: .*auth\.json is not valid JSON/,
+    )
+    expect(warned.code).toBe(0)
+  })
+
   it('--watch rebuilds when a source file changes', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'watch'))
     const child = start(PLUGIN_CLI, ['build', '--watch', '--no-register', '--no-reload'], dir)
