@@ -33,6 +33,8 @@ export interface ToolPathDeps {
   catalog: CatalogSource
   updateConfig(mutate: (current: Config) => Config): Promise<unknown>
   limits: ToolPathLimits
+  /** Dev mode: a rebuilt plugin is announced with `plugin.update`, so its open tabs reload. */
+  devMode?: boolean
   /** Extension requests owned elsewhere (plugin.*, folder.open): method -> handler. */
   extraMethods?: Record<string, (params: unknown) => Promise<unknown>>
 }
@@ -66,6 +68,8 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
   })
 
   const pluginLogs = new PluginLogs()
+  /** Adapter hash per plugin as last announced, to tell which plugins a reload rebuilt. */
+  let builds = new Map(catalog.plugins().map((p) => [p.name, p.adapterHash]))
   const configChanged = () => {
     link.notify('plugins.changed', { plugins: pluginStates(catalog), failedPlugins: catalog.failedPlugins() })
     sessions.toolsChanged()
@@ -183,6 +187,12 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     logBufferSize: (plugin) => pluginLogs.size(plugin),
     pluginsReloaded: () => {
       link.syncPlugins(catalog.plugins().map((p) => p.name))
+      const states = pluginStates(catalog)
+      if (deps.devMode)
+        for (const state of states)
+          if (builds.has(state.name) && builds.get(state.name) !== state.adapterHash)
+            link.notify('plugin.update', state)
+      builds = new Map(states.map((state) => [state.name, state.adapterHash]))
       link.notify('sync.full', syncFull())
       link.notify('plugins.changed', {
         plugins: pluginStates(catalog),
