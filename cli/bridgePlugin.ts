@@ -106,6 +106,9 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
 
 function report(outcome: ReloadOutcome, name: string): void {
   switch (outcome.kind) {
+    case 'dev-mode':
+      log.info(`the daemon on port ${outcome.port} runs in dev mode and reloads ${name} by itself`)
+      return
     case 'no-daemon':
       log.info(`no bridge daemon on port ${outcome.port}; it will load ${name} when it starts`)
       return

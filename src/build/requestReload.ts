@@ -1,7 +1,8 @@
 /**
  * After a build: ask a running daemon to rediscover plugins (`POST /reload` with the secret from
  * auth.json), then read /health to tell the author whether their plugin loaded. No daemon is not an
- * error: it discovers the plugin when it starts.
+ * error: it discovers the plugin when it starts. A daemon in dev mode is left alone: it watches the
+ * build output and reloads by itself.
  */
 import { existsSync } from 'node:fs'
 import { readSecret } from '../config/auth'
@@ -11,6 +12,8 @@ import { LOOPBACK_HOST } from '../protocol/constants'
 export type ReloadOutcome =
   | { kind: 'reloaded'; plugins: number; durationMs: number; loaded: boolean; failure?: string }
   | { kind: 'no-daemon'; port: number }
+  /** A dev-mode daemon watches local plugin builds itself (and rate-limits POST /reload). */
+  | { kind: 'dev-mode'; port: number }
   | { kind: 'refused'; port: number; status: number; message: string }
 
 const RELOAD_TIMEOUT_MS = 15_000
@@ -26,6 +29,13 @@ export async function requestReload(opts: {
   if (existsSync(authFile)) headers.authorization = `Bearer ${readSecret(authFile)}`
   const base = `http://${LOOPBACK_HOST}:${opts.port}`
 
+  try {
+    const health = await fetch(`${base}/health`, { headers, signal: AbortSignal.timeout(RELOAD_TIMEOUT_MS) })
+    const body = (await health.json().catch(() => ({}))) as { mode?: unknown }
+    if (health.ok && body.mode === 'dev') return { kind: 'dev-mode', port: opts.port }
+  } catch {
+    return { kind: 'no-daemon', port: opts.port }
+  }
   let response: Response
   try {
     response = await fetch(`${base}/reload`, {

@@ -1,9 +1,10 @@
 // Dev mode: the daemon watches local plugin builds and config.json and reloads on its own.
+import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildPlugin } from '../../../src/build/buildPlugin'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { copyFixture, copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 
 // These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
@@ -73,6 +74,29 @@ describe('dev mode', SLOW, () => {
     await buildPlugin(notes)
     const after = await until((h) => h.pluginDetails.find((p) => p.name === 'notes')?.toolCount === 2)
     expect(after.reloadCount).toBeGreaterThan(before)
+  })
+
+  it('lets bridge-plugin build leave the reload to the dev-mode daemon', async () => {
+    const before = (await health()).reloadCount
+    const build = await new Promise<string>((resolve) => {
+      const env = {
+        ...process.env,
+        BRIDGE_CONFIG_DIR: daemon.configDir,
+        BRIDGE_PORT: String(daemon.port),
+        NO_COLOR: '1',
+      }
+      const proc = spawn(
+        process.execPath,
+        [join(ROOT, 'dist', 'cli', 'bridgePlugin.js'), 'build', '--no-register'],
+        { cwd: notes, env },
+      )
+      let out = ''
+      proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
+      proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
+      proc.once('exit', () => resolve(out))
+    })
+    expect(build).toContain(`the daemon on port ${daemon.port} runs in dev mode and reloads notes by itself`)
+    expect((await until((h) => h.reloadCount > before)).reloadCount).toBeGreaterThan(before)
   })
 
   it('picks up a pending plugin once it is built', async () => {
