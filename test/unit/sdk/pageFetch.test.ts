@@ -50,6 +50,22 @@ describe('ctx.fetch and ctx.fetchJSON', () => {
     expect(new Headers(seen.at(-1)?.headers).get('content-type')).toBe('application/json')
   })
 
+  it('resolves relative URLs against the page address at the time of the request', async () => {
+    let href = `${site.url}/app/`
+    const spa = createPageFetch({
+      get baseUrl() {
+        return href
+      },
+      fetch: (input, init = {}) => fetch(input, { ...init, headers: { cookie } }),
+    })
+    expect(await spa.fetchJSON('../api/me')).toEqual({ user: 'alice' })
+    href = `${site.url}/app/inbox/`
+    expect(await toolError(spa.fetchJSON('../api/me'))).toMatchObject({
+      code: 'http_404',
+      message: 'GET /app/api/me answered 404 Not Found',
+    })
+  })
+
   it('refuses another origin before any request is made', async () => {
     const before = seen.length
     const error = await toolError(page().fetch('https://example.com/api'))
