@@ -60,6 +60,7 @@ export class ExtensionLink {
   private readonly sockets = new Map<string, OpenSocket>()
   private readonly tabs = new Map<string, Actor<typeof pluginTabMachine>>()
   private readonly connection
+  private stopped = false
 
   constructor(private readonly deps: ExtensionLinkDeps) {
     const machine = extensionConnectionMachine.provide({
@@ -109,12 +110,14 @@ export class ExtensionLink {
     })
     this.sockets.set(connectionId, { socket, peer })
     socket.onMessage((text) => {
+      if (this.stopped) return
       this.connection.send({ type: 'ws.activity', connectionId })
       peer.receive(text)
     })
     socket.onClose((code) => {
       peer.close()
       this.sockets.delete(connectionId)
+      if (this.stopped) return
       logger.info(`extension connection closed (code ${code})`)
       this.connection.send({ type: 'ws.closed', connectionId })
     })
@@ -177,6 +180,7 @@ export class ExtensionLink {
   }
 
   stop(): void {
+    this.stopped = true
     for (const { peer, socket } of this.sockets.values()) {
       peer.close('daemon stopping')
       socket.close(1001, 'daemon stopping')
