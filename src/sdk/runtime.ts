@@ -143,7 +143,8 @@ function pageEnv(): AdapterEnv {
   const fetch = globalThis.fetch.bind(globalThis)
   const postMessage = globalThis.postMessage.bind(globalThis)
   const location = globalThis.location
-  const origin = location.origin
+  // The message goes to this same window; opaque origins (file:, sandboxed frames) cannot be named.
+  const origin = location.origin === 'null' ? '*' : location.origin
   return {
     // Read per request: single-page apps change the path without a new injection.
     get baseUrl() {
