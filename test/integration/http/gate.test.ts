@@ -216,6 +216,18 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
     })
   })
 
+  describe('admin rate limit on /reload', () => {
+    it('allows 10 POST /reload a minute, then answers 429 with Retry-After: 60', async () => {
+      const statuses: number[] = []
+      for (let i = 0; i < 10; i++) statuses.push((await daemon.fetch('/reload', { method: 'POST' })).status)
+      expect(statuses).toEqual(Array<number>(10).fill(200))
+      const limited = await daemon.fetch('/reload', { method: 'POST' })
+      expect(limited.status).toBe(429)
+      expect(limited.headers.get('retry-after')).toBe('60')
+      expect(await errorOf(limited)).toEqual({ code: 'rate_limited', message: expect.any(String) })
+    })
+  })
+
   describe('body cap', () => {
     it('refuses a declared body over 10 MB with 413 payload_too_large without reading it', async () => {
       const res = await rawRequest(daemon.port, [
