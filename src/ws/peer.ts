@@ -214,7 +214,7 @@ export class Peer {
       return
     }
     const pair = this.options.schemas.outbound[entry.method]
-    const check = pair ? checkSchema(pair[1], message.result) : { ok: true as const }
+    const check = pair ? checkSchema(pair[1], message.result, 'result') : { ok: true as const }
     if (!check.ok) {
       entry.reject(new RpcError(JsonRpcErrorCode.invalidParams, `invalid result: ${check.message}`))
       return
