@@ -1,7 +1,7 @@
 // Discovery over real folders: a temp config dir, local plugin folders, and a temp npm prefix
 // (NPM_CONFIG_PREFIX) whose global root holds package plugins; `npm root -g` is the real npm.
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { buildPlugin } from '../../../src/build/buildPlugin'
@@ -126,6 +126,15 @@ describe('discoverPlugins', () => {
       ['notes', 'npm', join(globalRoot, 'bridge-plugin-notes')],
     ])
     expect(existsSync(join(configDir, 'extension', 'adapters', 'notes.js'))).toBe(true)
+  })
+
+  it('follows a linked package (npm link) in the global root', async () => {
+    const linked = local(notesBuilt, 'linked-notes')
+    symlinkSync(linked, join(globalRoot, 'bridge-plugin-notes'), 'dir')
+    const snapshot = await discover([])
+    expect(snapshot.plugins.map((p) => [p.name, p.source, p.path])).toEqual([
+      ['notes', 'npm', join(globalRoot, 'bridge-plugin-notes')],
+    ])
   })
 
   it('lets a local plugin override a package plugin of the same name', async () => {
