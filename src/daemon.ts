@@ -19,6 +19,7 @@ import type { HealthPayload } from './http/health'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { createToolPath } from './mcp/toolPath'
+import { createFolderOpen } from './ws/folderOpen'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
@@ -110,6 +111,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     updateConfig: (mutate) => configStore.update(mutate),
     limits: limitsFromEnv(),
     devMode: options.mode === 'dev',
+    extraMethods: {
+      'folder.open': createFolderOpen({
+        allowed: () => [paths.dir, ...pluginHost.snapshot().plugins.filter((p) => p.source === 'local').map((p) => p.path)],
+      }),
+    },
   })
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
   // Dev mode: local plugin builds and config.json edits trigger a reload.
