@@ -5,9 +5,11 @@
  */
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
+import { configCommandArgs, runConfigCommand } from './commands/config'
 import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
+import { registerStop } from './commands/stop'
 import { errorText, fail } from './shared/output'
 
 const cli = cac('bridge')
@@ -15,6 +17,7 @@ cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port
 
 registerStart(cli)
 registerStatus(cli)
+registerStop(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
 // run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
@@ -23,6 +26,10 @@ cli
   .command('plugin [...args]', 'Plugins: `plugin create [name]`, `plugin list` (see `bridge plugin --help`)')
   .allowUnknownOptions()
   .action((args: string[]) => runPluginCommand(args))
+cli
+  .command('config [...args]', 'Settings: `config show|set|path|reset|rotate-secret` (see `bridge config --help`)')
+  .allowUnknownOptions()
+  .action((args: string[]) => runConfigCommand(args))
 
 cli
   .command('[...args]', 'Same as `bridge status`')
@@ -40,7 +47,9 @@ cli.version(BRIDGE_VERSION, '-V, --version')
 
 try {
   const pluginArgs = pluginCommandArgs(process.argv.slice(2))
+  const configArgs = configCommandArgs(process.argv.slice(2))
   if (pluginArgs) await runPluginCommand(pluginArgs)
+  else if (configArgs) await runConfigCommand(configArgs)
   else {
     cli.parse(process.argv, { run: false })
     await cli.runMatchedCommand()

@@ -59,8 +59,19 @@ export function persistConfigChange(
   return ({ input }) =>
     new Promise((resolve) => {
       if (input.change.kind === 'reload') return resolve(readConfigFile(path))
-      const next = input.change.mutate(input.current) as Config
+      // Start from the file, not memory: `bridge config set` may have written it since (its POST
+      // /reload can arrive after a side-panel change), and that edit must not be undone.
+      const next = input.change.mutate(readOrKeep(path, input.current as Config)) as Config
       writeConfigFile(path, next)
       resolve(next)
     })
+}
+
+/** config.json as on disk; `fallback` when it is missing or broken (the write then repairs it). */
+function readOrKeep(path: string, fallback: Config): Config {
+  try {
+    return readConfigFile(path)
+  } catch {
+    return fallback
+  }
 }

@@ -1,0 +1,70 @@
+/**
+ * What every `bridge config` subcommand starts from: the paths, the port a running daemon would use,
+ * the secret, and a way to ask that daemon to re-read its files (`POST /reload`).
+ */
+import { existsSync } from 'node:fs'
+import { readConfigFile } from '../../../src/config/configFile'
+import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../../src/config/paths'
+import type { HealthPayload } from '../../../src/http/health'
+import { baseUrl, cliSecret, fetchHealth } from '../../shared/daemonClient'
+import { resolvePort } from '../../shared/port'
+
+export interface ConfigFlags {
+  port?: unknown
+  json?: boolean
+  showSecret?: boolean
+  force?: boolean
+  confirm?: boolean
+}
+
+export interface ConfigContext {
+  paths: BridgePaths
+  port: number
+  secret: string | null
+}
+
+/** Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port. */
+export function configContext(flags: ConfigFlags): ConfigContext {
+  const paths = bridgePaths(configDirFromEnv())
+  let configPort: number | undefined
+  try {
+    configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
+  } catch {
+    configPort = undefined
+  }
+  const port = resolvePort({ flag: flags.port, configPort })
+  return { paths, port, secret: cliSecret(paths) }
+}
+
+/** The running daemon's full /health, or null when none answers with this secret. */
+export async function runningDaemon(context: ConfigContext): Promise<HealthPayload | null> {
+  if (context.secret === null) return null
+  const health = await fetchHealth(context.port, context.secret, 2_000)
+  return health.ok ? health.health : null
+}
+
+export type ReloadOutcome = { ok: true } | { ok: false; message: string }
+
+/** `POST /reload` with `secret`: the daemon re-reads config.json and auth.json and rediscovers plugins. */
+export async function requestReload(port: number, secret: string): Promise<ReloadOutcome> {
+  let res: Response
+  try {
+    res = await fetch(`${baseUrl(port)}/reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}` },
+      signal: AbortSignal.timeout(30_000),
+    })
+  } catch {
+    return { ok: false, message: `no answer from ${baseUrl(port)}/reload` }
+  }
+  if (res.status === 429)
+    return {
+      ok: false,
+      message: 'the daemon refused the reload (more than 10 reloads a minute); try again shortly',
+    }
+  if (res.status !== 200) return { ok: false, message: `${baseUrl(port)}/reload answered HTTP ${res.status}` }
+  const body = (await res.json().catch(() => null)) as { ok?: boolean } | null
+  if (body?.ok !== true)
+    return { ok: false, message: `the daemon could not re-read its configuration (see \`bridge logs\`)` }
+  return { ok: true }
+}

@@ -1,0 +1,27 @@
+/**
+ * `bridge config reset --confirm`: deletes config.json (the next start writes a fresh one);
+ * auth.json is left alone so MCP clients keep working. Without --confirm nothing is touched.
+ */
+import { existsSync, rmSync } from 'node:fs'
+import { fail, say, warn } from '../../shared/output'
+import { configContext, runningDaemon, type ConfigFlags } from './context'
+
+export async function resetConfig(flags: ConfigFlags): Promise<void> {
+  const context = configContext(flags)
+  const { paths } = context
+  if (!flags.confirm) {
+    warn(
+      `config reset deletes ${paths.configFile} (permissions, local plugins, port). ` +
+        'Nothing was changed; run `bridge config reset --confirm` to do it.',
+    )
+    process.exitCode = 1
+    return
+  }
+  if (!existsSync(paths.configFile)) return fail(`${paths.configFile} does not exist; nothing to reset`)
+  rmSync(paths.configFile)
+  say(`deleted ${paths.configFile}; \`bridge start\` writes a fresh one. ${paths.authFile} is unchanged.`)
+  if (await runningDaemon(context))
+    say(
+      'the running daemon keeps its current settings until it restarts (`bridge stop`, then `bridge start`)',
+    )
+}

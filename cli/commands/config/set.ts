@@ -1,0 +1,168 @@
+/**
+ * `bridge config set <key> [value] [-f|--force]`. Keys:
+ *   tool-permission.<plugin>.<tool> off|ask|auto    plugin-permission.<plugin> off|ask|auto
+ *   port <1-65535>    localPlugins.add <path>    localPlugins.remove <path>
+ * The file is written atomically with the same module the daemon uses; a running daemon is then
+ * asked to re-read it (`POST /reload`), so the change takes effect at once. The daemon re-reads
+ * config.json before each of its own writes, so a later side-panel change does not undo this one.
+ */
+import { existsSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import { ensurePrivateDir } from '../../../src/config/atomicWrite'
+import { readConfigFile, writeConfigFile } from '../../../src/config/configFile'
+import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
+import { withPluginPermission, withToolPermission } from '../../../src/config/permissions'
+import { defaultConfig, type Config } from '../../../src/config/schema'
+import type { HealthPayload } from '../../../src/http/health'
+import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
+import type { Permission } from '../../../src/protocol'
+import { fail, say, warn } from '../../shared/output'
+import { configContext, requestReload, runningDaemon, type ConfigFlags } from './context'
+
+const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
+const KEYS_HELP =
+  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove'
+
+type Change =
+  { ok: true; apply: (config: Config) => Config; describe: string } | { ok: false; message: string }
+
+export async function setConfig(
+  key: string | undefined,
+  value: string | undefined,
+  flags: ConfigFlags,
+): Promise<void> {
+  if (key === undefined) return fail(`config set needs a key (${KEYS_HELP})`)
+  const context = configContext(flags)
+  const { paths } = context
+  const daemon = await runningDaemon(context)
+  const change = parseChange(key, value, flags, daemon, paths.dir)
+  if (!change.ok) return fail(change.message)
+
+  const current = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : defaultConfig()
+  const next = change.apply(current)
+  if (JSON.stringify(next) === JSON.stringify(current)) {
+    say(`unchanged: ${change.describe} was already set`)
+    return
+  }
+  ensurePrivateDir(paths.dir)
+  writeConfigFile(paths.configFile, next)
+  say(`${change.describe} (written to ${paths.configFile})`)
+  if (key === 'port')
+    say('the port is used by the next `bridge start` and by the CLI; a running daemon keeps its port')
+  if (daemon === null || context.secret === null) return
+  const reloaded = await requestReload(context.port, context.secret)
+  if (reloaded.ok) say('the running daemon re-read config.json')
+  else
+    warn(
+      `the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`,
+    )
+}
+
+function parseChange(
+  key: string,
+  value: string | undefined,
+  flags: ConfigFlags,
+  daemon: HealthPayload | null,
+  configDir: string,
+): Change {
+  const parts = key.split('.')
+  if (parts[0] === 'tool-permission' && parts.length === 3) {
+    const [, plugin = '', tool = ''] = parts
+    const problem = checkPlugin(plugin, true) ?? checkPermission(value) ?? checkTool(plugin, tool, daemon)
+    if (problem) return { ok: false, message: problem }
+    const permission = value as Permission
+    return {
+      ok: true,
+      describe: `tool-permission.${plugin}.${tool} = ${permission}`,
+      apply: (config) => ({
+        ...config,
+        permissions: withToolPermission(config.permissions, plugin, tool, permission),
+      }),
+    }
+  }
+  if (parts[0] === 'plugin-permission' && parts.length === 2) {
+    const plugin = parts[1] ?? ''
+    const problem = checkPlugin(plugin, true) ?? checkPermission(value)
+    if (problem) return { ok: false, message: problem }
+    const permission = value as Permission
+    return {
+      ok: true,
+      describe: `plugin-permission.${plugin} = ${permission}`,
+      apply: (config) => ({
+        ...config,
+        permissions: withPluginPermission(config.permissions, plugin, permission),
+      }),
+    }
+  }
+  if (key === 'port') {
+    const port = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      return { ok: false, message: `port must be an integer from 1 to 65535 (got "${value ?? ''}")` }
+    return { ok: true, describe: `port = ${port}`, apply: (config) => ({ ...config, port }) }
+  }
+  if (key === 'localPlugins.add') {
+    if (!value) return { ok: false, message: 'localPlugins.add needs a path' }
+    const dir = absolutePath(value)
+    if (!existsSync(dir) && !flags.force)
+      return {
+        ok: false,
+        message: `${dir} does not exist (use --force to add a path that is not on disk yet)`,
+      }
+    return {
+      ok: true,
+      describe: `localPlugins += ${dir}`,
+      apply: (config) =>
+        config.localPlugins.some((entry) => resolveLocalPluginPath(entry, configDir) === dir)
+          ? config
+          : { ...config, localPlugins: [...config.localPlugins, dir] },
+    }
+  }
+  if (key === 'localPlugins.remove') {
+    if (!value) return { ok: false, message: 'localPlugins.remove needs a path' }
+    const dir = absolutePath(value)
+    const matches = (entry: string) => entry === value || resolveLocalPluginPath(entry, configDir) === dir
+    return {
+      ok: true,
+      describe: `localPlugins -= ${dir}`,
+      apply: (config) => {
+        if (!config.localPlugins.some(matches))
+          throw new Error(`${dir} is not in localPlugins (${config.localPlugins.join(', ') || 'empty'})`)
+        return { ...config, localPlugins: config.localPlugins.filter((entry) => !matches(entry)) }
+      },
+    }
+  }
+  return { ok: false, message: `unknown key "${key}" (${KEYS_HELP})` }
+}
+
+function checkPlugin(plugin: string, allowBrowser: boolean): string | undefined {
+  if (allowBrowser && plugin === BROWSER_PLUGIN) return undefined
+  if (!PLUGIN_NAME_PATTERN.test(plugin))
+    return `"${plugin}" is not a plugin name (lowercase letters and digits in hyphen-separated parts, or "browser")`
+  return undefined
+}
+
+function checkPermission(value: string | undefined): string | undefined {
+  if (value !== undefined && PERMISSIONS.includes(value)) return undefined
+  return `permission must be off, ask or auto (got "${value ?? ''}")`
+}
+
+/** With a daemon running, a tool name is checked against the tools it knows. */
+function checkTool(plugin: string, tool: string, daemon: HealthPayload | null): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(tool)) return `"${tool}" is not a tool name`
+  if (daemon === null) return undefined
+  const known =
+    plugin === BROWSER_PLUGIN
+      ? daemon.browserToolNames
+      : daemon.pluginDetails
+          .find((p) => p.name === plugin)
+          ?.tools.map((name) => name.slice(plugin.length + 1))
+  if (known === undefined || known.includes(tool)) return undefined
+  return `${plugin} has no tool "${tool}" (tools: ${known.join(', ')})`
+}
+
+function absolutePath(path: string): string {
+  if (path === '~') return homedir()
+  if (path.startsWith('~/')) return join(homedir(), path.slice(2))
+  return isAbsolute(path) ? resolve(path) : resolve(process.cwd(), path)
+}
