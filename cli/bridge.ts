@@ -5,7 +5,9 @@
  */
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
+import { registerAudit } from './commands/audit'
 import { configCommandArgs, runConfigCommand } from './commands/config'
+import { registerLogs } from './commands/logs'
 import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
@@ -18,6 +20,8 @@ cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port
 registerStart(cli)
 registerStatus(cli)
 registerStop(cli)
+registerAudit(cli)
+registerLogs(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
 // run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
@@ -27,7 +31,10 @@ cli
   .allowUnknownOptions()
   .action((args: string[]) => runPluginCommand(args))
 cli
-  .command('config [...args]', 'Settings: `config show|set|path|reset|rotate-secret` (see `bridge config --help`)')
+  .command(
+    'config [...args]',
+    'Settings: `config show|set|path|reset|rotate-secret` (see `bridge config --help`)',
+  )
   .allowUnknownOptions()
   .action((args: string[]) => runConfigCommand(args))
 
