@@ -7,6 +7,7 @@ import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { registerAudit } from './commands/audit'
 import { configCommandArgs, runConfigCommand } from './commands/config'
+import { registerDoctor } from './commands/doctor'
 import { registerLogs } from './commands/logs'
 import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
@@ -22,6 +23,7 @@ registerStatus(cli)
 registerStop(cli)
 registerAudit(cli)
 registerLogs(cli)
+registerDoctor(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
 // run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);

@@ -1,0 +1,97 @@
+/**
+ * `bridge doctor [--port <n>]`: a checklist of what bridge needs (runtime, browser, files, secret,
+ * daemon, extension, MCP clients, plugins). ✓ pass, ! warning, ✗ error; exit code 1 on any error.
+ */
+import type { CAC } from 'cac'
+import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
+import { BRIDGE_VERSION } from '../../src/protocol/constants'
+import { baseUrl, fetchHealth } from '../shared/daemonClient'
+import { fail, say } from '../shared/output'
+import { resolvePort } from '../shared/port'
+import { findChromiumBrowser } from './doctor/browsers'
+import { failOf, formatCheck, pass, warnOf, type CheckResult } from './doctor/check'
+import {
+  checkConfig,
+  checkExtensionFiles,
+  checkLocalPlugins,
+  checkRuntime,
+  checkSecret,
+} from './doctor/checks'
+import { checkMcpClients, knownMcpClients } from './doctor/mcpClients'
+
+const DOCTOR_HEALTH_TIMEOUT_MS = 3_000
+
+export function registerDoctor(cli: CAC): void {
+  cli
+    .command('doctor', 'Check the setup: runtime, browser, files, daemon, extension, MCP clients, plugins')
+    .action((flags: { port?: unknown }) => doctor(flags))
+}
+
+async function doctor(flags: { port?: unknown }): Promise<void> {
+  const paths = bridgePaths(configDirFromEnv())
+  const results: CheckResult[] = [checkRuntime()]
+  const browser = findChromiumBrowser()
+  results.push(
+    browser
+      ? pass(`Chromium-based browser: ${browser}`)
+      : warnOf(
+          'no Chromium-based browser found',
+          'install Chrome, Chromium, Edge or Brave; the extension needs one',
+        ),
+  )
+  const config = checkConfig(paths)
+  const secret = checkSecret(paths)
+  results.push(config.result, secret.result)
+  let port: number
+  try {
+    port = resolvePort({ flag: flags.port, configPort: config.config?.port })
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error))
+  }
+
+  const health = await fetchHealth(port, secret.secret, DOCTOR_HEALTH_TIMEOUT_MS)
+  if (!health.ok)
+    results.push(
+      failOf(
+        health.message,
+        health.reason === 'not_running' ? 'start it with `bridge start` (or pass --port)' : undefined,
+      ),
+    )
+  else {
+    const { version, extensionConnected } = health.health
+    results.push(pass(`bridge ${version} answers on ${baseUrl(port)}`))
+    if (version !== BRIDGE_VERSION)
+      results.push(
+        warnOf(
+          `the running daemon is ${version}, this CLI is ${BRIDGE_VERSION}`,
+          'restart it to use this version',
+        ),
+      )
+    results.push(
+      extensionConnected
+        ? pass('extension connected')
+        : warnOf(
+            'extension not connected',
+            `load ${paths.extensionDir} unpacked in chrome://extensions, or open the browser`,
+          ),
+    )
+  }
+  results.push(...checkExtensionFiles(paths))
+  results.push(...checkMcpClients(port, secret.secret, knownMcpClients()))
+  results.push(...checkLocalPlugins(config.config, paths.dir))
+  if (health.ok) {
+    const npm = health.health.pluginDetails.filter((plugin) => plugin.source === 'npm')
+    for (const plugin of npm)
+      results.push(pass(`package plugin ${plugin.name} loaded (${plugin.toolCount} tools)`))
+    for (const failed of health.health.failedPlugins)
+      results.push(failOf(`plugin at ${failed.path} failed to load: ${failed.error}`))
+    if (npm.length === 0 && health.health.failedPlugins.length === 0)
+      results.push(pass('no package plugin failed to load'))
+  } else results.push(warnOf('package plugins not checked: the daemon is not running'))
+
+  for (const result of results) for (const line of formatCheck(result)) say(line)
+  const count = (mark: CheckResult['mark']) => results.filter((r) => r.mark === mark).length
+  say()
+  say(`${count('pass')} passed, ${count('warn')} warning(s), ${count('fail')} error(s)`)
+  if (count('fail') > 0) process.exitCode = 1
+}
