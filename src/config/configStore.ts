@@ -13,8 +13,9 @@ import type {
   configStoreMachine,
   PersistInput,
 } from '../../machines/configStoreMachine'
+import { existsSync } from 'node:fs'
 import { readConfigFile, writeConfigFile } from './configFile'
-import type { Config } from './schema'
+import { defaultConfig, type Config } from './schema'
 
 export interface ConfigStore {
   /** The config as last written or read (a copy). */
@@ -61,17 +62,17 @@ export function persistConfigChange(
       if (input.change.kind === 'reload') return resolve(readConfigFile(path))
       // Start from the file, not memory: `bridge config set` may have written it since (its POST
       // /reload can arrive after a side-panel change), and that edit must not be undone.
-      const next = input.change.mutate(readOrKeep(path, input.current as Config)) as Config
+      const next = input.change.mutate(currentOnDisk(path)) as Config
       writeConfigFile(path, next)
       resolve(next)
     })
 }
 
-/** config.json as on disk; `fallback` when it is missing or broken (the write then repairs it). */
-function readOrKeep(path: string, fallback: Config): Config {
-  try {
-    return readConfigFile(path)
-  } catch {
-    return fallback
-  }
+/**
+ * config.json as on disk. Missing (after `bridge config reset`): the defaults, as on a fresh start.
+ * Broken (a hand edit gone wrong): throws, so the change fails with the file's problem and the file
+ * is left for the user to fix; it is never overwritten silently.
+ */
+function currentOnDisk(path: string): Config {
+  return existsSync(path) ? readConfigFile(path) : defaultConfig()
 }

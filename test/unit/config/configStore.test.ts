@@ -82,3 +82,32 @@ describe('configStore', () => {
     expect(readFileSync(path, 'utf8')).toBe('{ broken')
   })
 })
+
+describe('configStore while config.json is edited by hand', () => {
+  it('applies an update on top of what is on disk now', async () => {
+    writeFileSync(path, JSON.stringify({ port: 9700, localPlugins: ['./by-hand'] }))
+    const next = await store.update((c) => ({ ...c, permissions: { notes: { permission: 'auto' } } }))
+    expect(next).toMatchObject({
+      port: 9700,
+      localPlugins: ['./by-hand'],
+      permissions: { notes: { permission: 'auto' } },
+    })
+    expect(onDisk()).toMatchObject({ port: 9700, localPlugins: ['./by-hand'] })
+  })
+
+  it('refuses an update while the file is broken and never overwrites it', async () => {
+    writeFileSync(path, '{ "port": 9700, }')
+    await expect(store.update((c) => ({ ...c, port: 9800 }))).rejects.toThrow(
+      /config\.json is not valid JSON/,
+    )
+    expect(readFileSync(path, 'utf8')).toBe('{ "port": 9700, }')
+  })
+
+  it('starts from the defaults when the file was deleted (bridge config reset)', async () => {
+    await store.update((c) => ({ ...c, port: 9600, localPlugins: ['./old'] }))
+    rmSync(path)
+    const next = await store.update((c) => ({ ...c, permissions: { notes: { permission: 'ask' } } }))
+    expect(next).toEqual({ localPlugins: [], permissions: { notes: { permission: 'ask' } }, port: 9515 })
+    expect(onDisk()).toEqual(next)
+  })
+})
