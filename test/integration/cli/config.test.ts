@@ -73,6 +73,15 @@ describe('bridge config show / get / path', () => {
     expect(human.stdout).toContain('"url": "http://127.0.0.1:9700/mcp"')
   })
 
+  it('takes the global --port before `config`', async () => {
+    const dir = preparedDir()
+    const result = await runCli(['--port', '9800', 'config', 'show', '--show-secret'], dir)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('"url": "http://127.0.0.1:9800/mcp"')
+    const inline = await runCli(['--port=9801', 'config', 'get', '--json'], dir)
+    expect((JSON.parse(inline.stdout) as { port: number }).port).toBe(9801)
+  })
+
   it('get <key> prints one value; an unknown key fails', async () => {
     const dir = preparedDir({ localPlugins: [], permissions: { notes: { permission: 'ask' } }, port: 9601 })
     expect((await runCli(['config', 'get', 'port'], dir)).stdout).toBe('9601\n')

@@ -7,10 +7,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDaemon, type RunningDaemon } from '../../helpers/daemon'
 import { FakeExtension } from '../../helpers/fakeExtension'
+import { writePlugin } from '../toolcall/fixture'
 import { runCli } from './runCli'
 
 interface Health {
   disabledBrowserTools: string[]
+  plugins: number
+  pluginDetails: { name: string; source: string; tools: string[] }[]
 }
 const onDisk = (dir: string) =>
   JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
@@ -41,6 +44,26 @@ describe('bridge config with a running daemon', () => {
     expect(result.stdout).toContain('the running daemon re-read config.json')
     expect((await health()).disabledBrowserTools).not.toContain('browser_navigate')
     expect(onDisk(daemon.configDir).permissions.browser?.tools?.browser_navigate).toBe('ask')
+  })
+
+  it('localPlugins.add loads the plugin in the running daemon; remove unloads it', async () => {
+    const dir = writePlugin(daemon.configDir, { name: 'notes', tools: [{ name: 'list_notes' }] })
+    const added = await cli(['config', 'set', 'localPlugins.add', dir])
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain('the running daemon re-read config.json')
+    const loaded = await health()
+    expect(loaded.plugins).toBe(1)
+    expect(loaded.pluginDetails[0]).toMatchObject({
+      name: 'notes',
+      source: 'local',
+      tools: ['notes_list_notes'],
+    })
+    const permission = await cli(['config', 'set', 'tool-permission.notes.nope', 'auto'])
+    expect(permission.code).toBe(1)
+    expect(permission.stderr).toContain('notes has no tool "nope" (tools: list_notes)')
+    const removed = await cli(['config', 'set', 'localPlugins.remove', dir])
+    expect(removed.code).toBe(0)
+    expect((await health()).plugins).toBe(0)
   })
 
   it('checks the tool name against the tools the daemon has', async () => {
