@@ -84,6 +84,24 @@ describe('bridge stop', () => {
     expect(existsSync(join(dir, 'server.pid'))).toBe(false)
   })
 
+  it('keeps the pid file and says so when the process ignores SIGTERM for 5 s', async () => {
+    const dir = freshDir()
+    // A stand-in named like the daemon's entry point that will not shut down.
+    const script = join(dir, 'server.js')
+    writeFileSync(script, "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('up')\n")
+    const stubborn = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'ignore'] })
+    pids.push(stubborn.pid!)
+    await new Promise((resolve) => stubborn.stdout.once('data', resolve))
+    writeFileSync(join(dir, 'server.pid'), `${stubborn.pid}\n`)
+    const result = await runCli(['stop'], dir)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(
+      `process ${stubborn.pid} did not exit within 5 s of SIGTERM; the pid file is kept.`,
+    )
+    expect(isAlive(stubborn.pid!)).toBe(true)
+    expect(readFileSync(join(dir, 'server.pid'), 'utf8')).toBe(`${stubborn.pid}\n`)
+  })
+
   it('reports a pid file that holds no process id and removes it', async () => {
     const dir = freshDir()
     writeFileSync(join(dir, 'server.pid'), 'not a pid\n')
