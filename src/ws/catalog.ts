@@ -8,27 +8,13 @@ import {
   BROWSER_PLUGIN,
   type FailedPlugin,
   type Permission,
-  type PluginSource,
   type PluginState,
-  type ToolManifest,
   type ToolState,
 } from '../protocol'
+import type { LoadedPlugin } from '../plugins/types'
 
-/** A loaded plugin as the tool call path needs it (the plugin registry's LoadedPlugin fits). */
-export interface CatalogPlugin {
-  name: string
-  displayName: string
-  version: string
-  source: PluginSource
-  path: string
-  sdkVersion: string | null
-  urlPatterns: string[]
-  iconSvg?: string
-  tools: ToolManifest[]
-  adapterFile: string
-  adapterHash: string
-  validate(toolBaseName: string, input: unknown): { ok: true } | { ok: false; message: string }
-}
+/** A loaded plugin as the tool call path needs it: the plugin registry's own record. */
+export type CatalogPlugin = LoadedPlugin
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
 export interface CatalogBrowserTool {
