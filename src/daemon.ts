@@ -66,6 +66,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       registerSecret(next)
       files.secret = next
       logger.info('auth.json holds a new secret: the previous one is no longer accepted')
+      toolPath.secretRotated()
     } catch (error) {
       logger.warn(`reload: kept the current secret: ${error instanceof Error ? error.message : String(error)}`)
     }

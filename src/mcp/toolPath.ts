@@ -55,6 +55,8 @@ export interface ToolPath {
   pluginsReloaded(): void
   /** Permissions or the skip flag changed outside the extension (CLI, file edit): plugins.changed, list_changed. */
   configChanged(): void
+  /** auth.json holds a new secret: extension sockets opened with the old one are closed. */
+  secretRotated(): void
   stop(): Promise<void>
 }
 
@@ -201,6 +203,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
       sessions.toolsChanged()
     },
     configChanged,
+    secretRotated: () => link.secretRotated(),
     async stop() {
       await sessions.closeAll()
       link.stop()

@@ -179,6 +179,17 @@ export class ExtensionLink {
     this.tabs.get(plugin)?.send({ type: 'slot.release' })
   }
 
+  /**
+   * The secret changed: every open socket was authenticated with the old one, so close them (4002
+   * "secret rotated"). The extension re-reads auth.json and reconnects with the new secret.
+   */
+  secretRotated(): void {
+    for (const { peer, socket } of this.sockets.values()) {
+      peer.close('secret rotated')
+      socket.close(4002, 'secret rotated')
+    }
+  }
+
   stop(): void {
     this.stopped = true
     for (const { peer, socket } of this.sockets.values()) {
