@@ -21,6 +21,10 @@ const r = JSON.parse(readFileSync(report, 'utf8'))
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
 // Files that failed to load count as failures even when no test inside them ran.
 const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
-const failed = r.numFailedTests + brokenFiles
+// Vitest also fails a run for errors outside any test (an unhandled rejection, a type error in a
+// type-checked file): count that as one failure so the summary line never says 0 of a failed run.
+const outside = run.status !== 0 && r.numFailedTests + brokenFiles === 0 ? 1 : 0
+const failed = r.numFailedTests + brokenFiles + outside
+if (outside) console.log('\nvitest reported errors outside the tests (see above)')
 console.log(`\ntests: ${r.numPassedTests} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(run.status !== 0 || failed > 0 || r.numPassedTests === 0 ? 1 : 0)
