@@ -11,7 +11,7 @@ import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/confi
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
 import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
 import { fail, say, warn } from '../shared/output'
-import { resolvePort } from '../shared/port'
+import { resolvePort } from '../../src/config/port'
 
 interface AuditFlags {
   port?: unknown

@@ -7,7 +7,7 @@ import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { fail, say } from '../shared/output'
-import { resolvePort } from '../shared/port'
+import { resolvePort } from '../../src/config/port'
 import { findChromiumBrowser } from './doctor/browsers'
 import { failOf, formatCheck, pass, warnOf, type CheckResult } from './doctor/check'
 import {

@@ -16,7 +16,7 @@ import { engineChoiceFromEnv } from '../../src/http/createEngine'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { syncExtensionFiles } from '../shared/extensionFiles'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
-import { resolvePort } from '../shared/port'
+import { resolvePort } from '../../src/config/port'
 
 interface StartFlags {
   port?: unknown

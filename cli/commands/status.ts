@@ -8,7 +8,7 @@ import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
 import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
 import { errorText, fail, say } from '../shared/output'
-import { resolvePort } from '../shared/port'
+import { resolvePort } from '../../src/config/port'
 
 interface StatusFlags {
   port?: unknown

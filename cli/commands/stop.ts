@@ -9,7 +9,7 @@ import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
 import { errorText, fail, say } from '../shared/output'
-import { resolvePort } from '../shared/port'
+import { resolvePort } from '../../src/config/port'
 
 interface StopFlags {
   port?: unknown

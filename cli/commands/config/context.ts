@@ -7,7 +7,7 @@ import { readConfigFile } from '../../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../../src/config/paths'
 import type { HealthPayload } from '../../../src/http/health'
 import { baseUrl, cliSecret, fetchHealth } from '../../shared/daemonClient'
-import { resolvePort } from '../../shared/port'
+import { resolvePort } from '../../../src/config/port'
 
 export interface ConfigFlags {
   port?: unknown

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatUptime } from '../../../cli/commands/status'
-import { resolvePort } from '../../../cli/shared/port'
+import { resolvePort } from '../../../src/config/port'
 
 describe('resolvePort', () => {
   it('takes --port, then BRIDGE_PORT, then config.json, then 9515', () => {

@@ -3,7 +3,7 @@
  * `bridge start` also honours PORT (the server's own variable) after BRIDGE_PORT, and accepts 0 (a
  * free port, for tests and scripts).
  */
-import { DEFAULT_PORT } from '../../src/protocol/constants'
+import { DEFAULT_PORT } from '../protocol/constants'
 
 export interface PortSources {
   flag?: unknown
