@@ -105,6 +105,8 @@ async function startDaemon(engine) {
     port,
     secret,
     url: `http://127.0.0.1:${port}`,
+    /** Warnings the daemon printed (a leak warning here would be the daemon's, not the client's). */
+    warnings: () => out.split('\n').filter((line) => /Warning|leak/i.test(line)),
     async stop() {
       proc.kill('SIGTERM')
       await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)))
@@ -187,6 +189,7 @@ async function benchEngine(engine) {
     await client.close()
     ext.close()
   } finally {
+    results.daemonWarnings = daemon.warnings().length
     await daemon.stop()
   }
   return results
@@ -208,7 +211,7 @@ for (const engine of ['node', 'uws']) {
 for (const [engine, results] of Object.entries(report.engines)) {
   console.log(`\n${engine} engine`)
   for (const [name, r] of Object.entries(results)) {
-    const line = 'p50Ms' in r ? `p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  (n=${r.n})` : JSON.stringify(r)
+    const line = typeof r === 'object' && 'p50Ms' in r ? `p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  (n=${r.n})` : JSON.stringify(r)
     console.log(`  ${name.padEnd(24)} ${line}`)
   }
 }
