@@ -22,7 +22,7 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
   return (
     <section data-testid="plugins">
       <h2>Plugins</h2>
-      {plugins.length === 0 && <p class="muted">No plugins loaded. Build one with `bridge-plugin build` or install one with `bridge plugin install`.</p>}
+      {plugins.length === 0 && <p class="muted">No plugins loaded. Start one with `bridge plugin create`, then run `bridge-plugin build` in its folder.</p>}
       {plugins.map((p) => (
         <PluginCard key={p.name} plugin={p} connected={connected} onError={onError} />
       ))}
