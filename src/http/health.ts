@@ -10,6 +10,8 @@ import type { Route } from './route'
 export interface PluginDetail {
   name: string
   displayName: string
+  /** Installed version (beyond the spec's table: `bridge config set` records it as reviewed). */
+  version: string
   toolCount: number
   tools: string[]
   tabState: TabStateName

@@ -138,6 +138,7 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
           return {
             name: p.name,
             displayName: p.displayName,
+            version: p.version,
             toolCount: p.tools.length,
             tools: pluginToolNames(p),
             tabState,

@@ -59,6 +59,11 @@ export async function setConfig(
     )
 }
 
+/** The version the running daemon has loaded: setting ask or auto marks it as reviewed. */
+function installedVersion(daemon: HealthPayload | null, plugin: string): string | undefined {
+  return daemon?.pluginDetails.find((p) => p.name === plugin)?.version
+}
+
 function parseChange(
   key: string,
   value: string | undefined,
@@ -77,7 +82,7 @@ function parseChange(
       describe: `tool-permission.${plugin}.${tool} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withToolPermission(config.permissions, plugin, tool, permission),
+        permissions: withToolPermission(config.permissions, plugin, tool, permission, installedVersion(daemon, plugin)),
       }),
     }
   }
@@ -91,7 +96,7 @@ function parseChange(
       describe: `plugin-permission.${plugin} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withPluginPermission(config.permissions, plugin, permission),
+        permissions: withPluginPermission(config.permissions, plugin, permission, installedVersion(daemon, plugin)),
       }),
     }
   }

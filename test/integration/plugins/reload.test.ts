@@ -95,6 +95,7 @@ describe.each(ENGINES)('plugins and /reload (%s engine)', SLOW, (engine) => {
       {
         name: 'notes',
         displayName: 'Demo Notes',
+        version: '0.1.0',
         toolCount: 5,
         tools: [
           'notes_whoami',
