@@ -5,6 +5,7 @@
 import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
+import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
 import { reloadMachine } from '../machines/reloadMachine'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
 import { writeServerInfo } from './config/extensionInstall'
@@ -85,21 +86,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       toolPath.pluginsReloaded()
     },
   })
-  const system = createActor(
-    bridgeSystemMachine.provide({
-      actors: {
-        reload: reloadMachine.provide({ actors: { discover: fromPromise(({ input }) => pluginHost.discover(input)) } }),
-        configStore: configStoreMachine.provide({ actors: { persist: fromPromise(persistConfigChange(paths.configFile)) } }),
-      },
-    }),
-    { input: { config: files.config } },
-  )
-  system.start()
-  const configStore = createConfigStore(system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>)
-
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
-  // The tool call path: /ws, /mcp, approvals and the audit log (plugins join the catalog when the registry lands).
+  // The tool call path: /ws, /mcp, approvals and the audit log. It runs its actors in the root system below.
   const toolPath = createToolPath({
     auditDir: paths.dir,
     catalog: {
@@ -118,6 +107,23 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       }),
     },
   })
+
+  // The root actor system: configStore, reload and extensionConnection with their real effects; the
+  // tool path spawns pluginTab, mcpSession and toolInvocation children in it.
+  const system = createActor(
+    bridgeSystemMachine.provide({
+      actors: {
+        reload: reloadMachine.provide({ actors: { discover: fromPromise(({ input }) => pluginHost.discover(input)) } }),
+        configStore: configStoreMachine.provide({ actors: { persist: fromPromise(persistConfigChange(paths.configFile)) } }),
+        extensionConnection: extensionConnectionMachine.provide(toolPath.extensionConnection),
+      },
+    }),
+    { input: { config: files.config } },
+  )
+  system.subscribe({ error: (error: unknown) => logger.error('the actor system failed:', error) })
+  system.start()
+  const configStore = createConfigStore(system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>)
+  toolPath.attach(system)
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
   // Dev mode: local plugin builds and config.json edits trigger a reload.
   const devWatcher: DevWatcher | undefined =

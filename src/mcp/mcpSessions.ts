@@ -9,7 +9,8 @@ import {
   type LoggingLevel,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import { createActor, type Actor } from 'xstate'
+import type { ActorRefFrom, AnyActorRef } from 'xstate'
+import { childId, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import { mcpSessionMachine } from '../../machines/mcpSessionMachine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonResponse, rateLimitedResponse } from '../http/responses'
@@ -20,6 +21,8 @@ import type { ProgressUpdate, ToolCallRequest } from './toolCalls'
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
+  /** The root actor system: every session runs as its child `mcpSession:<uuid>`. */
+  system(): ActorRefFrom<typeof bridgeSystemMachine>
   /** The tools an agent may see (ask / auto), ready for tools/list. */
   listTools(): Tool[]
   callTool(request: ToolCallRequest): Promise<CallToolResult>
@@ -30,7 +33,7 @@ export interface McpSessionsDeps {
 interface Session {
   server: Server
   transport: WebStandardStreamableHTTPServerTransport
-  actor: Actor<typeof mcpSessionMachine>
+  actor: ActorRefFrom<typeof mcpSessionMachine>
   /** Aborted when the session closes: cancels its unfinished calls. */
   closing: AbortController
 }
@@ -40,7 +43,8 @@ const rpcError = (status: number, code: number, message: string) =>
 
 /**
  * MCP over Streamable HTTP: one low-level SDK `Server` and web-standard transport per client
- * session, keyed by the UUID sent back in `mcp-session-id`. Tools are raw JSON Schema.
+ * session, keyed by the UUID sent back in `mcp-session-id`, and one `mcpSession:<uuid>` child of
+ * the root system per session (the root stops it once closed). Tools are raw JSON Schema.
  */
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
@@ -104,22 +108,28 @@ export class McpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const actor = createActor(
-          mcpSessionMachine.provide({
-            actions: {
-              disposeSession: (_, { reason }) => {
-                this.sessions.delete(id)
-                closing.abort()
-                logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
-                // Closing the transport calls server.onclose, which finds the actor done.
-                server.close().catch(() => undefined)
-              },
+        const logic = mcpSessionMachine.provide({
+          actions: {
+            disposeSession: (_, { reason }) => {
+              this.sessions.delete(id)
+              closing.abort()
+              logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
+              // Closing the transport calls server.onclose, which finds the actor done.
+              server.close().catch(() => undefined)
             },
-          }),
-          { id: `mcpSession:${id}`, input: { sessionId: id, openedAt: Date.now() } },
-        )
+          },
+        })
+        const system = this.deps.system()
+        system.send({ type: 'mcpSession.spawn', logic, input: { sessionId: id, openedAt: Date.now() } })
+        const children = system.getSnapshot().children as Record<string, AnyActorRef | undefined>
+        const actor = children[childId('mcpSession', id)] as ActorRefFrom<typeof mcpSessionMachine> | undefined
+        if (!actor) {
+          logger.error('MCP session could not start inside the daemon')
+          closing.abort()
+          server.close().catch(() => undefined)
+          return
+        }
         actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
-        actor.start()
         session = { server, transport, actor, closing }
         this.sessions.set(id, session)
         logger.info(`MCP session opened; ${this.sessions.size} open`)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { createActor, fromCallback, fromPromise, type Actor } from 'xstate'
+import { fromCallback, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate'
+import { childId, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import {
   toolInvocationMachine,
   type StepResult,
@@ -43,6 +44,8 @@ export interface ToolCallRequest {
 }
 
 export interface ToolCallerDeps {
+  /** The root actor system: every call runs as its child `toolInvocation:<uuid>`. */
+  system(): ActorRefFrom<typeof bridgeSystemMachine>
   catalog: CatalogSource
   link: ExtensionLink
   audit: AuditLog
@@ -78,12 +81,13 @@ function dispatchFailure(error: unknown): ToolFailure {
 }
 
 /**
- * Runs MCP tool calls as toolInvocation actors with the daemon's real effects: the catalog for
- * validation and permissions, the extension link for approvals and dispatch, the audit log.
- * Resolves every call exactly once, after its audit entry is on disk.
+ * Runs MCP tool calls as `toolInvocation:<uuid>` children of the root system, each with its own
+ * real effects provided: the catalog for validation and permissions, the extension link for
+ * approvals and dispatch, the audit log. The root stops a call's child once it ends. Resolves every
+ * call exactly once, after its audit entry is on disk.
  */
 export class ToolCaller {
-  private readonly running = new Map<string, Actor<typeof toolInvocationMachine>>()
+  private readonly running = new Map<string, ActorRefFrom<typeof toolInvocationMachine>>()
   private readonly validateBrowserInput
 
   constructor(private readonly deps: ToolCallerDeps) {
@@ -126,7 +130,7 @@ export class ToolCaller {
           })
           .then(() => resolve(outcome))
       }
-      const machine = toolInvocationMachine.provide({
+      const logic = toolInvocationMachine.provide({
         actors: {
           validate: fromPromise(() => Promise.resolve(this.validate(tool, request))),
           checkPermission: fromPromise(() =>
@@ -216,8 +220,12 @@ export class ToolCaller {
           approvalProgressInterval: deps.limits.approvalProgressIntervalMs,
         },
       })
-      const actor = createActor(machine, {
-        id: `toolInvocation:${invocationId}`,
+      // Listened to only once the child exists (below); settle may remove it before that.
+      const onAbort = () => actor?.send({ type: 'cancel', reason: 'client cancelled' })
+      const system = deps.system()
+      system.send({
+        type: 'toolInvocation.spawn',
+        logic,
         input: {
           invocationId,
           plugin,
@@ -226,21 +234,31 @@ export class ToolCaller {
           hasProgressToken: !!request.sendProgress,
         },
       })
-      const onAbort = () => actor.send({ type: 'cancel', reason: 'client cancelled' })
-      this.running.set(invocationId, actor)
+      const children = system.getSnapshot().children as Record<string, AnyActorRef | undefined>
+      const actor = children[childId('toolInvocation', invocationId)] as
+        | ActorRefFrom<typeof toolInvocationMachine>
+        | undefined
+      const internalFailure: ToolOutcome = {
+        ok: false,
+        error: { ...failure('tool_error', 'the call failed inside the daemon'), category: 'internal' },
+      }
+      if (!actor) {
+        logger.error(`call of ${request.name.slice(0, 128)} could not start inside the daemon`)
+        return settle(internalFailure)
+      }
+      const child = actor
+      this.running.set(invocationId, child)
       request.signal?.addEventListener('abort', onAbort, { once: true })
       // A bug in an effect must not leave the client waiting: answer with an internal tool_error.
-      actor.subscribe({
-        error: (error: unknown) => {
-          logger.error(`call of ${request.name.slice(0, 128)} failed inside the daemon:`, error)
-          if (actor.getSnapshot().context.dispatched) deps.link.releaseSlot(plugin)
-          settle({
-            ok: false,
-            error: { ...failure('tool_error', 'the call failed inside the daemon'), category: 'internal' },
-          })
-        },
-      })
-      actor.start()
+      const failed = (error: unknown) => {
+        logger.error(`call of ${request.name.slice(0, 128)} failed inside the daemon:`, error)
+        if (child.getSnapshot().context.dispatched) deps.link.releaseSlot(plugin)
+        settle(internalFailure)
+      }
+      child.subscribe({ error: failed })
+      // The child started when spawned: it may have failed before this subscription.
+      const started = child.getSnapshot()
+      if (started.status === 'error') failed(started.error)
       if (request.signal?.aborted) onAbort()
     })
   }

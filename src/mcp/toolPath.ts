@@ -1,4 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import { AuditFile, AuditLog, parseAuditQuery, type AuditSummary } from '../audit'
 import type { Config } from '../config/schema'
 import type { EngineSocket } from '../http/engine'
@@ -39,7 +41,13 @@ export interface ToolPathDeps {
   extraMethods?: Record<string, (params: unknown) => Promise<unknown>>
 }
 
+type BridgeSystemRef = ActorRefFrom<typeof bridgeSystemMachine>
+
 export interface ToolPath {
+  /** The socket effects of the root system's extensionConnection actor, for `.provide()`. */
+  extensionConnection: ExtensionLink['connectionEffects']
+  /** Takes the started root system: pluginTab, mcpSession and toolInvocation actors run as its children. */
+  attach(system: BridgeSystemRef): void
   routes: Route[]
   openExtensionSocket(socket: EngineSocket): void
   health(): {
@@ -69,6 +77,11 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
 
+  let root: BridgeSystemRef | undefined
+  const system = (): BridgeSystemRef => {
+    if (!root) throw new Error('the tool path is not attached to the actor system yet')
+    return root
+  }
   const pluginLogs = new PluginLogs()
   /** Adapter hash per plugin as last announced, to tell which plugins a reload rebuilt. */
   let builds = new Map(catalog.plugins().map((p) => [p.name, p.adapterHash]))
@@ -117,9 +130,9 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     },
     onConnectionLost: () => caller.extensionLost(),
   })
-  link.syncPlugins(catalog.plugins().map((p) => p.name))
 
   const caller: ToolCaller = new ToolCaller({
+    system,
     catalog,
     link,
     audit,
@@ -139,6 +152,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
       }))
 
   const sessions: McpSessions = new McpSessions({
+    system,
     listTools: listForAgents,
     callTool: async (request): Promise<CallToolResult> =>
       toCallToolResult(await caller.call(request), limits.resultMaxBytes),
@@ -174,6 +188,12 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
   ]
 
   return {
+    extensionConnection: link.connectionEffects,
+    attach: (started) => {
+      root = started
+      link.attach(started)
+      link.syncPlugins(catalog.plugins().map((p) => p.name))
+    },
     routes,
     openExtensionSocket: (socket) => link.open(socket),
     health: () => ({

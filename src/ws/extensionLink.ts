@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { createActor, type Actor } from 'xstate'
-import { extensionConnectionMachine } from '../../machines/extensionConnectionMachine'
-import { pluginTabMachine } from '../../machines/pluginTabMachine'
+import type { ActorRefFrom, AnyActorRef } from 'xstate'
+import { childId, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import type { extensionConnectionMachine } from '../../machines/extensionConnectionMachine'
+import type { pluginTabMachine } from '../../machines/pluginTabMachine'
 import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
 import {
@@ -46,24 +47,29 @@ export interface TabSnapshot {
   inFlight: number
 }
 
+type BridgeSystemRef = ActorRefFrom<typeof bridgeSystemMachine>
+type ConnectionEffects = Parameters<typeof extensionConnectionMachine.provide>[0]
+
 interface OpenSocket {
   socket: EngineSocket
   peer: Peer
 }
 
 /**
- * The daemon's end of /ws: one active extension socket (the extensionConnection actor decides), a
- * validating JSON-RPC peer per socket, and one pluginTab actor per loaded plugin fed by the
- * extension's tab reports.
+ * The daemon's end of /ws: one active extension socket (the root system's extensionConnection actor
+ * decides), a validating JSON-RPC peer per socket, and one `pluginTab:<plugin>` child of the root
+ * system per loaded plugin, fed by the extension's tab reports. The daemon provides
+ * `connectionEffects` to extensionConnection, then attaches the started system.
  */
 export class ExtensionLink {
   private readonly sockets = new Map<string, OpenSocket>()
-  private readonly tabs = new Map<string, Actor<typeof pluginTabMachine>>()
-  private readonly connection
+  private system: BridgeSystemRef | undefined
   private stopped = false
+  /** The socket effects of the extensionConnection actor, for `.provide()`. */
+  readonly connectionEffects: ConnectionEffects
 
   constructor(private readonly deps: ExtensionLinkDeps) {
-    const machine = extensionConnectionMachine.provide({
+    this.connectionEffects = {
       actions: {
         sendSyncFull: (_, { connectionId }) =>
           void this.sockets.get(connectionId)?.peer.notify('sync.full', deps.syncFull()),
@@ -81,20 +87,23 @@ export class ExtensionLink {
           }
         },
         connectionLost: () => {
-          for (const tab of this.tabs.values()) tab.send({ type: 'extension.lost' })
+          for (const tab of this.tabs().values()) tab.send({ type: 'extension.lost' })
           deps.onConnectionLost()
         },
       },
       ...(deps.keepaliveTimeoutMs === undefined
         ? {}
         : { delays: { keepaliveTimeout: deps.keepaliveTimeoutMs } }),
-    })
-    this.connection = createActor(machine)
-    // Effects never throw by design; should one, log it rather than crash the daemon.
-    this.connection.subscribe({
+    }
+  }
+
+  /** Takes the started root system: its extensionConnection drives the sockets; tabs are spawned there. */
+  attach(system: BridgeSystemRef): void {
+    this.system = system
+    // Effects never throw by design; should one, log it rather than fail silently.
+    this.connection()?.subscribe({
       error: (error: unknown) => logger.error('extension connection actor failed:', error),
     })
-    this.connection.start()
     this.ensureTab(BROWSER_PLUGIN)
   }
 
@@ -111,7 +120,7 @@ export class ExtensionLink {
     this.sockets.set(connectionId, { socket, peer })
     socket.onMessage((text) => {
       if (this.stopped) return
-      this.connection.send({ type: 'ws.activity', connectionId })
+      this.connection()?.send({ type: 'ws.activity', connectionId })
       peer.receive(text)
     })
     socket.onClose((code) => {
@@ -119,14 +128,15 @@ export class ExtensionLink {
       this.sockets.delete(connectionId)
       if (this.stopped) return
       logger.info(`extension connection closed (code ${code})`)
-      this.connection.send({ type: 'ws.closed', connectionId })
+      this.connection()?.send({ type: 'ws.closed', connectionId })
     })
     logger.info('extension connected')
-    this.connection.send({ type: 'ws.opened', connectionId })
+    this.connection()?.send({ type: 'ws.opened', connectionId })
   }
 
   get connected(): boolean {
-    return this.connection.getSnapshot().value !== 'noConnection'
+    const snapshot = this.connection()?.getSnapshot()
+    return snapshot !== undefined && snapshot.value !== 'noConnection'
   }
 
   /** Open extension sockets (the active one, plus a replaced one that is still closing). */
@@ -153,22 +163,19 @@ export class ExtensionLink {
   /** Keeps one pluginTab actor per loaded plugin (plus `browser`, which only counts calls). */
   syncPlugins(names: readonly string[]): void {
     for (const name of names) this.ensureTab(name)
-    for (const [name, tab] of this.tabs)
-      if (name !== BROWSER_PLUGIN && !names.includes(name)) {
-        tab.stop()
-        this.tabs.delete(name)
-      }
+    for (const name of this.tabs().keys())
+      if (name !== BROWSER_PLUGIN && !names.includes(name)) this.system?.send({ type: 'pluginTab.stop', plugin: name })
   }
 
   tab(plugin: string): TabSnapshot | undefined {
-    const snapshot = this.tabs.get(plugin)?.getSnapshot()
+    const snapshot = this.tabs().get(plugin)?.getSnapshot()
     if (!snapshot) return undefined
     return { state: snapshot.value, tabs: snapshot.context.tabs, inFlight: snapshot.context.inFlight }
   }
 
   /** Takes one of the plugin's 5 in-flight slots; false when all are taken. */
   acquireSlot(plugin: string): boolean {
-    const tab = this.tabs.get(plugin)
+    const tab = this.tabs().get(plugin)
     if (!tab) return false
     const before = tab.getSnapshot().context.inFlight
     tab.send({ type: 'slot.acquire' })
@@ -176,7 +183,7 @@ export class ExtensionLink {
   }
 
   releaseSlot(plugin: string): void {
-    this.tabs.get(plugin)?.send({ type: 'slot.release' })
+    this.tabs().get(plugin)?.send({ type: 'slot.release' })
   }
 
   /**
@@ -196,36 +203,47 @@ export class ExtensionLink {
       peer.close('daemon stopping')
       socket.close(1001, 'daemon stopping')
     }
-    this.connection.stop()
-    for (const tab of this.tabs.values()) tab.stop()
+    // The connection actor and the pluginTab children stop with the root system.
+  }
+
+  private connection(): ActorRefFrom<typeof extensionConnectionMachine> | undefined {
+    return this.system?.system.get('extensionConnection') as ActorRefFrom<typeof extensionConnectionMachine> | undefined
+  }
+
+  /** The root system's pluginTab children by plugin name. */
+  private tabs(): Map<string, ActorRefFrom<typeof pluginTabMachine>> {
+    const tabs = new Map<string, ActorRefFrom<typeof pluginTabMachine>>()
+    const children = (this.system?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>
+    for (const [id, ref] of Object.entries(children))
+      if (ref && id.startsWith('pluginTab:')) tabs.set(id.slice('pluginTab:'.length), ref as ActorRefFrom<typeof pluginTabMachine>)
+    return tabs
   }
 
   private ensureTab(name: string): void {
-    if (this.tabs.has(name)) return
-    const tab = createActor(pluginTabMachine, { id: `pluginTab:${name}`, input: { plugin: name } })
-    tab.subscribe({ error: (error: unknown) => logger.error(`pluginTab:${name} failed:`, error) })
-    tab.start()
-    this.tabs.set(name, tab)
+    if (!this.system || this.tabs().has(name)) return
+    this.system.send({ type: 'pluginTab.spawn', plugin: name })
+    const tab = this.tabs().get(name)
+    tab?.subscribe({ error: (error: unknown) => logger.error(`${childId('pluginTab', name)} failed:`, error) })
   }
 
   private active(): OpenSocket | undefined {
-    const id = this.connection.getSnapshot().context.connectionId
+    const id = this.connection()?.getSnapshot().context.connectionId
     return id === undefined ? undefined : this.sockets.get(id)
   }
 
   private isActive(connectionId: string): boolean {
-    return this.connection.getSnapshot().context.connectionId === connectionId
+    return this.connection()?.getSnapshot().context.connectionId === connectionId
   }
 
   private onNotification(connectionId: string, method: string, params: unknown): void {
     if (!this.isActive(connectionId)) return
     switch (method) {
       case 'ping':
-        this.connection.send({ type: 'ws.ping', connectionId, ts: (params as ClientNote<'ping'>).ts })
+        this.connection()?.send({ type: 'ws.ping', connectionId, ts: (params as ClientNote<'ping'>).ts })
         return
       case 'tab.syncAll': {
         const { plugins } = params as ClientNote<'tab.syncAll'>
-        for (const [name, tab] of this.tabs) {
+        for (const [name, tab] of this.tabs()) {
           if (name === BROWSER_PLUGIN) continue
           const reported = Object.hasOwn(plugins, name) ? plugins[name] : undefined
           tab.send({ type: 'tabs.update', state: reported?.state ?? 'closed', tabs: reported?.tabs ?? [] })
@@ -246,7 +264,7 @@ export class ExtensionLink {
       return Promise.reject(new RpcError(JsonRpcErrorCode.invalidRequest, 'this connection was replaced'))
     if (method === 'tab.stateChanged') {
       const { plugin, state, tabs } = params as RequestParams<typeof ClientRequests, 'tab.stateChanged'>
-      const tab = plugin === BROWSER_PLUGIN ? undefined : this.tabs.get(plugin)
+      const tab = plugin === BROWSER_PLUGIN ? undefined : this.tabs().get(plugin)
       if (!tab) return Promise.resolve({ ok: false })
       tab.send({ type: 'tabs.update', state, tabs })
       return Promise.resolve({ ok: true })
