@@ -89,11 +89,14 @@ describe('extension and daemon over time', () => {
   it('reloads on POST /extension/reload and comes back connected', async () => {
     const panel = await browser.openSidePanel()
     const closed = new Promise<void>((resolve) => panel.once('close', () => resolve()))
+    const connectedBefore = daemon.output().match(/extension connected/g)?.length ?? 0
     const res = await daemon.fetch('/extension/reload', { method: 'POST' })
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ ok: true })
     // Chrome closes the extension's pages when it reloads.
     await closed
+    // Wait for the new connection: until the old socket is closed, /health may still report the old one.
+    await expect.poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 }).toBe(connectedBefore + 1)
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
