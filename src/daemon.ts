@@ -25,6 +25,7 @@ import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
 import { limitsFromEnv } from './mcp/limits'
+import { startInspector } from './inspect'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
 
@@ -39,6 +40,8 @@ export interface DaemonOptions {
   skipPermissionsEnv: boolean
   /** Built-in browser tools; default: every tool of src/tools. */
   browserTools?: () => readonly BrowserTool[]
+  /** Stream the actor system to the inspector at this loopback ws:// URL (see src/inspect.ts). */
+  inspectUrl?: string
 }
 
 export interface Daemon {
@@ -108,6 +111,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   })
 
+  const inspector = options.inspectUrl === undefined ? undefined : await startInspector(options.inspectUrl)
   // The root actor system: configStore, reload and extensionConnection with their real effects; the
   // tool path spawns pluginTab, mcpSession and toolInvocation children in it.
   const system = createActor(
@@ -118,7 +122,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         extensionConnection: extensionConnectionMachine.provide(toolPath.extensionConnection),
       },
     }),
-    { input: { config: files.config } },
+    { input: { config: files.config }, ...(inspector ? { inspect: inspector.inspect } : {}) },
   )
   system.subscribe({ error: (error: unknown) => logger.error('the actor system failed:', error) })
   system.start()
@@ -190,6 +194,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await devWatcher?.close()
     await toolPath.stop()
     system.stop()
+    inspector?.stop()
     detachLogFile()
     throw error
   }
@@ -211,6 +216,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await engine.stop()
       system.send({ type: 'system.stop' })
       system.stop()
+      inspector?.stop()
       logger.info('bridge stopped')
       detachLogFile()
     },

@@ -11,6 +11,7 @@ export const BridgeErrorCode = {
   authInvalid: 'auth_invalid',
   portInUse: 'port_in_use',
   engineUnavailable: 'engine_unavailable',
+  inspectUnavailable: 'inspect_unavailable',
 } as const
 export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorCode]
 

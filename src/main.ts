@@ -1,5 +1,5 @@
 /**
- * The server binary (dist/server.js). `node dist/server.js [--port <n>] [--dev]`; PORT, BRIDGE_* env.
+ * The server binary (dist/server.js). `node dist/server.js [--port <n>] [--dev] [--inspect]`; PORT, BRIDGE_* env.
  * PORT=0 picks a free port; the log line `bridge listening on http://127.0.0.1:<port>` names it.
  * SIGTERM / SIGINT stop it gracefully (exit 0); a start failure (port in use, broken config file)
  * prints the reason and exits 1.
@@ -9,6 +9,7 @@ import { createDaemon, stopOnSignals, type Daemon } from './daemon'
 import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
+import { inspectUrlFrom } from './inspect'
 import { log } from './log'
 import { DEFAULT_PORT } from './protocol/constants'
 
@@ -26,7 +27,11 @@ function portFrom(flag: string | undefined, env: string | undefined): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { port: { type: 'string' }, dev: { type: 'boolean', default: false } },
+    options: {
+      port: { type: 'string' },
+      dev: { type: 'boolean', default: false },
+      inspect: { type: 'boolean', default: false },
+    },
     strict: true,
   })
   let daemon: Daemon
@@ -37,6 +42,7 @@ async function main(): Promise<void> {
       engine: engineChoiceFromEnv(),
       mode: values.dev || process.env.BRIDGE_DEV === '1' ? 'dev' : 'production',
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
+      inspectUrl: inspectUrlFrom(values.inspect),
     })
   } catch (error) {
     logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))

@@ -1,5 +1,5 @@
 /**
- * `bridge start [--port <n>] [--background] [--show-config]`: prepares `~/.bridge` (first run: the
+ * `bridge start [--port <n>] [--background] [--show-config] [--inspect]`: prepares `~/.bridge` (first run: the
  * directory, config.json, the secret), installs the extension files, and runs the daemon in the
  * foreground, or in the background with `server.pid`.
  */
@@ -13,6 +13,7 @@ import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/confi
 import { prepareConfigDir, type PreparedFiles } from '../../src/config/setup'
 import { createDaemon, stopOnSignals } from '../../src/daemon'
 import { engineChoiceFromEnv } from '../../src/http/createEngine'
+import { inspectUrlFrom } from '../../src/inspect'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { syncExtensionFiles } from '../shared/extensionFiles'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
@@ -22,6 +23,7 @@ interface StartFlags {
   port?: unknown
   background?: boolean
   showConfig?: boolean
+  inspect?: boolean
 }
 
 const BACKGROUND_START_TIMEOUT_MS = 15_000
@@ -34,6 +36,10 @@ export function registerStart(cli: CAC): void {
       '--show-config',
       'Print the MCP client configuration (with the secret) even if this is not the first run',
     )
+    .option(
+      '--inspect',
+      'Development: stream the actor system to the inspector at BRIDGE_INSPECT_URL (default ws://127.0.0.1:8080)',
+    )
     .action((flags: StartFlags) => start(flags))
 }
 
@@ -41,7 +47,9 @@ async function start(flags: StartFlags): Promise<void> {
   const paths = bridgePaths(configDirFromEnv())
   let files: PreparedFiles
   let port: number
+  let inspectUrl: string | undefined
   try {
+    inspectUrl = inspectUrlFrom(flags.inspect === true)
     files = prepareConfigDir(paths)
     port = resolvePort({ flag: flags.port, configPort: files.config.port, forServer: true })
   } catch (error) {
@@ -51,7 +59,7 @@ async function start(flags: StartFlags): Promise<void> {
   if (extension === 'missing')
     say('note: the extension is not built (run `npm run build`); the extension folder has only its settings')
 
-  if (flags.background) return startInBackground(paths, files, port, flags)
+  if (flags.background) return startInBackground(paths, files, port, flags, inspectUrl)
 
   let daemon
   try {
@@ -61,6 +69,7 @@ async function start(flags: StartFlags): Promise<void> {
       engine: engineChoiceFromEnv(),
       mode: 'production',
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
+      inspectUrl,
     })
   } catch (error) {
     fail(errorText(error))
@@ -75,6 +84,7 @@ async function startInBackground(
   files: PreparedFiles,
   port: number,
   flags: StartFlags,
+  inspectUrl: string | undefined,
 ): Promise<void> {
   const running = await fetchHealth(port, files.secret, 1_000)
   if (running.ok || running.reason !== 'not_running')
@@ -84,7 +94,12 @@ async function startInBackground(
   const child = spawn(process.execPath, [fileURLToPath(new URL('../server.js', import.meta.url))], {
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, PORT: String(port), BRIDGE_CONFIG_DIR: paths.dir },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BRIDGE_CONFIG_DIR: paths.dir,
+      ...(inspectUrl ? { BRIDGE_INSPECT: '1', BRIDGE_INSPECT_URL: inspectUrl } : {}),
+    },
   })
   const exited: { code: number | null } = { code: null }
   child.once('exit', (code) => (exited.code = code ?? 1))
