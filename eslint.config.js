@@ -3,7 +3,18 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist.*/**', '.tmp/**', 'node_modules/**', '**/dist/**', 'coverage/**', 'scripts/**', 'eslint.config.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist.*/**',
+      '.tmp/**',
+      'node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      'scripts/**',
+      'eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -36,7 +36,10 @@ chrome.tabs.onRemoved.addListener((tabId) => app.tracker.tabRemoved(tabId))
 chrome.tabs.onActivated.addListener(({ tabId, windowId }) => app.tracker.tabActivated(tabId, windowId))
 chrome.tabs.onReplaced.addListener((added, removed) => {
   app.tracker.tabRemoved(removed)
-  void chrome.tabs.get(added).then((tab) => app.tracker.tabUpdated(tab, { status: tab.status, url: tab.url }), () => undefined)
+  void chrome.tabs.get(added).then(
+    (tab) => app.tracker.tabUpdated(tab, { status: tab.status, url: tab.url }),
+    () => undefined,
+  )
 })
 chrome.windows.onFocusChanged.addListener((windowId) => app.tracker.windowFocused(windowId))
 
@@ -70,5 +73,8 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r
 
 chrome.notifications.onClicked.addListener((id) => {
   if (id !== 'bridge-approvals') return
-  void chrome.windows.getLastFocused().then((w) => (w.id !== undefined ? chrome.sidePanel.open({ windowId: w.id }) : undefined)).catch(() => undefined)
+  void chrome.windows
+    .getLastFocused()
+    .then((w) => (w.id !== undefined ? chrome.sidePanel.open({ windowId: w.id }) : undefined))
+    .catch(() => undefined)
 })

@@ -15,7 +15,12 @@ if (scope[RELAY_FLAG] !== true || typeof chrome.runtime?.id !== 'string') {
   window.addEventListener('message', (event: MessageEvent) => {
     if (event.source !== window) return
     const data: unknown = event.data
-    if (typeof data !== 'object' || data === null || (data as { source?: unknown }).source !== ADAPTER_EVENT_SOURCE) return
+    if (
+      typeof data !== 'object' ||
+      data === null ||
+      (data as { source?: unknown }).source !== ADAPTER_EVENT_SOURCE
+    )
+      return
     try {
       chrome.runtime.sendMessage({ adapterEvent: data }).catch(() => undefined)
     } catch {

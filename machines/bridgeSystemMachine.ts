@@ -43,14 +43,24 @@ const endedChildId = (type: string): string =>
   type.startsWith(ERROR_PREFIX) ? type.slice(ERROR_PREFIX.length) : type.slice(DONE_PREFIX.length)
 
 /** The id of the child a spawn event starts, and its own implementation with its input. */
-function spawnTarget(event: BridgeSystemEvent): { id: string; logic: AnyActorLogic; input: unknown } | undefined {
+function spawnTarget(
+  event: BridgeSystemEvent,
+): { id: string; logic: AnyActorLogic; input: unknown } | undefined {
   switch (event.type) {
     case 'pluginTab.spawn':
-      return { id: childId('pluginTab', event.plugin), logic: pluginTabMachine, input: { plugin: event.plugin } }
+      return {
+        id: childId('pluginTab', event.plugin),
+        logic: pluginTabMachine,
+        input: { plugin: event.plugin },
+      }
     case 'mcpSession.spawn':
       return { id: childId('mcpSession', event.input.sessionId), logic: event.logic, input: event.input }
     case 'toolInvocation.spawn':
-      return { id: childId('toolInvocation', event.input.invocationId), logic: event.logic, input: event.input }
+      return {
+        id: childId('toolInvocation', event.input.invocationId),
+        logic: event.logic,
+        input: event.input,
+      }
     default:
       return undefined
   }
@@ -89,7 +99,10 @@ export const bridgeSystemMachine = setup({
       enqueue.stopChild(target.id)
       // XState's types allow an `id` only for logic named in setup; the logic here is the spawn
       // event's own (its effects provided), which the runtime spawns under the given id all the same.
-      const spawn = enqueue.spawnChild as unknown as (logic: AnyActorLogic, options: { id: string; input: unknown }) => void
+      const spawn = enqueue.spawnChild as unknown as (
+        logic: AnyActorLogic,
+        options: { id: string; input: unknown },
+      ) => void
       spawn(target.logic, { id: target.id, input: target.input })
     }),
     stopNamedChild: stopChild(({ event }) => stopTarget(event)),

@@ -17,14 +17,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
-const N = quick ? { health: 300, calls: 100, rejects: 100, ws: 300, conc: 200 } : { health: 3000, calls: 1000, rejects: 1000, ws: 3000, conc: 2000 }
+const N = quick
+  ? { health: 300, calls: 100, rejects: 100, ws: 300, conc: 200 }
+  : { health: 3000, calls: 1000, rejects: 1000, ws: 3000, conc: 2000 }
 
 function stats(samples) {
   const s = [...samples].sort((a, b) => a - b)
   const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))]
   const mean = s.reduce((a, b) => a + b, 0) / s.length
   const r = (x) => Math.round(x * 1000) / 1000
-  return { n: s.length, meanMs: r(mean), p50Ms: r(at(0.5)), p95Ms: r(at(0.95)), p99Ms: r(at(0.99)), maxMs: r(s[s.length - 1]) }
+  return {
+    n: s.length,
+    meanMs: r(mean),
+    p50Ms: r(at(0.5)),
+    p95Ms: r(at(0.95)),
+    p99Ms: r(at(0.99)),
+    maxMs: r(s[s.length - 1]),
+  }
 }
 
 async function time(n, fn) {
@@ -65,9 +74,19 @@ function writePlugin(dir) {
         name: 'echo',
         displayName: 'Echo',
         description: 'Echoes its input',
-        inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 1000 } }, required: ['text'], additionalProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string', maxLength: 1000 } },
+          required: ['text'],
+          additionalProperties: false,
+        },
       },
-      { name: 'blocked', displayName: 'Blocked', description: 'Always off', inputSchema: { type: 'object', properties: {} } },
+      {
+        name: 'blocked',
+        displayName: 'Blocked',
+        description: 'Always off',
+        inputSchema: { type: 'object', properties: {} },
+      },
     ],
   }
   writeFileSync(join(dir, 'dist/tools.json'), JSON.stringify(tools))
@@ -80,11 +99,25 @@ async function startDaemon(engine) {
   writePlugin(pluginDir)
   writeFileSync(
     join(configDir, 'config.json'),
-    JSON.stringify({ localPlugins: [pluginDir], permissions: { bench: { permission: 'auto', tools: { blocked: 'off' } } } }),
+    JSON.stringify({
+      localPlugins: [pluginDir],
+      permissions: { bench: { permission: 'auto', tools: { blocked: 'off' } } },
+    }),
     { mode: 0o600 },
   )
-  const env = { ...process.env, BRIDGE_CONFIG_DIR: configDir, BRIDGE_HTTP_ENGINE: engine, PORT: '0', BRIDGE_LOG_LEVEL: 'info', BRIDGE_SKIP_REGISTRY_DISCOVERY: '1', NO_COLOR: '1' }
-  const proc = spawn(process.execPath, [join(root, 'dist/server.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = {
+    ...process.env,
+    BRIDGE_CONFIG_DIR: configDir,
+    BRIDGE_HTTP_ENGINE: engine,
+    PORT: '0',
+    BRIDGE_LOG_LEVEL: 'info',
+    BRIDGE_SKIP_REGISTRY_DISCOVERY: '1',
+    NO_COLOR: '1',
+  }
+  const proc = spawn(process.execPath, [join(root, 'dist/server.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${out}`)), 15_000)
@@ -123,7 +156,13 @@ async function connectExtension(daemon) {
     const m = JSON.parse(data.toString())
     if (m.method === 'sync.full') {
       const tabs = [{ tabId: 1, url: 'http://127.0.0.1/', title: 'bench', ready: true }]
-      ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'tab.syncAll', params: { plugins: { bench: { state: 'ready', tabs } } } }))
+      ws.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'tab.syncAll',
+          params: { plugins: { bench: { state: 'ready', tabs } } },
+        }),
+      )
     } else if (m.method === 'tool.dispatch') {
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { output: { echoed: m.params.input } } }))
     } else if (m.method === 'pong') {
@@ -150,8 +189,12 @@ async function benchEngine(engine) {
   const auth = { authorization: `Bearer ${daemon.secret}` }
   const results = {}
   try {
-    results.healthUnauthenticated = await time(N.health, () => fetch(`${daemon.url}/health`).then((r) => r.arrayBuffer()))
-    results.healthAuthenticated = await time(N.health, () => fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer()))
+    results.healthUnauthenticated = await time(N.health, () =>
+      fetch(`${daemon.url}/health`).then((r) => r.arrayBuffer()),
+    )
+    results.healthAuthenticated = await time(N.health, () =>
+      fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer()),
+    )
     results.refusedForeignHost = await time(N.health, async () => {
       const status = await rawGet(daemon.port, '/health', { host: `evil.example:${daemon.port}` })
       if (status !== 403) throw new Error(`a foreign Host was answered with ${status}, not 403`)
@@ -162,14 +205,21 @@ async function benchEngine(engine) {
       let left = N.conc
       await Promise.all(
         Array.from({ length: 16 }, async () => {
-          while (left-- > 0) await fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer())
+          while (left-- > 0)
+            await fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer())
         }),
       )
-      results.healthThroughput = { n: N.conc, concurrency: 16, requestsPerSecond: Math.round(N.conc / ((performance.now() - t0) / 1000)) }
+      results.healthThroughput = {
+        n: N.conc,
+        concurrency: 16,
+        requestsPerSecond: Math.round(N.conc / ((performance.now() - t0) / 1000)),
+      }
     }
     const ext = await connectExtension(daemon)
     results.wsPingPong = await time(N.ws, () => ext.ping())
-    const transport = new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), { requestInit: { headers: auth } })
+    const transport = new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), {
+      requestInit: { headers: auth },
+    })
     const client = new Client({ name: 'bench', version: '1.0.0' })
     {
       const t0 = performance.now()
@@ -177,12 +227,20 @@ async function benchEngine(engine) {
       results.mcpInitialize = { n: 1, ms: Math.round((performance.now() - t0) * 1000) / 1000 }
     }
     results.mcpToolsList = await time(Math.min(N.calls, 300), () => client.listTools())
-    results.toolCallAuto = await time(N.calls, (i) => client.callTool({ name: 'bench_echo', arguments: { text: `hello ${i}` } }))
-    results.toolCallInvalidInput = await time(N.rejects, () => client.callTool({ name: 'bench_echo', arguments: { text: 42 } }))
-    results.toolCallPermissionOff = await time(N.rejects, () => client.callTool({ name: 'bench_blocked', arguments: {} }))
+    results.toolCallAuto = await time(N.calls, (i) =>
+      client.callTool({ name: 'bench_echo', arguments: { text: `hello ${i}` } }),
+    )
+    results.toolCallInvalidInput = await time(N.rejects, () =>
+      client.callTool({ name: 'bench_echo', arguments: { text: 42 } }),
+    )
+    results.toolCallPermissionOff = await time(N.rejects, () =>
+      client.callTool({ name: 'bench_blocked', arguments: {} }),
+    )
     {
       const t0 = performance.now()
-      const calls = Array.from({ length: 5 }, (_, i) => client.callTool({ name: 'bench_echo', arguments: { text: `c${i}` } }))
+      const calls = Array.from({ length: 5 }, (_, i) =>
+        client.callTool({ name: 'bench_echo', arguments: { text: `c${i}` } }),
+      )
       await Promise.all(calls)
       results.toolCallFiveConcurrent = { n: 5, totalMs: Math.round((performance.now() - t0) * 1000) / 1000 }
     }
@@ -211,7 +269,10 @@ for (const engine of ['node', 'uws']) {
 for (const [engine, results] of Object.entries(report.engines)) {
   console.log(`\n${engine} engine`)
   for (const [name, r] of Object.entries(results)) {
-    const line = typeof r === 'object' && 'p50Ms' in r ? `p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  (n=${r.n})` : JSON.stringify(r)
+    const line =
+      typeof r === 'object' && 'p50Ms' in r
+        ? `p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  (n=${r.n})`
+        : JSON.stringify(r)
     console.log(`  ${name.padEnd(24)} ${line}`)
   }
 }

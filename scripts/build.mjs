@@ -10,7 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const define = { __BRIDGE_VERSION__: JSON.stringify(pkg.version) }
 const at = (p) => join(root, p)
-const present = (entries) => Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(at(file))))
+const present = (entries) =>
+  Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(at(file))))
 const quiet = process.argv.includes('--quiet')
 
 // Build into a fresh folder and swap it in at the end, so a daemon or test that reads dist/ while a

@@ -10,7 +10,14 @@ const report = join(root, '.tmp', 'vitest-report.json')
 mkdirSync(dirname(report), { recursive: true })
 rmSync(report, { force: true })
 
-const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]
+const args = [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]
 const run = spawnSync('npx', args, { cwd: root, stdio: 'inherit' })
 
 if (!existsSync(report)) {
@@ -20,7 +27,9 @@ if (!existsSync(report)) {
 const r = JSON.parse(readFileSync(report, 'utf8'))
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
 // Files that failed to load count as failures even when no test inside them ran.
-const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
+const brokenFiles = (r.testResults ?? []).filter(
+  (f) => f.status === 'failed' && f.assertionResults.length === 0,
+).length
 // Vitest also fails a run for errors outside any test (an unhandled rejection, a type error in a
 // type-checked file): count that as one failure so the summary line never says 0 of a failed run.
 const outside = run.status !== 0 && r.numFailedTests + brokenFiles === 0 ? 1 : 0

@@ -27,7 +27,15 @@ import { resolveLocalPluginPath } from './config/localPlugins'
 import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
-import { BROWSER_PLUGIN, BRIDGE_VERSION, HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SDK_VERSION, STATE_SCHEMA_VERSION, WS_MAX_PAYLOAD_BYTES } from './protocol/constants'
+import {
+  BROWSER_PLUGIN,
+  BRIDGE_VERSION,
+  HTTP_MAX_BODY_BYTES,
+  LOOPBACK_HOST,
+  SDK_VERSION,
+  STATE_SCHEMA_VERSION,
+  WS_MAX_PAYLOAD_BYTES,
+} from './protocol/constants'
 
 const logger = log.withTag('daemon')
 
@@ -72,7 +80,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.info('auth.json holds a new secret: the previous one is no longer accepted')
       toolPath.secretRotated()
     } catch (error) {
-      logger.warn(`reload: kept the current secret: ${error instanceof Error ? error.message : String(error)}`)
+      logger.warn(
+        `reload: kept the current secret: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
   }
 
@@ -106,7 +116,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     devMode: options.mode === 'dev',
     extraMethods: {
       'folder.open': createFolderOpen({
-        allowed: () => [paths.dir, ...pluginHost.snapshot().plugins.filter((p) => p.source === 'local').map((p) => p.path)],
+        allowed: () => [
+          paths.dir,
+          ...pluginHost
+            .snapshot()
+            .plugins.filter((p) => p.source === 'local')
+            .map((p) => p.path),
+        ],
       }),
     },
   })
@@ -117,8 +133,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const system = createActor(
     bridgeSystemMachine.provide({
       actors: {
-        reload: reloadMachine.provide({ actors: { discover: fromPromise(({ input }) => pluginHost.discover(input)) } }),
-        configStore: configStoreMachine.provide({ actors: { persist: fromPromise(persistConfigChange(paths.configFile)) } }),
+        reload: reloadMachine.provide({
+          actors: { discover: fromPromise(({ input }) => pluginHost.discover(input)) },
+        }),
+        configStore: configStoreMachine.provide({
+          actors: { persist: fromPromise(persistConfigChange(paths.configFile)) },
+        }),
         extensionConnection: extensionConnectionMachine.provide(toolPath.extensionConnection),
       },
     }),
@@ -126,7 +146,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   )
   system.subscribe({ error: (error: unknown) => logger.error('the actor system failed:', error) })
   system.start()
-  const configStore = createConfigStore(system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>)
+  const configStore = createConfigStore(
+    system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>,
+  )
   toolPath.attach(system)
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
   // Dev mode: local plugin builds and config.json edits trigger a reload.
@@ -134,7 +156,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     options.mode === 'dev'
       ? createDevWatcher({
           configFile: paths.configFile,
-          localDirs: () => configStore.get().localPlugins.map((entry) => resolveLocalPluginPath(entry, paths.dir)),
+          localDirs: () =>
+            configStore.get().localPlugins.map((entry) => resolveLocalPluginPath(entry, paths.dir)),
           onChange: (why) => {
             logger.info(`dev: ${why}; reloading plugins`)
             void pluginHost.reload('watch')
@@ -150,7 +173,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       (name) => toolPath.logBufferSize(name),
     )
     const { permissions } = configStore.get()
-    const isOff = (tool: string) => resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) === 'off'
+    const isOff = (tool: string) =>
+      resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) ===
+      'off'
     return {
       status: 'ok',
       version: BRIDGE_VERSION,
@@ -175,7 +200,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
     openExtensionSocket: (socket) => toolPath.openExtensionSocket(socket),
   }).concat(toolPath.routes, [pluginHost.route()])
-  const front = createFront({ routes, port: () => port, secret: () => files.secret, maxBodyBytes: HTTP_MAX_BODY_BYTES })
+  const front = createFront({
+    routes,
+    port: () => port,
+    secret: () => files.secret,
+    maxBodyBytes: HTTP_MAX_BODY_BYTES,
+  })
   const engine = createEngine(options.engine, {
     handler: front.handle,
     upgrade: front.upgrade,

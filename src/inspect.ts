@@ -32,7 +32,10 @@ export interface InspectorHandle {
 export function inspectUrlFrom(flag: boolean, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const value = env.BRIDGE_INSPECT ?? ''
   if (value !== '' && value !== '0' && value !== '1')
-    throw new BridgeError(BridgeErrorCode.inspectUnavailable, `BRIDGE_INSPECT must be 0 or 1 (got "${value}")`)
+    throw new BridgeError(
+      BridgeErrorCode.inspectUnavailable,
+      `BRIDGE_INSPECT must be 0 or 1 (got "${value}")`,
+    )
   if (!flag && value !== '1') return undefined
   return loopbackSocketUrl(env.BRIDGE_INSPECT_URL || INSPECT_DEFAULT_URL, 'BRIDGE_INSPECT_URL').href
 }
@@ -51,7 +54,11 @@ export async function startInspector(rawUrl: string): Promise<InspectorHandle> {
   }
   const link = createInspectorLink(url)
   const inspector = createInspector(
-    { start: () => link.start(), stop: () => link.stop(), send: (event) => link.send(JSON.stringify(toInspectable(event))) },
+    {
+      start: () => link.start(),
+      stop: () => link.stop(),
+      send: (event) => link.send(JSON.stringify(toInspectable(event))),
+    },
     { autoStart: false },
   )
   let stopped = false
@@ -66,7 +73,10 @@ export async function startInspector(rawUrl: string): Promise<InspectorHandle> {
         try {
           report(inspector, event)
         } catch (error) {
-          if (!failed) logger.warn(`dropped an actor event it could not send: ${error instanceof Error ? error.message : String(error)}`)
+          if (!failed)
+            logger.warn(
+              `dropped an actor event it could not send: ${error instanceof Error ? error.message : String(error)}`,
+            )
           failed = true
         }
       })
@@ -113,7 +123,9 @@ function namedRef(ref: InspectionEvent['actorRef']): InspectedRef {
   const inner = ref as InspectionEvent['actorRef'] & { id?: string; logic?: { config?: unknown } }
   const config = inner.logic?.config
   if (typeof config === 'object' && config !== null) return ref
-  return Object.assign(Object.create(ref) as object, { logic: { config: { id: inner.id ?? ref.sessionId } } }) as unknown as InspectedRef
+  return Object.assign(Object.create(ref) as object, {
+    logic: { config: { id: inner.id ?? ref.sessionId } },
+  }) as unknown as InspectedRef
 }
 
 /** The socket to the inspector server: buffers until open, reconnects with backoff, quiet when stopped. */
@@ -138,7 +150,8 @@ function createInspectorLink(url: URL) {
       closed(reason) {
         open = false
         if (stopped) return
-        if (!warned) logger.warn(`cannot reach the inspector at ${url.href} (${reason}); retrying until it is there`)
+        if (!warned)
+          logger.warn(`cannot reach the inspector at ${url.href} (${reason}); retrying until it is there`)
         warned = true
         retryTimer = setTimeout(connect, retryMs)
         retryTimer.unref()
@@ -172,7 +185,12 @@ function createInspectorLink(url: URL) {
  * A JSON-safe copy of an inspection event: plain objects and arrays to a fixed depth, actor refs as
  * their ids, other class instances (sockets, timers) by name only, cycles cut, secrets redacted.
  */
-export function toInspectable(value: unknown, depth = MAX_DEPTH, seen = new WeakSet<object>(), useToJSON = true): unknown {
+export function toInspectable(
+  value: unknown,
+  depth = MAX_DEPTH,
+  seen = new WeakSet<object>(),
+  useToJSON = true,
+): unknown {
   if (typeof value === 'string') return redact(value)
   if (typeof value === 'bigint') return value.toString()
   if (typeof value === 'function' || typeof value === 'symbol') return undefined
@@ -191,7 +209,8 @@ export function toInspectable(value: unknown, depth = MAX_DEPTH, seen = new Weak
     if (useToJSON && typeof toJSON === 'function')
       return toInspectable((toJSON as () => unknown).call(value), depth, seen, false)
     const proto = Object.getPrototypeOf(value) as object | null
-    if (proto !== Object.prototype && proto !== null) return `[${(value.constructor as { name?: string } | undefined)?.name ?? 'object'}]`
+    if (proto !== Object.prototype && proto !== null)
+      return `[${(value.constructor as { name?: string } | undefined)?.name ?? 'object'}]`
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {
       const copy = toInspectable(item, depth - 1, seen)

@@ -14,7 +14,9 @@ const RELAY_FLAG = '__bridgeRelayInstalled'
 
 function isTabGone(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err)
-  return /No tab with id|tab was closed|Frame with ID 0 (was removed|is showing error page)|document was unloaded|Tab was discarded/i.test(m)
+  return /No tab with id|tab was closed|Frame with ID 0 (was removed|is showing error page)|document was unloaded|Tab was discarded/i.test(
+    m,
+  )
 }
 
 /** Page scripts for bookkeeping (presence checks, injection) never take this long unless the page hangs. */
@@ -31,7 +33,9 @@ async function run<T>(
         ? await call
         : await Promise.race([
             call,
-            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the page did not answer in time')), timeoutMs)),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error('the page did not answer in time')), timeoutMs),
+            ),
           ])
     return first?.result
   } catch (err) {
@@ -58,7 +62,9 @@ export async function hasAdapter(tabId: number, plugin: string): Promise<boolean
 
 /** Injects the adapter file. Resolves true when the adapter global exists. */
 export async function injectAdapter(tabId: number, plugin: string, adapterFile: string): Promise<boolean> {
-  await run(() => chrome.scripting.executeScript({ target: { tabId }, world: 'MAIN', files: [`adapters/${adapterFile}`] }))
+  await run(() =>
+    chrome.scripting.executeScript({ target: { tabId }, world: 'MAIN', files: [`adapters/${adapterFile}`] }),
+  )
   return hasAdapter(tabId, plugin)
 }
 
@@ -72,10 +78,14 @@ export async function ensureRelay(tabId: number): Promise<void> {
       target: { tabId },
       world: 'ISOLATED',
       args: [RELAY_FLAG],
-      func: (flag: string) => (globalThis as Record<string, unknown>)[flag] === true && typeof chrome.runtime?.id === 'string',
+      func: (flag: string) =>
+        (globalThis as Record<string, unknown>)[flag] === true && typeof chrome.runtime?.id === 'string',
     }),
   )
-  if (present !== true) await run(() => chrome.scripting.executeScript({ target: { tabId }, world: 'ISOLATED', files: ['content.js'] }))
+  if (present !== true)
+    await run(() =>
+      chrome.scripting.executeScript({ target: { tabId }, world: 'ISOLATED', files: ['content.js'] }),
+    )
 }
 
 /**
@@ -85,21 +95,22 @@ export async function ensureRelay(tabId: number): Promise<void> {
 export async function probeReady(tabId: number, plugin: string): Promise<boolean | null> {
   const probe = run(
     () =>
-    chrome.scripting.executeScript({
-      target: { tabId },
-      world: 'MAIN',
-      args: [ADAPTER_GLOBAL_PREFIX + plugin, READY_PROBE_TIMEOUT_MS],
-      func: async (key: string, timeoutMs: number) => {
-        const adapter = (globalThis as Record<string, unknown>)[key] as { isReady?: () => Promise<boolean> } | undefined
-        if (!adapter || typeof adapter.isReady !== 'function') return null
-        try {
-          const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs))
-          return (await Promise.race([adapter.isReady(), timeout])) === true
-        } catch {
-          return false
-        }
-      },
-    }),
+      chrome.scripting.executeScript({
+        target: { tabId },
+        world: 'MAIN',
+        args: [ADAPTER_GLOBAL_PREFIX + plugin, READY_PROBE_TIMEOUT_MS],
+        func: async (key: string, timeoutMs: number) => {
+          const adapter = (globalThis as Record<string, unknown>)[key] as
+            { isReady?: () => Promise<boolean> } | undefined
+          if (!adapter || typeof adapter.isReady !== 'function') return null
+          try {
+            const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs))
+            return (await Promise.race([adapter.isReady(), timeout])) === true
+          } catch {
+            return false
+          }
+        },
+      }),
     null,
   )
   // The page itself may be frozen or hung: the outer limit covers the whole round trip.
@@ -115,31 +126,45 @@ export async function invokeAdapter(
   input: unknown,
   dispatchId: string,
 ): Promise<AdapterResult> {
-  const result = await run(() =>
-    chrome.scripting.executeScript({
-      target: { tabId },
-      world: 'MAIN',
-      args: [ADAPTER_GLOBAL_PREFIX + plugin, tool, input ?? null, dispatchId],
-      func: async (key: string, name: string, args: unknown, id: string): Promise<AdapterResult> => {
-        const adapter = (globalThis as Record<string, unknown>)[key] as
-          | { invoke?: (t: string, i: unknown, d: string) => Promise<AdapterResult> }
-          | undefined
-        if (!adapter || typeof adapter.invoke !== 'function')
-          return { ok: false, error: { code: 'tab_unavailable', message: 'the plugin adapter is not loaded in this tab' } }
-        let result: AdapterResult
-        try {
-          const out = await adapter.invoke(name, args, id)
-          // Results cross into the extension by structured clone; JSON keeps them plain data.
-          result = JSON.parse(JSON.stringify(out ?? { ok: true, output: null })) as AdapterResult
-        } catch (err) {
-          result = { ok: false, error: { code: 'tool_error', message: err instanceof Error ? err.message : String(err) } }
-        }
-        // A marker after the tool's last progress event: the relay keeps the order, so once the
-        // service worker sees it, every progress report of this call has arrived before the result.
-        globalThis.postMessage({ source: 'bridge-adapter', kind: 'flush', plugin: key.slice(key.indexOf(':') + 1), dispatchId: id }, '*')
-        return result
-      },
-    }),
+  const result = await run(
+    () =>
+      chrome.scripting.executeScript({
+        target: { tabId },
+        world: 'MAIN',
+        args: [ADAPTER_GLOBAL_PREFIX + plugin, tool, input ?? null, dispatchId],
+        func: async (key: string, name: string, args: unknown, id: string): Promise<AdapterResult> => {
+          const adapter = (globalThis as Record<string, unknown>)[key] as
+            { invoke?: (t: string, i: unknown, d: string) => Promise<AdapterResult> } | undefined
+          if (!adapter || typeof adapter.invoke !== 'function')
+            return {
+              ok: false,
+              error: { code: 'tab_unavailable', message: 'the plugin adapter is not loaded in this tab' },
+            }
+          let result: AdapterResult
+          try {
+            const out = await adapter.invoke(name, args, id)
+            // Results cross into the extension by structured clone; JSON keeps them plain data.
+            result = JSON.parse(JSON.stringify(out ?? { ok: true, output: null })) as AdapterResult
+          } catch (err) {
+            result = {
+              ok: false,
+              error: { code: 'tool_error', message: err instanceof Error ? err.message : String(err) },
+            }
+          }
+          // A marker after the tool's last progress event: the relay keeps the order, so once the
+          // service worker sees it, every progress report of this call has arrived before the result.
+          globalThis.postMessage(
+            {
+              source: 'bridge-adapter',
+              kind: 'flush',
+              plugin: key.slice(key.indexOf(':') + 1),
+              dispatchId: id,
+            },
+            '*',
+          )
+          return result
+        },
+      }),
     // The daemon owns the call's timeout (30 s, extended by progress, 5 min at most).
     null,
   )

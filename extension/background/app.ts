@@ -5,7 +5,13 @@
  * `sync.full` brings back the plugins.
  */
 import { BRIDGE_VERSION, BROWSER_PLUGIN, PROTOCOL_VERSION } from '../../src/protocol/constants'
-import type { ClientRequestName, FailedPlugin, PluginState, ServerNotifications, ToolState } from '../../src/protocol'
+import type {
+  ClientRequestName,
+  FailedPlugin,
+  PluginState,
+  ServerNotifications,
+  ToolState,
+} from '../../src/protocol'
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
 import { configureBuiltins, recordExtensionLog } from '../builtins'
@@ -31,7 +37,10 @@ export class BackgroundApp {
   private skipPermissions = false
   private synced = false
   private auditRevision = 0
-  private readonly running = new Map<string, { dispatchId: string; plugin: string; tool: string; startedAt: number }>()
+  private readonly running = new Map<
+    string,
+    { dispatchId: string; plugin: string; tool: string; startedAt: number }
+  >()
   readonly ready: Promise<void>
 
   constructor() {
@@ -60,7 +69,10 @@ export class BackgroundApp {
         this.panels.publish()
       },
       onStatus: (view) => {
-        recordExtensionLog(view.status === 'connected' || view.status === 'connecting' ? 'info' : 'warning', `connection: ${view.message}`)
+        recordExtensionLog(
+          view.status === 'connected' || view.status === 'connecting' ? 'info' : 'warning',
+          `connection: ${view.message}`,
+        )
         this.panels.publish()
       },
       onNotification: (method, params) => this.onNotification(method, params),
@@ -71,9 +83,19 @@ export class BackgroundApp {
       getState: () => {
         const s = this.panelState()
         return {
-          connection: { status: s.connection.status, message: s.connection.message, port: s.connection.port, serverVersion: s.connection.serverVersion },
+          connection: {
+            status: s.connection.status,
+            message: s.connection.message,
+            port: s.connection.port,
+            serverVersion: s.connection.serverVersion,
+          },
           skipPermissions: s.skipPermissions,
-          plugins: s.plugins.map((p) => ({ name: p.name, version: p.version, tabState: p.tabState, tabs: p.tabs })),
+          plugins: s.plugins.map((p) => ({
+            name: p.name,
+            version: p.version,
+            tabState: p.tabState,
+            tabs: p.tabs,
+          })),
           approvalsWaiting: s.approvals.length,
           running: s.running.length,
         }
@@ -102,7 +124,8 @@ export class BackgroundApp {
       case 'confirmation.request': {
         const p = params as Notif<'confirmation.request'>
         const plugin = this.tracker.plugin(p.plugin)
-        const pluginDisplayName = p.plugin === BROWSER_PLUGIN ? 'Built-in browser tools' : (plugin?.displayName ?? p.plugin)
+        const pluginDisplayName =
+          p.plugin === BROWSER_PLUGIN ? 'Built-in browser tools' : (plugin?.displayName ?? p.plugin)
         this.approvals.add({ ...p, pluginDisplayName })
         break
       }
@@ -151,8 +174,10 @@ export class BackgroundApp {
   private async onRequest(method: string, params: unknown): Promise<unknown> {
     if (method === 'tool.dispatch')
       return dispatchTool(params as DispatchParams, this.tracker, {
-        progress: (dispatchId, progress, total, message) => this.sendProgress(dispatchId, progress, total, message),
-        log: (plugin, level, message, data) => this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+        progress: (dispatchId, progress, total, message) =>
+          this.sendProgress(dispatchId, progress, total, message),
+        log: (plugin, level, message, data) =>
+          this.logs.add({ plugin, level, message, data, ts: Date.now() }),
         beforeResult: () => this.logs.flush(),
       })
     if (method === 'plugin.uninstall') {
@@ -185,14 +210,22 @@ export class BackgroundApp {
       )
     } else if (e.kind === 'log' && typeof e.message === 'string') {
       const level = (['debug', 'info', 'warning', 'error'] as const).find((l) => l === e.level) ?? 'info'
-      const entry: LogEntry = { plugin: e.plugin, level, message: e.message, ts: typeof e.ts === 'number' ? e.ts : Date.now() }
+      const entry: LogEntry = {
+        plugin: e.plugin,
+        level,
+        message: e.message,
+        ts: typeof e.ts === 'number' ? e.ts : Date.now(),
+      }
       if (e.data !== undefined) entry.data = e.data
       this.logs.add(entry)
     }
   }
 
   private sendProgress(dispatchId: string, progress: number, total?: number, message?: string): void {
-    const params: { dispatchId: string; progress: number; total?: number; message?: string } = { dispatchId, progress }
+    const params: { dispatchId: string; progress: number; total?: number; message?: string } = {
+      dispatchId,
+      progress,
+    }
     if (total !== undefined) params.total = total
     if (message !== undefined) params.message = message.slice(0, 1000)
     this.connection.current?.notify('tool.progress', params)
@@ -204,16 +237,25 @@ export class BackgroundApp {
     try {
       switch (cmd.type) {
         case 'setPluginPermission':
-          return ok(await this.ask('config.setPluginPermission', { plugin: cmd.plugin, permission: cmd.permission }))
+          return ok(
+            await this.ask('config.setPluginPermission', { plugin: cmd.plugin, permission: cmd.permission }),
+          )
         case 'setToolPermission':
-          return ok(await this.ask('config.setToolPermission', { plugin: cmd.plugin, tool: cmd.tool, permission: cmd.permission }))
+          return ok(
+            await this.ask('config.setToolPermission', {
+              plugin: cmd.plugin,
+              tool: cmd.tool,
+              permission: cmd.permission,
+            }),
+          )
         case 'markReviewed':
           return ok(await this.ask('config.markReviewed', { plugin: cmd.plugin, version: cmd.version }))
         case 'openFolder':
           return ok(await this.ask('folder.open', { path: cmd.path }))
         case 'decide': {
           const peer = this.connection.current
-          if (!peer) return { ok: false, message: 'Not connected to the daemon: the decision cannot be delivered.' }
+          if (!peer)
+            return { ok: false, message: 'Not connected to the daemon: the decision cannot be delivered.' }
           if (!this.approvals.has(cmd.id)) return { ok: false, message: 'This request is no longer waiting.' }
           peer.notify('confirmation.response', { id: cmd.id, decision: cmd.decision })
           this.approvals.remove(cmd.id)
@@ -239,10 +281,13 @@ export class BackgroundApp {
   private async fetchAudit(limit: number): Promise<unknown> {
     const { port, secret } = await readDaemonAddress()
     if (!secret) throw new Error('No auth.json: cannot read the audit log.')
-    const res = await fetch(`${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`, {
-      headers: { authorization: `Bearer ${secret}` },
-      cache: 'no-store',
-    })
+    const res = await fetch(
+      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`,
+      {
+        headers: { authorization: `Bearer ${secret}` },
+        cache: 'no-store',
+      },
+    )
     if (!res.ok) throw new Error(`The daemon answered ${res.status} to GET /audit.`)
     return res.json()
   }

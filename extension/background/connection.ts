@@ -35,7 +35,11 @@ export class DaemonConnection {
   private connecting = false
   /** Set when another browser replaced us or versions differ: no automatic retry until asked. */
   private parked = false
-  private view: ConnectionView = { status: 'connecting', message: 'Connecting to the bridge daemon…', port: 0 }
+  private view: ConnectionView = {
+    status: 'connecting',
+    message: 'Connecting to the bridge daemon…',
+    port: 0,
+  }
 
   constructor(private readonly hooks: ConnectionHooks) {}
 
@@ -88,7 +92,11 @@ export class DaemonConnection {
       })
       return
     }
-    this.setView({ status: 'connecting', message: `Connecting to the bridge daemon on 127.0.0.1:${port}…`, port })
+    this.setView({
+      status: 'connecting',
+      message: `Connecting to the bridge daemon on 127.0.0.1:${port}…`,
+      port,
+    })
     let opened = false
     let ws: WebSocket
     try {
@@ -106,7 +114,11 @@ export class DaemonConnection {
       this.peer = peer
       this.pingTimer = setInterval(() => this.keepalive(ws), PING_INTERVAL_MS)
       this.filesTimer = setInterval(() => void this.checkFiles(ws, port, secret), FILES_CHECK_MS)
-      this.setView({ status: 'connected', message: `Connected to the bridge daemon on 127.0.0.1:${port}.`, port })
+      this.setView({
+        status: 'connected',
+        message: `Connected to the bridge daemon on 127.0.0.1:${port}.`,
+        port,
+      })
       this.hooks.onConnected(peer)
     }
     ws.onmessage = (ev: MessageEvent) => {
@@ -129,13 +141,18 @@ export class DaemonConnection {
         this.parked = true
         this.setView({
           status: 'replaced',
-          message: 'Another browser connected to the bridge daemon and took over. Click Reconnect to use this one.',
+          message:
+            'Another browser connected to the bridge daemon and took over. Click Reconnect to use this one.',
           port,
         })
         return
       }
       if (opened) {
-        this.retry({ status: 'connecting', message: 'The connection to the daemon closed; reconnecting…', port })
+        this.retry({
+          status: 'connecting',
+          message: 'The connection to the daemon closed; reconnecting…',
+          port,
+        })
         return
       }
       void this.diagnose(port, secret)

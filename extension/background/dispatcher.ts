@@ -28,17 +28,29 @@ export interface DispatchHooks {
 }
 
 /** dispatchId -> where it runs; progress events are accepted only from that tab. */
-export const runningDispatches = new Map<string, { plugin: string; tabId: number | null; flushed?: () => void }>()
+export const runningDispatches = new Map<
+  string,
+  { plugin: string; tabId: number | null; flushed?: () => void }
+>()
 
 /** How long a finished call waits for its flush marker (its last progress events) from the page. */
 const FLUSH_WAIT_MS = 500
 
-const toolError = (message: string, data: ToolErrorData): RpcError => new RpcError(JsonRpcErrorCode.toolError, message, data)
+const toolError = (message: string, data: ToolErrorData): RpcError =>
+  new RpcError(JsonRpcErrorCode.toolError, message, data)
 
-export async function dispatchTool(params: DispatchParams, tracker: TabTracker, hooks: DispatchHooks): Promise<{ output: unknown }> {
+export async function dispatchTool(
+  params: DispatchParams,
+  tracker: TabTracker,
+  hooks: DispatchHooks,
+): Promise<{ output: unknown }> {
   if (params.plugin === BROWSER_PLUGIN) return runBuiltin(params, hooks)
   const plugin = tracker.plugin(params.plugin)
-  if (!plugin) throw toolError(`the extension does not know the plugin ${params.plugin}`, { code: 'unknown_tool', category: 'validation' })
+  if (!plugin)
+    throw toolError(`the extension does not know the plugin ${params.plugin}`, {
+      code: 'unknown_tool',
+      category: 'validation',
+    })
   const label = plugin.displayName || plugin.name
 
   await tracker.refreshFocus()
@@ -76,12 +88,22 @@ export async function dispatchTool(params: DispatchParams, tracker: TabTracker, 
       hooks.beforeResult()
       if (result.ok) return { output: result.output }
       const { code, message, category, retryable } = result.error
-      throw toolError(message, { code: code || 'tool_error', ...(category ? { category } : {}), ...(retryable !== undefined ? { retryable } : {}) })
+      throw toolError(message, {
+        code: code || 'tool_error',
+        ...(category ? { category } : {}),
+        ...(retryable !== undefined ? { retryable } : {}),
+      })
     } catch (err) {
       if (err instanceof TabGoneError)
-        throw new RpcError(JsonRpcErrorCode.tabClosed, `the ${label} tab closed or navigated away while the tool ran`)
+        throw new RpcError(
+          JsonRpcErrorCode.tabClosed,
+          `the ${label} tab closed or navigated away while the tool ran`,
+        )
       if (err instanceof RpcError) throw err
-      throw toolError(err instanceof Error ? err.message : String(err), { code: 'tool_error', category: 'internal' })
+      throw toolError(err instanceof Error ? err.message : String(err), {
+        code: 'tool_error',
+        category: 'internal',
+      })
     } finally {
       runningDispatches.delete(params.dispatchId)
     }
@@ -105,7 +127,9 @@ async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise
     hooks.beforeResult()
     return { output }
   } catch (err) {
-    const e = (typeof err === 'object' && err !== null ? err : {}) as Partial<Record<'code' | 'message' | 'category', unknown>> & {
+    const e = (typeof err === 'object' && err !== null ? err : {}) as Partial<
+      Record<'code' | 'message' | 'category', unknown>
+    > & {
       retryable?: unknown
     }
     const message = typeof e.message === 'string' ? e.message : String(err)

@@ -26,11 +26,16 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export async function readDaemonAddress(): Promise<DaemonAddress> {
   const [server, auth] = await Promise.all([readJson('server.json'), readJson('auth.json')])
   const port =
-    isRecord(server) && Number.isInteger(server.port) && (server.port as number) > 0 && (server.port as number) < 65536
+    isRecord(server) &&
+    Number.isInteger(server.port) &&
+    (server.port as number) > 0 &&
+    (server.port as number) < 65536
       ? (server.port as number)
       : DEFAULT_PORT
   const secret =
-    isRecord(auth) && typeof auth.secret === 'string' && new RegExp(`^[0-9a-f]{${SECRET_HEX_LENGTH}}$`, 'i').test(auth.secret)
+    isRecord(auth) &&
+    typeof auth.secret === 'string' &&
+    new RegExp(`^[0-9a-f]{${SECRET_HEX_LENGTH}}$`, 'i').test(auth.secret)
       ? auth.secret
       : null
   return { port, secret }

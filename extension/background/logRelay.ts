@@ -57,7 +57,10 @@ export class LogRelay {
 
   private enqueue(entry: LogEntry): void {
     if (this.queue.length >= MAX_QUEUE) this.queue.shift()
-    const message = entry.message.length > MAX_MESSAGE_CHARS ? `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]` : entry.message
+    const message =
+      entry.message.length > MAX_MESSAGE_CHARS
+        ? `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]`
+        : entry.message
     const out: LogEntry = { plugin: entry.plugin, level: entry.level, message, ts: entry.ts }
     if (entry.data !== undefined) {
       let text: string | undefined
@@ -66,7 +69,11 @@ export class LogRelay {
       } catch {
         text = undefined
       }
-      if (text !== undefined) out.data = text.length > MAX_DATA_CHARS ? { truncated: true, bytes: text.length } : (JSON.parse(text) as unknown)
+      if (text !== undefined)
+        out.data =
+          text.length > MAX_DATA_CHARS
+            ? { truncated: true, bytes: text.length }
+            : (JSON.parse(text) as unknown)
     }
     this.queue.push(out)
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS)

@@ -9,7 +9,11 @@ export class PanelHub {
 
   /** Registers a panel that just connected and sends it the current state. */
   accept(port: chrome.runtime.Port): void {
-    if (port.name !== PANEL_PORT_NAME || port.sender?.id !== chrome.runtime.id || port.sender.tab?.url?.startsWith('http')) {
+    if (
+      port.name !== PANEL_PORT_NAME ||
+      port.sender?.id !== chrome.runtime.id ||
+      port.sender.tab?.url?.startsWith('http')
+    ) {
       port.disconnect()
       return
     }

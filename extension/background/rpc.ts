@@ -38,8 +38,10 @@ interface Pending {
   timer: ReturnType<typeof setTimeout>
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+const isId = (v: unknown): v is JsonRpcId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
 const notificationSchemas: Record<string, TSchema> = ServerNotifications
 const requestSchemas: Record<string, readonly [TSchema, TSchema]> = ServerRequests
 const outboundSchemas: Record<string, readonly [TSchema, TSchema]> = ClientRequests
@@ -111,9 +113,11 @@ export class RpcPeer {
       return
     }
     const id = msg.id
-    if (!isId(id)) return this.reply(null, { code: JsonRpcErrorCode.invalidRequest, message: 'Invalid Request: bad id' })
+    if (!isId(id))
+      return this.reply(null, { code: JsonRpcErrorCode.invalidRequest, message: 'Invalid Request: bad id' })
     const schemas = requestSchemas[method]
-    if (!schemas) return this.reply(id, { code: JsonRpcErrorCode.methodNotFound, message: `Method not found: ${method}` })
+    if (!schemas)
+      return this.reply(id, { code: JsonRpcErrorCode.methodNotFound, message: `Method not found: ${method}` })
     if (!Value.Check(schemas[0], params))
       return this.reply(id, { code: JsonRpcErrorCode.invalidParams, message: `Invalid params for ${method}` })
     this.handlers.onRequest(method, params).then(
@@ -123,7 +127,10 @@ export class RpcPeer {
           id,
           err instanceof RpcError
             ? { code: err.code, message: err.message, data: err.data }
-            : { code: JsonRpcErrorCode.internalError, message: err instanceof Error ? err.message : String(err) },
+            : {
+                code: JsonRpcErrorCode.internalError,
+                message: err instanceof Error ? err.message : String(err),
+              },
         ),
     )
   }
@@ -135,7 +142,13 @@ export class RpcPeer {
     clearTimeout(p.timer)
     if ('error' in msg) {
       const e = isObject(msg.error) ? msg.error : {}
-      p.reject(new RpcError(typeof e.code === 'number' ? e.code : JsonRpcErrorCode.internalError, typeof e.message === 'string' ? e.message : 'error', e.data))
+      p.reject(
+        new RpcError(
+          typeof e.code === 'number' ? e.code : JsonRpcErrorCode.internalError,
+          typeof e.message === 'string' ? e.message : 'error',
+          e.data,
+        ),
+      )
       return
     }
     const schema = outboundSchemas[p.method]?.[1]

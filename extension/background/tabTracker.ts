@@ -51,7 +51,10 @@ export class TabTracker {
 
   /** Reads every open tab. Called at worker start; the adapters in pages survive a worker restart. */
   async load(): Promise<void> {
-    const [tabs, win] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => undefined)])
+    const [tabs, win] = await Promise.all([
+      chrome.tabs.query({}),
+      chrome.windows.getLastFocused().catch(() => undefined),
+    ])
     this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
     for (const t of tabs) this.upsert(t)
   }
@@ -81,7 +84,9 @@ export class TabTracker {
 
   /** Tabs of a plugin that need a reload to run its current build. */
   staleTabs(plugin: string): number[] {
-    return [...this.stale].filter((k) => k.endsWith(`:${plugin}`)).map((k) => Number(k.slice(0, k.indexOf(':'))))
+    return [...this.stale]
+      .filter((k) => k.endsWith(`:${plugin}`))
+      .map((k) => Number(k.slice(0, k.indexOf(':'))))
   }
 
   removePlugin(name: string): void {
@@ -101,9 +106,15 @@ export class TabTracker {
     if (p)
       for (const t of this.tabs.values())
         if (matchesAny(p.urlPatterns, t.url))
-          tabs.push({ tabId: t.id, url: t.url, title: t.title, ready: this.ready.get(key(t.id, name)) === true })
+          tabs.push({
+            tabId: t.id,
+            url: t.url,
+            title: t.title,
+            ready: this.ready.get(key(t.id, name)) === true,
+          })
     tabs.sort((a, b) => a.tabId - b.tabId)
-    const state: TabStateName = tabs.length === 0 ? 'closed' : tabs.some((t) => t.ready) ? 'ready' : 'unavailable'
+    const state: TabStateName =
+      tabs.length === 0 ? 'closed' : tabs.some((t) => t.ready) ? 'ready' : 'unavailable'
     return { state, tabs }
   }
 
@@ -152,7 +163,8 @@ export class TabTracker {
     if (tab.id === undefined) return
     const before = this.tabs.get(tab.id)
     this.upsert(tab)
-    if (change.status === 'loading' && (change.url !== undefined || before?.complete)) this.forgetDocument(tab.id)
+    if (change.status === 'loading' && (change.url !== undefined || before?.complete))
+      this.forgetDocument(tab.id)
     if (change.url !== undefined || change.status === 'complete') void this.refreshTab(tab.id)
     else this.emitChanges()
   }
@@ -196,7 +208,8 @@ export class TabTracker {
       title: tab.title ?? prev?.title ?? '',
       active: tab.active,
       complete: tab.status === 'complete',
-      lastFocusedAt: prev?.lastFocusedAt ?? (tab.active && tab.windowId === this.focusedWindowId ? Date.now() : 0),
+      lastFocusedAt:
+        prev?.lastFocusedAt ?? (tab.active && tab.windowId === this.focusedWindowId ? Date.now() : 0),
     })
   }
 
@@ -227,7 +240,10 @@ export class TabTracker {
         if (!matchesAny(p.urlPatterns, t.url)) continue
         const k = key(t.id, p.name)
         const since = this.notReadySince.get(k)
-        const due = all || (this.ready.get(k) !== true && (since === undefined || now - since < SLOW_PROBE_AFTER_MS || pass % 5 === 0))
+        const due =
+          all ||
+          (this.ready.get(k) !== true &&
+            (since === undefined || now - since < SLOW_PROBE_AFTER_MS || pass % 5 === 0))
         if (due) jobs.push(this.probe(t.id, p))
       }
     await Promise.all(jobs)
@@ -321,7 +337,8 @@ export class TabTracker {
 
   private forgetDocument(tabId: number): void {
     for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
-    for (const k of [...this.notReadySince.keys()]) if (k.startsWith(`${tabId}:`)) this.notReadySince.delete(k)
+    for (const k of [...this.notReadySince.keys()])
+      if (k.startsWith(`${tabId}:`)) this.notReadySince.delete(k)
     for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
     for (const k of [...this.stale]) if (k.startsWith(`${tabId}:`)) this.stale.delete(k)
     this.relayChecked.delete(tabId)

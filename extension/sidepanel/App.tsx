@@ -16,7 +16,11 @@ export function App() {
     <main>
       <header>
         <h1>bridge</h1>
-        <span class={`status status-${state.connection.status}`} data-testid="connection-status" data-state={state.connection.status}>
+        <span
+          class={`status status-${state.connection.status}`}
+          data-testid="connection-status"
+          data-state={state.connection.status}
+        >
           {connected ? 'Connected' : state.connection.status === 'connecting' ? 'Connecting' : 'Disconnected'}
         </span>
       </header>
@@ -31,8 +35,8 @@ export function App() {
       )}
       {state.skipPermissions && (
         <p class="warning" data-testid="skip-permissions">
-          Permission checks are skipped (BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1): tools set to ask run without asking. Tools set
-          to off stay off.
+          Permission checks are skipped (BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1): tools set to ask run without
+          asking. Tools set to off stay off.
         </p>
       )}
       <ApprovalList approvals={state.approvals} onError={setError} />
@@ -48,10 +52,18 @@ export function App() {
           </ul>
         </section>
       )}
-      <PluginList plugins={state.plugins} failed={state.failedPlugins} connected={connected} onError={setError} />
+      <PluginList
+        plugins={state.plugins}
+        failed={state.failedPlugins}
+        connected={connected}
+        onError={setError}
+      />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />
-      <footer class="muted">Extension {state.extensionVersion}{state.connection.serverVersion ? ` · daemon ${state.connection.serverVersion}` : ''}</footer>
+      <footer class="muted">
+        Extension {state.extensionVersion}
+        {state.connection.serverVersion ? ` · daemon ${state.connection.serverVersion}` : ''}
+      </footer>
     </main>
   )
 }

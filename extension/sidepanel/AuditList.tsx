@@ -30,7 +30,12 @@ export function AuditList({ revision, connected }: { revision: number; connected
       {entries?.length === 0 && <p class="muted">No tool calls yet.</p>}
       <ul class="plain audit">
         {entries?.map((e, i) => (
-          <li key={`${e.timestamp}-${i}`} data-testid="audit-entry" data-success={String(e.success)} class={e.success ? '' : 'failed'}>
+          <li
+            key={`${e.timestamp}-${i}`}
+            data-testid="audit-entry"
+            data-success={String(e.success)}
+            class={e.success ? '' : 'failed'}
+          >
             <span>{e.success ? '✓' : '✗'}</span> <code>{e.tool}</code>{' '}
             <span class="muted small">
               {timeAgo(Date.parse(e.timestamp))} · {e.durationMs} ms

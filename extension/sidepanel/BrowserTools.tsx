@@ -5,14 +5,28 @@ import { command } from './background'
 import { PermissionControl } from './PermissionControl'
 
 /** The built-in browser_* / extension_* tools, under the pseudo-plugin `browser`. Collapsed by default. */
-export function BrowserTools({ tools, connected, onError }: { tools: ToolState[]; connected: boolean; onError: (m: string) => void }) {
+export function BrowserTools({
+  tools,
+  connected,
+  onError,
+}: {
+  tools: ToolState[]
+  connected: boolean
+  onError: (m: string) => void
+}) {
   const [open, setOpen] = useState(false)
   if (tools.length === 0) return null
   const enabled = tools.filter((t) => t.permission !== 'off').length
   return (
     <section data-testid="browser-tools">
       <h2>
-        <button type="button" class="link" aria-expanded={open} data-testid="toggle-browser-tools" onClick={() => setOpen(!open)}>
+        <button
+          type="button"
+          class="link"
+          aria-expanded={open}
+          data-testid="toggle-browser-tools"
+          onClick={() => setOpen(!open)}
+        >
           Built-in browser tools
         </button>{' '}
         <span class="muted small">
@@ -32,7 +46,12 @@ export function BrowserTools({ tools, connected, onError }: { tools: ToolState[]
                 label={`${t.name} permission`}
                 disabled={!connected}
                 onChange={(permission) =>
-                  void command({ type: 'setToolPermission', plugin: BROWSER_PLUGIN, tool: t.name, permission }).then((r) => {
+                  void command({
+                    type: 'setToolPermission',
+                    plugin: BROWSER_PLUGIN,
+                    tool: t.name,
+                    permission,
+                  }).then((r) => {
                     if (!r.ok) onError(r.message)
                   })
                 }

@@ -2,7 +2,13 @@ import { useEffect, useState } from 'preact/hooks'
 import type { ConnectionView } from '../shared/panelTypes'
 import { command } from './background'
 
-export function ConnectionBanner({ connection, onError }: { connection: ConnectionView; onError: (m: string) => void }) {
+export function ConnectionBanner({
+  connection,
+  onError,
+}: {
+  connection: ConnectionView
+  onError: (m: string) => void
+}) {
   const [now, setNow] = useState(Date.now())
   useEffect(() => {
     if (connection.retryAt === undefined) return
@@ -10,7 +16,8 @@ export function ConnectionBanner({ connection, onError }: { connection: Connecti
     return () => clearInterval(t)
   }, [connection.retryAt])
   if (connection.status === 'connected') return null
-  const seconds = connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - now) / 1000)) : null
+  const seconds =
+    connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - now) / 1000)) : null
   const reconnect = async (): Promise<void> => {
     const r = await command({ type: 'reconnect' })
     if (!r.ok) onError(r.message)

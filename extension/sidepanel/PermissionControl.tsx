@@ -16,7 +16,13 @@ export function PermissionControl(props: {
   onChange: (p: Permission) => void
 }) {
   return (
-    <div class="permission" role="group" aria-label={props.label} data-testid={props.testId} data-value={props.value}>
+    <div
+      class="permission"
+      role="group"
+      aria-label={props.label}
+      data-testid={props.testId}
+      data-value={props.value}
+    >
       {VALUES.map((v) => (
         <button
           type="button"

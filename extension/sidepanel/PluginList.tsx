@@ -22,7 +22,12 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
   return (
     <section data-testid="plugins">
       <h2>Plugins</h2>
-      {plugins.length === 0 && <p class="muted">No plugins loaded. Start one with `bridge plugin create`, then run `bridge-plugin build` in its folder.</p>}
+      {plugins.length === 0 && (
+        <p class="muted">
+          No plugins loaded. Start one with `bridge plugin create`, then run `bridge-plugin build` in its
+          folder.
+        </p>
+      )}
       {plugins.map((p) => (
         <PluginCard key={p.name} plugin={p} connected={connected} onError={onError} />
       ))}
@@ -42,46 +47,90 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
   )
 }
 
-function PluginCard({ plugin: p, connected, onError }: { plugin: PluginView; connected: boolean; onError: (m: string) => void }) {
+function PluginCard({
+  plugin: p,
+  connected,
+  onError,
+}: {
+  plugin: PluginView
+  connected: boolean
+  onError: (m: string) => void
+}) {
   const [open, setOpen] = useState(false)
   const send = async (cmd: PanelCommand): Promise<void> => {
     const r = await command(cmd)
     if (!r.ok) onError(r.message)
   }
-  const setPlugin = (permission: Permission) => void send({ type: 'setPluginPermission', plugin: p.name, permission })
+  const setPlugin = (permission: Permission) =>
+    void send({ type: 'setPluginPermission', plugin: p.name, permission })
   return (
     <article class="plugin" data-testid={`plugin-${p.name}`}>
       <div class="plugin-head">
-        {p.iconSvg && <img class="icon" alt="" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(p.iconSvg)}`} />}
+        {p.iconSvg && (
+          <img
+            class="icon"
+            alt=""
+            src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(p.iconSvg)}`}
+          />
+        )}
         <div class="grow">
           <strong>{p.displayName}</strong> <span class="muted">{p.version}</span>
           <div class="muted small">
-            <span data-testid="plugin-source">{p.source}</span> · <span data-testid="tool-count">{p.tools.length} tools</span>
+            <span data-testid="plugin-source">{p.source}</span> ·{' '}
+            <span data-testid="tool-count">{p.tools.length} tools</span>
             {p.sdkVersion ? ` · SDK ${p.sdkVersion}` : ''}
           </div>
         </div>
-        <span class={`tab-state tab-${p.tabState}`} data-testid="tab-state" data-state={p.tabState} title={TAB_STATE_HINT[p.tabState]}>
+        <span
+          class={`tab-state tab-${p.tabState}`}
+          data-testid="tab-state"
+          data-state={p.tabState}
+          title={TAB_STATE_HINT[p.tabState]}
+        >
           {TAB_STATE_TEXT[p.tabState]}
         </span>
       </div>
       {!p.reviewed && (
         <p class="warning" data-testid="review-needed">
           Review needed: version {p.version} differs from the version you reviewed, so its tools are off.{' '}
-          <button type="button" data-testid="mark-reviewed" disabled={!connected} onClick={() => void send({ type: 'markReviewed', plugin: p.name, version: p.version })}>
+          <button
+            type="button"
+            data-testid="mark-reviewed"
+            disabled={!connected}
+            onClick={() => void send({ type: 'markReviewed', plugin: p.name, version: p.version })}
+          >
             Mark {p.version} reviewed
           </button>
         </p>
       )}
       <div class="row">
         <span>All tools</span>
-        <PermissionControl value={p.permission} testId="plugin-permission" label={`${p.displayName} default permission`} disabled={!connected} onChange={setPlugin} />
+        <PermissionControl
+          value={p.permission}
+          testId="plugin-permission"
+          label={`${p.displayName} default permission`}
+          disabled={!connected}
+          onChange={setPlugin}
+        />
       </div>
       <div class="row small">
-        <button type="button" class="link" data-testid="toggle-tools" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <button
+          type="button"
+          class="link"
+          data-testid="toggle-tools"
+          aria-expanded={open}
+          onClick={() => setOpen(!open)}
+        >
           {open ? 'Hide tools' : 'Per-tool settings'}
         </button>
         {p.source === 'local' && p.path && (
-          <button type="button" class="link" data-testid="open-folder" disabled={!connected} onClick={() => void send({ type: 'openFolder', path: p.path ?? '' })}>
+          <button
+            type="button"
+            class="link"
+            data-testid="open-folder"
+            disabled={!connected}
+            onClick={() => void send({ type: 'openFolder', path: p.path ?? '' })}
+          >
             Open folder
           </button>
         )}
@@ -98,7 +147,9 @@ function PluginCard({ plugin: p, connected, onError }: { plugin: PluginView; con
                 testId="tool-permission"
                 label={`${t.name} permission`}
                 disabled={!connected}
-                onChange={(permission) => void send({ type: 'setToolPermission', plugin: p.name, tool: t.name, permission })}
+                onChange={(permission) =>
+                  void send({ type: 'setToolPermission', plugin: p.name, tool: t.name, permission })
+                }
               />
             </li>
           ))}

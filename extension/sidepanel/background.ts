@@ -4,7 +4,9 @@ import { PANEL_PORT_NAME, type PanelCommand, type PanelReply, type PanelState } 
 
 export async function command<T = unknown>(cmd: PanelCommand): Promise<PanelReply<T>> {
   try {
-    const reply = await chrome.runtime.sendMessage<{ panel: PanelCommand }, PanelReply<T> | undefined>({ panel: cmd })
+    const reply = await chrome.runtime.sendMessage<{ panel: PanelCommand }, PanelReply<T> | undefined>({
+      panel: cmd,
+    })
     return reply ?? { ok: false, message: 'The extension did not answer.' }
   } catch (err) {
     return { ok: false, message: err instanceof Error ? err.message : String(err) }

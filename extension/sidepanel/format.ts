@@ -12,7 +12,9 @@ export function formatParams(params: unknown, maxChars = 4000): string {
   } catch {
     text = String(params)
   }
-  return text.length > maxChars ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)` : text
+  return text.length > maxChars
+    ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)`
+    : text
 }
 
 export function timeAgo(ms: number, now = Date.now()): string {

@@ -20,7 +20,9 @@ export function chromeVersion(version: string): string {
 /** The bridge version of the installed extension files (manifest `version_name`), or null. */
 export function installedExtensionVersion(extensionDir: string): string | null {
   try {
-    const manifest = JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')) as { version_name?: unknown }
+    const manifest = JSON.parse(readFileSync(join(extensionDir, 'manifest.json'), 'utf8')) as {
+      version_name?: unknown
+    }
     return typeof manifest.version_name === 'string' ? manifest.version_name : null
   } catch {
     return null
@@ -31,14 +33,22 @@ export function installedExtensionVersion(extensionDir: string): string | null {
  * Copies the built extension (`sourceDir`, i.e. `dist/extension`) into `extensionDir` unless the
  * installed files already carry `version`. Returns true when it copied.
  */
-export function installExtensionFiles(sourceDir: string, extensionDir: string, version: string, force = false): boolean {
+export function installExtensionFiles(
+  sourceDir: string,
+  extensionDir: string,
+  version: string,
+  force = false,
+): boolean {
   if (!existsSync(join(sourceDir, 'manifest.json'))) throw new Error(`no built extension at ${sourceDir}`)
   if (!force && installedExtensionVersion(extensionDir) === version) return false
   for (const name of readdirSync(sourceDir)) {
     if (KEPT.has(name) || name === 'manifest.json') continue
     cpSync(join(sourceDir, name), join(extensionDir, name), { recursive: true, force: true })
   }
-  const manifest = JSON.parse(readFileSync(join(sourceDir, 'manifest.json'), 'utf8')) as Record<string, unknown>
+  const manifest = JSON.parse(readFileSync(join(sourceDir, 'manifest.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >
   manifest.version = chromeVersion(version)
   manifest.version_name = version
   // manifest.json last: a half-finished copy is retried on the next start.

@@ -236,8 +236,7 @@ export class ToolCaller {
       })
       const children = system.getSnapshot().children as Record<string, AnyActorRef | undefined>
       const actor = children[childId('toolInvocation', invocationId)] as
-        | ActorRefFrom<typeof toolInvocationMachine>
-        | undefined
+        ActorRefFrom<typeof toolInvocationMachine> | undefined
       const internalFailure: ToolOutcome = {
         ok: false,
         error: { ...failure('tool_error', 'the call failed inside the daemon'), category: 'internal' },

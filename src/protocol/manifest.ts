@@ -7,7 +7,11 @@ import { Type, type Static } from '@sinclair/typebox'
 export const Permission = Type.Union([Type.Literal('off'), Type.Literal('ask'), Type.Literal('auto')])
 export type Permission = Static<typeof Permission>
 
-export const TabStateName = Type.Union([Type.Literal('closed'), Type.Literal('unavailable'), Type.Literal('ready')])
+export const TabStateName = Type.Union([
+  Type.Literal('closed'),
+  Type.Literal('unavailable'),
+  Type.Literal('ready'),
+])
 export type TabStateName = Static<typeof TabStateName>
 
 export const PluginSource = Type.Union([Type.Literal('local'), Type.Literal('npm')])

@@ -17,7 +17,11 @@ import {
 const Ok = Type.Object({ ok: Type.Boolean() })
 const Empty = Type.Object({})
 
-export const Decision = Type.Union([Type.Literal('allow_once'), Type.Literal('allow_always'), Type.Literal('deny')])
+export const Decision = Type.Union([
+  Type.Literal('allow_once'),
+  Type.Literal('allow_always'),
+  Type.Literal('deny'),
+])
 export type Decision = Static<typeof Decision>
 
 export const LogLevel = Type.Union([
@@ -52,9 +56,16 @@ export const ServerNotifications = {
   /** Dev mode: one plugin's build changed on disk. */
   'plugin.update': PluginState,
   /** The set of plugins, their permissions or the skip flag changed; the side panel refreshes. */
-  'plugins.changed': Type.Object({ plugins: Type.Array(PluginState), failedPlugins: Type.Array(FailedPlugin) }),
+  'plugins.changed': Type.Object({
+    plugins: Type.Array(PluginState),
+    failedPlugins: Type.Array(FailedPlugin),
+  }),
   /** A tool call started running in the browser. */
-  'tool.invocationStart': Type.Object({ dispatchId: Type.String(), plugin: Type.String(), tool: Type.String() }),
+  'tool.invocationStart': Type.Object({
+    dispatchId: Type.String(),
+    plugin: Type.String(),
+    tool: Type.String(),
+  }),
   /** A tool call finished (any outcome after dispatch). */
   'tool.invocationEnd': Type.Object({
     dispatchId: Type.String(),
@@ -132,9 +143,15 @@ const PluginResult = Type.Object({ ok: Type.Boolean(), plugin: Type.Optional(Plu
 /** Requests the extension sends to the daemon: [params, result]. */
 export const ClientRequests = {
   /** One plugin's tab state changed. */
-  'tab.stateChanged': [Type.Object({ plugin: Type.String(), state: TabStateName, tabs: Type.Array(TabInfo) }), Ok],
+  'tab.stateChanged': [
+    Type.Object({ plugin: Type.String(), state: TabStateName, tabs: Type.Array(TabInfo) }),
+    Ok,
+  ],
   'config.getState': [Empty, ConfigState],
-  'config.setToolPermission': [Type.Object({ plugin: Type.String(), tool: Type.String(), permission: Permission }), Ok],
+  'config.setToolPermission': [
+    Type.Object({ plugin: Type.String(), tool: Type.String(), permission: Permission }),
+    Ok,
+  ],
   'config.setPluginPermission': [Type.Object({ plugin: Type.String(), permission: Permission }), Ok],
   'config.setSkipPermissions': [Type.Object({ enabled: Type.Boolean() }), Ok],
   'config.markReviewed': [Type.Object({ plugin: Type.String(), version: Type.String() }), Ok],
@@ -142,7 +159,12 @@ export const ClientRequests = {
     Type.Object({ query: Type.Optional(Type.String()) }),
     Type.Object({
       results: Type.Array(
-        Type.Object({ name: Type.String(), version: Type.String(), description: Type.String(), author: Type.String() }),
+        Type.Object({
+          name: Type.String(),
+          version: Type.String(),
+          description: Type.String(),
+          author: Type.String(),
+        }),
       ),
     }),
   ],
@@ -152,7 +174,11 @@ export const ClientRequests = {
   'plugin.removeBySpecifier': [Type.Object({ specifier: Type.String() }), PluginResult],
   'plugin.checkUpdates': [
     Empty,
-    Type.Object({ updates: Type.Array(Type.Object({ name: Type.String(), current: Type.String(), latest: Type.String() })) }),
+    Type.Object({
+      updates: Type.Array(
+        Type.Object({ name: Type.String(), current: Type.String(), latest: Type.String() }),
+      ),
+    }),
   ],
   /** Open a folder on the host: only the config directory or a known local plugin's folder. */
   'folder.open': [Type.Object({ path: Type.String() }), Ok],

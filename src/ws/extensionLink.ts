@@ -164,7 +164,8 @@ export class ExtensionLink {
   syncPlugins(names: readonly string[]): void {
     for (const name of names) this.ensureTab(name)
     for (const name of this.tabs().keys())
-      if (name !== BROWSER_PLUGIN && !names.includes(name)) this.system?.send({ type: 'pluginTab.stop', plugin: name })
+      if (name !== BROWSER_PLUGIN && !names.includes(name))
+        this.system?.send({ type: 'pluginTab.stop', plugin: name })
   }
 
   tab(plugin: string): TabSnapshot | undefined {
@@ -207,7 +208,8 @@ export class ExtensionLink {
   }
 
   private connection(): ActorRefFrom<typeof extensionConnectionMachine> | undefined {
-    return this.system?.system.get('extensionConnection') as ActorRefFrom<typeof extensionConnectionMachine> | undefined
+    return this.system?.system.get('extensionConnection') as
+      ActorRefFrom<typeof extensionConnectionMachine> | undefined
   }
 
   /** The root system's pluginTab children by plugin name. */
@@ -215,7 +217,8 @@ export class ExtensionLink {
     const tabs = new Map<string, ActorRefFrom<typeof pluginTabMachine>>()
     const children = (this.system?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>
     for (const [id, ref] of Object.entries(children))
-      if (ref && id.startsWith('pluginTab:')) tabs.set(id.slice('pluginTab:'.length), ref as ActorRefFrom<typeof pluginTabMachine>)
+      if (ref && id.startsWith('pluginTab:'))
+        tabs.set(id.slice('pluginTab:'.length), ref as ActorRefFrom<typeof pluginTabMachine>)
     return tabs
   }
 
@@ -223,7 +226,9 @@ export class ExtensionLink {
     if (!this.system || this.tabs().has(name)) return
     this.system.send({ type: 'pluginTab.spawn', plugin: name })
     const tab = this.tabs().get(name)
-    tab?.subscribe({ error: (error: unknown) => logger.error(`${childId('pluginTab', name)} failed:`, error) })
+    tab?.subscribe({
+      error: (error: unknown) => logger.error(`${childId('pluginTab', name)} failed:`, error),
+    })
   }
 
   private active(): OpenSocket | undefined {

@@ -37,7 +37,12 @@ export function createFolderOpen(deps: FolderOpenDeps): (params: unknown) => Pro
   return async (params) => {
     const { path } = params as { path: string }
     const target = canonical(path)
-    const allowed = new Set(deps.allowed().map(canonical).filter((p): p is string => p !== undefined))
+    const allowed = new Set(
+      deps
+        .allowed()
+        .map(canonical)
+        .filter((p): p is string => p !== undefined),
+    )
     if (!target || !allowed.has(target))
       throw new RpcError(
         JsonRpcErrorCode.invalidParams,

@@ -25,7 +25,9 @@ describe('extension and daemon over time', () => {
     // Every call allowed, so each step can prove the whole chain with one tool call.
     const file = join(configDir, 'config.json')
     const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-    writeFileSync(file, JSON.stringify({ ...config, permissions: { notes: { permission: 'auto' } } }), { mode: 0o600 })
+    writeFileSync(file, JSON.stringify({ ...config, permissions: { notes: { permission: 'auto' } } }), {
+      mode: 0o600,
+    })
     daemon = await startDaemon({ via: 'cli', configDir })
     site = await startDemoSite({ port: 0 })
     browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
@@ -44,7 +46,8 @@ describe('extension and daemon over time', () => {
       extensionConnected?: boolean
       pluginDetails?: Array<{ name: string; tabState: string }>
     }
-  const notesState = async (secret?: string) => (await health(secret)).pluginDetails?.find((p) => p.name === 'notes')?.tabState
+  const notesState = async (secret?: string) =>
+    (await health(secret)).pluginDetails?.find((p) => p.name === 'notes')?.tabState
   const whoami = async (secret = daemon.secret) => {
     const mcp = await connectMcp({ url: daemon.url, secret })
     try {
@@ -60,7 +63,11 @@ describe('extension and daemon over time', () => {
   })
 
   it('picks up a plugin built while the daemon runs and follows its readiness in the open tab', async () => {
-    const good = await buildFixturePlugin({ source: join(ROOT, 'test/fixtures/plugins/good'), configDir, port: daemon.port })
+    const good = await buildFixturePlugin({
+      source: join(ROOT, 'test/fixtures/plugins/good'),
+      configDir,
+      port: daemon.port,
+    })
     try {
       const goodState = async () => (await health()).pluginDetails?.find((p) => p.name === 'good')?.tabState
       // The demo tab on 127.0.0.1 matches; the fixture is ready only once its page flag is set.
@@ -76,12 +83,18 @@ describe('extension and daemon over time', () => {
   it('reconnects on its own after the daemon restarts, even on another port', async () => {
     const panel = await browser.openSidePanel()
     await daemon.stop()
-    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('unreachable')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain('Start it with `bridge start`')
+    await expect
+      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('unreachable')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain(
+      'Start it with `bridge start`',
+    )
     daemon = await startDaemon({ via: 'cli', configDir })
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
-    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state')).toBe('connected')
+    await expect
+      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'))
+      .toBe('connected')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
     await panel.close()
   })
@@ -96,7 +109,9 @@ describe('extension and daemon over time', () => {
     // Chrome closes the extension's pages when it reloads.
     await closed
     // Wait for the new connection: until the old socket is closed, /health may still report the old one.
-    await expect.poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 }).toBe(connectedBefore + 1)
+    await expect
+      .poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 })
+      .toBe(connectedBefore + 1)
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
@@ -106,14 +121,25 @@ describe('extension and daemon over time', () => {
     const oldSecret = daemon.secret
     const newSecret = randomBytes(32).toString('hex')
     const connectedBefore = daemon.output().match(/extension connected/g)?.length ?? 0
-    writeFileSync(join(configDir, 'extension', 'auth.json'), JSON.stringify({ secret: newSecret }), { mode: 0o600 })
-    const reload = await daemon.fetch('/reload', { method: 'POST', headers: { authorization: `Bearer ${oldSecret}` } })
+    writeFileSync(join(configDir, 'extension', 'auth.json'), JSON.stringify({ secret: newSecret }), {
+      mode: 0o600,
+    })
+    const reload = await daemon.fetch('/reload', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${oldSecret}` },
+    })
     expect(reload.status).toBe(200)
-    expect((await daemon.fetch('/health', { headers: { authorization: `Bearer ${oldSecret}` } })).status).toBe(200)
+    expect(
+      (await daemon.fetch('/health', { headers: { authorization: `Bearer ${oldSecret}` } })).status,
+    ).toBe(200)
     expect(await health(oldSecret)).toEqual({ status: 'ok' })
     // The extension notices the new auth.json, drops the old connection and connects again with the new secret.
-    await expect.poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 }).toBe(connectedBefore + 1)
-    await expect.poll(async () => (await health(newSecret)).extensionConnected, { timeout: 20_000 }).toBe(true)
+    await expect
+      .poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 })
+      .toBe(connectedBefore + 1)
+    await expect
+      .poll(async () => (await health(newSecret)).extensionConnected, { timeout: 20_000 })
+      .toBe(true)
     await expect.poll(() => notesState(newSecret), { timeout: 10_000 }).toBe('ready')
     expect(JSON.parse(await whoami(newSecret))).toEqual({ user: 'gina' })
   })

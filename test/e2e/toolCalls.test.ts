@@ -46,19 +46,34 @@ describe('tool calls end to end', () => {
     }
     return health.pluginDetails.find((p) => p.name === 'notes')
   }
-  const call = (name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; total?: number; message?: string }) => void) =>
-    mcp.client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined)
+  const call = (
+    name: string,
+    args: Record<string, unknown> = {},
+    onprogress?: (p: { progress: number; total?: number; message?: string }) => void,
+  ) =>
+    mcp.client.callTool(
+      { name, arguments: args },
+      undefined,
+      onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined,
+    )
   const card = () => panel.getByTestId('plugin-notes')
-  const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')) as { permissions: Record<string, { permission?: string; tools?: Record<string, string> }> }
+  const config = () =>
+    JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')) as {
+      permissions: Record<string, { permission?: string; tools?: Record<string, string> }>
+    }
 
   it('shows the plugin tab state in /health: closed, then unavailable signed out, then ready signed in', async () => {
-    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
+    await expect
+      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 15_000 })
+      .toBe('connected')
     expect(await notesHealth()).toMatchObject({ tabState: 'closed', tabs: [] })
     notesTab = await browser.newPage(`${site.url}/`)
     await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('unavailable')
     await notesTab.goto(`${site.url}/login?user=erin`)
     await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('ready')
-    expect((await notesHealth())?.tabs).toEqual([expect.objectContaining({ url: `${site.url}/`, ready: true })])
+    expect((await notesHealth())?.tabs).toEqual([
+      expect.objectContaining({ url: `${site.url}/`, ready: true }),
+    ])
     await expect.poll(() => card().getByTestId('tab-state').getAttribute('data-state')).toBe('ready')
   })
 
@@ -84,7 +99,10 @@ describe('tool calls end to end', () => {
     const approval = panel.getByTestId('approval')
     await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
     expect(await approval.getByTestId('approval-tool').textContent()).toBe('notes_create_note')
-    expect(JSON.parse((await approval.getByTestId('approval-params').textContent()) ?? '')).toEqual({ title: 'From the agent', body: 'hello' })
+    expect(JSON.parse((await approval.getByTestId('approval-params').textContent()) ?? '')).toEqual({
+      title: 'From the agent',
+      body: 'hello',
+    })
     await approval.getByTestId('approve-once').click()
     const result = await created
     expect(result.isError).toBeFalsy()
@@ -121,21 +139,29 @@ describe('tool calls end to end', () => {
     expect(JSON.parse(textOf(result))).toEqual({ counted: 3 })
     expect(seen.map((p) => p.message)).toEqual(['counted 1 of 3', 'counted 2 of 3', 'counted 3 of 3'])
     expect(seen[2]).toMatchObject({ progress: 3, total: 3 })
-    await expect.poll(() => mcp.logs.map((l) => JSON.stringify(l.data))).toContainEqual(expect.stringContaining('done counting'))
+    await expect
+      .poll(() => mcp.logs.map((l) => JSON.stringify(l.data)))
+      .toContainEqual(expect.stringContaining('done counting'))
     const listed = await call('notes_list_notes', {})
     expect(listed.isError).toBeFalsy()
-    await expect.poll(() => mcp.logs.map((l) => JSON.stringify(l.data))).toContainEqual(expect.stringContaining('found 1 notes'))
+    await expect
+      .poll(() => mcp.logs.map((l) => JSON.stringify(l.data)))
+      .toContainEqual(expect.stringContaining('found 1 notes'))
   })
 
   it('runs in the next ready tab when the preferred one turns out not ready', async () => {
     // The same site on localhost has its own cookies: signed in as another user there.
     const other = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=frank`)
-    await expect.poll(async () => (await notesHealth())?.tabs.filter((t) => t.ready).length, { timeout: 15_000 }).toBe(2)
+    await expect
+      .poll(async () => (await notesHealth())?.tabs.filter((t) => t.ready).length, { timeout: 15_000 })
+      .toBe(2)
     await notesTab.bringToFront()
     expect(JSON.parse(textOf(await call('notes_whoami')))).toEqual({ user: 'erin' })
     await notesTab.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
     expect(JSON.parse(textOf(await call('notes_whoami')))).toEqual({ user: 'frank' })
-    await expect.poll(async () => (await notesHealth())?.tabs.find((t) => t.url === `${site.url}/`)?.ready).toBe(false)
+    await expect
+      .poll(async () => (await notesHealth())?.tabs.find((t) => t.url === `${site.url}/`)?.ready)
+      .toBe(false)
     await other.close()
     await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('unavailable')
     const unavailable = await call('notes_whoami')

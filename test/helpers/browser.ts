@@ -46,7 +46,8 @@ export interface BrowserHarness {
 
 /** Writes the files the service worker reads beside its own code: `auth.json` and `server.json`. */
 export function writeExtensionConnection(dir: string, opts: { port?: number; secret?: string }): void {
-  if (opts.secret !== undefined) writeFileSync(join(dir, 'auth.json'), JSON.stringify({ secret: opts.secret }), { mode: 0o600 })
+  if (opts.secret !== undefined)
+    writeFileSync(join(dir, 'auth.json'), JSON.stringify({ secret: opts.secret }), { mode: 0o600 })
   if (opts.port !== undefined) writeFileSync(join(dir, 'server.json'), JSON.stringify({ port: opts.port }))
 }
 
@@ -67,7 +68,10 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
   // Developer mode, as for any user who loads an unpacked extension. Without it Chromium disables a
   // command-line extension when it reloads itself (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).
   mkdirSync(join(userDataDir, 'Default'), { recursive: true })
-  writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }))
+  writeFileSync(
+    join(userDataDir, 'Default', 'Preferences'),
+    JSON.stringify({ extensions: { ui: { developer_mode: true } } }),
+  )
   const cleanupDirs = (): void => {
     rmSync(userDataDir, { recursive: true, force: true })
     if (ownExtensionDir) rmSync(extensionDir, { recursive: true, force: true })
@@ -110,7 +114,10 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
     const prefix = `chrome-extension://${EXTENSION_ID}/`
     const found = context.serviceWorkers().find((w) => w.url().startsWith(prefix))
     if (found) return found
-    return context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith(prefix), timeout: 15_000 })
+    return context.waitForEvent('serviceworker', {
+      predicate: (w) => w.url().startsWith(prefix),
+      timeout: 15_000,
+    })
   }
 
   try {

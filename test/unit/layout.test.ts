@@ -25,7 +25,8 @@ function sourceFiles(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8')
   const specs: string[] = []
-  const re = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g
+  const re =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g
   for (const m of text.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3] ?? m[4])!)
   return specs
 }
@@ -50,31 +51,42 @@ describe('module boundaries of DESIGN.md', () => {
 
   it('machines import only xstate, src/protocol and each other', () => {
     expect(
-      violations(['machines'], (_f, spec, r) => spec === 'xstate' || r.startsWith('src/protocol') || r.startsWith('machines/')),
+      violations(
+        ['machines'],
+        (_f, spec, r) => spec === 'xstate' || r.startsWith('src/protocol') || r.startsWith('machines/'),
+      ),
     ).toEqual([])
   })
 
   it('src/protocol and src/sdk import no node:* module and nothing with side effects outside themselves', () => {
     const ok = (_f: string, spec: string, r: string) =>
-      !spec.startsWith('node:') && (spec.startsWith('@sinclair/typebox') || r.startsWith('src/protocol') || r.startsWith('src/sdk'))
+      !spec.startsWith('node:') &&
+      (spec.startsWith('@sinclair/typebox') || r.startsWith('src/protocol') || r.startsWith('src/sdk'))
     expect(violations(['src/protocol', 'src/sdk'], ok)).toEqual([])
   })
 
   it('only src/http imports the HTTP engines', () => {
     const engine = /^(ws|uWebSockets\.js)$/
-    expect(violations(['src', 'cli', 'machines'], (f, spec) => !engine.test(spec) || f.startsWith('src/http/'))).toEqual([])
+    expect(
+      violations(['src', 'cli', 'machines'], (f, spec) => !engine.test(spec) || f.startsWith('src/http/')),
+    ).toEqual([])
   })
 
   it('only src/mcp imports the MCP SDK', () => {
     expect(
-      violations(['src', 'cli', 'machines'], (f, spec) => !spec.startsWith('@modelcontextprotocol/sdk') || f.startsWith('src/mcp/')),
+      violations(
+        ['src', 'cli', 'machines'],
+        (f, spec) => !spec.startsWith('@modelcontextprotocol/sdk') || f.startsWith('src/mcp/'),
+      ),
     ).toEqual([])
   })
 
   it('the extension imports only src/protocol, src/sdk, src/tools and its own files', () => {
     const ok = (_f: string, spec: string, r: string) =>
       !spec.startsWith('node:') &&
-      (!spec.startsWith('.') ? /^(preact|@sinclair\/typebox)/.test(spec) : /^(extension|src\/(protocol|sdk|tools))\b/.test(r))
+      (!spec.startsWith('.')
+        ? /^(preact|@sinclair\/typebox)/.test(spec)
+        : /^(extension|src\/(protocol|sdk|tools))\b/.test(r))
     expect(violations(['extension'], ok)).toEqual([])
   })
 })

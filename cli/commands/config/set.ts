@@ -82,7 +82,13 @@ function parseChange(
       describe: `tool-permission.${plugin}.${tool} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withToolPermission(config.permissions, plugin, tool, permission, installedVersion(daemon, plugin)),
+        permissions: withToolPermission(
+          config.permissions,
+          plugin,
+          tool,
+          permission,
+          installedVersion(daemon, plugin),
+        ),
       }),
     }
   }
@@ -96,7 +102,12 @@ function parseChange(
       describe: `plugin-permission.${plugin} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withPluginPermission(config.permissions, plugin, permission, installedVersion(daemon, plugin)),
+        permissions: withPluginPermission(
+          config.permissions,
+          plugin,
+          permission,
+          installedVersion(daemon, plugin),
+        ),
       }),
     }
   }

@@ -30,7 +30,9 @@ describe('extension connection', () => {
   it('runs its service worker under the fixed extension id, and the toolbar button opens the side panel', async () => {
     const worker = await browser.serviceWorker()
     expect(worker.url()).toBe(`chrome-extension://${EXTENSION_ID}/background.js`)
-    await expect.poll(() => worker.evaluate('chrome.sidePanel.getPanelBehavior()')).toEqual({ openPanelOnActionClick: true })
+    await expect
+      .poll(() => worker.evaluate('chrome.sidePanel.getPanelBehavior()'))
+      .toEqual({ openPanelOnActionClick: true })
   })
 
   it('connects with the bridge subprotocol and the secret, then answers sync.full with tab.syncAll', async () => {
@@ -53,7 +55,9 @@ describe('extension connection', () => {
     const before = daemon.connections()
     await daemon.stop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unreachable')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain('Start it with `bridge start`')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain(
+      'Start it with `bridge start`',
+    )
     await daemon.start()
     await expect.poll(() => daemon.connections(), { timeout: 20_000 }).toBe(before + 1)
     await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
@@ -65,7 +69,9 @@ describe('extension connection', () => {
     const refusedBefore = daemon.refused()
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unauthorized')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain('rejected this extension’s secret')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain(
+      'rejected this extension’s secret',
+    )
     expect(daemon.refused()).toBeGreaterThan(refusedBefore)
     writeFileSync(join(browser.extensionDir, 'auth.json'), JSON.stringify({ secret: other }))
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
@@ -78,7 +84,9 @@ describe('extension connection', () => {
     rmSync(authFile)
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('misconfigured')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain('has no auth.json. Run `bridge start`')
+    expect(await panel.getByTestId('connection-message').textContent()).toContain(
+      'has no auth.json. Run `bridge start`',
+    )
     writeFileSync(authFile, saved)
     await panel.getByTestId('reconnect').click()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')

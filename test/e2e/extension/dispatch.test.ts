@@ -30,12 +30,21 @@ describe('extension tabs and dispatch', () => {
     plugin?.remove()
   })
 
-  const lastState = (): Frame | undefined => daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)
+  const lastState = (): Frame | undefined =>
+    daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)
   const stateOf = () => (lastState()?.params as { state?: string } | undefined)?.state
-  const tabsOf = () => (lastState()?.params as { tabs: Array<{ tabId: number; url: string; ready: boolean }> } | undefined)?.tabs ?? []
+  const tabsOf = () =>
+    (lastState()?.params as { tabs: Array<{ tabId: number; url: string; ready: boolean }> } | undefined)
+      ?.tabs ?? []
   let dispatchSeq = 0
   const dispatch = (tool: string, input: unknown, extra: Record<string, unknown> = {}) =>
-    daemon.request('tool.dispatch', { dispatchId: `d${++dispatchSeq}`, plugin: 'notes', tool, input, ...extra })
+    daemon.request('tool.dispatch', {
+      dispatchId: `d${++dispatchSeq}`,
+      plugin: 'notes',
+      tool,
+      input,
+      ...extra,
+    })
 
   let first: Page
   it('reports the plugin closed, then unavailable on a signed-out page, then ready after login', async () => {
@@ -60,7 +69,11 @@ describe('extension tabs and dispatch', () => {
     const answer = await dispatch('slow_count', { to: 3, stepMs: 0 })
     expect(answer.result).toEqual({ output: { counted: 3 } })
     const id = `d${dispatchSeq}`
-    await daemon.waitFor((f) => f.method === 'tool.progress' && (f.params as { progress: number }).progress === 3, 5_000, since)
+    await daemon.waitFor(
+      (f) => f.method === 'tool.progress' && (f.params as { progress: number }).progress === 3,
+      5_000,
+      since,
+    )
     const frames = daemon.frames.slice(since)
     const answerAt = frames.findIndex((f) => f.id === answer.id && f.method === undefined)
     // Every progress report reaches the daemon before the result.
@@ -118,7 +131,10 @@ describe('extension tabs and dispatch', () => {
   it('keeps a tab that runs an older plugin build out of dispatch until it reloads', async () => {
     const tab = await browser.newPage(`${site.url}/`)
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
-    daemon.notify('plugins.changed', { plugins: [{ ...plugin.state('auto'), adapterHash: 'b'.repeat(64) }], failedPlugins: [] })
+    daemon.notify('plugins.changed', {
+      plugins: [{ ...plugin.state('auto'), adapterHash: 'b'.repeat(64) }],
+      failedPlugins: [],
+    })
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('unavailable')
     const answer = await dispatch('whoami', {})
     expect(answer.error?.code).toBe(-32002)
@@ -135,7 +151,10 @@ describe('extension tabs and dispatch', () => {
     await tab.evaluate(() => ((window as unknown as { beforeUpdate: boolean }).beforeUpdate = true))
     daemon.notify('plugin.update', { ...plugin.state('auto'), adapterHash: 'c'.repeat(64) })
     await expect
-      .poll(() => tab.evaluate(() => (window as unknown as { beforeUpdate?: boolean }).beforeUpdate ?? false), { timeout: 10_000 })
+      .poll(
+        () => tab.evaluate(() => (window as unknown as { beforeUpdate?: boolean }).beforeUpdate ?? false),
+        { timeout: 10_000 },
+      )
       .toBe(false)
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
@@ -147,7 +166,12 @@ describe('extension tabs and dispatch', () => {
     expect(bad.error?.code).toBe(-32602)
     const unknown = await daemon.request('tool.teleport', {})
     expect(unknown.error?.code).toBe(-32601)
-    const unknownPlugin = await daemon.request('tool.dispatch', { dispatchId: 'x1', plugin: 'nope', tool: 'a', input: {} })
+    const unknownPlugin = await daemon.request('tool.dispatch', {
+      dispatchId: 'x1',
+      plugin: 'nope',
+      tool: 'a',
+      input: {},
+    })
     expect(unknownPlugin.error).toMatchObject({ code: -32003, data: { code: 'unknown_tool' } })
     expect(daemon.isConnected()).toBe(true)
   })

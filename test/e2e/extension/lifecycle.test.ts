@@ -23,7 +23,9 @@ describe('extension lifecycle', () => {
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
     tab = await browser.newPage(`${site.url}/login?user=dana`)
-    await daemon.waitFor((f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready')
+    await daemon.waitFor(
+      (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',
+    )
   })
   afterAll(async () => {
     await browser?.close()
@@ -36,8 +38,17 @@ describe('extension lifecycle', () => {
   const slowCount = async () => {
     const dispatchId = `life${++seq}`
     const since = daemon.frames.length
-    const answer = await daemon.request('tool.dispatch', { dispatchId, plugin: 'notes', tool: 'slow_count', input: { to: 2, stepMs: 0 } })
-    const progress = daemon.frames.slice(since).filter((f) => f.method === 'tool.progress' && (f.params as { dispatchId: string }).dispatchId === dispatchId)
+    const answer = await daemon.request('tool.dispatch', {
+      dispatchId,
+      plugin: 'notes',
+      tool: 'slow_count',
+      input: { to: 2, stepMs: 0 },
+    })
+    const progress = daemon.frames
+      .slice(since)
+      .filter(
+        (f) => f.method === 'tool.progress' && (f.params as { dispatchId: string }).dispatchId === dispatchId,
+      )
     return { answer, progress: progress.length }
   }
 
@@ -59,7 +70,9 @@ describe('extension lifecycle', () => {
     const before = daemon.connections()
     const cdp = await browser.context.browser()?.newBrowserCDPSession()
     if (!cdp) throw new Error('no browser CDP session')
-    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ targetId: string; type: string; url: string }> }
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+      targetInfos: Array<{ targetId: string; type: string; url: string }>
+    }
     const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.endsWith('/background.js'))
     expect(worker).toBeDefined()
     await cdp.send('Target.closeTarget', { targetId: worker?.targetId ?? '' })
@@ -67,7 +80,9 @@ describe('extension lifecycle', () => {
     // Any extension event wakes the worker again; here the user opens the side panel.
     const panel = await browser.openSidePanel()
     await expect.poll(() => daemon.connections(), { timeout: 15_000 }).toBe(before + 1)
-    await expect.poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
+    await expect
+      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('connected')
     await expect
       .poll(() => daemon.frames.filter((f) => f.method === 'tab.syncAll').at(-1)?.params, { timeout: 10_000 })
       .toMatchObject({ plugins: { notes: { state: 'ready', tabs: [{ ready: true }] } } })

@@ -35,9 +35,16 @@ describe('side panel', () => {
   })
 
   // The worker's global `chrome` is not in the Node typings: evaluate the expression as text.
-  const badge = async (): Promise<unknown> => (await browser.serviceWorker()).evaluate('chrome.action.getBadgeText({})')
+  const badge = async (): Promise<unknown> =>
+    (await browser.serviceWorker()).evaluate('chrome.action.getBadgeText({})')
   const request = (id: string, tool: string, params: unknown) =>
-    daemon.notify('confirmation.request', { id, plugin: 'notes', tool, params, expiresAt: Date.now() + 60_000 })
+    daemon.notify('confirmation.request', {
+      id,
+      plugin: 'notes',
+      tool,
+      params,
+      expiresAt: Date.now() + 60_000,
+    })
 
   it('shows each plugin with its tab state, tool count, source and version', async () => {
     const card = panel.getByTestId('plugin-notes')
@@ -46,10 +53,14 @@ describe('side panel', () => {
     expect(await card.getByTestId('plugin-source').textContent()).toBe('local')
     expect(await card.textContent()).toContain('Demo Notes 0.1.0')
     const tab = await browser.newPage(`${site.url}/login?user=carol`)
-    await expect.poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 }).toBe('ready')
+    await expect
+      .poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('ready')
     expect(await card.getByTestId('tab-state').textContent()).toBe('Ready')
     await tab.close()
-    await expect.poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 }).toBe('closed')
+    await expect
+      .poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('closed')
   })
 
   it('queues approval requests with plugin, tool and arguments, and counts them on the badge', async () => {
@@ -60,35 +71,47 @@ describe('side panel', () => {
     expect(await panel.getByTestId('approval-count').textContent()).toBe('2')
     expect(await cards.nth(0).getByTestId('approval-plugin').textContent()).toBe('Demo Notes')
     expect(await cards.nth(0).getByTestId('approval-tool').textContent()).toBe('notes_create_note')
-    expect(JSON.parse((await cards.nth(0).getByTestId('approval-params').textContent()) ?? '')).toEqual({ title: 'Groceries', body: 'milk' })
+    expect(JSON.parse((await cards.nth(0).getByTestId('approval-params').textContent()) ?? '')).toEqual({
+      title: 'Groceries',
+      body: 'milk',
+    })
     expect(await cards.nth(1).getByTestId('approval-tool').textContent()).toBe('notes_delete_note')
     expect(await badge()).toBe('2')
   })
 
   it('shows a system notification while approvals wait, and clears it when none are left', async () => {
-    const ids = async (): Promise<unknown> => (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)')
+    const ids = async (): Promise<unknown> =>
+      (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)')
     expect(await ids()).toEqual(['bridge-approvals'])
   })
 
   it('sends the user’s decisions: allow once, deny, always allow', async () => {
     await panel.locator('[data-approval-id="c1"]').getByTestId('approve-once').click()
-    const once = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c1')
+    const once = await daemon.waitFor(
+      (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c1',
+    )
     expect(once.params).toEqual({ id: 'c1', decision: 'allow_once' })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
     expect(await badge()).toBe('1')
 
     await panel.locator('[data-approval-id="c2"]').getByTestId('deny').click()
-    const deny = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c2')
+    const deny = await daemon.waitFor(
+      (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c2',
+    )
     expect(deny.params).toEqual({ id: 'c2', decision: 'deny' })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
     expect(await badge()).toBe('')
     await expect
-      .poll(async () => (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)'))
+      .poll(async () =>
+        (await browser.serviceWorker()).evaluate('chrome.notifications.getAll().then(Object.keys)'),
+      )
       .toEqual([])
 
     request('c3', 'whoami', {})
     await panel.locator('[data-approval-id="c3"]').getByTestId('approve-always').click()
-    const always = await daemon.waitFor((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c3')
+    const always = await daemon.waitFor(
+      (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c3',
+    )
     expect(always.params).toEqual({ id: 'c3', decision: 'allow_always' })
   })
 
@@ -97,10 +120,20 @@ describe('side panel', () => {
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
     daemon.notify('confirmation.cancel', { id: 'c4', reason: 'the call was cancelled' })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
-    daemon.notify('confirmation.request', { id: 'c5', plugin: 'notes', tool: 'whoami', params: {}, expiresAt: Date.now() + 800 })
+    daemon.notify('confirmation.request', {
+      id: 'c5',
+      plugin: 'notes',
+      tool: 'whoami',
+      params: {},
+      expiresAt: Date.now() + 800,
+    })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
     await expect.poll(() => panel.getByTestId('approval').count(), { timeout: 5_000 }).toBe(0)
-    expect(daemon.frames.some((f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c5')).toBe(false)
+    expect(
+      daemon.frames.some(
+        (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c5',
+      ),
+    ).toBe(false)
   })
 
   it('changes the plugin and per-tool permissions through the daemon', async () => {
@@ -114,7 +147,10 @@ describe('side panel', () => {
     const tool = await daemon.waitFor((f) => f.method === 'config.setToolPermission')
     expect(tool.params).toEqual({ plugin: 'notes', tool: 'delete_note', permission: 'off' })
     // The panel shows what the daemon says, not what was clicked: it changes with plugins.changed.
-    daemon.notify('plugins.changed', { plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }], failedPlugins: [] })
+    daemon.notify('plugins.changed', {
+      plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }],
+      failedPlugins: [],
+    })
     await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
     expect(await card.getByTestId('review-needed').textContent()).toContain('version 0.2.0')
   })
@@ -135,12 +171,19 @@ describe('side panel', () => {
   it('warns when permission checks are skipped and lists the built-in tools with their permissions', async () => {
     daemon.skipPermissions = true
     daemon.browserTools = [
-      { name: 'browser_list_tabs', displayName: 'List tabs', description: 'List open tabs', permission: 'auto' },
+      {
+        name: 'browser_list_tabs',
+        displayName: 'List tabs',
+        description: 'List open tabs',
+        permission: 'auto',
+      },
       { name: 'browser_click', displayName: 'Click', description: 'Click an element', permission: 'off' },
     ]
     daemon.resync()
     await expect.poll(() => panel.getByTestId('skip-permissions').isVisible()).toBe(true)
-    expect(await panel.getByTestId('skip-permissions').textContent()).toContain('tools set to ask run without asking')
+    expect(await panel.getByTestId('skip-permissions').textContent()).toContain(
+      'tools set to ask run without asking',
+    )
     const tools = panel.getByTestId('browser-tools')
     expect(await tools.textContent()).toContain('1 of 2 enabled')
     await tools.getByTestId('toggle-browser-tools').click()
@@ -163,7 +206,13 @@ describe('side panel', () => {
   it('shows calls while they run', async () => {
     daemon.notify('tool.invocationStart', { dispatchId: 'r1', plugin: 'notes', tool: 'slow_count' })
     await expect.poll(() => panel.getByTestId('running').textContent()).toContain('notes_slow_count')
-    daemon.notify('tool.invocationEnd', { dispatchId: 'r1', plugin: 'notes', tool: 'slow_count', success: true, durationMs: 5 })
+    daemon.notify('tool.invocationEnd', {
+      dispatchId: 'r1',
+      plugin: 'notes',
+      tool: 'slow_count',
+      success: true,
+      durationMs: 5,
+    })
     await expect.poll(() => panel.getByTestId('running').count()).toBe(0)
   })
 

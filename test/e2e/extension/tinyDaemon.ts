@@ -52,7 +52,11 @@ export interface TinyDaemon {
   close(): Promise<void>
 }
 
-export async function startTinyDaemon(opts: { secret: string; plugins?: PluginState[]; port?: number }): Promise<TinyDaemon> {
+export async function startTinyDaemon(opts: {
+  secret: string
+  plugins?: PluginState[]
+  port?: number
+}): Promise<TinyDaemon> {
   let secret = opts.secret
   const frames: Frame[] = []
   const offeredProtocols: string[][] = []
@@ -62,7 +66,10 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
   let nextId = 1
   const pending = new Map<number, (f: Frame) => void>()
   const sockets = new Set<Socket>()
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('bridge') ? 'bridge' : false) })
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has('bridge') ? 'bridge' : false),
+  })
 
   const daemon: TinyDaemon = {
     port: 0,
@@ -71,9 +78,7 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
     },
     frames,
     offeredProtocols,
-    answers: new Map<string, (params: unknown) => unknown>([
-      ['tab.stateChanged', () => ({ ok: true })],
-    ]),
+    answers: new Map<string, (params: unknown) => unknown>([['tab.stateChanged', () => ({ ok: true })]]),
     plugins: opts.plugins ?? [],
     browserTools: [],
     skipPermissions: false,
@@ -99,7 +104,10 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
       for (;;) {
         const found = frames.slice(since).find(pred)
         if (found) return found
-        if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; got ${frames.map((f) => f.method ?? `answer ${String(f.id)}`).join(', ')}`)
+        if (Date.now() > deadline)
+          throw new Error(
+            `no matching frame within ${timeoutMs} ms; got ${frames.map((f) => f.method ?? `answer ${String(f.id)}`).join(', ')}`,
+          )
         await new Promise((r) => setTimeout(r, 25))
       }
     },
@@ -157,7 +165,13 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
       if (req.url === '/health') {
         const ok = req.headers.authorization === `Bearer ${secret}`
         res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(ok ? { status: 'ok', extensionConnected: current !== null } : { error: { code: 'unauthorized', message: 'bad token' } }))
+        res.end(
+          JSON.stringify(
+            ok
+              ? { status: 'ok', extensionConnected: current !== null }
+              : { error: { code: 'unauthorized', message: 'bad token' } },
+          ),
+        )
         return
       }
       res.writeHead(404).end()
@@ -175,7 +189,8 @@ export async function startTinyDaemon(opts: { secret: string; plugins?: PluginSt
         ws.on('message', (data: Buffer) => {
           const frame = JSON.parse(data.toString()) as Frame
           frames.push(frame)
-          if (frame.method === 'ping') ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pong', params: { ts: Date.now() } }))
+          if (frame.method === 'ping')
+            ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pong', params: { ts: Date.now() } }))
           if (frame.id !== undefined && frame.method === undefined) {
             pending.get(Number(frame.id))?.(frame)
             pending.delete(Number(frame.id))

@@ -30,10 +30,13 @@ export interface BuiltPlugin {
  * there. With `configDir` the build registers the folder in that config's localPlugins (the daemon
  * discovers it); without, it builds only.
  */
-export async function buildFixturePlugin(opts: { source?: string; configDir?: string; port?: number } = {}): Promise<BuiltPlugin> {
+export async function buildFixturePlugin(
+  opts: { source?: string; configDir?: string; port?: number } = {},
+): Promise<BuiltPlugin> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-plugin-'))
   const source = opts.source ?? NOTES_PLUGIN_SOURCE
-  for (const entry of ['package.json', 'src', 'icon.svg']) cpSync(join(source, entry), join(dir, entry), { recursive: true, force: true })
+  for (const entry of ['package.json', 'src', 'icon.svg'])
+    cpSync(join(source, entry), join(dir, entry), { recursive: true, force: true })
   const scratch = opts.configDir ?? mkdtempSync(join(tmpdir(), 'bridge-build-config-'))
   const args = [join(ROOT, 'dist/cli/bridgePlugin.js'), 'build', '--dir', dir]
   if (!opts.configDir) args.push('--no-register')
@@ -66,7 +69,12 @@ export async function buildFixturePlugin(opts: { source?: string; configDir?: st
       ...(manifest.iconSvg ? { iconSvg: manifest.iconSvg } : {}),
       permission,
       reviewed: true,
-      tools: manifest.tools.map((t) => ({ name: t.name, displayName: t.displayName, description: t.description, permission })),
+      tools: manifest.tools.map((t) => ({
+        name: t.name,
+        displayName: t.displayName,
+        description: t.description,
+        permission,
+      })),
       path: dir,
     }),
     installAdapter(extensionDir) {
@@ -75,7 +83,10 @@ export async function buildFixturePlugin(opts: { source?: string; configDir?: st
     },
     async rebuild(version, configDir, port) {
       const pkgFile = join(dir, 'package.json')
-      writeFileSync(pkgFile, JSON.stringify({ ...(JSON.parse(readFileSync(pkgFile, 'utf8')) as object), version }, null, 2))
+      writeFileSync(
+        pkgFile,
+        JSON.stringify({ ...(JSON.parse(readFileSync(pkgFile, 'utf8')) as object), version }, null, 2),
+      )
       const build = [join(ROOT, 'dist/cli/bridgePlugin.js'), 'build', '--dir', dir, '--port', String(port)]
       await run(process.execPath, build, { cwd: dir, env: daemonEnv(configDir, 'node'), timeout: 60_000 })
     },

@@ -10,7 +10,8 @@ import { startFixture, type Fixture } from '../toolcall/fixture'
 import { runCli } from './runCli'
 
 const permissionsOnDisk = (dir: string) =>
-  (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { permissions: Record<string, unknown> }).permissions
+  (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { permissions: Record<string, unknown> })
+    .permissions
 
 describe('bridge config set after a plugin update', () => {
   let fx: Fixture
@@ -32,17 +33,24 @@ describe('bridge config set after a plugin update', () => {
   it('records the loaded version as reviewed, which turns the tools back on', async () => {
     expect(await toolNames()).not.toContain('notes_list_notes')
     const changed = mcp.nextListChanged()
-    const result = await runCli(['config', 'set', 'plugin-permission.notes', 'ask', '--port', String(fx.daemon.port)], fx.configDir)
+    const result = await runCli(
+      ['config', 'set', 'plugin-permission.notes', 'ask', '--port', String(fx.daemon.port)],
+      fx.configDir,
+    )
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(permissionsOnDisk(fx.configDir)).toEqual({ notes: { permission: 'ask', reviewedVersion: '2.0.0' } })
+    expect(permissionsOnDisk(fx.configDir)).toEqual({
+      notes: { permission: 'ask', reviewedVersion: '2.0.0' },
+    })
     await changed
     const listed = (await mcp.client.listTools()).tools.find((t) => t.name === 'notes_list_notes')
     expect(listed?.description).toMatch(/^\[asks for approval\] /)
   })
 
   it('reports the installed version of each plugin in /health', async () => {
-    const health = (await (await fx.daemon.fetch('/health')).json()) as { pluginDetails: { name: string; version: string }[] }
+    const health = (await (await fx.daemon.fetch('/health')).json()) as {
+      pluginDetails: { name: string; version: string }[]
+    }
     expect(health.pluginDetails).toEqual([expect.objectContaining({ name: 'notes', version: '2.0.0' })])
   })
 })

@@ -78,10 +78,16 @@ describe('bridge start --inspect', () => {
   it('streams the actor system, its events and new sessions to the inspector, with the secret redacted', async () => {
     const inspector = await startInspectorServer()
     servers.push(inspector)
-    const daemon = await startDaemon({ via: 'cli', args: ['--port', '0', '--inspect'], env: { BRIDGE_INSPECT_URL: inspector.url } })
+    const daemon = await startDaemon({
+      via: 'cli',
+      args: ['--port', '0', '--inspect'],
+      env: { BRIDGE_INSPECT_URL: inspector.url },
+    })
     daemons.push(daemon)
     await daemon.waitForOutput(/streaming actor events to ws:\/\/127\.0\.0\.1/)
-    await expect.poll(() => actorNames(inspector)).toEqual(expect.arrayContaining(['configStore', 'reload', 'extensionConnection']))
+    await expect
+      .poll(() => actorNames(inspector))
+      .toEqual(expect.arrayContaining(['configStore', 'reload', 'extensionConnection']))
 
     expect((await daemon.fetch('/reload', { method: 'POST' })).status).toBe(200)
     await expect.poll(() => eventTypes(inspector)).toEqual(expect.arrayContaining(['reload.request']))
@@ -90,23 +96,34 @@ describe('bridge start --inspect', () => {
     const call = await mcp.client.callTool({ name: 'browser_list_tabs', arguments: {} })
     expect(call.isError).toBe(true)
     await mcp.close()
-    await expect.poll(() => actorNames(inspector)).toEqual(expect.arrayContaining(['mcpSession', 'toolInvocation', 'validate']))
+    await expect
+      .poll(() => actorNames(inspector))
+      .toEqual(expect.arrayContaining(['mcpSession', 'toolInvocation', 'validate']))
 
-    for (const frame of inspector.frames) expect(frame).toMatchObject({ type: expect.stringMatching(/^@xstate\./), _version: expect.any(String) })
+    for (const frame of inspector.frames)
+      expect(frame).toMatchObject({ type: expect.stringMatching(/^@xstate\./), _version: expect.any(String) })
     expect(inspector.raw.join('\n')).not.toContain(daemon.secret)
     expect(inspector.connections).toBe(1)
   })
 
   it('starts without an inspector server, keeps the events, and delivers them once one appears', async () => {
     const port = await freePort()
-    const daemon = await startDaemon({ via: 'cli', args: ['--port', '0'], env: { BRIDGE_INSPECT: '1', BRIDGE_INSPECT_URL: `ws://127.0.0.1:${port}` } })
+    const daemon = await startDaemon({
+      via: 'cli',
+      args: ['--port', '0'],
+      env: { BRIDGE_INSPECT: '1', BRIDGE_INSPECT_URL: `ws://127.0.0.1:${port}` },
+    })
     daemons.push(daemon)
-    await daemon.waitForOutput(/cannot reach the inspector at ws:\/\/127\.0\.0\.1:\d+\/ \(.*\); retrying until it is there/)
+    await daemon.waitForOutput(
+      /cannot reach the inspector at ws:\/\/127\.0\.0\.1:\d+\/ \(.*\); retrying until it is there/,
+    )
     expect((await daemon.fetch('/health')).status).toBe(200)
     const inspector = await startInspectorServer(port)
     servers.push(inspector)
     // The actors registered before the server existed arrive from the buffer.
-    await expect.poll(() => actorNames(inspector), { timeout: 10_000 }).toEqual(expect.arrayContaining(['configStore', 'reload']))
+    await expect
+      .poll(() => actorNames(inspector), { timeout: 10_000 })
+      .toEqual(expect.arrayContaining(['configStore', 'reload']))
     // Stopping never waits for the inspector.
     expect(await daemon.stop()).toBe(0)
     expect(daemon.output().match(/cannot reach the inspector/g)).toHaveLength(1)
@@ -116,21 +133,31 @@ describe('bridge start --inspect', () => {
     const inspector = await startInspectorServer()
     servers.push(inspector)
     const dir = freshDir()
-    const started = await runCli(['start', '--background', '--port', '0', '--inspect'], dir, { BRIDGE_INSPECT_URL: inspector.url })
+    const started = await runCli(['start', '--background', '--port', '0', '--inspect'], dir, {
+      BRIDGE_INSPECT_URL: inspector.url,
+    })
     try {
       expect(started.code).toBe(0)
-      await expect.poll(() => actorNames(inspector), { timeout: 10_000 }).toEqual(expect.arrayContaining(['configStore']))
+      await expect
+        .poll(() => actorNames(inspector), { timeout: 10_000 })
+        .toEqual(expect.arrayContaining(['configStore']))
     } finally {
       const stopped = await runCli(['stop'], dir)
       expect(stopped.code).toBe(0)
     }
-    expect(readFileSync(join(dir, 'server.log'), 'utf8')).toContain(`streaming actor events to ${inspector.url}/`)
+    expect(readFileSync(join(dir, 'server.log'), 'utf8')).toContain(
+      `streaming actor events to ${inspector.url}/`,
+    )
   })
 
   it('sends nothing without --inspect or BRIDGE_INSPECT=1', async () => {
     const inspector = await startInspectorServer()
     servers.push(inspector)
-    const daemon = await startDaemon({ via: 'cli', args: ['--port', '0'], env: { BRIDGE_INSPECT: '0', BRIDGE_INSPECT_URL: inspector.url } })
+    const daemon = await startDaemon({
+      via: 'cli',
+      args: ['--port', '0'],
+      env: { BRIDGE_INSPECT: '0', BRIDGE_INSPECT_URL: inspector.url },
+    })
     daemons.push(daemon)
     expect((await daemon.fetch('/reload', { method: 'POST' })).status).toBe(200)
     expect(await daemon.stop()).toBe(0)
@@ -139,11 +166,31 @@ describe('bridge start --inspect', () => {
   })
 
   it.each([
-    ['a host off this machine', { BRIDGE_INSPECT_URL: 'ws://example.com:8080' }, /BRIDGE_INSPECT_URL must be a ws:\/\/ address on this machine \(127\.0\.0\.1, localhost or \[::1\]\); got "ws:\/\/example\.com:8080"/],
-    ['a secure URL', { BRIDGE_INSPECT_URL: 'wss://127.0.0.1:8080' }, /BRIDGE_INSPECT_URL must be a ws:\/\/ address on this machine/],
-    ['credentials in the URL', { BRIDGE_INSPECT_URL: 'ws://user:pw@127.0.0.1:8080' }, /must be a ws:\/\/ address on this machine \(.*\); got "ws:\/\/127\.0\.0\.1:8080"/],
-    ['no URL at all', { BRIDGE_INSPECT_URL: 'not a url' }, /BRIDGE_INSPECT_URL is not a URL \(got "not a url"\)/],
-    ['a BRIDGE_INSPECT that is not 0 or 1', { BRIDGE_INSPECT: 'yes' }, /BRIDGE_INSPECT must be 0 or 1 \(got "yes"\)/],
+    [
+      'a host off this machine',
+      { BRIDGE_INSPECT_URL: 'ws://example.com:8080' },
+      /BRIDGE_INSPECT_URL must be a ws:\/\/ address on this machine \(127\.0\.0\.1, localhost or \[::1\]\); got "ws:\/\/example\.com:8080"/,
+    ],
+    [
+      'a secure URL',
+      { BRIDGE_INSPECT_URL: 'wss://127.0.0.1:8080' },
+      /BRIDGE_INSPECT_URL must be a ws:\/\/ address on this machine/,
+    ],
+    [
+      'credentials in the URL',
+      { BRIDGE_INSPECT_URL: 'ws://user:pw@127.0.0.1:8080' },
+      /must be a ws:\/\/ address on this machine \(.*\); got "ws:\/\/127\.0\.0\.1:8080"/,
+    ],
+    [
+      'no URL at all',
+      { BRIDGE_INSPECT_URL: 'not a url' },
+      /BRIDGE_INSPECT_URL is not a URL \(got "not a url"\)/,
+    ],
+    [
+      'a BRIDGE_INSPECT that is not 0 or 1',
+      { BRIDGE_INSPECT: 'yes' },
+      /BRIDGE_INSPECT must be 0 or 1 \(got "yes"\)/,
+    ],
   ])('refuses to start with %s', async (_what, env, message) => {
     for (const via of ['cli', 'server'] as const) {
       const configDir = freshDir()

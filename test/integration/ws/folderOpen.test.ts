@@ -17,9 +17,13 @@ describe('folder.open from the extension', () => {
     bin = mkdtempSync(join(tmpdir(), 'bridge-opener-'))
     writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> "${join(bin, 'opened.txt')}"\n`)
     chmodSync(join(bin, 'xdg-open'), 0o755)
-    fx = await startFixture('node', { plugins: [{ name: 'notes', tools: [{ name: 'list_notes' }] }] }, {
-      PATH: `${bin}:${process.env.PATH ?? ''}`,
-    })
+    fx = await startFixture(
+      'node',
+      { plugins: [{ name: 'notes', tools: [{ name: 'list_notes' }] }] },
+      {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+      },
+    )
     ext = await FakeExtension.connect(fx.daemon)
   })
   afterAll(async () => {
@@ -44,7 +48,8 @@ describe('folder.open from the extension', () => {
     const pluginDir = join(fx.configDir, 'plugin-notes')
     const answer = await ext.request('folder.open', { path: pluginDir })
     expect(answer.result).toEqual({ ok: true })
-    for (let i = 0; i < 50 && !(await opened()).includes(pluginDir); i++) await new Promise((r) => setTimeout(r, 100))
+    for (let i = 0; i < 50 && !(await opened()).includes(pluginDir); i++)
+      await new Promise((r) => setTimeout(r, 100))
     expect(await opened()).toContain(pluginDir)
   })
 
@@ -55,7 +60,9 @@ describe('folder.open from the extension', () => {
     for (const path of ['/etc', link, join(fx.configDir, '..'), '/no/such/folder']) {
       const answer = await ext.request('folder.open', { path })
       expect(answer.error?.code).toBe(-32602)
-      expect(answer.error?.message).toContain('only opens the bridge config directory or a local plugin folder')
+      expect(answer.error?.message).toContain(
+        'only opens the bridge config directory or a local plugin folder',
+      )
     }
     expect(await opened()).toEqual(before)
   })

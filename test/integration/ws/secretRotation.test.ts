@@ -22,9 +22,14 @@ describe.each(ENGINES)('secret rotation (%s engine)', (engine) => {
     const oldSecret = daemon.secret
     const ext = await FakeExtension.connect(daemon)
     const newSecret = randomBytes(32).toString('hex')
-    writeFileSync(join(daemon.configDir, 'extension', 'auth.json'), JSON.stringify({ secret: newSecret }), { mode: 0o600 })
+    writeFileSync(join(daemon.configDir, 'extension', 'auth.json'), JSON.stringify({ secret: newSecret }), {
+      mode: 0o600,
+    })
 
-    const reload = await fetch(`${daemon.url}/reload`, { method: 'POST', headers: { authorization: `Bearer ${oldSecret}` } })
+    const reload = await fetch(`${daemon.url}/reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${oldSecret}` },
+    })
     expect(reload.status).toBe(200)
     expect(await ext.closed).toEqual({ code: 4002, reason: 'secret rotated' })
 

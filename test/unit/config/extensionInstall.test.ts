@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { chromeVersion, installedExtensionVersion, installExtensionFiles, writeServerInfo } from '../../../src/config/extensionInstall'
+import {
+  chromeVersion,
+  installedExtensionVersion,
+  installExtensionFiles,
+  writeServerInfo,
+} from '../../../src/config/extensionInstall'
 
 describe('extension files in <config>/extension', () => {
   let root: string
@@ -14,7 +19,10 @@ describe('extension files in <config>/extension', () => {
     target = join(root, 'extension')
     mkdirSync(join(source, 'icons'), { recursive: true })
     mkdirSync(target)
-    writeFileSync(join(source, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'bridge', version: '0.0.1' }))
+    writeFileSync(
+      join(source, 'manifest.json'),
+      JSON.stringify({ manifest_version: 3, name: 'bridge', version: '0.0.1' }),
+    )
     writeFileSync(join(source, 'background.js'), 'new code')
     writeFileSync(join(source, 'icons', 'icon16.png'), 'png')
   })

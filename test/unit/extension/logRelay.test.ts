@@ -21,7 +21,10 @@ describe('plugin log batching', () => {
     let connected = false
     let clock = 0
     const batches: LogEntry[][] = []
-    const relay = new LogRelay((entries) => (connected ? (batches.push(entries), true) : false), () => clock)
+    const relay = new LogRelay(
+      (entries) => (connected ? (batches.push(entries), true) : false),
+      () => clock,
+    )
     for (let i = 0; i < 1500; i++) {
       clock = i * 10 // 100 a second: under the rate limit
       relay.add({ plugin: 'p', level: 'debug', message: `m${i}`, ts: i })
@@ -37,7 +40,10 @@ describe('plugin log batching', () => {
   it('lets a plugin log 200 entries a second and reports how many more it dropped', () => {
     let clock = 0
     const batches: LogEntry[][] = []
-    const relay = new LogRelay((entries) => (batches.push(entries), true), () => clock)
+    const relay = new LogRelay(
+      (entries) => (batches.push(entries), true),
+      () => clock,
+    )
     for (let i = 0; i < 250; i++) relay.add({ plugin: 'noisy', level: 'info', message: `n${i}`, ts: 0 })
     relay.add({ plugin: 'quiet', level: 'info', message: 'still heard', ts: 0 })
     clock = 1_000
@@ -47,7 +53,12 @@ describe('plugin log batching', () => {
     expect(all.filter((e) => e.plugin === 'noisy' && /^n\d+$/.test(e.message))).toHaveLength(200)
     expect(all.filter((e) => e.plugin === 'quiet').map((e) => e.message)).toEqual(['still heard'])
     expect(all.slice(-2)).toEqual([
-      { plugin: 'noisy', level: 'warning', message: '50 log entries dropped: more than 200 a second', ts: 1_000 },
+      {
+        plugin: 'noisy',
+        level: 'warning',
+        message: '50 log entries dropped: more than 200 a second',
+        ts: 1_000,
+      },
       { plugin: 'noisy', level: 'info', message: 'next second', ts: 1_000 },
     ])
   })

@@ -44,7 +44,14 @@ describe('match patterns', () => {
   })
 
   it('rejects malformed patterns, which then match nothing', () => {
-    for (const bad of ['example.com', 'http://', 'http://ex*ample.com/*', 'chrome://x/*', 'https://*.*.com/*', 'http:/x.com/*'])
+    for (const bad of [
+      'example.com',
+      'http://',
+      'http://ex*ample.com/*',
+      'chrome://x/*',
+      'https://*.*.com/*',
+      'http:/x.com/*',
+    ])
       expect(isValidMatchPattern(bad), bad).toBe(false)
     expect(matchesAny(['not a pattern'], 'https://example.com/')).toBe(false)
   })

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { RpcError, RpcPeer } from '../../../extension/background/rpc'
 import { PROTOCOL_VERSION } from '../../../src/protocol/constants'
 
-function peer(onRequest: (method: string, params: unknown) => Promise<unknown> = () => Promise.resolve({ ok: true })) {
+function peer(
+  onRequest: (method: string, params: unknown) => Promise<unknown> = () => Promise.resolve({ ok: true }),
+) {
   const sent: Array<Record<string, unknown>> = []
   const notifications: Array<[string, unknown]> = []
   const problems: string[] = []
@@ -38,7 +40,13 @@ describe('the extension end of the JSON-RPC link', () => {
 
   it('passes valid notifications on and drops invalid or unknown ones as problems', () => {
     const { p, notifications, problems } = peer()
-    const sync = { protocolVersion: PROTOCOL_VERSION, serverVersion: '1', skipPermissions: false, plugins: [], browserTools: [] }
+    const sync = {
+      protocolVersion: PROTOCOL_VERSION,
+      serverVersion: '1',
+      skipPermissions: false,
+      plugins: [],
+      browserTools: [],
+    }
     p.receive(JSON.stringify({ jsonrpc: '2.0', method: 'sync.full', params: sync }))
     p.receive(JSON.stringify({ jsonrpc: '2.0', method: 'sync.full', params: { protocolVersion: 'one' } }))
     p.receive(JSON.stringify({ jsonrpc: '2.0', method: 'mystery', params: {} }))
@@ -48,10 +56,19 @@ describe('the extension end of the JSON-RPC link', () => {
 
   it('sends the handler’s result, or its RpcError with code and data', async () => {
     const { p, sent } = peer((method) =>
-      method === 'plugin.uninstall' ? Promise.resolve({ ok: true }) : Promise.reject(new RpcError(-32003, 'tool failed', { code: 'x' })),
+      method === 'plugin.uninstall'
+        ? Promise.resolve({ ok: true })
+        : Promise.reject(new RpcError(-32003, 'tool failed', { code: 'x' })),
     )
     p.receive(JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'plugin.uninstall', params: { name: 'n' } }))
-    p.receive(JSON.stringify({ jsonrpc: '2.0', id: 'b', method: 'tool.dispatch', params: { dispatchId: 'd', plugin: 'p', tool: 't', input: {} } }))
+    p.receive(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'b',
+        method: 'tool.dispatch',
+        params: { dispatchId: 'd', plugin: 'p', tool: 't', input: {} },
+      }),
+    )
     await flush()
     expect(sent).toEqual([
       { jsonrpc: '2.0', id: 'a', result: { ok: true } },
@@ -68,7 +85,9 @@ describe('the extension end of the JSON-RPC link', () => {
     const [g, b, r] = sent.map((m) => m.id)
     p.receive(JSON.stringify({ jsonrpc: '2.0', id: g, result: { ok: true } }))
     p.receive(JSON.stringify({ jsonrpc: '2.0', id: b, result: { fine: 'yes' } }))
-    p.receive(JSON.stringify({ jsonrpc: '2.0', id: r, error: { code: -32602, message: 'not a plugin folder' } }))
+    p.receive(
+      JSON.stringify({ jsonrpc: '2.0', id: r, error: { code: -32602, message: 'not a plugin folder' } }),
+    )
     p.close()
     await expect(good).resolves.toEqual({ ok: true })
     await expect(bad).rejects.toThrow('invalid result for config.setPluginPermission')

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { checkHost, checkOrigin, hasValidBearer, hasValidWsProtocol, secretsEqual } from '../../../src/http/gate'
+import {
+  checkHost,
+  checkOrigin,
+  hasValidBearer,
+  hasValidWsProtocol,
+  secretsEqual,
+} from '../../../src/http/gate'
 import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 
 const SECRET = '0123456789abcdef'.repeat(4)
@@ -10,14 +16,18 @@ describe('checkHost', () => {
     expect(checkHost(headers({ host }), 9515)).toBeNull()
   })
 
-  it.each(['evil.com:9515', '127.0.0.1', '127.0.0.1:9516', 'localhost.:9515', '127.0.0.1:9515, 127.0.0.1:9515', ' 127.0.0.1:9515x'])(
-    'refuses %s with 403 forbidden_host',
-    async (host) => {
-      const res = checkHost(headers({ host }), 9515)
-      expect(res?.status).toBe(403)
-      expect(await res?.json()).toEqual({ error: { code: 'forbidden_host', message: expect.any(String) } })
-    },
-  )
+  it.each([
+    'evil.com:9515',
+    '127.0.0.1',
+    '127.0.0.1:9516',
+    'localhost.:9515',
+    '127.0.0.1:9515, 127.0.0.1:9515',
+    ' 127.0.0.1:9515x',
+  ])('refuses %s with 403 forbidden_host', async (host) => {
+    const res = checkHost(headers({ host }), 9515)
+    expect(res?.status).toBe(403)
+    expect(await res?.json()).toEqual({ error: { code: 'forbidden_host', message: expect.any(String) } })
+  })
 
   it('refuses a missing Host', () => {
     expect(checkHost(headers({}), 9515)?.status).toBe(403)
@@ -30,14 +40,17 @@ describe('checkOrigin', () => {
     expect(checkOrigin(headers({ origin: EXTENSION_ORIGIN }))).toBeNull()
   })
 
-  it.each(['https://example.com', 'http://127.0.0.1:9515', 'chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh', 'null', `${EXTENSION_ORIGIN}/`])(
-    'refuses Origin %s with 403 forbidden_origin',
-    async (origin) => {
-      const res = checkOrigin(headers({ origin }))
-      expect(res?.status).toBe(403)
-      expect(((await res?.json()) as { error: { code: string } }).error.code).toBe('forbidden_origin')
-    },
-  )
+  it.each([
+    'https://example.com',
+    'http://127.0.0.1:9515',
+    'chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh',
+    'null',
+    `${EXTENSION_ORIGIN}/`,
+  ])('refuses Origin %s with 403 forbidden_origin', async (origin) => {
+    const res = checkOrigin(headers({ origin }))
+    expect(res?.status).toBe(403)
+    expect(((await res?.json()) as { error: { code: string } }).error.code).toBe('forbidden_origin')
+  })
 })
 
 describe('hasValidBearer', () => {
@@ -68,12 +81,16 @@ describe('hasValidWsProtocol', () => {
     expect(hasValidWsProtocol(headers({ 'sec-websocket-protocol': `bridge,${SECRET}` }), SECRET)).toBe(true)
   })
 
-  it.each([`${SECRET}, bridge`, 'bridge', `bridge, ${SECRET.slice(1)}`, `bridge, ${SECRET}, extra`, `other, ${SECRET}`, ''])(
-    'refuses "%s"',
-    (value) => {
-      expect(hasValidWsProtocol(headers({ 'sec-websocket-protocol': value }), SECRET)).toBe(false)
-    },
-  )
+  it.each([
+    `${SECRET}, bridge`,
+    'bridge',
+    `bridge, ${SECRET.slice(1)}`,
+    `bridge, ${SECRET}, extra`,
+    `other, ${SECRET}`,
+    '',
+  ])('refuses "%s"', (value) => {
+    expect(hasValidWsProtocol(headers({ 'sec-websocket-protocol': value }), SECRET)).toBe(false)
+  })
 })
 
 describe('secretsEqual', () => {

@@ -3,7 +3,11 @@ import { createActor, fromPromise, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
 import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
-import { toolInvocationMachine, type StepResult, type ToolInvocationInput } from '../../../machines/toolInvocationMachine'
+import {
+  toolInvocationMachine,
+  type StepResult,
+  type ToolInvocationInput,
+} from '../../../machines/toolInvocationMachine'
 
 function startSystem(sent: string[] = []) {
   const system = createActor(
@@ -45,7 +49,11 @@ describe('bridgeSystemMachine', () => {
     expect(childIds(system)).toContain('pluginTab:notes')
     const tab = child(system, 'pluginTab:notes')
     expect(tab?.getSnapshot().context).toEqual({ plugin: 'notes', tabs: [], inFlight: 0 })
-    tab?.send({ type: 'tabs.update', state: 'ready', tabs: [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', ready: true }] })
+    tab?.send({
+      type: 'tabs.update',
+      state: 'ready',
+      tabs: [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', ready: true }],
+    })
     expect(tab?.getSnapshot().value).toBe('ready')
 
     // A second spawn of the same plugin replaces the child instead of leaving the first one running.
@@ -61,7 +69,9 @@ describe('bridgeSystemMachine', () => {
   it('spawns mcpSession:<uuid> with its own effects and stops it once the session closes', () => {
     const system = startSystem()
     const disposed: string[] = []
-    const logic = mcpSessionMachine.provide({ actions: { disposeSession: (_, { reason }) => void disposed.push(reason) } })
+    const logic = mcpSessionMachine.provide({
+      actions: { disposeSession: (_, { reason }) => void disposed.push(reason) },
+    })
     system.send({ type: 'mcpSession.spawn', logic, input: { sessionId: 'session-1', openedAt: 1 } })
     const session = child(system, 'mcpSession:session-1')
     expect(session?.getSnapshot().value).toBe('open')
@@ -72,7 +82,13 @@ describe('bridgeSystemMachine', () => {
 
   it('spawns toolInvocation:<uuid>, stops it on toolInvocation.stop, and a failing call does not fail the root', async () => {
     const system = startSystem()
-    const input = { invocationId: 'call-1', plugin: 'notes', tool: 'notes_list', input: {}, hasProgressToken: false }
+    const input = {
+      invocationId: 'call-1',
+      plugin: 'notes',
+      tool: 'notes_list',
+      input: {},
+      hasProgressToken: false,
+    }
     const pending = toolInvocationMachine.provide({
       actors: { validate: fromPromise<StepResult, ToolInvocationInput>(() => new Promise(() => undefined)) },
     })
@@ -84,7 +100,11 @@ describe('bridgeSystemMachine', () => {
     // An effect that throws is a bug: the call's owner sees the error, the root removes the child and runs on.
     const seen: string[] = []
     const broken = toolInvocationMachine.provide({
-      actors: { validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.reject(new Error('validator crashed'))) },
+      actors: {
+        validate: fromPromise<StepResult, ToolInvocationInput>(() =>
+          Promise.reject(new Error('validator crashed')),
+        ),
+      },
       actions: {
         recordOutcome: () => {
           throw new Error('audit effect crashed')
@@ -92,7 +112,9 @@ describe('bridgeSystemMachine', () => {
       },
     })
     system.send({ type: 'toolInvocation.spawn', logic: broken, input: { ...input, invocationId: 'call-2' } })
-    child(system, 'toolInvocation:call-2')?.subscribe({ error: (error) => void seen.push((error as Error).message) })
+    child(system, 'toolInvocation:call-2')?.subscribe({
+      error: (error) => void seen.push((error as Error).message),
+    })
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(seen).toEqual(['audit effect crashed'])
     expect(childIds(system)).toEqual(['configStore', 'extensionConnection', 'reload'])
