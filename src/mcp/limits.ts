@@ -2,6 +2,7 @@ import {
   APPROVAL_PROGRESS_INTERVAL_MS,
   APPROVAL_TIMEOUT_MS,
   AUDIT_LOG_ROTATE_BYTES,
+  MCP_MAX_SESSIONS,
   TOOL_MAX_DURATION_MS,
   TOOL_RESULT_MAX_BYTES,
   TOOL_TIMEOUT_MS,
@@ -17,6 +18,7 @@ export interface ToolPathLimits {
   keepaliveTimeoutMs: number
   auditRotateBytes: number
   resultMaxBytes: number
+  maxMcpSessions: number
 }
 
 /** Env knobs (documented in docs/protocol.md): positive integers only; anything else keeps the default. */
@@ -28,6 +30,7 @@ export const LIMIT_ENV: Record<keyof ToolPathLimits, string> = {
   keepaliveTimeoutMs: 'BRIDGE_WS_KEEPALIVE_TIMEOUT_MS',
   auditRotateBytes: 'BRIDGE_AUDIT_ROTATE_BYTES',
   resultMaxBytes: 'BRIDGE_TOOL_RESULT_MAX_BYTES',
+  maxMcpSessions: 'BRIDGE_MAX_MCP_SESSIONS',
 }
 
 export const DEFAULT_LIMITS: ToolPathLimits = {
@@ -38,6 +41,7 @@ export const DEFAULT_LIMITS: ToolPathLimits = {
   keepaliveTimeoutMs: EXTENSION_KEEPALIVE_TIMEOUT_MS,
   auditRotateBytes: AUDIT_LOG_ROTATE_BYTES,
   resultMaxBytes: TOOL_RESULT_MAX_BYTES,
+  maxMcpSessions: MCP_MAX_SESSIONS,
 }
 
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): ToolPathLimits {

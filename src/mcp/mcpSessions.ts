@@ -28,6 +28,8 @@ export interface McpSessionsDeps {
   callTool(request: ToolCallRequest): Promise<CallToolResult>
   /** 5 per minute on initialize. */
   initializeLimiter: RateLimiter
+  /** Beyond this many open sessions, a new one closes the session idle the longest. */
+  maxSessions: number
 }
 
 interface Session {
@@ -36,6 +38,10 @@ interface Session {
   actor: ActorRefFrom<typeof mcpSessionMachine>
   /** Aborted when the session closes: cancels its unfinished calls. */
   closing: AbortController
+  /** When the client last sent a request: the eviction order. */
+  lastActiveAt: number
+  /** Tool calls still running: a session with one is never evicted. */
+  callsInFlight: number
 }
 
 const rpcError = (status: number, code: number, message: string) =>
@@ -69,6 +75,7 @@ export class McpSessions {
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId)
       if (!session) return rpcError(404, -32001, 'Session not found')
+      session.lastActiveAt = Date.now()
       return session.transport.handleRequest(request, { parsedBody })
     }
     const initializing = Array.isArray(parsedBody)
@@ -98,6 +105,28 @@ export class McpSessions {
     await Promise.resolve()
   }
 
+  /**
+   * Keeps the number of sessions bounded when clients never send DELETE: closes the one whose client
+   * was silent the longest and has no call running. Its client gets 404 on its next request, which
+   * MCP defines as "start a new session".
+   */
+  private evictIdlest(keep: string): void {
+    let idlest: [string, Session] | undefined
+    for (const entry of this.sessions)
+      if (
+        entry[0] !== keep &&
+        entry[1].callsInFlight === 0 &&
+        (!idlest || entry[1].lastActiveAt < idlest[1].lastActiveAt)
+      )
+        idlest = entry
+    if (!idlest) return
+    logger.warn(`more than ${this.deps.maxSessions} MCP sessions open: closing the one idle the longest`)
+    idlest[1].actor.send({
+      type: 'session.close',
+      reason: `evicted after ${Math.round((Date.now() - idlest[1].lastActiveAt) / 1000)} s idle`,
+    })
+  }
+
   private async open(): Promise<WebStandardStreamableHTTPServerTransport> {
     const server = new Server(
       { name: 'bridge', version: BRIDGE_VERSION },
@@ -122,7 +151,8 @@ export class McpSessions {
         const system = this.deps.system()
         system.send({ type: 'mcpSession.spawn', logic, input: { sessionId: id, openedAt: Date.now() } })
         const children = system.getSnapshot().children as Record<string, AnyActorRef | undefined>
-        const actor = children[childId('mcpSession', id)] as ActorRefFrom<typeof mcpSessionMachine> | undefined
+        const actor = children[childId('mcpSession', id)] as
+          ActorRefFrom<typeof mcpSessionMachine> | undefined
         if (!actor) {
           logger.error('MCP session could not start inside the daemon')
           closing.abort()
@@ -130,9 +160,10 @@ export class McpSessions {
           return
         }
         actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
-        session = { server, transport, actor, closing }
+        session = { server, transport, actor, closing, lastActiveAt: Date.now(), callsInFlight: 0 }
         this.sessions.set(id, session)
         logger.info(`MCP session opened; ${this.sessions.size} open`)
+        if (this.sessions.size > this.deps.maxSessions) this.evictIdlest(id)
       },
       onsessionclosed: () => session?.actor.send({ type: 'session.close', reason: 'DELETE /mcp' }),
     })
@@ -151,12 +182,18 @@ export class McpSessions {
                   params: { progressToken: token, ...update },
                 })
                 .catch(() => undefined)
-      return this.deps.callTool({
-        name: request.params.name,
-        input: request.params.arguments ?? {},
-        signal,
-        ...(sendProgress ? { sendProgress } : {}),
-      })
+      const current = session
+      if (current) current.callsInFlight++
+      return this.deps
+        .callTool({
+          name: request.params.name,
+          input: request.params.arguments ?? {},
+          signal,
+          ...(sendProgress ? { sendProgress } : {}),
+        })
+        .finally(() => {
+          if (current) current.callsInFlight--
+        })
     })
     await server.connect(transport)
     return transport

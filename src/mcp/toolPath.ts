@@ -157,6 +157,7 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
     callTool: async (request): Promise<CallToolResult> =>
       toCallToolResult(await caller.call(request), limits.resultMaxBytes),
     initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
+    maxSessions: limits.maxMcpSessions,
   })
 
   const mcpHandler = (request: Request) => sessions.handle(request)

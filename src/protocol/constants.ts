@@ -5,7 +5,8 @@
 declare const __BRIDGE_VERSION__: string | undefined
 
 /** Version of bridge (daemon, CLI and extension ship together). Injected at build time. */
-export const BRIDGE_VERSION: string = typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'
+export const BRIDGE_VERSION: string =
+  typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'
 /** Version of the plugin SDK contract (tools.json shape and adapter runtime). */
 export const SDK_VERSION = '1.0.0'
 /** Version of the WebSocket protocol between daemon and extension; sent in `sync.full`. */
@@ -36,6 +37,8 @@ export const AUDIT_DEFAULT_LIMIT = 50
 
 export const ADMIN_RATE_LIMIT_PER_MIN = 10
 export const SESSION_RATE_LIMIT_PER_MIN = 5
+/** Open MCP sessions kept at most; a new one beyond it closes the session idle the longest. */
+export const MCP_MAX_SESSIONS = 100
 export const RATE_LIMIT_WINDOW_MS = 60_000
 
 export const RECONNECT_BACKOFF_START_MS = 1_000
@@ -46,7 +49,14 @@ export const SECRET_HEX_LENGTH = 64
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
 /** Names a plugin may not take: built-in tool namespaces and words that would confuse users. */
-export const RESERVED_PLUGIN_NAMES: readonly string[] = ['browser', 'extension', 'bridge', 'system', 'config', 'mcp']
+export const RESERVED_PLUGIN_NAMES: readonly string[] = [
+  'browser',
+  'extension',
+  'bridge',
+  'system',
+  'config',
+  'mcp',
+]
 /** Base tool names (without the plugin prefix). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
 /** Pseudo-plugin that owns the built-in `browser_*` and `extension_*` tools in permissions and audit. */
@@ -56,7 +66,8 @@ export const BROWSER_PLUGIN = 'browser'
  * The extension's public key (manifest `key`). It fixes the extension id, so the daemon can pin the
  * one Origin it accepts: `chrome-extension://${EXTENSION_ID}`.
  */
-export const EXTENSION_PUBLIC_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAuhfnQEoR6mms24D6bqcVtg+3eLP/gGwBnvFLMjIAVifJifRZ6dcv7WmHX6T8tDC6ejoslaWaw27jInd5+78TnUcxxY7YbC1MNlKXIRvbpvTwpVGWEYhNa6G+d6TWbLf1VjUlOqTg9JrNAG9z9fow4s/OBN55tcYnHOoI6TUFHxh4rBkGxMnYq6fKqiWawYugNPzclzNJZ69y4o7QKl6Rh2cRjAKpE57s8KC7DL8pMUWv/g/hlKK0mpj43wT7KwAQt3j6+7Xxz70wssoWXatBKaQXcjT1sOtHzApmX/f+DycpN0Sra+86ID6GjaiGwxBLJdB8SGx0ZEO1eoAZGYAFRwIDAQAB'
+export const EXTENSION_PUBLIC_KEY =
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAuhfnQEoR6mms24D6bqcVtg+3eLP/gGwBnvFLMjIAVifJifRZ6dcv7WmHX6T8tDC6ejoslaWaw27jInd5+78TnUcxxY7YbC1MNlKXIRvbpvTwpVGWEYhNa6G+d6TWbLf1VjUlOqTg9JrNAG9z9fow4s/OBN55tcYnHOoI6TUFHxh4rBkGxMnYq6fKqiWawYugNPzclzNJZ69y4o7QKl6Rh2cRjAKpE57s8KC7DL8pMUWv/g/hlKK0mpj43wT7KwAQt3j6+7Xxz70wssoWXatBKaQXcjT1sOtHzApmX/f+DycpN0Sra+86ID6GjaiGwxBLJdB8SGx0ZEO1eoAZGYAFRwIDAQAB'
 export const EXTENSION_ID = 'acfdhdlkhjaeoaphklaaombmbgodghoh'
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`
 

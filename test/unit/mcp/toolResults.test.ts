@@ -61,6 +61,7 @@ describe('limitsFromEnv', () => {
       toolTimeoutMs: 30_000,
       toolMaxDurationMs: 300_000,
       resultMaxBytes: 102_400,
+      maxMcpSessions: 100,
     })
   })
 })
