@@ -46,6 +46,10 @@ export interface TinyDaemon {
   setSecret(secret: string): void
   /** Closes the current extension socket with a code. */
   drop(code?: number): void
+  /** Freezes the current socket: it stays open but nothing is sent on it again (a hung daemon). */
+  mute(): void
+  /** Close codes of the extension sockets that ended, in order. */
+  closeCodes: number[]
   /** Stops listening (the extension sees the daemon gone); `start` listens again on the same port. */
   stop(): Promise<void>
   start(): Promise<void>
@@ -61,6 +65,8 @@ export async function startTinyDaemon(opts: {
   const frames: Frame[] = []
   const offeredProtocols: string[][] = []
   let current: WebSocket | null = null
+  let muted: WebSocket | null = null
+  const closeCodes: number[] = []
   let accepted = 0
   let refused = 0
   let nextId = 1
@@ -117,6 +123,10 @@ export async function startTinyDaemon(opts: {
     drop(code = 1001) {
       current?.close(code, 'test')
     },
+    mute() {
+      muted = current
+    },
+    closeCodes,
     stop: async () => {
       for (const c of wss.clients) c.terminate()
       current = null
@@ -189,6 +199,7 @@ export async function startTinyDaemon(opts: {
         ws.on('message', (data: Buffer) => {
           const frame = JSON.parse(data.toString()) as Frame
           frames.push(frame)
+          if (ws === muted) return
           if (frame.method === 'ping')
             ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'pong', params: { ts: Date.now() } }))
           if (frame.id !== undefined && frame.method === undefined) {
@@ -205,7 +216,8 @@ export async function startTinyDaemon(opts: {
             )
           }
         })
-        ws.on('close', () => {
+        ws.on('close', (code) => {
+          closeCodes.push(code)
           if (current === ws) current = null
         })
         sendSync(ws)
