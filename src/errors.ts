@@ -8,6 +8,7 @@ export const BridgeErrorCode = {
   ...HttpErrorCode,
   configUnparseable: 'config_unparseable',
   configInvalid: 'config_invalid',
+  configLocked: 'config_locked',
   authInvalid: 'auth_invalid',
   portInUse: 'port_in_use',
   engineUnavailable: 'engine_unavailable',

@@ -10,6 +10,7 @@ import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/confi
 import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
 import { errorText, fail, say } from '../shared/output'
 import { resolvePort } from '../../src/config/port'
+import { isProcessAlive } from '../../src/config/processAlive'
 
 interface StopFlags {
   port?: unknown
@@ -51,7 +52,7 @@ async function stopByPid(paths: BridgePaths): Promise<void> {
     rmSync(paths.pidFile, { force: true })
     return fail(`${paths.pidFile} did not hold a process id ("${text.slice(0, 20)}"); removed it`)
   }
-  if (!isAlive(pid) || !looksLikeBridge(pid)) {
+  if (!isProcessAlive(pid) || !looksLikeBridge(pid)) {
     rmSync(paths.pidFile, { force: true })
     say(`bridge is not running: removed the stale pid file (process ${pid} is gone)`)
     return
@@ -62,23 +63,15 @@ async function stopByPid(paths: BridgePaths): Promise<void> {
     return fail(`could not signal process ${pid}: ${errorText(error)}`)
   }
   const deadline = Date.now() + STOP_WAIT_MS
-  while (Date.now() < deadline && isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 100))
-  if (isAlive(pid))
+  while (Date.now() < deadline && isProcessAlive(pid))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  if (isProcessAlive(pid))
     return fail(
       `process ${pid} did not exit within ${STOP_WAIT_MS / 1000} s of SIGTERM; the pid file is kept. ` +
         `See ${paths.serverLog}; \`kill -9 ${pid}\` ends it without a clean shutdown.`,
     )
   rmSync(paths.pidFile, { force: true })
   say(`bridge stopped (pid ${pid})`)
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { ensurePrivateDir } from '../config/atomicWrite'
-import { ensureConfigFile, writeConfigFile } from '../config/configFile'
+import { updateConfigFile } from '../config/configFile'
 import { resolveLocalPluginPath } from '../config/localPlugins'
 import { bridgePaths } from '../config/paths'
 import { PluginBuildError } from './errors'
@@ -22,11 +22,13 @@ export function registerLocalPlugin(pluginDir: string, configDir: string): Regis
   const dir = resolve(pluginDir)
   try {
     if (!existsSync(paths.dir)) ensurePrivateDir(paths.dir)
-    const { config } = ensureConfigFile(paths.configFile)
-    if (config.localPlugins.some((entry) => resolveLocalPluginPath(entry, paths.dir) === dir))
-      return { configFile: paths.configFile, added: false }
-    writeConfigFile(paths.configFile, { ...config, localPlugins: [...config.localPlugins, dir] })
-    return { configFile: paths.configFile, added: true }
+    let added = false
+    updateConfigFile(paths.configFile, (config) => {
+      if (config.localPlugins.some((entry) => resolveLocalPluginPath(entry, paths.dir) === dir)) return config
+      added = true
+      return { ...config, localPlugins: [...config.localPlugins, dir] }
+    })
+    return { configFile: paths.configFile, added }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new PluginBuildError(`could not register ${dir} in ${paths.configFile}: ${reason}`, {

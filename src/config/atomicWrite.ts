@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { isProcessAlive } from './processAlive'
 
 export const PRIVATE_FILE_MODE = 0o600
 export const PRIVATE_DIR_MODE = 0o700
@@ -89,16 +90,7 @@ export function removeStaleTempFiles(path: string): void {
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
     const pid = Number(name.slice(prefix.length).split('.')[0])
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue
+    if (Number.isInteger(pid) && pid !== process.pid && isProcessAlive(pid)) continue
     rmSync(join(dir, name), { force: true })
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

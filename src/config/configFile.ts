@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
+import { withFileLock } from './fileLock'
 import { Config, ConfigFile, defaultConfig } from './schema'
 import { validate } from './validate'
 
@@ -49,4 +50,34 @@ export function ensureConfigFile(path: string): { config: Config; created: boole
   }
   enforceMode(path)
   return { config: readConfigFile(path), created: false }
+}
+
+export interface ConfigUpdate {
+  previous: Config
+  next: Config
+  /** False when the change left the file as it was (nothing written). */
+  written: boolean
+}
+
+/**
+ * Read, change and write config.json as one step under `config.json.lock`, so that the daemon, `bridge
+ * config set` and `bridge-plugin build` never lose each other's edits. It starts from the file on
+ * disk; a missing file starts from the defaults. A broken file throws and is left as it is.
+ */
+export function updateConfigFile(
+  path: string,
+  mutate: (current: Config) => Config,
+  lockTimeoutMs?: number,
+): ConfigUpdate {
+  return withFileLock(
+    path,
+    () => {
+      const previous = existsSync(path) ? readConfigFile(path) : defaultConfig()
+      const next = mutate(structuredClone(previous))
+      const written = !existsSync(path) || JSON.stringify(next) !== JSON.stringify(previous)
+      if (written) writeConfigFile(path, next)
+      return { previous, next, written }
+    },
+    lockTimeoutMs,
+  )
 }

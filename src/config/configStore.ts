@@ -13,9 +13,8 @@ import type {
   configStoreMachine,
   PersistInput,
 } from '../../machines/configStoreMachine'
-import { existsSync } from 'node:fs'
-import { readConfigFile, writeConfigFile } from './configFile'
-import { defaultConfig, type Config } from './schema'
+import { readConfigFile, updateConfigFile } from './configFile'
+import type { Config } from './schema'
 
 export interface ConfigStore {
   /** The config as last written or read (a copy). */
@@ -61,18 +60,9 @@ export function persistConfigChange(
     new Promise((resolve) => {
       if (input.change.kind === 'reload') return resolve(readConfigFile(path))
       // Start from the file, not memory: `bridge config set` may have written it since (its POST
-      // /reload can arrive after a side-panel change), and that edit must not be undone.
-      const next = input.change.mutate(currentOnDisk(path)) as Config
-      writeConfigFile(path, next)
-      resolve(next)
+      // /reload can arrive after a side-panel change), and that edit must not be undone. A broken file
+      // (a hand edit gone wrong) throws: the change fails with the file's problem, the file is kept.
+      const { mutate } = input.change
+      resolve(updateConfigFile(path, (current) => mutate(current) as Config).next)
     })
-}
-
-/**
- * config.json as on disk. Missing (after `bridge config reset`): the defaults, as on a fresh start.
- * Broken (a hand edit gone wrong): throws, so the change fails with the file's problem and the file
- * is left for the user to fix; it is never overwritten silently.
- */
-function currentOnDisk(path: string): Config {
-  return existsSync(path) ? readConfigFile(path) : defaultConfig()
 }

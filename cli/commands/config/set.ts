@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
-import { readConfigFile, writeConfigFile } from '../../../src/config/configFile'
+import { updateConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
 import { withPluginPermission, withToolPermission } from '../../../src/config/permissions'
-import { defaultConfig, type Config } from '../../../src/config/schema'
+import type { Config } from '../../../src/config/schema'
 import type { HealthPayload } from '../../../src/http/health'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
 import type { Permission } from '../../../src/protocol'
@@ -39,14 +39,12 @@ export async function setConfig(
   const change = parseChange(key, value, flags, daemon, paths.dir)
   if (!change.ok) return fail(change.message)
 
-  const current = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : defaultConfig()
-  const next = change.apply(current)
-  if (JSON.stringify(next) === JSON.stringify(current)) {
+  ensurePrivateDir(paths.dir)
+  const { written } = updateConfigFile(paths.configFile, change.apply)
+  if (!written) {
     say(`unchanged: ${change.describe} was already set`)
     return
   }
-  ensurePrivateDir(paths.dir)
-  writeConfigFile(paths.configFile, next)
   say(`${change.describe} (written to ${paths.configFile})`)
   if (key === 'port')
     say('the port is used by the next `bridge start` and by the CLI; a running daemon keeps its port')

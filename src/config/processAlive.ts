@@ -1,0 +1,9 @@
+/** True while a process with this pid exists (EPERM: it exists, it just is not ours to signal). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
