@@ -254,15 +254,19 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 /**
- * Keeps a started daemon running until SIGTERM or SIGINT, then stops it gracefully and exits 0
- * (1 if stopping failed).
+ * Stops the daemon gracefully on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). Call it
+ * before `createDaemon` and hand the daemon over with `attach`: a signal that arrives while the daemon
+ * is still starting (or just after it printed its address) is then held until it can stop cleanly,
+ * never left to the default action that would kill the process mid-write.
  */
-export function stopOnSignals(daemon: Daemon): void {
+export function stopOnSignals(): { attach(daemon: Daemon): void } {
+  let daemon: Daemon | undefined
+  let requested: string | undefined
   let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) return
+  const stop = () => {
+    if (stopping || !daemon || !requested) return
     stopping = true
-    logger.info(`${signal} received, shutting down`)
+    logger.info(`${requested} received, shutting down`)
     daemon.stop().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -271,6 +275,21 @@ export function stopOnSignals(daemon: Daemon): void {
       },
     )
   }
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
+  const onSignal = (signal: string) => {
+    if (requested) {
+      // A second Ctrl-C: the user does not want to wait for the clean shutdown.
+      logger.warn(`${signal} again: exiting without waiting for the shutdown to finish`)
+      process.exit(1)
+    }
+    requested = signal
+    stop()
+  }
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', () => onSignal('SIGINT'))
+  return {
+    attach(started) {
+      daemon = started
+      stop()
+    },
+  }
 }

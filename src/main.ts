@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     },
     strict: true,
   })
+  const signals = stopOnSignals()
   let daemon: Daemon
   try {
     daemon = await createDaemon({
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
     logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))
     process.exit(1)
   }
-  stopOnSignals(daemon)
+  signals.attach(daemon)
 }
 
 await main()

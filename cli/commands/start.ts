@@ -61,6 +61,7 @@ async function start(flags: StartFlags): Promise<void> {
 
   if (flags.background) return startInBackground(paths, files, port, flags, inspectUrl)
 
+  const signals = stopOnSignals()
   let daemon
   try {
     daemon = await createDaemon({
@@ -75,8 +76,8 @@ async function start(flags: StartFlags): Promise<void> {
     fail(errorText(error))
     process.exit(1)
   }
+  signals.attach(daemon)
   printSetup(paths, files, daemon.port, flags)
-  stopOnSignals(daemon)
 }
 
 async function startInBackground(

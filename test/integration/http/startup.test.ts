@@ -4,13 +4,17 @@
  */
 import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
+  CLI_JS,
   ENGINES,
   runDaemonToExit,
+  SERVER_JS,
+  spawnDaemon,
   startDaemon,
   tempConfigDir,
   type RunningDaemon,
+  waitForBuild,
 } from '../../helpers/daemon'
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
@@ -159,6 +163,32 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     expect(await daemon.stop()).toBe(0)
     expect(daemon.output()).toMatch(/SIGTERM received/)
   })
+
+  it.each(['server', 'cli'] as const)(
+    'holds a SIGTERM that arrives while it is still starting (%s), then stops cleanly',
+    async (via) => {
+      const configDir = freshDir()
+      await waitForBuild(via === 'cli' ? CLI_JS : SERVER_JS)
+      const child = spawnDaemon({
+        engine,
+        configDir,
+        via,
+        env: { PORT: '0' },
+        args: via === 'cli' ? ['--port', '0'] : [],
+      })
+      // Plugin discovery runs before the daemon listens: signal it right then.
+      await vi.waitFor(() => expect(child.output()).toMatch(/\[plugins\] discovery/), {
+        timeout: 15_000,
+        interval: 5,
+      })
+      child.proc.kill('SIGTERM')
+      const timer = setTimeout(() => child.proc.kill('SIGKILL'), 10_000)
+      const code = await child.exited
+      clearTimeout(timer)
+      expect(code, child.output()).toBe(0)
+      expect(child.output()).toMatch(/SIGTERM received, shutting down[\s\S]*bridge stopped/)
+    },
+  )
 })
 
 describe('BRIDGE_LOG_LEVEL', () => {
