@@ -178,7 +178,10 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
   }
 
   app.ws<UwsSocketData>('/*', {
-    maxPayloadLength: limits.maxPayloadBytes,
+    // uWS drops a connection whose message passes maxPayloadLength without a close frame (1006). It
+    // is set to twice the limit so that a message over the limit is answered like the node engine
+    // does, with 1009; only a message over twice the limit is still simply dropped.
+    maxPayloadLength: limits.maxPayloadBytes * 2,
     maxBackpressure: WS_MAX_BACKPRESSURE_BYTES,
     idleTimeout: WS_IDLE_TIMEOUT_S,
     sendPingsAutomatically: true,
@@ -200,6 +203,7 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     },
     message: (ws, message, isBinary) => {
       if (isBinary) return ws.end(1003, 'text frames only')
+      if (message.byteLength > limits.maxPayloadBytes) return ws.end(1009, 'message too big')
       const text = Buffer.from(message).toString('utf8')
       guarded('message', () => ws.getUserData().socket?.deliverMessage(text))
     },

@@ -3,7 +3,8 @@
  * auth.json is left alone so MCP clients keep working. Without --confirm nothing is touched.
  */
 import { existsSync, rmSync } from 'node:fs'
-import { fail, say, warn } from '../../shared/output'
+import { withFileLock } from '../../../src/config/fileLock'
+import { errorText, fail, say, warn } from '../../shared/output'
 import { configContext, runningDaemon, type ConfigFlags } from './context'
 
 export async function resetConfig(flags: ConfigFlags): Promise<void> {
@@ -18,7 +19,12 @@ export async function resetConfig(flags: ConfigFlags): Promise<void> {
     return
   }
   if (!existsSync(paths.configFile)) return fail(`${paths.configFile} does not exist; nothing to reset`)
-  rmSync(paths.configFile)
+  try {
+    // Not in the middle of another process's read-modify-write.
+    withFileLock(paths.configFile, () => rmSync(paths.configFile, { force: true }))
+  } catch (error) {
+    return fail(errorText(error))
+  }
   say(`deleted ${paths.configFile}; \`bridge start\` writes a fresh one. ${paths.authFile} is unchanged.`)
   if (await runningDaemon(context))
     say(

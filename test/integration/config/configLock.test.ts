@@ -178,4 +178,33 @@ describe('config.json.lock', () => {
     expect(config.permissions).toEqual({ notes: { permission: 'auto' } })
     expect(existsSync(lock)).toBe(false)
   })
+
+  it('makes `bridge config reset` wait for a held lock rather than delete the file under a writer', async () => {
+    const configDir = mkdtempSync(join(dir, 'reset-'))
+    const file = join(configDir, 'config.json')
+    updateConfigFile(file, (c) => c)
+    const lock = `${file}.lock`
+    // The holder rewrites config.json just before it lets go: a reset that did not wait would delete
+    // the file first and leave the holder's copy behind.
+    const holderScript = [
+      `const fs = require('node:fs')`,
+      `fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n')`,
+      `process.send('held')`,
+      `setTimeout(() => {`,
+      `  fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify({ localPlugins: [], permissions: {}, port: 9600 }), { mode: 0o600 })`,
+      `  fs.rmSync(${JSON.stringify(lock)})`,
+      `  process.disconnect()`,
+      `}, 800)`,
+    ].join('\n')
+    const holder = spawn(process.execPath, ['-e', holderScript], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    })
+    children.push(holder)
+    await new Promise((resolve) => holder.once('message', resolve))
+    const result = await runCli(['config', 'reset', '--confirm'], configDir, { BRIDGE_PORT: '1' })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(existsSync(file)).toBe(false)
+    expect(existsSync(lock)).toBe(false)
+  })
 })

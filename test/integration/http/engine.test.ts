@@ -491,8 +491,20 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
       expect((await nextMessage(ws)).length).toBe(10 * MB - 64 + 'echo::number'.length)
       const result = closed(ws)
       ws.send('x'.repeat(10 * MB + 1))
-      // ws closes with 1009 (message too big); uWS drops the connection (the client sees 1006).
+      expect((await result).code).toBe(1009)
+    })
+
+    it('still closes on a message over twice the limit, and keeps serving', async () => {
+      const server = await echoServer()
+      const ws = await open(server.port)
+      const result = closed(ws)
+      ws.send('x'.repeat(20 * MB + 1))
+      // node answers 1009; uWS drops a message past its own buffer without a close frame (1006).
       expect([1009, 1006]).toContain((await result).code)
+      const next = await open(server.port)
+      next.send('again')
+      expect(await nextMessage(next)).toBe('echo:again:number')
+      next.close()
     })
 
     it('survives a socket listener that throws', async () => {
