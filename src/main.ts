@@ -4,11 +4,13 @@
  * SIGTERM / SIGINT stop it gracefully (exit 0); a start failure (port in use, broken config file)
  * prints the reason and exits 1.
  */
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createDaemon, stopOnSignals, type Daemon } from './daemon'
 import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
+import { runSupervisor, SUPERVISED_ENV } from './devSupervisor'
 import { inspectUrlFrom } from './inspect'
 import { log } from './log'
 import { DEFAULT_PORT } from './protocol/constants'
@@ -34,14 +36,34 @@ async function main(): Promise<void> {
     },
     strict: true,
   })
+  const dev = values.dev || process.env.BRIDGE_DEV === '1'
+  let port: number
+  try {
+    port = portFrom(values.port, process.env.PORT)
+  } catch (error) {
+    logger.error(error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  }
+  // Dev mode: this process supervises, and the daemon runs (and re-runs after a rebuild) as its child.
+  if (dev && process.env[SUPERVISED_ENV] !== '1') {
+    runSupervisor({
+      serverFile: fileURLToPath(import.meta.url),
+      args: ['--dev', ...(values.inspect ? ['--inspect'] : [])],
+      port,
+    })
+    return
+  }
   const signals = stopOnSignals()
+  // Supervised: if the supervisor goes away, stop as if told to.
+  if (process.env[SUPERVISED_ENV] === '1')
+    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'))
   let daemon: Daemon
   try {
     daemon = await createDaemon({
       configDir: configDirFromEnv(),
-      port: portFrom(values.port, process.env.PORT),
+      port,
       engine: engineChoiceFromEnv(),
-      mode: values.dev || process.env.BRIDGE_DEV === '1' ? 'dev' : 'production',
+      mode: dev ? 'dev' : 'production',
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
       inspectUrl: inspectUrlFrom(values.inspect),
     })
