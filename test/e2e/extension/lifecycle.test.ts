@@ -23,8 +23,15 @@ describe('extension lifecycle', () => {
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
     tab = await browser.newPage(`${site.url}/login?user=dana`)
+    // Ready is reported by tab.stateChanged, or already in tab.syncAll when the worker connected late.
+    const name = plugin.state().name
     await daemon.waitFor(
-      (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',
+      (f) =>
+        (f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready') ||
+        (f.method === 'tab.syncAll' &&
+          (f.params as { plugins: Record<string, { state: string } | undefined> }).plugins[name]?.state ===
+            'ready'),
+      20_000,
     )
   })
   afterAll(async () => {

@@ -105,7 +105,7 @@ export async function startTinyDaemon(opts: {
         current?.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
       })
     },
-    async waitFor(pred, timeoutMs = 10_000, since = 0) {
+    async waitFor(pred, timeoutMs = 20_000, since = 0) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const found = frames.slice(since).find(pred)
