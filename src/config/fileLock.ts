@@ -60,12 +60,13 @@ function readOwner(lockPath: string): { stale: boolean; pid?: number; text: stri
     text = readFileSync(lockPath, 'utf8')
     ageMs = Date.now() - statSync(lockPath).mtimeMs
   } catch {
-    // Released in the meantime: try again at once.
+    // Released in the meantime: the next attempt will most likely get it.
     return { stale: false, text: '' }
   }
   const pid = Number(text.trim())
   if (!Number.isInteger(pid) || pid <= 0) return { stale: ageMs > EMPTY_LOCK_STALE_MS, text }
-  return { stale: !isProcessAlive(pid), pid, text }
+  // Our own pid cannot be a lock we hold (locks are never nested): a dead process's, with a reused pid.
+  return { stale: pid === process.pid || !isProcessAlive(pid), pid, text }
 }
 
 /**

@@ -99,6 +99,14 @@ describe('config.json.lock', () => {
     expect(readdirSync(join(path, '..'))).toEqual(['config.json'])
   })
 
+  it('takes over a lock that names this very process (a dead owner whose pid was reused)', () => {
+    const path = freshConfig('self')
+    writeFileSync(`${path}.lock`, `${process.pid}\n`)
+    updateConfigFile(path, (c) => ({ ...c, port: 9604 }), 200)
+    expect(readConfigFile(path).port).toBe(9604)
+    expect(existsSync(`${path}.lock`)).toBe(false)
+  })
+
   it('takes over an empty lock after 2 s (its writer died before writing its pid), not before', () => {
     const path = freshConfig('empty')
     writeFileSync(`${path}.lock`, '')
