@@ -102,7 +102,8 @@ export function runSupervisor(options: SupervisorOptions): void {
     unwatchFile(options.serverFile, onPoll)
     if (!child) return process.exit(0)
     logger.info(`${signal} received, stopping the daemon`)
-    child.kill('SIGTERM')
+    // In a restart the daemon is already stopping: a second SIGTERM would cut its shutdown short.
+    if (!restarting) child.kill('SIGTERM')
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
