@@ -12,9 +12,20 @@ const logger = log.withTag('dev')
 
 /** Set in the child's environment: the child is the daemon itself, not another supervisor. */
 export const SUPERVISED_ENV = 'BRIDGE_SUPERVISED'
+
+/** What a supervised daemon sends its supervisor once it listens. */
+export interface ListeningMessage {
+  type: 'listening'
+  port: number
+}
+
+const isListening = (message: unknown): message is ListeningMessage =>
+  typeof message === 'object' &&
+  message !== null &&
+  (message as ListeningMessage).type === 'listening' &&
+  Number.isInteger((message as ListeningMessage).port)
 const POLL_MS = 500
 const SETTLE_MS = 300
-const LISTENING = /bridge listening on http:\/\/127\.0\.0\.1:(\d+)/
 
 export interface SupervisorOptions {
   /** The server bundle (dist/server.js): run as the child and watched. */
@@ -35,27 +46,18 @@ export function runSupervisor(options: SupervisorOptions): void {
   const start = () => {
     const current = spawn(process.execPath, [options.serverFile, ...options.args], {
       env: { ...process.env, [SUPERVISED_ENV]: '1', PORT: String(port) },
-      // Its own process group: a Ctrl-C reaches the supervisor only, which passes it on once. The IPC
-      // channel lets the daemon notice a supervisor that died and stop as well.
+      // Its own process group: a Ctrl-C reaches the supervisor only, which passes it on once. Output
+      // goes straight to the supervisor's own. Over the IPC channel the daemon reports the port it
+      // bound, and notices a supervisor that died.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
     child = current
-    let listened = false
-    let seen = ''
-    // The daemon's own lines pass through; the listening line tells the port to keep.
-    current.stdout?.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk)
-      if (listened) return
-      seen = (seen + chunk.toString('utf8')).slice(-4096)
-      const match = LISTENING.exec(seen)
-      if (match && !listened) {
-        listened = true
-        everListened = true
-        port = Number(match[1])
-      }
+    current.on('message', (message: unknown) => {
+      if (!isListening(message)) return
+      everListened = true
+      port = message.port
     })
-    current.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk))
     current.once('exit', (code, signal) => {
       if (child === current) child = undefined
       if (stopping) return process.exit(code ?? 1)

@@ -10,7 +10,7 @@ import { createDaemon, stopOnSignals, type Daemon } from './daemon'
 import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
-import { runSupervisor, SUPERVISED_ENV } from './devSupervisor'
+import { runSupervisor, SUPERVISED_ENV, type ListeningMessage } from './devSupervisor'
 import { inspectUrlFrom } from './inspect'
 import { log } from './log'
 import { DEFAULT_PORT } from './protocol/constants'
@@ -55,8 +55,8 @@ async function main(): Promise<void> {
   }
   const signals = stopOnSignals()
   // Supervised: if the supervisor goes away, stop as if told to.
-  if (process.env[SUPERVISED_ENV] === '1')
-    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'))
+  const supervised = process.env[SUPERVISED_ENV] === '1' && process.send !== undefined
+  if (supervised) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'))
   let daemon: Daemon
   try {
     daemon = await createDaemon({
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   signals.attach(daemon)
+  if (supervised) process.send?.({ type: 'listening', port: daemon.port } satisfies ListeningMessage)
 }
 
 await main()
