@@ -22,13 +22,13 @@ export function registerLocalPlugin(pluginDir: string, configDir: string): Regis
   const dir = resolve(pluginDir)
   try {
     if (!existsSync(paths.dir)) ensurePrivateDir(paths.dir)
-    let added = false
-    updateConfigFile(paths.configFile, (config) => {
-      if (config.localPlugins.some((entry) => resolveLocalPluginPath(entry, paths.dir) === dir)) return config
-      added = true
-      return { ...config, localPlugins: [...config.localPlugins, dir] }
-    })
-    return { configFile: paths.configFile, added }
+    // Already listed: the file is left as it was, so "written" means "added".
+    const { written } = updateConfigFile(paths.configFile, (config) =>
+      config.localPlugins.some((entry) => resolveLocalPluginPath(entry, paths.dir) === dir)
+        ? config
+        : { ...config, localPlugins: [...config.localPlugins, dir] },
+    )
+    return { configFile: paths.configFile, added: written }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new PluginBuildError(`could not register ${dir} in ${paths.configFile}: ${reason}`, {

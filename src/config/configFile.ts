@@ -53,7 +53,6 @@ export function ensureConfigFile(path: string): { config: Config; created: boole
 }
 
 export interface ConfigUpdate {
-  previous: Config
   next: Config
   /** False when the change left the file as it was (nothing written). */
   written: boolean
@@ -72,11 +71,12 @@ export function updateConfigFile(
   return withFileLock(
     path,
     () => {
-      const previous = existsSync(path) ? readConfigFile(path) : defaultConfig()
+      const exists = existsSync(path)
+      const previous = exists ? readConfigFile(path) : defaultConfig()
       const next = mutate(structuredClone(previous))
-      const written = !existsSync(path) || JSON.stringify(next) !== JSON.stringify(previous)
+      const written = !exists || JSON.stringify(next) !== JSON.stringify(previous)
       if (written) writeConfigFile(path, next)
-      return { previous, next, written }
+      return { next, written }
     },
     lockTimeoutMs,
   )

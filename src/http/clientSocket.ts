@@ -4,8 +4,7 @@
  */
 import WebSocket from 'ws'
 import { BridgeError, BridgeErrorCode } from '../errors'
-
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]'])
+import { LOOPBACK_HOSTNAMES } from './gate'
 
 /** A parsed ws:// URL on a loopback address; anything else is refused before any connection. */
 export function loopbackSocketUrl(raw: string, what: string): URL {
@@ -15,7 +14,7 @@ export function loopbackSocketUrl(raw: string, what: string): URL {
   } catch {
     throw new BridgeError(BridgeErrorCode.inspectUnavailable, `${what} is not a URL (got "${raw}")`)
   }
-  if (url.protocol !== 'ws:' || !LOOPBACK_HOSTNAMES.has(url.hostname) || url.username || url.password)
+  if (url.protocol !== 'ws:' || !LOOPBACK_HOSTNAMES.includes(url.hostname) || url.username || url.password)
     throw new BridgeError(
       BridgeErrorCode.inspectUnavailable,
       `${what} must be a ws:// address on this machine (127.0.0.1, localhost or [::1]); got "${url.protocol}//${url.host}"`,

@@ -11,8 +11,11 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
 import { errorResponse } from './responses'
 
+/** The names of this machine that bridge answers to, and the only ones it connects to. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]']
+
 export function allowedHosts(port: number): readonly string[] {
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]
+  return LOOPBACK_HOSTNAMES.map((hostname) => `${hostname}:${port}`)
 }
 
 /** Duplicate headers reach us joined with ", " by the engines, so they never equal an allowed value. */
