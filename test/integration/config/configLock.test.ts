@@ -70,6 +70,27 @@ const sleeper = (ms: number) => {
   return child
 }
 
+/**
+ * Another process takes `<file>.lock`, and 800 ms later writes `contents` to the file and lets go, as
+ * a slow writer would. Resolves once the lock is held.
+ */
+async function holdLockThenWrite(file: string, contents: object): Promise<void> {
+  const lock = `${file}.lock`
+  const script = [
+    `const fs = require('node:fs')`,
+    `fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n')`,
+    `process.send('held')`,
+    `setTimeout(() => {`,
+    `  fs.writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(JSON.stringify(contents))}, { mode: 0o600 })`,
+    `  fs.rmSync(${JSON.stringify(lock)})`,
+    `  process.disconnect()`,
+    `}, 800)`,
+  ].join('\n')
+  const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  children.push(holder)
+  await new Promise((resolve) => holder.once('message', resolve))
+}
+
 describe('config.json.lock', () => {
   it('loses no edit when four processes change config.json at the same time', async () => {
     const path = freshConfig('race')
@@ -159,23 +180,8 @@ describe('config.json.lock', () => {
     const configDir = mkdtempSync(join(dir, 'cli-'))
     const file = join(configDir, 'config.json')
     const lock = `${file}.lock`
-    // Another process holds the lock for 800 ms and writes its own edit before letting go, as a slow
-    // writer would. A CLI that ignored the lock would write first and lose its change to this one.
-    const holderScript = [
-      `const fs = require('node:fs')`,
-      `fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n')`,
-      `process.send('held')`,
-      `setTimeout(() => {`,
-      `  fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify({ localPlugins: ['./held'], permissions: {}, port: 9515 }), { mode: 0o600 })`,
-      `  fs.rmSync(${JSON.stringify(lock)})`,
-      `  process.disconnect()`,
-      `}, 800)`,
-    ].join('\n')
-    const holder = spawn(process.execPath, ['-e', holderScript], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    })
-    children.push(holder)
-    await new Promise((resolve) => holder.once('message', resolve))
+    // A CLI that ignored the lock would write first and lose its change to the holder's.
+    await holdLockThenWrite(file, { localPlugins: ['./held'], permissions: {}, port: 9515 })
     const result = await runCli(['config', 'set', 'plugin-permission.notes', 'auto'], configDir, {
       BRIDGE_PORT: '1',
     })
@@ -192,23 +198,8 @@ describe('config.json.lock', () => {
     const file = join(configDir, 'config.json')
     updateConfigFile(file, (c) => c)
     const lock = `${file}.lock`
-    // The holder rewrites config.json just before it lets go: a reset that did not wait would delete
-    // the file first and leave the holder's copy behind.
-    const holderScript = [
-      `const fs = require('node:fs')`,
-      `fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n')`,
-      `process.send('held')`,
-      `setTimeout(() => {`,
-      `  fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify({ localPlugins: [], permissions: {}, port: 9600 }), { mode: 0o600 })`,
-      `  fs.rmSync(${JSON.stringify(lock)})`,
-      `  process.disconnect()`,
-      `}, 800)`,
-    ].join('\n')
-    const holder = spawn(process.execPath, ['-e', holderScript], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    })
-    children.push(holder)
-    await new Promise((resolve) => holder.once('message', resolve))
+    // A reset that did not wait would delete the file first and leave the holder's copy behind.
+    await holdLockThenWrite(file, { localPlugins: [], permissions: {}, port: 9600 })
     const result = await runCli(['config', 'reset', '--confirm'], configDir, { BRIDGE_PORT: '1' })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
