@@ -49,14 +49,19 @@ export class TabTracker {
 
   constructor(private readonly onChange: (plugin: string, tabs: PluginTabs) => void) {}
 
-  /** Reads every open tab. Called at worker start; the adapters in pages survive a worker restart. */
+  /**
+   * Reads every open tab. Called at worker start; the adapters in pages survive a worker restart.
+   * Tab events may arrive while the query runs: what they reported is newer than the query's
+   * snapshot, so the snapshot only fills in tabs no event has mentioned (a tab that finished loading
+   * meanwhile would otherwise be recorded as still loading, and never probed).
+   */
   async load(): Promise<void> {
     const [tabs, win] = await Promise.all([
       chrome.tabs.query({}),
       chrome.windows.getLastFocused().catch(() => undefined),
     ])
-    this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
-    for (const t of tabs) this.upsert(t)
+    if (this.focusedWindowId === -1) this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
+    for (const t of tabs) if (t.id !== undefined && !this.tabs.has(t.id)) this.upsert(t)
   }
 
   plugin(name: string): PluginState | undefined {
@@ -299,7 +304,10 @@ export class TabTracker {
   }
 
   private async probeOnce(tabId: number, p: PluginState): Promise<void> {
-    const t = this.tabs.get(tabId)
+    let t = this.tabs.get(tabId)
+    // A tab recorded as loading is asked again: if its 'complete' event was missed it would stay
+    // unprobed for good.
+    if (t && !t.complete) t = await this.reread(tabId)
     if (!t || !t.complete) {
       this.ready.set(key(tabId, p.name), false)
       return
@@ -333,6 +341,17 @@ export class TabTracker {
     this.ready.set(k, ready)
     if (ready) this.notReadySince.delete(k)
     else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
+  }
+
+  /** The tab as Chrome sees it now (undefined when it is gone). */
+  private async reread(tabId: number): Promise<TrackedTab | undefined> {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined)
+    if (!tab) return this.tabs.get(tabId)
+    const before = this.tabs.get(tabId)
+    if (!before) return undefined
+    if (tab.url !== undefined && tab.url !== before.url) return before
+    this.upsert(tab)
+    return this.tabs.get(tabId)
   }
 
   private forgetDocument(tabId: number): void {
