@@ -3,18 +3,39 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { PluginState } from '../../../src/protocol'
 
-// The page side (chrome.scripting) is faked per tab: whether the adapter is there and what its
-// isReady() answers. The tracker's own bookkeeping is what these tests are about.
-const page = vi.hoisted(() => ({ adapter: new Set<number>(), ready: new Set<number>(), probes: 0 }))
-vi.mock('../../../extension/background/adapterHost', () => ({
-  TabGoneError: class extends Error {},
-  ensureRelay: () => Promise.resolve(),
-  hasAdapter: (tabId: number) => Promise.resolve(page.adapter.has(tabId)),
-  injectAdapter: (tabId: number) => Promise.resolve((page.adapter.add(tabId), true)),
-  probeReady: (tabId: number) => Promise.resolve((page.probes++, page.ready.has(tabId))),
-}))
+import { ADAPTER_GLOBAL_PREFIX } from '../../../src/protocol/constants'
+import { TabTracker } from '../../../extension/background/tabTracker'
 
-const { TabTracker } = await import('../../../extension/background/tabTracker')
+// The page side is Chrome's: chrome.scripting runs the extension's page functions against a fake
+// page per tab, where the adapter file defines a global whose isReady() answers from `page.ready`.
+const page = { globals: new Map<number, Record<string, unknown>>(), ready: new Set<number>(), probes: 0 }
+
+async function executeScript(injection: {
+  target: { tabId: number }
+  files?: string[]
+  func?: (...args: never[]) => unknown
+  args?: unknown[]
+}): Promise<Array<{ result: unknown }>> {
+  const tabId = injection.target.tabId
+  const globals = page.globals.get(tabId) ?? {}
+  page.globals.set(tabId, globals)
+  for (const file of injection.files ?? []) {
+    const plugin = /^adapters\/(.+)\.js$/.exec(file)?.[1]
+    if (plugin)
+      globals[ADAPTER_GLOBAL_PREFIX + plugin] = {
+        isReady: () => (page.probes++, Promise.resolve(page.ready.has(tabId))),
+      }
+    else globals.__bridgeRelayInstalled = true
+  }
+  if (!injection.func) return [{ result: undefined }]
+  // The page functions read their globals synchronously, before any await.
+  Object.assign(globalThis, globals)
+  try {
+    return [{ result: await (injection.func as (...a: unknown[]) => unknown)(...(injection.args ?? [])) }]
+  } finally {
+    for (const k of Object.keys(globals)) delete (globalThis as Record<string, unknown>)[k]
+  }
+}
 
 const URL = 'http://127.0.0.1:8787/'
 const notes: PluginState = {
@@ -50,13 +71,15 @@ function fakeChrome(live: { tab: Tab }) {
       reload: vi.fn(() => Promise.resolve()),
     },
     windows: { getLastFocused: vi.fn(() => Promise.resolve({ id: 1, focused: true })) },
+    scripting: { executeScript },
+    runtime: { id: 'bridge-test' },
   }
   return { api, releaseQuery: () => releaseQuery?.() }
 }
 
 describe('tab tracker', () => {
   beforeEach(() => {
-    page.adapter.clear()
+    page.globals.clear()
     page.ready.clear()
     page.probes = 0
   })
