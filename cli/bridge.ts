@@ -13,6 +13,7 @@ import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { registerStop } from './commands/stop'
+import { registerUpdate } from './commands/update'
 import { errorText, fail } from './shared/output'
 
 const cli = cac('bridge')
@@ -24,12 +25,16 @@ registerStop(cli)
 registerAudit(cli)
 registerLogs(cli)
 registerDoctor(cli)
+registerUpdate(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
 // run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
 // this entry lists it in `bridge --help`.
 cli
-  .command('plugin [...args]', 'Plugins: `plugin create [name]`, `plugin list` (see `bridge plugin --help`)')
+  .command(
+    'plugin [...args]',
+    'Plugins: `plugin create|list|search|install|remove` (see `bridge plugin --help`)',
+  )
   .allowUnknownOptions()
   .action((args: string[]) => runPluginCommand(args))
 cli

@@ -13,6 +13,11 @@ export const BridgeErrorCode = {
   portInUse: 'port_in_use',
   engineUnavailable: 'engine_unavailable',
   inspectUnavailable: 'inspect_unavailable',
+  pluginNameInvalid: 'plugin_name_invalid',
+  pluginNotFound: 'plugin_not_found',
+  pluginInvalid: 'plugin_invalid',
+  npmFailed: 'npm_failed',
+  registryUnreachable: 'registry_unreachable',
 } as const
 export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorCode]
 

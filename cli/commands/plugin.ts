@@ -1,5 +1,5 @@
 /**
- * `bridge plugin <create|list>`. cac has no nested commands, so `bridge` hands everything after
+ * `bridge plugin <create|list|search|install|remove>`. cac has no nested commands, so `bridge` hands everything after
  * `plugin` to this small program of its own.
  *
  * @example
@@ -9,6 +9,7 @@
 import { cac } from 'cac'
 import { createPlugin, type CreateFlags } from './plugin/create'
 import { runList, type ListFlags } from './plugin/list'
+import { runInstall, runRemove, runSearch, type RegistryFlags } from './plugin/registry'
 import { log } from '../../src/log'
 
 /**
@@ -48,6 +49,23 @@ export async function runPluginCommand(args: readonly string[]): Promise<void> {
     .option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json, 9515)')
     .option('-v, --verbose', 'Also list tool names')
     .action((flags: ListFlags) => runList(flags))
+  cli
+    .command('search [query]', 'Search the npm registry for plugins (all of them without a query)')
+    .option('--json', 'Print JSON')
+    .action((query: string | undefined, flags: RegistryFlags) =>
+      runSearch(query === undefined ? undefined : String(query), flags),
+    )
+  cli
+    .command('install <name>', 'Install a plugin package globally and reload the daemon')
+    .alias('add')
+    .option('--port <port>', 'Daemon port to reload (default: BRIDGE_PORT, config.json, 9515)')
+    .action((name: string, flags: RegistryFlags) => runInstall(String(name), flags))
+  cli
+    .command('remove <name>', 'Uninstall a plugin and drop it from localPlugins (needs --confirm)')
+    .alias('rm')
+    .option('-y, --confirm', 'Required: really remove it')
+    .option('--port <port>', 'Daemon port to reload (default: BRIDGE_PORT, config.json, 9515)')
+    .action((name: string, flags: RegistryFlags) => runRemove(String(name), flags))
   cli.help()
   try {
     cli.parse(['node', 'bridge plugin', ...args], { run: false })

@@ -94,7 +94,7 @@ export async function discoverPlugins({
 }
 
 /** `<root>/bridge-plugin-*` and `<root>/@<scope>/bridge-plugin-*` folders (symlinks followed: npm link). */
-function packageDirs(root: string): string[] {
+export function packageDirs(root: string): string[] {
   const dirs: string[] = []
   for (const entry of list(root)) {
     if (entry.startsWith('@')) {

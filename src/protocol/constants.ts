@@ -4,6 +4,8 @@
 
 declare const __BRIDGE_VERSION__: string | undefined
 
+/** The npm package `bridge update` installs (package.json `name`). */
+export const BRIDGE_PACKAGE_NAME = 'bridge'
 /** Version of bridge (daemon, CLI and extension ship together). Injected at build time. */
 export const BRIDGE_VERSION: string =
   typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'

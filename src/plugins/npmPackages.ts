@@ -1,0 +1,296 @@
+/**
+ * Plugin packages in the npm registry: search, resolve a name, install, uninstall and check for
+ * updates. Everything goes through the user's own `npm`, so the registry, proxies, auth tokens and the
+ * global prefix come from their npm configuration, exactly as for `npm install -g`. Packages install
+ * with `--ignore-scripts`: a plugin is built files only and never needs to run code on this machine.
+ */
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { BridgeError, BridgeErrorCode } from '../errors'
+import { loadPlugin } from './loadPlugin'
+import { npmGlobalRoot } from './npmRoot'
+import { packageDirs } from './discover'
+import { readFileSync } from 'node:fs'
+
+/** Shorthand names resolve to this scope first (`notes` -> `@bridge/bridge-plugin-notes`). */
+export const OFFICIAL_PLUGIN_SCOPE = '@bridge'
+export const PLUGIN_PACKAGE_PREFIX = 'bridge-plugin-'
+const NPM_QUERY_TIMEOUT_MS = 30_000
+const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000
+/** npm's own rules, lowercase: an optional scope, then a name; never an option or a path. */
+const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/
+const PLUGIN_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?bridge-plugin-[a-z0-9][a-z0-9._~-]*$/
+
+export interface RegistryPlugin {
+  name: string
+  version: string
+  description: string
+  author: string
+}
+
+export interface InstalledPackage {
+  /** Package name, e.g. `@bridge/bridge-plugin-notes`. */
+  packageName: string
+  /** Plugin name from its build (`notes`), or undefined when the package does not load. */
+  plugin?: string
+  version: string
+  dir: string
+}
+
+export function isPluginPackageName(name: string): boolean {
+  return PLUGIN_PACKAGE.test(name) && name.length <= 214
+}
+
+/**
+ * The packages `name` may mean, in the order they are tried: a full package name stands for itself;
+ * a shorthand (`notes`) is the official scoped package, then the unscoped `bridge-plugin-notes`.
+ */
+export function pluginPackageCandidates(name: string): string[] {
+  const input = name.trim()
+  if (input.startsWith('@') || input.startsWith(PLUGIN_PACKAGE_PREFIX)) {
+    if (!isPluginPackageName(input))
+      throw new BridgeError(
+        BridgeErrorCode.pluginNameInvalid,
+        `"${name}" is not a plugin package name: plugin packages are named bridge-plugin-<name> or @<scope>/bridge-plugin-<name>`,
+      )
+    return [input]
+  }
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(input) || input.length > 100)
+    throw new BridgeError(
+      BridgeErrorCode.pluginNameInvalid,
+      `"${name}" is not a plugin name: use lowercase letters, digits and single hyphens (e.g. notes), or a full package name`,
+    )
+  return [`${OFFICIAL_PLUGIN_SCOPE}/${PLUGIN_PACKAGE_PREFIX}${input}`, `${PLUGIN_PACKAGE_PREFIX}${input}`]
+}
+
+interface NpmRun {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs npm with `args` (never through a shell). Resolves with the exit code; rejects only when npm cannot start. */
+function runNpm(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<NpmRun> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.platform === 'win32' ? 'npm.cmd' : 'npm',
+      args,
+      {
+        env: {
+          ...env,
+          npm_config_update_notifier: 'false',
+          npm_config_fund: 'false',
+          npm_config_audit: 'false',
+        },
+        timeout: timeoutMs,
+        maxBuffer: 32 * 1024 * 1024,
+        windowsHide: true,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
+        if (error && code === null) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+            reject(
+              new BridgeError(
+                BridgeErrorCode.npmFailed,
+                'npm was not found on PATH; install Node.js with npm',
+              ),
+            )
+          else if (error.killed)
+            reject(
+              new BridgeError(
+                BridgeErrorCode.npmFailed,
+                `npm ${args[0]} did not finish within ${timeoutMs / 1000} s`,
+              ),
+            )
+          else reject(new BridgeError(BridgeErrorCode.npmFailed, `npm ${args[0]} failed: ${error.message}`))
+          return
+        }
+        resolve({ code: code ?? 1, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** The `npm error` lines of a failed run (npm already redacts tokens), or its last line. */
+function npmProblem(run: NpmRun): string {
+  const lines = run.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('npm error') && !/A complete log of this run/.test(l))
+    .map((l) => l.replace(/^npm error\s*/, ''))
+    .filter((l) => l !== '')
+  const text =
+    lines.length > 0
+      ? lines.slice(0, 4).join('; ')
+      : run.stderr.trim().split('\n').pop() || `exit code ${run.code}`
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text
+}
+
+const isNotFound = (run: NpmRun) => /\bE404\b|404 Not Found|is not in this registry/i.test(run.stderr)
+const isUnreachable = (run: NpmRun) =>
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network/i.test(run.stderr)
+
+function registryError(action: string, run: NpmRun): BridgeError {
+  if (isUnreachable(run))
+    return new BridgeError(
+      BridgeErrorCode.registryUnreachable,
+      `could not reach the npm registry to ${action} (${npmProblem(run)}); check your network and \`npm config get registry\``,
+    )
+  return new BridgeError(BridgeErrorCode.npmFailed, `npm could not ${action}: ${npmProblem(run)}`)
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+function authorOf(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (typeof v === 'object' && v !== null) {
+    const a = v as Record<string, unknown>
+    return str(a.name) || str(a.username) || str(a.email)
+  }
+  return ''
+}
+
+/** Registries that leave `version` out of search results still give the `latest` dist-tag. */
+const latestTag = (tags: unknown): string =>
+  typeof tags === 'object' && tags !== null ? str((tags as Record<string, unknown>).latest) : ''
+
+/**
+ * Plugin packages in the registry matching `query` (all plugins when it is empty), sorted by name.
+ * Only `bridge-plugin-*` and `@*\/bridge-plugin-*` packages are listed, whatever else matches.
+ */
+export async function searchPlugins(
+  query: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<RegistryPlugin[]> {
+  const words = (query ?? '').trim()
+  const text = words === '' ? PLUGIN_PACKAGE_PREFIX : `${PLUGIN_PACKAGE_PREFIX} ${words}`
+  const run = await runNpm(['search', '--json', '--searchlimit=250', '--', text], env, NPM_QUERY_TIMEOUT_MS)
+  if (run.code !== 0) throw registryError('search for plugins', run)
+  const parsed = parseJson(run.stdout)
+  if (!Array.isArray(parsed))
+    throw new BridgeError(BridgeErrorCode.npmFailed, 'npm search printed no result list')
+  const needle = words.toLowerCase()
+  const results: RegistryPlugin[] = []
+  for (const item of parsed as Array<Record<string, unknown>>) {
+    const name = str(item.name)
+    if (!isPluginPackageName(name)) continue
+    const description = str(item.description)
+    const keywords = Array.isArray(item.keywords) ? item.keywords.map(str).join(' ') : ''
+    if (needle !== '' && !`${name} ${description} ${keywords}`.toLowerCase().includes(needle)) continue
+    results.push({
+      name,
+      version: str(item.version) || latestTag(item['dist-tags']),
+      description,
+      author:
+        authorOf(item.author) || authorOf(Array.isArray(item.maintainers) ? item.maintainers[0] : undefined),
+    })
+  }
+  return results.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** The latest published version of `packageName`, or undefined when the registry has no such package. */
+export async function latestVersion(
+  packageName: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  if (!PACKAGE_NAME.test(packageName)) return undefined
+  const run = await runNpm(['view', '--json', '--', packageName, 'version'], env, NPM_QUERY_TIMEOUT_MS)
+  if (run.code !== 0) {
+    if (isNotFound(run)) return undefined
+    throw registryError(`look up ${packageName}`, run)
+  }
+  const parsed = parseJson(run.stdout)
+  const version: unknown = Array.isArray(parsed) ? (parsed as unknown[]).at(-1) : parsed
+  return typeof version === 'string' ? version : undefined
+}
+
+/** The first of `pluginPackageCandidates(name)` that the registry has, with its latest version. */
+export async function resolvePluginPackage(
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ packageName: string; version: string }> {
+  const candidates = pluginPackageCandidates(name)
+  for (const packageName of candidates) {
+    const version = await latestVersion(packageName, env)
+    if (version !== undefined) return { packageName, version }
+  }
+  throw new BridgeError(
+    BridgeErrorCode.pluginNotFound,
+    `no plugin package ${candidates.join(' or ')} in the npm registry; \`bridge plugin search\` lists the plugins there`,
+  )
+}
+
+/** Installs (or updates) `packageName@version` into the global npm folder, without install scripts. */
+export async function installPackage(
+  packageName: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  if (!PACKAGE_NAME.test(packageName))
+    throw new BridgeError(BridgeErrorCode.pluginNameInvalid, `"${packageName}" is not a package name`)
+  const run = await runNpm(
+    ['install', '--global', '--ignore-scripts', '--no-audit', '--no-fund', '--', `${packageName}@${version}`],
+    env,
+    NPM_INSTALL_TIMEOUT_MS,
+  )
+  if (run.code !== 0) throw registryError(`install ${packageName}@${version}`, run)
+}
+
+export async function uninstallPackage(packageName: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (!PACKAGE_NAME.test(packageName))
+    throw new BridgeError(BridgeErrorCode.pluginNameInvalid, `"${packageName}" is not a package name`)
+  const run = await runNpm(['uninstall', '--global', '--', packageName], env, NPM_INSTALL_TIMEOUT_MS)
+  if (run.code !== 0) throw registryError(`uninstall ${packageName}`, run)
+}
+
+/** Plugin packages in the global npm folder, whether or not they load. */
+export async function installedPluginPackages(env: NodeJS.ProcessEnv): Promise<InstalledPackage[]> {
+  const root = await npmGlobalRoot(env)
+  const out: InstalledPackage[] = []
+  for (const dir of packageDirs(root)) {
+    const pkg = parseJson(safeRead(join(dir, 'package.json'))) as Record<string, unknown> | undefined
+    const packageName = str(pkg?.name)
+    if (!isPluginPackageName(packageName)) continue
+    const loaded = loadPlugin(dir, 'npm')
+    out.push({
+      packageName,
+      version: loaded.ok ? loaded.value.plugin.version : str(pkg?.version),
+      dir,
+      ...(loaded.ok ? { plugin: loaded.value.plugin.name } : {}),
+    })
+  }
+  return out
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** Compares dotted versions numerically (a pre-release sorts before its release). */
+export function compareVersions(a: string, b: string): number {
+  const [mainA = '', preA] = a.split('-', 2)
+  const [mainB = '', preB] = b.split('-', 2)
+  const pa = mainA.split('.').map(Number)
+  const pb = mainB.split('.').map(Number)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0)
+    if (Number.isNaN(d)) return a.localeCompare(b)
+    if (d !== 0) return Math.sign(d)
+  }
+  if (preA === preB) return 0
+  if (preA === undefined) return 1
+  if (preB === undefined) return -1
+  return preA.localeCompare(preB)
+}
