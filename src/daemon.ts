@@ -21,6 +21,8 @@ import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { createToolPath } from './mcp/toolPath'
 import { createFolderOpen } from './ws/folderOpen'
+import { createRegistryMethods } from './ws/registryMethods'
+import { pluginStates } from './ws/catalog'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
@@ -102,15 +104,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
   // The tool call path: /ws, /mcp, approvals and the audit log. It runs its actors in the root system below.
+  const catalog = {
+    plugins: () => pluginHost.snapshot().plugins,
+    failedPlugins: () => pluginHost.snapshot().failedPlugins,
+    browserTools,
+    permissions: () => configStore.get().permissions,
+    skipPermissions,
+  }
   const toolPath = createToolPath({
     auditDir: paths.dir,
-    catalog: {
-      plugins: () => pluginHost.snapshot().plugins,
-      failedPlugins: () => pluginHost.snapshot().failedPlugins,
-      browserTools,
-      permissions: () => configStore.get().permissions,
-      skipPermissions,
-    },
+    catalog,
     updateConfig: (mutate) => configStore.update(mutate),
     limits: limitsFromEnv(),
     devMode: options.mode === 'dev',
@@ -123,6 +126,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
             .plugins.filter((p) => p.source === 'local')
             .map((p) => p.path),
         ],
+      }),
+      ...createRegistryMethods({
+        env: process.env,
+        configDir: paths.dir,
+        config: () => configStore.get(),
+        updateConfig: (mutate) => configStore.update(mutate),
+        reload: () => pluginHost.reload('request'),
+        pluginState: (name) => pluginStates(catalog).find((p) => p.name === name),
       }),
     },
   })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFixturePlugin, type BuiltPlugin } from '../../e2e/support/fixturePlugin'
 import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { FakeExtension } from '../../helpers/fakeExtension'
 import { startRegistry, type TestRegistry } from '../../helpers/registry'
 import { runCli } from '../cli/runCli'
 
@@ -140,7 +141,12 @@ describe('plugins from the npm registry', () => {
       const health = async () => (await (await daemon!.fetch('/health')).json()) as Health
       expect((await health()).pluginDetails.find((p) => p.name === 'notes')?.version).toBe('0.1.0')
 
-      await registry.publish(notes.dir, { name: '@bridge/bridge-plugin-notes', version: '0.2.0' })
+      await registry.publish(notes.dir, {
+        name: '@bridge/bridge-plugin-notes',
+        version: '0.2.0',
+        description: 'Tools for the demo notes site',
+        author: 'Notes Team',
+      })
       const update = await cli([
         'plugin',
         'install',
@@ -185,6 +191,77 @@ describe('plugins from the npm registry', () => {
       expect(existsSync(join(local.dir, 'dist', 'tools.json'))).toBe(true)
     } finally {
       local.remove()
+    }
+  })
+
+  it('serves the side panel plugin store over /ws: search, install, check, update and remove', async () => {
+    let daemon: RunningDaemon | undefined
+    let ext: FakeExtension | undefined
+    try {
+      daemon = await startDaemon({
+        configDir,
+        env: { ...registry.env(), BRIDGE_SKIP_REGISTRY_DISCOVERY: undefined },
+      })
+      ext = await FakeExtension.connect(daemon)
+      const health = async () => (await (await daemon!.fetch('/health')).json()) as Health
+      const versions = async () =>
+        Object.fromEntries((await health()).pluginDetails.map((p) => [p.name, p.version]))
+      expect(await versions()).toEqual({ good: '1.2.3' })
+
+      const search = await ext.request('plugin.search', { query: 'demo' })
+      expect(search.result).toEqual({
+        results: [
+          {
+            name: '@bridge/bridge-plugin-notes',
+            version: '0.2.0',
+            description: 'Tools for the demo notes site',
+            author: 'Notes Team',
+          },
+        ],
+      })
+
+      const install = await ext.request('plugin.install', { name: 'notes' })
+      expect(install.error).toBeUndefined()
+      expect(install.result).toMatchObject({ ok: true, plugin: { name: 'notes', version: '0.2.0' } })
+      const changed = await ext.waitFor('plugins.changed', (m) =>
+        (m.params?.plugins as Array<{ name: string }>).some((p) => p.name === 'notes'),
+      )
+      expect(changed.params?.plugins).toHaveLength(2)
+      expect(await versions()).toEqual({ good: '1.2.3', notes: '0.2.0' })
+
+      expect((await ext.request('plugin.checkUpdates', {})).result).toEqual({ updates: [] })
+      await registry.publish(good.dir, { name: 'bridge-plugin-good', version: '1.3.0' })
+      expect((await ext.request('plugin.checkUpdates', {})).result).toEqual({
+        updates: [{ name: 'good', current: '1.2.3', latest: '1.3.0' }],
+      })
+      const update = await ext.request('plugin.updateFromRegistry', { name: 'good' })
+      expect(update.result).toMatchObject({ ok: true, plugin: { name: 'good', version: '1.3.0' } })
+      expect(await versions()).toEqual({ good: '1.3.0', notes: '0.2.0' })
+      const current = await ext.request('plugin.updateFromRegistry', { name: 'good' })
+      expect(current.result).toMatchObject({ ok: true, plugin: { version: '1.3.0' } })
+
+      const missing = await ext.request('plugin.install', { name: 'nothing-here' })
+      expect(missing.error?.data).toEqual({ code: 'plugin_not_found' })
+      expect(missing.error?.message).toContain('no plugin package @bridge/bridge-plugin-nothing-here')
+      const badName = await ext.request('plugin.install', { name: '../etc' })
+      expect(badName.error?.code).toBe(-32602)
+      const notPackage = await ext.request('plugin.removeBySpecifier', { specifier: 'notes' })
+      expect(notPackage.error?.code).toBe(-32602)
+      expect(await versions()).toEqual({ good: '1.3.0', notes: '0.2.0' })
+
+      const bySpecifier = await ext.request('plugin.removeBySpecifier', {
+        specifier: '@bridge/bridge-plugin-notes',
+      })
+      expect(bySpecifier.result).toEqual({ ok: true })
+      expect(existsSync(installed('@bridge/bridge-plugin-notes'))).toBe(false)
+      expect(await versions()).toEqual({ good: '1.3.0' })
+      expect((await ext.request('plugin.remove', { name: 'good' })).result).toEqual({ ok: true })
+      expect(await versions()).toEqual({})
+      const again = await ext.request('plugin.remove', { name: 'good' })
+      expect(again.error?.data).toEqual({ code: 'plugin_not_found' })
+    } finally {
+      await ext?.close()
+      await daemon?.stop()
     }
   })
 

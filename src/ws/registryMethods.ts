@@ -1,0 +1,135 @@
+/**
+ * The side panel's plugin store: `plugin.search`, `plugin.install`, `plugin.updateFromRegistry`,
+ * `plugin.remove`, `plugin.removeBySpecifier` and `plugin.checkUpdates`. They run the same code as
+ * `bridge plugin search|install|remove` (the user's npm, no install scripts, a package that does not
+ * load rolled back), one change at a time, and reload the plugins afterwards so the panel and the MCP
+ * tool list see the change at once.
+ */
+import type { Config } from '../config/schema'
+import { BridgeError, BridgeErrorCode, isBridgeError } from '../errors'
+import { log } from '../log'
+import { isPluginPackageName, searchPlugins } from '../plugins/npmPackages'
+import {
+  checkPluginUpdates,
+  installPlugin,
+  removePlugin,
+  updatePlugin,
+  type InstallOutcome,
+} from '../plugins/pluginInstall'
+import { JsonRpcErrorCode, type PluginState } from '../protocol'
+import { RpcError } from './peer'
+
+const logger = log.withTag('plugins')
+
+export interface RegistryMethodsDeps {
+  /** Environment for npm (registry, proxy, global prefix come from the user's npm configuration). */
+  env: NodeJS.ProcessEnv
+  configDir: string
+  config(): Pick<Config, 'localPlugins'>
+  updateConfig(mutate: (config: Config) => Config): Promise<unknown>
+  /** Re-discovers plugins; resolves when a run that started after the call has finished. */
+  reload(): Promise<unknown>
+  /** The plugin as the extension sees it, once loaded. */
+  pluginState(name: string): PluginState | undefined
+}
+
+type Method = (params: unknown) => Promise<unknown>
+
+interface PluginResult {
+  ok: boolean
+  plugin?: PluginState
+}
+
+/** Codes a panel can act on (`data.code`), next to the human message. */
+function toRpcError(error: unknown): RpcError {
+  if (error instanceof RpcError) return error
+  if (isBridgeError(error)) {
+    const rpcCode =
+      error.code === BridgeErrorCode.pluginNameInvalid
+        ? JsonRpcErrorCode.invalidParams
+        : JsonRpcErrorCode.internalError
+    return new RpcError(rpcCode, error.message, { code: error.code })
+  }
+  return new RpcError(JsonRpcErrorCode.internalError, error instanceof Error ? error.message : String(error))
+}
+
+export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string, Method> {
+  // Installs, updates and removals run one after another: two npm runs on one global folder at once
+  // can leave it half-written, and each reload should see the previous change complete.
+  let queue: Promise<unknown> = Promise.resolve()
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work)
+    queue = next.catch(() => undefined)
+    return next
+  }
+  const answer =
+    <P>(work: (params: P) => Promise<unknown>): Method =>
+    async (params) => {
+      try {
+        return await work(params as P)
+      } catch (error) {
+        throw toRpcError(error)
+      }
+    }
+
+  const loaded = async (outcome: InstallOutcome, verb: string): Promise<PluginResult> => {
+    await deps.reload()
+    const plugin = deps.pluginState(outcome.plugin)
+    logger.info(`${verb} ${outcome.packageName}@${outcome.version} from the side panel`)
+    if (!plugin)
+      logger.warn(
+        `${outcome.packageName} is installed but did not load (package discovery is off with BRIDGE_SKIP_REGISTRY_DISCOVERY=1, or another plugin has its name)`,
+      )
+    return plugin ? { ok: true, plugin } : { ok: true }
+  }
+
+  const remove = (name: string) =>
+    serialized(async () => {
+      const outcome = await removePlugin(name, {
+        env: deps.env,
+        configDir: deps.configDir,
+        config: deps.config(),
+        updateConfig: deps.updateConfig,
+      })
+      await deps.reload()
+      logger.info(
+        `removed ${[...outcome.uninstalled, ...outcome.localRemoved.map((e) => `localPlugins entry ${e}`)].join(', ')} from the side panel`,
+      )
+      return { ok: true }
+    })
+
+  return {
+    'plugin.search': answer<{ query?: string }>(async ({ query }) => ({
+      results: await searchPlugins(query, deps.env),
+    })),
+    'plugin.install': answer<{ name: string }>(({ name }) =>
+      serialized(async () => loaded(await installPlugin(name, deps.env), 'installed')),
+    ),
+    'plugin.updateFromRegistry': answer<{ name: string }>(({ name }) =>
+      serialized(async () => {
+        const outcome = await updatePlugin(name, deps.env)
+        if (!outcome.updated) {
+          const plugin = deps.pluginState(outcome.plugin)
+          return plugin ? { ok: true, plugin } : { ok: true }
+        }
+        return loaded(outcome, 'updated')
+      }),
+    ),
+    'plugin.remove': answer<{ name: string }>(({ name }) => remove(name)),
+    'plugin.removeBySpecifier': answer<{ specifier: string }>(({ specifier }) => {
+      if (!isPluginPackageName(specifier.trim()))
+        throw new BridgeError(
+          BridgeErrorCode.pluginNameInvalid,
+          `"${specifier}" is not a plugin package name (bridge-plugin-<name> or @<scope>/bridge-plugin-<name>)`,
+        )
+      return remove(specifier.trim())
+    }),
+    'plugin.checkUpdates': answer<Record<string, never>>(async () => ({
+      updates: (await checkPluginUpdates(deps.env)).map(({ name, current, latest }) => ({
+        name,
+        current,
+        latest,
+      })),
+    })),
+  }
+}
