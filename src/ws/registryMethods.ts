@@ -89,7 +89,7 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
         env: deps.env,
         configDir: deps.configDir,
         config: deps.config(),
-        updateConfig: deps.updateConfig,
+        updateConfig: (mutate) => deps.updateConfig(mutate),
       })
       await deps.reload()
       logger.info(
