@@ -24,6 +24,11 @@ import { PanelHub } from './panelHub'
 import { RpcError } from './rpc'
 import { TabTracker } from './tabTracker'
 
+/** The daemon gives npm 30 s for a search or version lookup. */
+const REGISTRY_QUERY_TIMEOUT_MS = 45_000
+/** An install may take npm 5 min, and as long again to put the previous version back. */
+const REGISTRY_CHANGE_TIMEOUT_MS = 11 * 60_000
+
 type Notif<K extends keyof typeof ServerNotifications> = Static<(typeof ServerNotifications)[K]>
 
 export class BackgroundApp {
@@ -266,16 +271,28 @@ export class BackgroundApp {
         case 'reconnect':
           this.connection.reconnectNow()
           return ok(true)
+        case 'searchPlugins':
+          return ok(await this.ask('plugin.search', { query: cmd.query }, REGISTRY_QUERY_TIMEOUT_MS))
+        case 'checkUpdates':
+          return ok(await this.ask('plugin.checkUpdates', {}, REGISTRY_QUERY_TIMEOUT_MS))
+        case 'installPlugin':
+          return ok(await this.ask('plugin.install', { name: cmd.name }, REGISTRY_CHANGE_TIMEOUT_MS))
+        case 'updatePlugin':
+          return ok(
+            await this.ask('plugin.updateFromRegistry', { name: cmd.name }, REGISTRY_CHANGE_TIMEOUT_MS),
+          )
+        case 'removePlugin':
+          return ok(await this.ask('plugin.remove', { name: cmd.name }, REGISTRY_CHANGE_TIMEOUT_MS))
       }
     } catch (err) {
       return { ok: false, message: err instanceof Error ? err.message : String(err) }
     }
   }
 
-  private async ask(method: ClientRequestName, params: unknown): Promise<unknown> {
+  private async ask(method: ClientRequestName, params: unknown, timeoutMs?: number): Promise<unknown> {
     const peer = this.connection.current
     if (!peer) throw new Error('Not connected to the daemon.')
-    return peer.request(method, params)
+    return peer.request(method, params, timeoutMs)
   }
 
   private async fetchAudit(limit: number): Promise<unknown> {

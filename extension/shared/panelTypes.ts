@@ -84,6 +84,26 @@ export type PanelCommand =
   | { type: 'openFolder'; path: string }
   | { type: 'getAudit'; limit: number }
   | { type: 'reconnect' }
+  /** The plugin store: npm registry search, install, update and remove, through the daemon. */
+  | { type: 'searchPlugins'; query: string }
+  | { type: 'installPlugin'; name: string }
+  | { type: 'updatePlugin'; name: string }
+  | { type: 'removePlugin'; name: string }
+  | { type: 'checkUpdates' }
+
+export interface RegistryPluginView {
+  /** Package name (`@bridge/bridge-plugin-notes`). */
+  name: string
+  version: string
+  description: string
+  author: string
+}
+
+export interface PluginUpdateView {
+  name: string
+  current: string
+  latest: string
+}
 
 export type PanelReply<T = unknown> = { ok: true; value: T } | { ok: false; message: string }
 

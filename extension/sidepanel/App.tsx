@@ -3,6 +3,7 @@ import { usePanelState } from './background'
 import { ConnectionBanner } from './ConnectionBanner'
 import { ApprovalList } from './ApprovalList'
 import { PluginList } from './PluginList'
+import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
 import { AuditList } from './AuditList'
 import { toolLabel } from './format'
@@ -58,6 +59,7 @@ export function App() {
         connected={connected}
         onError={setError}
       />
+      <PluginStore plugins={state.plugins} connected={connected} onError={setError} />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />
       <footer class="muted">

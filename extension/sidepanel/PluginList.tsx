@@ -24,8 +24,8 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
       <h2>Plugins</h2>
       {plugins.length === 0 && (
         <p class="muted">
-          No plugins loaded. Start one with `bridge plugin create`, then run `bridge-plugin build` in its
-          folder.
+          No plugins loaded. Install one below, or start your own with `bridge plugin create` and run
+          `bridge-plugin build` in its folder.
         </p>
       )}
       {plugins.map((p) => (
@@ -57,6 +57,17 @@ function PluginCard({
   onError: (m: string) => void
 }) {
   const [open, setOpen] = useState(false)
+  const [confirmRemove, setConfirmRemove] = useState(false)
+  const [removing, setRemoving] = useState(false)
+  const remove = async (): Promise<void> => {
+    setRemoving(true)
+    try {
+      await send({ type: 'removePlugin', name: p.name })
+    } finally {
+      setRemoving(false)
+      setConfirmRemove(false)
+    }
+  }
   const send = async (cmd: PanelCommand): Promise<void> => {
     const r = await command(cmd)
     if (!r.ok) onError(r.message)
@@ -134,7 +145,44 @@ function PluginCard({
             Open folder
           </button>
         )}
+        {!confirmRemove && (
+          <button
+            type="button"
+            class="link danger"
+            data-testid="remove-plugin"
+            disabled={!connected}
+            onClick={() => setConfirmRemove(true)}
+          >
+            Remove
+          </button>
+        )}
       </div>
+      {confirmRemove && (
+        <p class="warning row small" data-testid="confirm-remove">
+          <span class="grow">
+            {p.source === 'local'
+              ? `Remove ${p.displayName} from localPlugins? Its folder stays on disk.`
+              : `Uninstall ${p.displayName} from this machine?`}
+          </span>
+          <button
+            type="button"
+            data-testid="remove-confirm"
+            disabled={!connected || removing}
+            onClick={() => void remove()}
+          >
+            {removing ? 'Removing…' : 'Remove'}
+          </button>
+          <button
+            type="button"
+            class="link"
+            data-testid="remove-cancel"
+            disabled={removing}
+            onClick={() => setConfirmRemove(false)}
+          >
+            Cancel
+          </button>
+        </p>
+      )}
       {open && (
         <ul class="plain tools" data-testid="plugin-tools">
           {p.tools.map((t) => (

@@ -53,7 +53,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
   say(`Installed ${outcome.packageName}@${outcome.version}${from}: plugin "${outcome.plugin}".`)
   if (outcome.previousVersion && outcome.previousVersion !== outcome.version)
     say(
-      'A new version turns its tools off until you review it (side panel, or `bridge config set plugin-permission`).',
+      'If you had reviewed the previous version, its tools stay off until you review this one (side panel).',
     )
   await reloadDaemon(context)
 }
