@@ -53,15 +53,22 @@ function toRpcError(error: unknown): RpcError {
   return new RpcError(JsonRpcErrorCode.internalError, error instanceof Error ? error.message : String(error))
 }
 
-export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string, Method> {
-  // Installs, updates and removals run one after another: two npm runs on one global folder at once
-  // can leave it half-written, and each reload should see the previous change complete.
+/** Runs the work it is given one after another, in call order; a failure does not stop the queue. */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
   let queue: Promise<unknown> = Promise.resolve()
-  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+  return (work) => {
     const next = queue.then(work, work)
     queue = next.catch(() => undefined)
     return next
   }
+}
+
+export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string, Method> {
+  // Installs, updates and removals run one after another: two npm runs on one global folder at once
+  // can leave it half-written, and each reload should see the previous change complete. Lookups
+  // (search, update checks) queue separately, so a stream of them cannot start many npm processes.
+  const serialized = oneAtATime()
+  const lookup = oneAtATime()
   const answer =
     <P>(work: (params: P) => Promise<unknown>): Method =>
     async (params) => {
@@ -99,9 +106,9 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
     })
 
   return {
-    'plugin.search': answer<{ query?: string }>(async ({ query }) => ({
-      results: await searchPlugins(query, deps.env),
-    })),
+    'plugin.search': answer<{ query?: string }>(({ query }) =>
+      lookup(async () => ({ results: await searchPlugins(query, deps.env) })),
+    ),
     'plugin.install': answer<{ name: string }>(({ name }) =>
       serialized(async () => loaded(await installPlugin(name, deps.env), 'installed')),
     ),
@@ -124,12 +131,14 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
         )
       return remove(specifier.trim())
     }),
-    'plugin.checkUpdates': answer<Record<string, never>>(async () => ({
-      updates: (await checkPluginUpdates(deps.env)).map(({ name, current, latest }) => ({
-        name,
-        current,
-        latest,
+    'plugin.checkUpdates': answer<Record<string, never>>(() =>
+      lookup(async () => ({
+        updates: (await checkPluginUpdates(deps.env)).map(({ name, current, latest }) => ({
+          name,
+          current,
+          latest,
+        })),
       })),
-    })),
+    ),
   }
 }
