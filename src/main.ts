@@ -13,19 +13,9 @@ import { engineChoiceFromEnv } from './http/createEngine'
 import { runSupervisor, SUPERVISED_ENV, type ListeningMessage } from './devSupervisor'
 import { inspectUrlFrom } from './inspect'
 import { log } from './log'
-import { DEFAULT_PORT } from './protocol/constants'
+import { resolvePort } from './config/port'
 
 const logger = log.withTag('daemon')
-
-/** `--port` wins over PORT; both must be an integer 0-65535. */
-function portFrom(flag: string | undefined, env: string | undefined): number {
-  const raw = flag ?? env
-  if (raw === undefined || raw === '') return DEFAULT_PORT
-  const port = Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`invalid port "${raw}" (expected 0-65535)`)
-  return port
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -39,7 +29,8 @@ async function main(): Promise<void> {
   const dev = values.dev || process.env.BRIDGE_DEV === '1'
   let port: number
   try {
-    port = portFrom(values.port, process.env.PORT)
+    // The server reads --port and PORT only (BRIDGE_PORT and config.json are the CLI's, SPEC).
+    port = resolvePort({ flag: values.port, env: { PORT: process.env.PORT }, forServer: true })
   } catch (error) {
     logger.error(error instanceof Error ? error.message : String(error))
     process.exit(1)

@@ -98,6 +98,24 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     expect((await running.fetch('/health', { auth: false })).status).toBe(200)
   })
 
+  it('exits 1 naming an invalid --port or PORT, and reads neither BRIDGE_PORT nor config.json', async () => {
+    for (const [options, bad] of [
+      [{ env: { PORT: 'abc' } }, 'abc'],
+      [{ args: ['--port', '70000'] }, '70000'],
+    ] as const) {
+      const result = await runDaemonToExit({ engine, configDir: freshDir(), ...options })
+      expect(result.code, bad).toBe(1)
+      expect(result.output).toContain(`invalid port "${bad}" (expected 0-65535)`)
+    }
+    // BRIDGE_PORT and config.json's port are the CLI's settings: the server listens on PORT (0 here).
+    const dir = freshDir()
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 1 }))
+    const daemon = await startDaemon({ engine, configDir: dir, env: { BRIDGE_PORT: '2' } })
+    daemons.push(daemon)
+    expect(daemon.port).toBeGreaterThan(1024)
+  })
+
   it('refuses to start with an unparseable config.json, names the file, and leaves it untouched', async () => {
     const dir = freshDir()
     const broken = '{ "localPlugins": [ "./a", }\n'
