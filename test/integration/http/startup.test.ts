@@ -14,6 +14,7 @@ import {
   startDaemon,
   tempConfigDir,
   type RunningDaemon,
+  type StartDaemonOptions,
   waitForBuild,
 } from '../../helpers/daemon'
 
@@ -99,10 +100,11 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
   })
 
   it('exits 1 naming an invalid --port or PORT, and reads neither BRIDGE_PORT nor config.json', async () => {
-    for (const [options, bad] of [
+    const cases: Array<[StartDaemonOptions, string]> = [
       [{ env: { PORT: 'abc' } }, 'abc'],
       [{ args: ['--port', '70000'] }, '70000'],
-    ] as const) {
+    ]
+    for (const [options, bad] of cases) {
       const result = await runDaemonToExit({ engine, configDir: freshDir(), ...options })
       expect(result.code, bad).toBe(1)
       expect(result.output).toContain(`invalid port "${bad}" (expected 0-65535)`)
