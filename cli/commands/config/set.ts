@@ -10,11 +10,12 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
-import { updateConfigFile } from '../../../src/config/configFile'
+import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
 import { withPluginPermission, withToolPermission } from '../../../src/config/permissions'
 import type { Config } from '../../../src/config/schema'
 import type { HealthPayload } from '../../../src/http/health'
+import { discoverPlugins } from '../../../src/plugins/discover'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
 import type { Permission } from '../../../src/protocol'
 import { fail, say, warn } from '../../shared/output'
@@ -36,7 +37,10 @@ export async function setConfig(
   const context = configContext(flags)
   const { paths } = context
   const daemon = await runningDaemon(context)
-  const change = parseChange(key, value, flags, daemon, paths.dir)
+  const versions = /^(tool|plugin)-permission\./.test(key)
+    ? await pluginVersions(daemon, paths.dir, paths.configFile)
+    : new Map<string, string>()
+  const change = parseChange(key, value, flags, daemon, versions, paths.dir)
   if (!change.ok) return fail(change.message)
 
   ensurePrivateDir(paths.dir)
@@ -57,9 +61,24 @@ export async function setConfig(
     )
 }
 
-/** The version the running daemon has loaded: setting ask or auto marks it as reviewed. */
-function installedVersion(daemon: HealthPayload | null, plugin: string): string | undefined {
-  return daemon?.pluginDetails.find((p) => p.name === plugin)?.version
+/**
+ * Each plugin's installed version, which setting ask or auto marks as reviewed: what the running
+ * daemon has loaded, or without one, what discovery finds (config.json's localPlugins, npm packages).
+ */
+async function pluginVersions(
+  daemon: HealthPayload | null,
+  configDir: string,
+  configFile: string,
+): Promise<Map<string, string>> {
+  if (daemon) return new Map(daemon.pluginDetails.map((p) => [p.name, p.version]))
+  try {
+    const config = existsSync(configFile) ? readConfigFile(configFile) : { localPlugins: [] }
+    const found = await discoverPlugins({ configDir, config, env: process.env, syncAdapters: false })
+    return new Map(found.plugins.map((p) => [p.name, p.version]))
+  } catch {
+    // A broken config.json is reported when the change is written.
+    return new Map()
+  }
 }
 
 function parseChange(
@@ -67,6 +86,7 @@ function parseChange(
   value: string | undefined,
   flags: ConfigFlags,
   daemon: HealthPayload | null,
+  versions: ReadonlyMap<string, string>,
   configDir: string,
 ): Change {
   const parts = key.split('.')
@@ -80,13 +100,7 @@ function parseChange(
       describe: `tool-permission.${plugin}.${tool} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withToolPermission(
-          config.permissions,
-          plugin,
-          tool,
-          permission,
-          installedVersion(daemon, plugin),
-        ),
+        permissions: withToolPermission(config.permissions, plugin, tool, permission, versions.get(plugin)),
       }),
     }
   }
@@ -100,12 +114,7 @@ function parseChange(
       describe: `plugin-permission.${plugin} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withPluginPermission(
-          config.permissions,
-          plugin,
-          permission,
-          installedVersion(daemon, plugin),
-        ),
+        permissions: withPluginPermission(config.permissions, plugin, permission, versions.get(plugin)),
       }),
     }
   }

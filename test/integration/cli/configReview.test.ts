@@ -1,10 +1,13 @@
 /**
  * An updated plugin stays off until its new version is reviewed; `bridge config set` with ask or auto
- * is such a review when a daemon runs: it records the version the daemon has loaded.
+ * is such a review: it records the version the running daemon has loaded, or without a daemon, the
+ * version discovery finds.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildFixturePlugin, type BuiltPlugin } from '../../e2e/support/fixturePlugin'
+import { tempConfigDir } from '../../helpers/daemon'
 import { connectMcp, type McpConnection } from '../../helpers/mcpClient'
 import { startFixture, type Fixture } from '../toolcall/fixture'
 import { runCli } from './runCli'
@@ -52,5 +55,43 @@ describe('bridge config set after a plugin update', () => {
       pluginDetails: { name: string; version: string }[]
     }
     expect(health.pluginDetails).toEqual([expect.objectContaining({ name: 'notes', version: '2.0.0' })])
+  })
+})
+
+describe('bridge config set after a plugin update, with no daemon running', () => {
+  let configDir: string
+  let plugin: BuiltPlugin
+
+  beforeAll(async () => {
+    configDir = tempConfigDir()
+    plugin = await buildFixturePlugin({ configDir })
+    const file = join(configDir, 'config.json')
+    const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...config,
+        permissions: { notes: { permission: 'auto', reviewedVersion: '0.0.1' } },
+      }),
+      { mode: 0o600 },
+    )
+  })
+  afterAll(() => {
+    plugin?.remove()
+    if (configDir) rmSync(configDir, { recursive: true, force: true })
+  })
+
+  it('records the version discovery finds as reviewed', async () => {
+    const result = await runCli(['config', 'set', 'plugin-permission.notes', 'ask'], configDir)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(permissionsOnDisk(configDir)).toEqual({
+      notes: { permission: 'ask', reviewedVersion: '0.1.0' },
+    })
+    const tool = await runCli(['config', 'set', 'tool-permission.notes.whoami', 'auto'], configDir)
+    expect(tool.code).toBe(0)
+    expect(permissionsOnDisk(configDir)).toEqual({
+      notes: { permission: 'ask', reviewedVersion: '0.1.0', tools: { whoami: 'auto' } },
+    })
   })
 })
