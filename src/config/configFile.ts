@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
-import { withFileLock } from './fileLock'
+import { withFileLock, withFileLockAsync } from './fileLock'
 import { Config, ConfigFile, defaultConfig } from './schema'
 import { validate } from './validate'
 
@@ -68,16 +68,23 @@ export function updateConfigFile(
   mutate: (current: Config) => Config,
   lockTimeoutMs?: number,
 ): ConfigUpdate {
-  return withFileLock(
-    path,
-    () => {
-      const exists = existsSync(path)
-      const previous = exists ? readConfigFile(path) : defaultConfig()
-      const next = mutate(structuredClone(previous))
-      const written = !exists || JSON.stringify(next) !== JSON.stringify(previous)
-      if (written) writeConfigFile(path, next)
-      return { next, written }
-    },
-    lockTimeoutMs,
-  )
+  return withFileLock(path, () => readModifyWrite(path, mutate), lockTimeoutMs)
+}
+
+/** `updateConfigFile` for the daemon: it waits for the lock without blocking its event loop. */
+export function updateConfigFileAsync(
+  path: string,
+  mutate: (current: Config) => Config,
+  lockTimeoutMs?: number,
+): Promise<ConfigUpdate> {
+  return withFileLockAsync(path, () => readModifyWrite(path, mutate), lockTimeoutMs)
+}
+
+function readModifyWrite(path: string, mutate: (current: Config) => Config): ConfigUpdate {
+  const exists = existsSync(path)
+  const previous = exists ? readConfigFile(path) : defaultConfig()
+  const next = mutate(structuredClone(previous))
+  const written = !exists || JSON.stringify(next) !== JSON.stringify(previous)
+  if (written) writeConfigFile(path, next)
+  return { next, written }
 }

@@ -13,7 +13,7 @@ import type {
   configStoreMachine,
   PersistInput,
 } from '../../machines/configStoreMachine'
-import { readConfigFile, updateConfigFile } from './configFile'
+import { readConfigFile, updateConfigFileAsync } from './configFile'
 import type { Config } from './schema'
 
 export interface ConfigStore {
@@ -55,14 +55,14 @@ export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>
 export function persistConfigChange(
   path: string,
 ): (args: { input: PersistInput }) => Promise<ConfigDocument> {
-  // The executor turns a throwing mutator or a failed write into a rejection (config.failed).
-  return ({ input }) =>
-    new Promise((resolve) => {
-      if (input.change.kind === 'reload') return resolve(readConfigFile(path))
-      // Start from the file, not memory: `bridge config set` may have written it since (its POST
-      // /reload can arrive after a side-panel change), and that edit must not be undone. A broken file
-      // (a hand edit gone wrong) throws: the change fails with the file's problem, the file is kept.
-      const { mutate } = input.change
-      resolve(updateConfigFile(path, (current) => mutate(current) as Config).next)
-    })
+  // A throwing mutator or a failed write rejects (config.failed).
+  return async ({ input }) => {
+    if (input.change.kind === 'reload') return readConfigFile(path)
+    // Start from the file, not memory: `bridge config set` may have written it since (its POST
+    // /reload can arrive after a side-panel change), and that edit must not be undone. A broken file
+    // (a hand edit gone wrong) throws: the change fails with the file's problem, the file is kept.
+    // Waiting for another process's lock does not block the daemon.
+    const { mutate } = input.change
+    return (await updateConfigFileAsync(path, (current) => mutate(current) as Config)).next
+  }
 }

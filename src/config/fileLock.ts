@@ -2,8 +2,8 @@
  * A lock file beside a file that several processes change (config.json: the daemon, `bridge config
  * set`, `bridge-plugin build`). Each change is read, modify, write; without the lock two of them at
  * the same moment could each miss the other's edit. The lock is `<file>.lock`, created exclusively and
- * holding the owner's pid; a lock whose owner died is taken over. Held for a few milliseconds at most,
- * so waiting is synchronous.
+ * holding the owner's pid; a lock whose owner died is taken over. Held for a few milliseconds at most:
+ * commands wait synchronously, the daemon (`withFileLockAsync`) on timers.
  */
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
@@ -19,7 +19,8 @@ const sleepSync = (ms: number) => void Atomics.wait(pause, 0, 0, ms)
 /** Runs `fn` while holding `<path>.lock`. Throws BridgeError (config_locked) after `timeoutMs`. */
 export function withFileLock<T>(path: string, fn: () => T, timeoutMs: number = LOCK_TIMEOUT_MS): T {
   const lockPath = `${path}.lock`
-  acquire(lockPath, timeoutMs)
+  const deadline = Date.now() + timeoutMs
+  for (let waitMs = 1; !tryAcquire(lockPath, deadline); waitMs = Math.min(waitMs * 2, 50)) sleepSync(waitMs)
   try {
     return fn()
   } finally {
@@ -27,9 +28,30 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs: number = L
   }
 }
 
-function acquire(lockPath: string, timeoutMs: number): void {
+/**
+ * `withFileLock` for a process that must keep serving while it waits (the daemon): the waits between
+ * attempts are timers, so requests and sockets go on being answered. `fn` itself runs synchronously
+ * under the lock, as in `withFileLock`.
+ */
+export async function withFileLockAsync<T>(
+  path: string,
+  fn: () => T,
+  timeoutMs: number = LOCK_TIMEOUT_MS,
+): Promise<T> {
+  const lockPath = `${path}.lock`
   const deadline = Date.now() + timeoutMs
-  for (let waitMs = 1; ; waitMs = Math.min(waitMs * 2, 50)) {
+  for (let waitMs = 1; !tryAcquire(lockPath, deadline); waitMs = Math.min(waitMs * 2, 50))
+    await new Promise((resolve) => setTimeout(resolve, waitMs))
+  try {
+    return fn()
+  } finally {
+    release(lockPath)
+  }
+}
+
+/** One attempt: true when the lock is ours now; false to wait and try again; throws past `deadline`. */
+function tryAcquire(lockPath: string, deadline: number): boolean {
+  for (;;) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600)
       try {
@@ -37,7 +59,7 @@ function acquire(lockPath: string, timeoutMs: number): void {
       } finally {
         closeSync(fd)
       }
-      return
+      return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
@@ -49,7 +71,7 @@ function acquire(lockPath: string, timeoutMs: number): void {
         `${lockPath} is held by another bridge process${owner.pid ? ` (pid ${owner.pid})` : ''}; ` +
           'try again, or delete that file if no bridge command is running',
       )
-    sleepSync(waitMs)
+    return false
   }
 }
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
+import { readConfigFile, updateConfigFile, updateConfigFileAsync } from '../../../src/config/configFile'
 import { isBridgeError } from '../../../src/errors'
 import { ROOT } from '../../helpers/daemon'
 import { runCli } from '../cli/runCli'
@@ -161,6 +161,32 @@ describe('config.json.lock', () => {
     expect(readConfigFile(path).port).toBe(9602)
     // Not ours: left in place.
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${owner.pid}\n`)
+  })
+
+  it('lets the daemon go on serving while it waits for a lock, then applies its change', async () => {
+    const path = freshConfig('async')
+    updateConfigFile(path, (c) => ({ ...c, port: 9604 }))
+    const owner = sleeper(20_000)
+    writeFileSync(`${path}.lock`, `${owner.pid}\n`)
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 10)
+    try {
+      const refused = await updateConfigFileAsync(path, (c) => ({ ...c, port: 9605 }), 300).catch(
+        (error: unknown) => error,
+      )
+      expect(isBridgeError(refused, 'config_locked')).toBe(true)
+      // The event loop ran all along: timers fired while the lock was awaited.
+      expect(ticks).toBeGreaterThanOrEqual(10)
+      expect(readConfigFile(path).port).toBe(9604)
+
+      const waiting = updateConfigFileAsync(path, (c) => ({ ...c, port: 9606 }), 5_000)
+      setTimeout(() => rmSync(`${path}.lock`), 200)
+      expect((await waiting).next.port).toBe(9606)
+      expect(readConfigFile(path).port).toBe(9606)
+      expect(existsSync(`${path}.lock`)).toBe(false)
+    } finally {
+      clearInterval(timer)
+    }
   })
 
   it('releases the lock when the change throws, and writes nothing unchanged', () => {
