@@ -40,8 +40,14 @@ export interface PluginUpdate {
 }
 
 /** `name`: shorthand (`notes`), `bridge-plugin-notes` or `@scope/bridge-plugin-notes`. */
-export async function installPlugin(name: string, env: NodeJS.ProcessEnv): Promise<InstallOutcome> {
+export async function installPlugin(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  /** Told each step as it starts ("Installing @bridge/bridge-plugin-notes@1.2.0…"), for progress. */
+  onStep?: (step: string) => void,
+): Promise<InstallOutcome> {
   const { packageName, version } = await resolvePluginPackage(name, env)
+  onStep?.(`Installing ${packageName}@${version}…`)
   return installVerified(packageName, version, env)
 }
 

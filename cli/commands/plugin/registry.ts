@@ -48,7 +48,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
     )
   const context = configContext(flags)
   say(`Looking up ${name} in the npm registry…`)
-  const outcome = await installPlugin(name, process.env)
+  const outcome = await installPlugin(name, process.env, (step) => say(step))
   const from = outcome.previousVersion ? ` (was ${outcome.previousVersion})` : ''
   say(`Installed ${outcome.packageName}@${outcome.version}${from}: plugin "${outcome.plugin}".`)
   if (outcome.previousVersion && outcome.previousVersion !== outcome.version)

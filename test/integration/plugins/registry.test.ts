@@ -94,6 +94,7 @@ describe('plugins from the npm registry', () => {
     const scoped = await cli(['plugin', 'install', 'notes'])
     expect(scoped.stderr).toBe('')
     expect(scoped.code).toBe(0)
+    expect(scoped.stdout).toContain('Installing @bridge/bridge-plugin-notes@0.1.0…')
     expect(scoped.stdout).toContain('Installed @bridge/bridge-plugin-notes@0.1.0: plugin "notes"')
     expect(scoped.stdout).toContain('No daemon is running')
     expect(installedVersion('@bridge/bridge-plugin-notes')).toBe('0.1.0')
