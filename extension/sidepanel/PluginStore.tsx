@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { PanelCommand, PluginUpdateView, PluginView, RegistryPluginView } from '../shared/panelTypes'
+import { pluginNameFromPackage } from '../../src/protocol/constants'
 import { command } from './background'
 
 interface Props {
@@ -7,10 +8,6 @@ interface Props {
   connected: boolean
   onError: (m: string) => void
 }
-
-/** `@bridge/bridge-plugin-notes` -> `notes`: the plugin name a package installs (by convention). */
-export const pluginNameOf = (packageName: string): string =>
-  packageName.replace(/^@[^/]+\//, '').replace(/^bridge-plugin-/, '')
 
 /**
  * The plugin store: search the npm registry, install a plugin, check the installed ones for updates.
@@ -148,7 +145,7 @@ export function PluginStore({ plugins, connected, onError }: Props) {
           {results.length === 0 && <p class="muted">No plugins found.</p>}
           <ul class="plain">
             {results.map((r) => {
-              const have = installed.get(pluginNameOf(r.name))
+              const have = installed.get(pluginNameFromPackage(r.name))
               return (
                 <li key={r.name} class="store-item" data-testid={`result-${r.name}`}>
                   <div class="row">

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { PLUGIN_NAME_PATTERN, RESERVED_PLUGIN_NAMES } from '../protocol/constants'
+import { PLUGIN_NAME_PATTERN, pluginNameFromPackage, RESERVED_PLUGIN_NAMES } from '../protocol/constants'
 import { parseMatchPattern } from '../sdk/matchPattern'
 import { PluginBuildError } from './errors'
 
@@ -20,11 +20,6 @@ export interface PluginPackage {
   entry: string
   /** Absolute path of the icon SVG, when `bridge.icon` is set. */
   icon?: string
-}
-
-export function pluginNameFromPackage(packageName: string): string {
-  const bare = packageName.startsWith('@') ? packageName.slice(packageName.indexOf('/') + 1) : packageName
-  return bare.startsWith('bridge-plugin-') ? bare.slice('bridge-plugin-'.length) : bare
 }
 
 /** Why `name` cannot be a plugin name, or undefined when it can. */

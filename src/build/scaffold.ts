@@ -4,7 +4,8 @@
  * adapter bundle in a small page stub) before the author changes anything.
  */
 import { PluginBuildError } from './errors'
-import { pluginNameFromPackage, pluginNameProblem } from './readPackage'
+import { pluginNameFromPackage } from '../protocol/constants'
+import { pluginNameProblem } from './readPackage'
 import { parseMatchPattern } from '../sdk/matchPattern'
 
 export interface ScaffoldOptions {

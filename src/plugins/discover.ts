@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { resolveLocalPluginPath } from '../config/localPlugins'
 import type { DiscoveryError, FailedPlugin, PluginSource } from '../protocol/manifest'
+import { PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
 import { syncAdapterFiles } from './adapterFiles'
 import { loadPlugin, type PluginBuild } from './loadPlugin'
 import { npmGlobalRoot } from './npmRoot'
@@ -21,8 +22,6 @@ export interface DiscoverOptions {
   /** Copy adapter bundles to `<config>/extension/adapters` (default true; `bridge plugin list` only reads). */
   syncAdapters?: boolean
 }
-
-const PACKAGE_PREFIX = 'bridge-plugin-'
 
 export async function discoverPlugins({
   configDir,
@@ -99,9 +98,10 @@ export function packageDirs(root: string): string[] {
   for (const entry of list(root)) {
     if (entry.startsWith('@')) {
       for (const inner of list(join(root, entry)))
-        if (inner.startsWith(PACKAGE_PREFIX) && isDir(join(root, entry, inner)))
+        if (inner.startsWith(PLUGIN_PACKAGE_PREFIX) && isDir(join(root, entry, inner)))
           dirs.push(join(root, entry, inner))
-    } else if (entry.startsWith(PACKAGE_PREFIX) && isDir(join(root, entry))) dirs.push(join(root, entry))
+    } else if (entry.startsWith(PLUGIN_PACKAGE_PREFIX) && isDir(join(root, entry)))
+      dirs.push(join(root, entry))
   }
   return dirs.sort()
 }

@@ -50,6 +50,14 @@ export const SECRET_HEX_LENGTH = 64
 
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
+/** Plugin packages are named `bridge-plugin-<name>` or `@<scope>/bridge-plugin-<name>`. */
+export const PLUGIN_PACKAGE_PREFIX = 'bridge-plugin-'
+
+/** The plugin name a package name carries: without its scope and `bridge-plugin-`. */
+export function pluginNameFromPackage(packageName: string): string {
+  const bare = packageName.startsWith('@') ? packageName.slice(packageName.indexOf('/') + 1) : packageName
+  return bare.startsWith(PLUGIN_PACKAGE_PREFIX) ? bare.slice(PLUGIN_PACKAGE_PREFIX.length) : bare
+}
 /** Names a plugin may not take: built-in tool namespaces and words that would confuse users. */
 export const RESERVED_PLUGIN_NAMES: readonly string[] = [
   'browser',

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { scaffoldPlugin } from '../../../src/build/scaffold'
 import { sdkDir } from '../../../src/build/sdkLocation'
-import { pluginNameFromPackage, pluginNameProblem } from '../../../src/build/readPackage'
+import { pluginNameProblem } from '../../../src/build/readPackage'
+import { pluginNameFromPackage } from '../../../src/protocol/constants'
 import { log } from '../../../src/log'
 
 export interface CreateFlags {
