@@ -4,17 +4,17 @@
  * global prefix come from their npm configuration, exactly as for `npm install -g`. Packages install
  * with `--ignore-scripts`: a plugin is built files only and never needs to run code on this machine.
  */
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { BridgeError, BridgeErrorCode } from '../errors'
+import { PLUGIN_NAME_PATTERN, PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
 import { loadPlugin } from './loadPlugin'
+import { npmProblem, runNpm, type NpmRun } from './npm'
 import { npmGlobalRoot } from './npmRoot'
 import { packageDirs } from './discover'
 import { readFileSync } from 'node:fs'
 
 /** Shorthand names resolve to this scope first (`notes` -> `@bridge/bridge-plugin-notes`). */
 export const OFFICIAL_PLUGIN_SCOPE = '@bridge'
-export const PLUGIN_PACKAGE_PREFIX = 'bridge-plugin-'
 const NPM_QUERY_TIMEOUT_MS = 30_000
 const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000
 /** npm's own rules, lowercase: an optional scope, then a name; never an option or a path. */
@@ -55,76 +55,12 @@ export function pluginPackageCandidates(name: string): string[] {
       )
     return [input]
   }
-  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(input) || input.length > 100)
+  if (!PLUGIN_NAME_PATTERN.test(input) || input.length > 100)
     throw new BridgeError(
       BridgeErrorCode.pluginNameInvalid,
       `"${name}" is not a plugin name: use lowercase letters, digits and single hyphens (e.g. notes), or a full package name`,
     )
   return [`${OFFICIAL_PLUGIN_SCOPE}/${PLUGIN_PACKAGE_PREFIX}${input}`, `${PLUGIN_PACKAGE_PREFIX}${input}`]
-}
-
-interface NpmRun {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-/** Runs npm with `args` (never through a shell). Resolves with the exit code; rejects only when npm cannot start. */
-function runNpm(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<NpmRun> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.platform === 'win32' ? 'npm.cmd' : 'npm',
-      args,
-      {
-        env: {
-          ...env,
-          npm_config_update_notifier: 'false',
-          npm_config_fund: 'false',
-          npm_config_audit: 'false',
-        },
-        timeout: timeoutMs,
-        maxBuffer: 32 * 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0
-        if (error && code === null) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-            reject(
-              new BridgeError(
-                BridgeErrorCode.npmFailed,
-                'npm was not found on PATH; install Node.js with npm',
-              ),
-            )
-          else if (error.killed)
-            reject(
-              new BridgeError(
-                BridgeErrorCode.npmFailed,
-                `npm ${args[0]} did not finish within ${timeoutMs / 1000} s`,
-              ),
-            )
-          else reject(new BridgeError(BridgeErrorCode.npmFailed, `npm ${args[0]} failed: ${error.message}`))
-          return
-        }
-        resolve({ code: code ?? 1, stdout, stderr })
-      },
-    )
-  })
-}
-
-/** The `npm error` lines of a failed run (npm already redacts tokens), or its last line. */
-function npmProblem(run: NpmRun): string {
-  const lines = run.stderr
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('npm error') && !/A complete log of this run/.test(l))
-    .map((l) => l.replace(/^npm error\s*/, ''))
-    .filter((l) => l !== '')
-  const text =
-    lines.length > 0
-      ? lines.slice(0, 4).join('; ')
-      : run.stderr.trim().split('\n').pop() || `exit code ${run.code}`
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text
 }
 
 const isNotFound = (run: NpmRun) => /\bE404\b|404 Not Found|is not in this registry/i.test(run.stderr)

@@ -3,7 +3,7 @@
  * the prefix (NPM_CONFIG_PREFIX, .npmrc, nvm) is respected. Spawning npm costs a few hundred ms, so
  * the answer is kept for a while per environment (PATH and npm settings); reloads stay fast.
  */
-import { execFile } from 'node:child_process'
+import { npmProblem, runNpm } from './npm'
 
 const NPM_TIMEOUT_MS = 15_000
 export const NPM_ROOT_CACHE_MS = 5 * 60_000
@@ -23,18 +23,10 @@ export async function npmGlobalRoot(env: NodeJS.ProcessEnv, now: number = Date.n
   return root
 }
 
-function askNpm(env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.platform === 'win32' ? 'npm.cmd' : 'npm',
-      ['root', '-g'],
-      { env, timeout: NPM_TIMEOUT_MS, windowsHide: true },
-      (error, stdout) => {
-        const root = stdout.trim().split('\n').pop()?.trim() ?? ''
-        if (error || root === '')
-          reject(new Error(error ? error.message.split('\n')[0] : 'npm printed no folder'))
-        else resolve(root)
-      },
-    )
-  })
+async function askNpm(env: NodeJS.ProcessEnv): Promise<string> {
+  const run = await runNpm(['root', '-g'], env, NPM_TIMEOUT_MS)
+  if (run.code !== 0) throw new Error(`npm root -g failed: ${npmProblem(run)}`)
+  const root = run.stdout.trim().split('\n').pop()?.trim() ?? ''
+  if (root === '') throw new Error('npm root -g printed no folder')
+  return root
 }
