@@ -192,7 +192,7 @@ export async function installedPluginPackages(env: NodeJS.ProcessEnv): Promise<I
   const root = await npmGlobalRoot(env)
   const out: InstalledPackage[] = []
   for (const dir of packageDirs(root)) {
-    const pkg = parseJson(safeRead(join(dir, 'package.json'))) as Record<string, unknown> | undefined
+    const pkg = readPackageJson(dir)
     const packageName = str(pkg?.name)
     if (!isPluginPackageName(packageName)) continue
     const loaded = loadPlugin(dir, 'npm')
@@ -206,11 +206,13 @@ export async function installedPluginPackages(env: NodeJS.ProcessEnv): Promise<I
   return out
 }
 
-function safeRead(file: string): string {
+/** The folder's package.json as an object, or undefined when it is missing or not JSON. */
+export function readPackageJson(dir: string): Record<string, unknown> | undefined {
   try {
-    return readFileSync(file, 'utf8')
+    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
   } catch {
-    return ''
+    return undefined
   }
 }
 

@@ -4,7 +4,6 @@
  * command succeeds: one that does not is rolled back (the previous version put back, or removed), so
  * a bad package never replaces a working plugin.
  */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../config/schema'
 import { resolveLocalPluginPath } from '../config/localPlugins'
@@ -16,6 +15,7 @@ import {
   installPackage,
   latestVersion,
   pluginPackageCandidates,
+  readPackageJson,
   resolvePluginPackage,
   uninstallPackage,
   type InstalledPackage,
@@ -167,18 +167,10 @@ function localHolds(dir: string, name: string): boolean {
   const loaded = loadPlugin(dir, 'local')
   if (loaded.ok && loaded.value.plugin.name === name) return true
   try {
-    return pluginPackageCandidates(name).includes(packageNameOf(dir) ?? '')
+    const packageName = readPackageJson(dir)?.name
+    return typeof packageName === 'string' && pluginPackageCandidates(name).includes(packageName)
   } catch {
     return false
-  }
-}
-
-function packageNameOf(dir: string): string | undefined {
-  try {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }
-    return typeof pkg.name === 'string' ? pkg.name : undefined
-  } catch {
-    return undefined
   }
 }
 
