@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcId } from '../protocol'
+import { isBridgeError } from '../errors'
 import { checkSchema } from './schemaCheck'
 
 /** A JSON-RPC error at the wire boundary: a numeric code, a message and optional data. */
@@ -189,6 +190,10 @@ export class Peer {
       (result) => this.write({ jsonrpc: '2.0', id, result }),
       (error: unknown) => {
         if (error instanceof RpcError) this.sendError(id, error.code, error.message, error.data)
+        // A BridgeError's message is written for the user and never holds a secret: pass it on,
+        // with its code for the panel to act on. Anything else stays "Internal error".
+        else if (isBridgeError(error))
+          this.sendError(id, JsonRpcErrorCode.internalError, error.message, { code: error.code })
         else {
           this.problem(
             `handler of ${method} failed: ${error instanceof Error ? error.message : String(error)}`,

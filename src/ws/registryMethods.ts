@@ -6,7 +6,7 @@
  * tool list see the change at once.
  */
 import type { Config } from '../config/schema'
-import { BridgeError, BridgeErrorCode, isBridgeError } from '../errors'
+import { BridgeErrorCode, isBridgeError } from '../errors'
 import { log } from '../log'
 import { isPluginPackageName, searchPlugins } from '../plugins/npmPackages'
 import {
@@ -40,18 +40,21 @@ interface PluginResult {
   plugin?: PluginState
 }
 
-/** Codes a panel can act on (`data.code`), next to the human message. */
-function toRpcError(error: unknown): RpcError {
-  if (error instanceof RpcError) return error
-  if (isBridgeError(error)) {
-    const rpcCode =
-      error.code === BridgeErrorCode.pluginNameInvalid
-        ? JsonRpcErrorCode.invalidParams
-        : JsonRpcErrorCode.internalError
-    return new RpcError(rpcCode, error.message, { code: error.code })
+/**
+ * A handler whose bad names answer -32602 (invalid params). Other failures reach the peer as they
+ * are: a BridgeError goes out with its message and `data.code` (plugin_not_found, plugin_invalid, …).
+ */
+const answer =
+  <P>(work: (params: P) => Promise<unknown>): Method =>
+  async (params) => {
+    try {
+      return await work(params as P)
+    } catch (error) {
+      if (isBridgeError(error, BridgeErrorCode.pluginNameInvalid))
+        throw new RpcError(JsonRpcErrorCode.invalidParams, error.message, { code: error.code })
+      throw error
+    }
   }
-  return new RpcError(JsonRpcErrorCode.internalError, error instanceof Error ? error.message : String(error))
-}
 
 /** Runs the work it is given one after another, in call order; a failure does not stop the queue. */
 export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
@@ -69,25 +72,20 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
   // (search, update checks) queue separately, so a stream of them cannot start many npm processes.
   const serialized = oneAtATime()
   const lookup = oneAtATime()
-  const answer =
-    <P>(work: (params: P) => Promise<unknown>): Method =>
-    async (params) => {
-      try {
-        return await work(params as P)
-      } catch (error) {
-        throw toRpcError(error)
-      }
-    }
+  const resultFor = (name: string): PluginResult => {
+    const plugin = deps.pluginState(name)
+    return plugin ? { ok: true, plugin } : { ok: true }
+  }
 
   const loaded = async (outcome: InstallOutcome, verb: string): Promise<PluginResult> => {
     await deps.reload()
-    const plugin = deps.pluginState(outcome.plugin)
     logger.info(`${verb} ${outcome.packageName}@${outcome.version} from the side panel`)
-    if (!plugin)
+    const result = resultFor(outcome.plugin)
+    if (!result.plugin)
       logger.warn(
         `${outcome.packageName} is installed but did not load (package discovery is off with BRIDGE_SKIP_REGISTRY_DISCOVERY=1, or another plugin has its name)`,
       )
-    return plugin ? { ok: true, plugin } : { ok: true }
+    return result
   }
 
   const remove = (name: string) =>
@@ -115,18 +113,14 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
     'plugin.updateFromRegistry': answer<{ name: string }>(({ name }) =>
       serialized(async () => {
         const outcome = await updatePlugin(name, deps.env)
-        if (!outcome.updated) {
-          const plugin = deps.pluginState(outcome.plugin)
-          return plugin ? { ok: true, plugin } : { ok: true }
-        }
-        return loaded(outcome, 'updated')
+        return outcome.updated ? loaded(outcome, 'updated') : resultFor(outcome.plugin)
       }),
     ),
     'plugin.remove': answer<{ name: string }>(({ name }) => remove(name)),
     'plugin.removeBySpecifier': answer<{ specifier: string }>(({ specifier }) => {
       if (!isPluginPackageName(specifier.trim()))
-        throw new BridgeError(
-          BridgeErrorCode.pluginNameInvalid,
+        throw new RpcError(
+          JsonRpcErrorCode.invalidParams,
           `"${specifier}" is not a plugin package name (bridge-plugin-<name> or @<scope>/bridge-plugin-<name>)`,
         )
       return remove(specifier.trim())

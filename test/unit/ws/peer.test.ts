@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { BridgeError, BridgeErrorCode } from '../../../src/errors'
 import { JsonRpcErrorCode } from '../../../src/protocol'
 import { DAEMON_PEER_SCHEMAS } from '../../../src/ws/daemonSchemas'
 import { Peer, RpcError } from '../../../src/ws/peer'
@@ -94,15 +95,16 @@ describe('Peer (daemon end of /ws)', () => {
     })
   })
 
-  it('keeps the code of an RpcError and hides other handler failures', async () => {
-    let n = 0
-    const { peer, sent } = setup(() =>
-      n++ === 0
-        ? Promise.reject(new RpcError(-32010, 'no such plugin', { plugin: 'x' }))
-        : Promise.reject(new Error('secret path /root/.bridge')),
-    )
+  it('keeps the code of an RpcError, passes a BridgeError on, and hides other handler failures', async () => {
+    const failures = [
+      new RpcError(-32010, 'no such plugin', { plugin: 'x' }),
+      new Error('secret path /root/.bridge'),
+      new BridgeError(BridgeErrorCode.configLocked, 'config.json.lock is held'),
+    ]
+    const { peer, sent } = setup(() => Promise.reject(failures.shift() ?? new Error('no more failures')))
     peer.receive('{"jsonrpc":"2.0","id":1,"method":"config.getState","params":{}}')
     peer.receive('{"jsonrpc":"2.0","id":2,"method":"config.getState"}')
+    peer.receive('{"jsonrpc":"2.0","id":3,"method":"config.getState"}')
     await flush()
     expect(sent[0]).toEqual({
       jsonrpc: '2.0',
@@ -113,6 +115,15 @@ describe('Peer (daemon end of /ws)', () => {
       jsonrpc: '2.0',
       id: 2,
       error: { code: JsonRpcErrorCode.internalError, message: 'Internal error' },
+    })
+    expect(sent[2]).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: JsonRpcErrorCode.internalError,
+        message: 'config.json.lock is held',
+        data: { code: 'config_locked' },
+      },
     })
   })
 
