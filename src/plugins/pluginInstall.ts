@@ -126,21 +126,23 @@ async function installVerified(
   version: string,
   env: NodeJS.ProcessEnv,
 ): Promise<InstallOutcome> {
-  const before = (await installedPluginPackages(env)).find((p) => p.packageName === packageName)
-  await installPackage(packageName, version, env)
   const dir = join(await npmGlobalRoot(env), packageName)
+  // The version installed now, if any (npm's own record): reported, and put back if the new one fails.
+  const previous = readPackageJson(dir)?.version
+  const before = typeof previous === 'string' ? previous : undefined
+  await installPackage(packageName, version, env)
   const loaded = loadPlugin(dir, 'npm')
   if (loaded.ok)
     return {
       packageName,
       version: loaded.value.plugin.version,
       plugin: loaded.value.plugin.name,
-      ...(before ? { previousVersion: before.version } : {}),
+      ...(before ? { previousVersion: before } : {}),
     }
   // Put things back as they were before reporting the problem.
-  let rollback = before ? `put ${packageName}@${before.version} back` : `removed it again`
+  let rollback = before ? `put ${packageName}@${before} back` : `removed it again`
   try {
-    if (before) await installPackage(packageName, before.version, env)
+    if (before) await installPackage(packageName, before, env)
     else await uninstallPackage(packageName, env)
   } catch (error) {
     rollback = `could not undo the install (${error instanceof Error ? error.message : String(error)})`

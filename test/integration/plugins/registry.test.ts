@@ -260,6 +260,21 @@ describe('plugins from the npm registry', () => {
       expect(await versions()).toEqual({})
       const again = await ext.request('plugin.remove', { name: 'good' })
       expect(again.error?.data).toEqual({ code: 'plugin_not_found' })
+
+      // A broken new version never replaces a working plugin: the previous one is put back.
+      expect((await ext.request('plugin.install', { name: 'notes' })).result).toMatchObject({ ok: true })
+      const brokenDir = join(scratch, 'notes-broken')
+      mkdirSync(brokenDir, { recursive: true })
+      writeFileSync(join(brokenDir, 'package.json'), '{}')
+      await registry.publish(brokenDir, { name: '@bridge/bridge-plugin-notes', version: '0.3.0' })
+      const broken = await ext.request('plugin.updateFromRegistry', { name: 'notes' })
+      expect(broken.error?.data).toEqual({ code: 'plugin_invalid' })
+      expect(broken.error?.message).toContain(
+        '@bridge/bridge-plugin-notes@0.3.0 is not a usable bridge plugin',
+      )
+      expect(broken.error?.message).toContain('put @bridge/bridge-plugin-notes@0.2.0 back')
+      expect(installedVersion('@bridge/bridge-plugin-notes')).toBe('0.2.0')
+      expect(await versions()).toEqual({ notes: '0.2.0' })
     } finally {
       await ext?.close()
       await daemon?.stop()
