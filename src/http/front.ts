@@ -6,12 +6,12 @@
  */
 import { isBridgeError } from '../errors'
 import { log } from '../log'
-import { WS_SUBPROTOCOL } from '../protocol/constants'
+import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
 import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
 import type { HttpHandler, RequestInfo, UpgradeHandler } from './engine'
 import { checkHost, checkOrigin, hasValidBearer, hasValidWsProtocol, unauthorizedResponse } from './gate'
 import { errorResponse, payloadTooLargeResponse, rateLimitedResponse } from './responses'
-import type { HttpMethod, Route, RouteContext } from './route'
+import type { Caller, HttpMethod, Route, RouteContext } from './route'
 
 const logger = log.withTag('http')
 
@@ -35,9 +35,16 @@ export function createFront(options: FrontOptions): Front {
   const gate = (request: Request): Response | null =>
     checkHost(request.headers, options.port()) ?? checkOrigin(request.headers)
 
-  const context = (url: URL, authenticated: boolean, info: RequestInfo): RouteContext => ({
+  /** The secret's holder: the extension when it sends its own Origin, else the CLI. */
+  const secretHolder = (headers: Headers): Caller =>
+    headers.get('origin') === EXTENSION_ORIGIN
+      ? { role: 'extension', name: 'extension' }
+      : { role: 'cli', name: 'cli' }
+
+  const context = (url: URL, caller: Caller | null, info: RequestInfo): RouteContext => ({
     url,
-    authenticated,
+    authenticated: caller !== null,
+    caller,
     remoteAddress: info.remoteAddress,
   })
 
@@ -61,7 +68,7 @@ export function createFront(options: FrontOptions): Front {
     const declared = Number(request.headers.get('content-length') ?? 0)
     if (declared > options.maxBodyBytes) return payloadTooLargeResponse(options.maxBodyBytes)
     if (entry.rateLimit && !entry.rateLimit.take()) return rateLimitedResponse()
-    return await handler(request, context(url, authenticated, info))
+    return await handler(request, context(url, authenticated ? secretHolder(request.headers) : null, info))
   }
 
   return {
@@ -86,7 +93,7 @@ export function createFront(options: FrontOptions): Front {
           }
         if (!hasValidWsProtocol(request.headers, options.secret()))
           return { accept: false, response: unauthorizedResponse() }
-        const decision = await entry.upgrade(request, context(url, true, info))
+        const decision = await entry.upgrade(request, context(url, secretHolder(request.headers), info))
         if (decision instanceof Response) return { accept: false, response: decision }
         return { accept: true, protocol: WS_SUBPROTOCOL, onOpen: decision.onOpen }
       } catch (error) {

@@ -7,10 +7,19 @@ import type { RateLimiter } from './rateLimit'
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH'
 
+/**
+ * Who is calling. The auth.json secret belongs to the extension (requests that carry the pinned
+ * extension Origin) and the CLI (no Origin); MCP clients hold tokens of their own, by name.
+ */
+export type Caller =
+  { role: 'extension'; name: 'extension' } | { role: 'cli'; name: 'cli' } | { role: 'client'; name: string }
+
 export interface RouteContext {
   url: URL
   /** True when the request carried the valid secret (always true on `required` routes). */
   authenticated: boolean
+  /** The credential's owner; null without a valid credential (only on `optional` routes). */
+  caller: Caller | null
   remoteAddress: string
 }
 

@@ -102,6 +102,9 @@ export const ServerRequests = {
       tool: Type.String(),
       input: Type.Unknown(),
       tabId: Type.Optional(Type.Integer()),
+      /** The MCP client that made the call (its name) and its session: tab groups per agent. */
+      client: Type.Optional(Type.String({ maxLength: 64 })),
+      session: Type.Optional(Type.String({ maxLength: 64 })),
     }),
     // `output` may be absent: a tool that returns nothing serializes to `{}`.
     Type.Object({ output: Type.Optional(Type.Unknown()) }),
