@@ -97,6 +97,31 @@ describe('extension tabs and dispatch', () => {
     expect(answer.error?.data).toEqual({ code: 'no_such_note', category: 'not_found', retryable: false })
   })
 
+  it('runs a call that names its tab only there, and answers -32001 when that tab is gone, elsewhere or not ready', async () => {
+    const other = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
+    await expect.poll(() => tabsOf().filter((t) => t.ready).length, { timeout: 10_000 }).toBe(2)
+    const bobTab = tabsOf().find((t) => t.url.includes('localhost'))?.tabId
+    await first.bringToFront()
+    // Alice's tab is the active one, so an unnamed call would run there.
+    expect((await dispatch('whoami', {}, { tabId: bobTab })).result).toEqual({ output: { user: 'bob' } })
+
+    await other.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
+    const notReady = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(notReady.error?.code).toBe(-32001)
+    expect(notReady.error?.message).toContain(`tab ${bobTab} is no longer ready for Demo Notes`)
+
+    await other.goto('about:blank')
+    await expect.poll(() => tabsOf().length, { timeout: 10_000 }).toBe(1)
+    const elsewhere = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(elsewhere.error?.code).toBe(-32001)
+    expect(elsewhere.error?.message).toContain('is closed or no longer on a Demo Notes page')
+
+    await other.close()
+    const gone = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(gone.error?.code).toBe(-32001)
+    expect(gone.error?.message).toContain('runs only in the tab it was approved for')
+  })
+
   it('runs in the active tab first and falls back to the next ready tab when that one turns out not ready', async () => {
     // Cookies are per host: the same site on localhost is signed in as another user, so the answer
     // says which tab ran the call.
