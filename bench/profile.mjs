@@ -89,10 +89,15 @@ function report(profile, n, top) {
     const { callFrame: f } = nodes.get(id)
     let where = f.url.replace(/^file:\/\//, '')
     if (where.endsWith('dist/server.js')) where = moduleAt(f.lineNumber)
-    else if (where.includes('node_modules/')) where = where.replace(/.*node_modules\/((?:@[^/]+\/)?[^/]+).*/, '$1')
+    else if (where.includes('node_modules/'))
+      where = where.replace(/.*node_modules\/((?:@[^/]+\/)?[^/]+).*/, '$1')
     else if (where.startsWith('node:')) where = where.split('/')[0] === 'node:internal' ? where : where
     else if (!where) where = f.functionName ? '(native)' : `(${f.functionName || 'vm'})`
-    if (f.functionName === '(idle)' || f.functionName === '(program)' || f.functionName === '(garbage collector)')
+    if (
+      f.functionName === '(idle)' ||
+      f.functionName === '(program)' ||
+      f.functionName === '(garbage collector)'
+    )
       where = f.functionName
     add(byModule, where, us)
     add(byFunction, `${f.functionName || '(anonymous)'}  ${where}:${f.lineNumber + 1}`, us)
@@ -101,7 +106,10 @@ function report(profile, n, top) {
   console.log(`profiled main-thread time, not idle: ${(busy / 1000 / n).toFixed(3)} ms per request`)
   const print = (title, map) => {
     console.log(`\n${title} (ms per request, self time)`)
-    for (const [k, us] of [...map].filter(([key]) => key !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, top))
+    for (const [k, us] of [...map]
+      .filter(([key]) => key !== '(idle)')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top))
       console.log(`  ${(us / 1000 / n).toFixed(4).padStart(8)}  ${k}`)
   }
   print('by module', byModule)
