@@ -28,11 +28,12 @@ export function freePort() {
 
 /**
  * Spawns one server and resolves when GET /health answers 200, with the time that took from spawn.
- * `kind` is `floor` or an engine name; `probe` keeps the process for measurement (gc hook preloaded).
+ * `kind` is `floor` or an engine name; `probe` keeps the process for measurement (gc hook preloaded);
+ * `nodeFlags` go to node before the script (e.g. `--cpu-prof`).
  */
-export async function startTarget({ kind, configDir, toolsFile, probe = true }) {
+export async function startTarget({ kind, configDir, toolsFile, probe = true, nodeFlags = [] }) {
   const port = await freePort()
-  const flags = probe ? ['--expose-gc', '--import', join(root, 'bench/memHook.mjs')] : []
+  const flags = [...nodeFlags, ...(probe ? ['--expose-gc', '--import', join(root, 'bench/memHook.mjs')] : [])]
   const env = { ...process.env, PORT: String(port), NO_COLOR: '1' }
   let file
   if (kind === 'floor') {

@@ -4,12 +4,13 @@
  * local plugin overrides a package of the same name. One broken plugin never stops the others: it
  * lands in `failedPlugins` (or `discoveryErrors` when a whole source failed) with what to fix.
  */
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { resolveLocalPluginPath } from '../config/localPlugins'
 import type { DiscoveryError, FailedPlugin, PluginSource } from '../protocol/manifest'
 import { PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
 import { syncAdapterFiles } from './adapterFiles'
+import type { PluginLoadCache } from './loadCache'
 import { loadPlugin, type PluginBuild } from './loadPlugin'
 import { npmGlobalRoot } from './npmRoot'
 import type { PluginRegistrySnapshot } from './types'
@@ -21,6 +22,11 @@ export interface DiscoverOptions {
   env: NodeJS.ProcessEnv
   /** Copy adapter bundles to `<config>/extension/adapters` (default true; `bridge plugin list` only reads). */
   syncAdapters?: boolean
+  /**
+   * Kept by the daemon across reloads: unchanged plugins are reused instead of read, hashed and
+   * compiled again, and adapter copies known to be current are not re-read.
+   */
+  cache?: { plugins: PluginLoadCache; adapterCopies: Map<string, string> }
 }
 
 export async function discoverPlugins({
@@ -28,15 +34,18 @@ export async function discoverPlugins({
   config,
   env,
   syncAdapters = true,
+  cache,
 }: DiscoverOptions): Promise<PluginRegistrySnapshot> {
   const failedPlugins: FailedPlugin[] = []
   const discoveryErrors: DiscoveryError[] = []
   const chosen = new Map<string, PluginBuild>()
+  const looked = new Set<string>()
 
   const take = (dirs: string[], source: PluginSource) => {
     const seen = new Map<string, string>()
     for (const dir of dirs) {
-      const result = loadPlugin(dir, source)
+      looked.add(dir)
+      const result = cache ? cache.plugins.load(dir, source) : loadPlugin(dir, source)
       if (!result.ok) {
         failedPlugins.push({ path: dir, error: result.error })
         continue
@@ -70,6 +79,7 @@ export async function discoverPlugins({
   const localDirs = [...new Set(config.localPlugins.map((entry) => resolveLocalPluginPath(entry, configDir)))]
   take(localDirs, 'local')
 
+  cache?.plugins.retain(looked)
   const plugins = [...chosen.values()].map((b) => b.plugin).sort((a, b) => a.name.localeCompare(b.name))
   if (syncAdapters)
     try {
@@ -78,9 +88,14 @@ export async function discoverPlugins({
         new Map(
           [...chosen].map(([name, b]) => [
             name,
-            { file: b.plugin.adapterFile, bytes: b.adapter, hash: b.plugin.adapterHash },
+            {
+              file: b.plugin.adapterFile,
+              hash: b.plugin.adapterHash,
+              bytes: b.adapter ?? (() => readFileSync(join(b.plugin.path, 'dist', 'adapter.iife.js'))),
+            },
           ]),
         ),
+        cache?.adapterCopies,
       )
     } catch (error) {
       discoveryErrors.push({
