@@ -9,7 +9,7 @@ import type { AuditEntry } from '../../src/audit/auditEntry'
 import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
-import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
+import { baseUrl, cliSecret, daemonFetch } from '../shared/daemonClient'
 import { fail, say, warn } from '../shared/output'
 import { resolvePort } from '../../src/config/port'
 
@@ -95,20 +95,17 @@ async function fromDaemon(
   const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
   const port = resolvePort({ flag: flags.port, configPort })
   const secret = cliSecret(paths)
-  const health = await fetchHealth(port, secret)
-  if (!health.ok) {
-    fail(`${health.message}; \`bridge audit --file\` reads the log on disk`)
-    return null
-  }
   // The daemon filters by plugin; tool and --since are matched here, so ask for the whole buffer then.
   const query = new URLSearchParams({
     limit: String(filter.tool || filter.since ? AUDIT_BUFFER_SIZE : filter.limit),
   })
   if (filter.plugin) query.set('plugin', filter.plugin)
-  const res = await fetch(`${baseUrl(port)}/audit?${query}`, {
-    headers: secret ? { authorization: `Bearer ${secret}` } : {},
-    signal: AbortSignal.timeout(10_000),
-  })
+  const result = await daemonFetch(port, secret, `/audit?${query}`)
+  if (!result.ok) {
+    fail(`${result.message}; \`bridge audit --file\` reads the log on disk`)
+    return null
+  }
+  const res = result.response
   if (res.status !== 200) {
     fail(`${baseUrl(port)}/audit answered HTTP ${res.status}`)
     return null

@@ -21,8 +21,10 @@ export type ConnectionStatus =
   | 'connected'
   /** Nothing answers on the port: the daemon is not running. */
   | 'unreachable'
-  /** The daemon answered 401: the secret in auth.json is not the daemon's. */
+  /** The daemon proved itself but refused the connection. */
   | 'unauthorized'
+  /** The server on the port could not prove it knows the secret: nothing was sent to it. */
+  | 'impostor'
   /** The daemon speaks another protocol version. */
   | 'protocolMismatch'
   /** Another browser took over the one extension connection. */

@@ -48,6 +48,16 @@ export const RECONNECT_BACKOFF_MAX_MS = 30_000
 
 export const SECRET_HEX_LENGTH = 64
 
+/**
+ * The daemon proves it knows the secret before anyone sends it: `GET /proof?nonce=<64 hex>` (no token)
+ * answers `{ proof: hex(HMAC-SHA256(secret, PROOF_CONTEXT + nonce)) }`. The extension and the CLI check
+ * it with a fresh random nonce, so a program squatting on the port learns nothing it could replay.
+ */
+export const PROOF_PATH = '/proof'
+export const PROOF_CONTEXT = 'bridge-proof:'
+export const PROOF_NONCE_PATTERN = /^[0-9a-f]{64}$/
+export const PROOF_RATE_LIMIT_PER_MIN = 120
+
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
 /** Plugin packages are named `bridge-plugin-<name>` or `@<scope>/bridge-plugin-<name>`. */
