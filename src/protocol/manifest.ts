@@ -74,7 +74,7 @@ export const PluginState = Type.Object({
   iconSvg: Type.Optional(Type.String()),
   /** Plugin default permission as configured. */
   permission: Permission,
-  /** False when a reviewedVersion is recorded and differs from `version` (all tools are then off). */
+  /** False when a review is recorded and the installed package, version or adapter is not the reviewed one (all tools are then off). */
   reviewed: Type.Boolean(),
   /** Tools with their effective permission. */
   tools: Type.Array(ToolState),
