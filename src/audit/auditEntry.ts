@@ -27,3 +27,21 @@ export interface AuditSummary {
   last24h: { total: number; success: number; failure: number }
   avgDurationMs: number
 }
+
+/** The disk log's state (health `auditLog`): written and synced, or refused since a moment. */
+export type AuditDiskStatus =
+  | { ok: true; linesWritten: number; syncs: number }
+  | {
+      ok: false
+      linesWritten: number
+      syncs: number
+      /** The disk's error, e.g. `ENOSPC: no space left on device, write`. */
+      error: string
+      /** ISO 8601 time of the first refused write. */
+      since: string
+      failedEntries: number
+      /** Refused lines kept to be written once the disk takes them again. */
+      waitingForRetry: number
+      /** Refused lines dropped because too many waited. */
+      dropped: number
+    }
