@@ -34,8 +34,10 @@ describe('extension tabs and dispatch', () => {
     daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)
   const stateOf = () => (lastState()?.params as { state?: string } | undefined)?.state
   const tabsOf = () =>
-    (lastState()?.params as { tabs: Array<{ tabId: number; url: string; ready: boolean }> } | undefined)
-      ?.tabs ?? []
+    (
+      lastState()?.params as
+        { tabs: Array<{ tabId: number; url: string; ready: boolean; rank?: number }> } | undefined
+    )?.tabs ?? []
   let dispatchSeq = 0
   const dispatch = (tool: string, input: unknown, extra: Record<string, unknown> = {}) =>
     daemon.request('tool.dispatch', {
@@ -128,16 +130,27 @@ describe('extension tabs and dispatch', () => {
     const second = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
     await expect.poll(() => tabsOf().length, { timeout: 10_000 }).toBe(2)
     await expect.poll(() => tabsOf().every((t) => t.ready), { timeout: 10_000 }).toBe(true)
+    const firstUrl = `${site.url}/`
+    // The reports rank the ready tabs as a call would pick them: the daemon chooses by that rank.
+    const ranks = () => tabsOf().map((t) => [t.url === firstUrl ? 'alice' : 'bob', t.rank])
     await first.bringToFront()
+    await expect.poll(ranks).toEqual([
+      ['alice', 0],
+      ['bob', 1],
+    ])
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
     await second.bringToFront()
+    await expect.poll(ranks).toEqual([
+      ['alice', 1],
+      ['bob', 0],
+    ])
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
     await first.bringToFront()
     // The active tab stops being ready without a navigation the extension could notice.
     await first.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
-    const firstUrl = `${site.url}/`
     await expect.poll(() => tabsOf().find((t) => t.url === firstUrl)?.ready).toBe(false)
+    expect(tabsOf().find((t) => t.url === firstUrl)?.rank).toBeUndefined()
     await second.close()
   })
 
