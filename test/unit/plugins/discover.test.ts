@@ -378,7 +378,7 @@ describe('discoverPlugins', () => {
     })
 
     it('reads a broken plugin again on every reload, so a fix is picked up', async () => {
-      const dir = handMade('fixme', { ...goodManifest(), name: 'Fix_Me' })
+      const dir = handMade('fixme', '{ "name": "fixme", ')
       const cache = cached()
       const broken = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
       expect(broken.failedPlugins).toHaveLength(1)
