@@ -4,6 +4,7 @@
  * PanelReply). The panel holds no state of its own beyond what it renders.
  */
 import type {
+  ApprovalTab,
   AuditEntryView,
   Decision,
   FailedPlugin,
@@ -49,6 +50,10 @@ export interface ApprovalView {
   tool: string
   params: unknown
   expiresAt: number
+  /** The MCP client that asked (absent from a daemon that does not say). */
+  client?: string
+  /** The tab the call will run in; absent for built-in tools. */
+  tab?: ApprovalTab
 }
 
 export interface PluginView extends PluginState {

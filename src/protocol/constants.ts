@@ -31,6 +31,10 @@ export const APPROVAL_PROGRESS_INTERVAL_MS = 10_000
 export const READY_PROBE_TIMEOUT_MS = 5_000
 export const PAGE_FETCH_TIMEOUT_MS = 30_000
 export const MAX_CALLS_IN_FLIGHT_PER_PLUGIN = 5
+/** Calls of one MCP client waiting for the user's approval at once; the next fails with approval_queue_full. */
+export const MAX_APPROVALS_WAITING_PER_CLIENT = 20
+/** Tool arguments nested deeper than this are invalid_input, before schema validation. */
+export const MAX_INPUT_DEPTH = 64
 export const TOOL_RESULT_MAX_BYTES = 100 * 1024
 
 export const AUDIT_BUFFER_SIZE = 500
