@@ -6,6 +6,8 @@ export interface AuditEntry {
   tool: string
   /** Plugin name, `browser` for built-in tools. */
   plugin: string
+  /** Who called: the MCP client's name, or `cli` / `extension` for the secret's holders (absent in older logs). */
+  client?: string
   success: boolean
   durationMs: number
   /** Only on failed entries. */
@@ -16,6 +18,7 @@ export interface AuditQuery {
   limit: number
   plugin?: string
   tool?: string
+  client?: string
   success?: boolean
 }
 

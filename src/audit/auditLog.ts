@@ -90,6 +90,7 @@ export class AuditLog {
       const entry = this.ring[i]!
       if (query.plugin !== undefined && entry.plugin !== query.plugin) continue
       if (query.tool !== undefined && entry.tool !== query.tool) continue
+      if (query.client !== undefined && entry.client !== query.client) continue
       if (query.success !== undefined && entry.success !== query.success) continue
       out.push(entry)
     }

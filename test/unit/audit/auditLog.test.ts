@@ -90,6 +90,17 @@ describe('AuditLog', () => {
     expect(log.query({ limit: 50, tool: 'browser_navigate' }).map((e) => e.durationMs)).toEqual([2])
   })
 
+  it('filters by client: one MCP client’s calls, or the built-in callers’', async () => {
+    const log = new AuditLog()
+    await log.record(entry(1, { client: 'research-agent' }))
+    await log.record(entry(2, { client: 'cli' }))
+    await log.record(entry(3, { client: 'research-agent' }))
+    await log.record(entry(4))
+    expect(log.query({ limit: 50, client: 'research-agent' }).map((e) => e.durationMs)).toEqual([3, 1])
+    expect(log.query({ limit: 50, client: 'cli' }).map((e) => e.durationMs)).toEqual([2])
+    expect(log.query({ limit: 50, client: 'nobody' })).toEqual([])
+  })
+
   it('summarizes counts, the last 24 hours and the mean duration', async () => {
     let now = 1_000_000_000
     const log = new AuditLog({ now: () => now })
@@ -120,9 +131,9 @@ describe('parseAuditQuery', () => {
   const parse = (q: string) => parseAuditQuery(new URLSearchParams(q))
   it('defaults to 50 and reads the filters', () => {
     expect(parse('')).toEqual({ ok: true, value: { limit: 50 } })
-    expect(parse('limit=500&plugin=notes&tool=notes_x&success=false')).toEqual({
+    expect(parse('limit=500&plugin=notes&tool=notes_x&client=research-agent&success=false')).toEqual({
       ok: true,
-      value: { limit: 500, plugin: 'notes', tool: 'notes_x', success: false },
+      value: { limit: 500, plugin: 'notes', tool: 'notes_x', client: 'research-agent', success: false },
     })
   })
   it('rejects a limit outside 1-500 or not an integer, and a bad success value', () => {
