@@ -17,7 +17,7 @@ import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
-import type { HealthPayload } from './http/health'
+import { processDiagnostics, type HealthPayload } from './http/health'
 import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
@@ -190,6 +190,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       : undefined
   await pluginHost.reload('startup')
   let port = 0
+  const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
     const plugins = pluginHost.health(
@@ -216,6 +217,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       uptime: Math.floor((Date.now() - startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(devWatcher ? { fileWatcher: devWatcher.health() } : {}),
+      ...(diagnostics
+        ? { diagnostics: processDiagnostics(Object.keys(system.getSnapshot().children).length) }
+        : {}),
     }
   }
 
