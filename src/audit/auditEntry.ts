@@ -6,6 +6,8 @@ export interface AuditEntry {
   tool: string
   /** Plugin name, `browser` for built-in tools. */
   plugin: string
+  /** The MCP client that made the call (the name its token was issued under). */
+  client?: string
   success: boolean
   durationMs: number
   /** Only on failed entries. */
