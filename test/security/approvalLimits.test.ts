@@ -153,6 +153,25 @@ describe('approvals and sessions are bounded per client', () => {
     expect(textOf(await ok)).toMatch(/^\[approval_denied\]/)
   })
 
+  it('answers a session only to the client that opened it: another client’s token gets 404', async () => {
+    const owner = await connectAs('third')
+    const sessionId = owner.transport.sessionId!
+    const listWith = (token: string) =>
+      fx.daemon.fetch('/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+      })
+    expect((await listWith(tokens.bystander!)).status).toBe(404)
+    expect((await listWith(tokens.third!)).status).toBe(200)
+  })
+
   it('counts session creation per client: one client’s burst does not lock another out', async () => {
     const initialize = (token: string) =>
       fx.daemon.fetch('/mcp', {
