@@ -98,5 +98,11 @@ export const TabInfo = Type.Object({
   url: Type.String(),
   title: Type.String(),
   ready: Type.Boolean(),
+  /**
+   * False when the plugin's adapter did not start with the document (the tab was open before the
+   * extension started, before the plugin was turned on, or before its adapter changed): no call runs
+   * there until the tab is reloaded. Absent from older extensions.
+   */
+  isolated: Type.Optional(Type.Boolean()),
 })
 export type TabInfo = Static<typeof TabInfo>
