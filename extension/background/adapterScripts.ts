@@ -6,9 +6,10 @@
  * For each registration this remembers when it took effect (after Chrome confirmed it). A document
  * whose navigation started after that moment got the adapter before any of its own scripts ran; an
  * older document did not (it was open before, or the adapter changed since) and is "not isolated"
- * until it is reloaded. The times live in `chrome.storage.session`, so a restarted service worker
- * still knows them; registrations are not kept across browser restarts (`persistAcrossSessions:
- * false`), so a plugin turned off while the browser was closed never runs before the daemon says so.
+ * until it is reloaded. Registrations and their times outlive the service worker and the browser
+ * session (`persistAcrossSessions`, `chrome.storage.local`), so tabs restored when the browser starts
+ * get the adapters the extension last knew of at their start; the next `sync.full` brings them up to
+ * date (a plugin turned off meanwhile is unregistered then).
  */
 import type { PluginState } from '../../src/protocol'
 
@@ -41,7 +42,7 @@ export class AdapterScripts {
   private queue: Promise<void>
 
   constructor(private readonly onProblem: (message: string) => void = () => undefined) {
-    this.queue = chrome.storage.session
+    this.queue = chrome.storage.local
       .get(STORAGE_KEY)
       .then((stored) => {
         const saved = stored[STORAGE_KEY] as Record<string, Registration> | undefined
@@ -110,7 +111,7 @@ export class AdapterScripts {
             runAt: 'document_start',
             world: 'MAIN',
             allFrames: false,
-            persistAcrossSessions: false,
+            persistAcrossSessions: true,
           },
         ])
         this.registered.set(p.name, {
@@ -126,7 +127,7 @@ export class AdapterScripts {
         )
       }
     }
-    await chrome.storage.session
+    await chrome.storage.local
       .set({ [STORAGE_KEY]: Object.fromEntries(this.registered) })
       .catch(() => undefined)
   }

@@ -57,7 +57,11 @@ describe('extension and daemon over time', () => {
     }
   }
 
-  it('connects to the daemon that bridge start set up and serves the open tab', async () => {
+  it('connects to the daemon that bridge start set up and serves the open tab once it is reloaded', async () => {
+    // The tab opened while the extension was still starting, before it registered the plugin's
+    // adapter: it is not isolated until reloaded.
+    await browser.waitForAdapter('notes')
+    await tab.reload()
     await expect.poll(notesState, { timeout: 15_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
   })
@@ -113,6 +117,11 @@ describe('extension and daemon over time', () => {
       .poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 })
       .toBe(connectedBefore + 1)
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
+    // The reloaded extension does not trust channels opened before it: the open tab waits for a reload.
+    await expect.poll(notesState, { timeout: 10_000 }).toBe('unavailable')
+    expect(await whoami()).toMatch(/^\[tab_unavailable\].*reload its tab/)
+    await browser.waitForAdapter('notes')
+    await tab.reload()
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
   })

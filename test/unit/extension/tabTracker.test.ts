@@ -43,7 +43,7 @@ const scripting = {
     return Promise.resolve()
   },
 }
-const storage = { session: { get: () => Promise.resolve({}), set: () => Promise.resolve() } }
+const storage = { local: { get: () => Promise.resolve({}), set: () => Promise.resolve() } }
 
 const URL = 'http://127.0.0.1:8787/'
 const notes: PluginState = {
@@ -176,7 +176,7 @@ describe('tab tracker', () => {
         matches: ['http://127.0.0.1/*'],
         runAt: 'document_start',
         world: 'MAIN',
-        persistAcrossSessions: false,
+        persistAcrossSessions: true,
       }),
     ])
     const off = { ...notes, tools: notes.tools.map((t) => ({ ...t, permission: 'off' as const })) }
