@@ -60,7 +60,7 @@ function notThisProject(manifest: Record<string, unknown>): string | undefined {
   const found =
     field === undefined
       ? 'it has no "bridge" field'
-      : `its "bridge" field is ${neutralizeText(JSON.stringify(field) ?? String(field), 200)}`
+      : `its "bridge" field is ${neutralizeText(JSON.stringify(field), 200)}`
   const description =
     typeof manifest.description === 'string' && manifest.description !== ''
       ? `; it describes itself as "${neutralizeText(manifest.description, 200)}"`
