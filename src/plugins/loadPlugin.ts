@@ -26,6 +26,8 @@ export const MANIFEST_MAX_BYTES = 1024 * 1024
 export interface PluginBuild {
   plugin: LoadedPlugin
   adapter: Buffer
+  /** What was dropped while loading (a refused icon), for discoveryErrors. */
+  warnings: string[]
 }
 
 export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }
@@ -81,10 +83,14 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     if (names.has(tool.name)) return fail(`two tools are named "${tool.name}"`)
     names.add(tool.name)
   }
-  if (manifest.iconSvg !== undefined) {
-    const problem = iconSvgProblem(manifest.iconSvg)
-    if (problem) return fail(`${problem}; fix the icon and ${rebuild}`)
-  }
+  // A refused icon is dropped, not the plugin: the panel shows a placeholder and discovery says why.
+  const warnings: string[] = []
+  const iconProblem = manifest.iconSvg === undefined ? undefined : iconSvgProblem(manifest.iconSvg)
+  if (iconProblem)
+    warnings.push(
+      `the icon of plugin "${manifest.name}" was dropped: ${iconProblem}; fix the icon and ${rebuild}`,
+    )
+  const iconSvg = iconProblem ? undefined : manifest.iconSvg
 
   const size = statSync(adapterPath).size
   if (size > ADAPTER_MAX_BYTES)
@@ -97,6 +103,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     ok: true,
     value: {
       adapter,
+      warnings,
       plugin: {
         name: manifest.name,
         packageName,
@@ -106,7 +113,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
         path: dir,
         sdkVersion: manifest.sdkVersion,
         urlPatterns: manifest.urlPatterns,
-        ...(manifest.iconSvg !== undefined ? { iconSvg: manifest.iconSvg } : {}),
+        ...(iconSvg !== undefined ? { iconSvg } : {}),
         tools: manifest.tools,
         adapterFile: `${manifest.name}.js`,
         adapterHash: createHash('sha256').update(adapter).digest('hex'),
