@@ -3,6 +3,7 @@ import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { notFound } from './errors'
 import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
+import { recordWebSockets, stopWebSockets } from './networkExtras'
 import { resolveTab, tabIdOf } from './tabs'
 import { isRestrictedUrl, restricted } from './errors'
 
@@ -27,12 +28,14 @@ export async function networkStart(input: In<'networkStart'>) {
   const tabId = tabIdOf(tab)
   if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
   await startCapture(tabId, tab.url)
+  await recordWebSockets(tabId, tab.url)
   return { tabId, capturing: true }
 }
 
 export async function networkStop(input: In<'networkStop'>) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   if (!captureOf(tabId)) throw notFound(`no network recording for tab ${tabId}`)
+  stopWebSockets(tabId)
   return { tabId, capturing: false, requests: stopCapture(tabId) }
 }
 

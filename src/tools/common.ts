@@ -10,9 +10,9 @@ export const TabIdField = Type.Optional(
 
 export const RefField = Type.Optional(
   Type.String({
-    pattern: '^e[0-9]{1,7}$',
+    pattern: '^(f[0-9]{1,12})?e[0-9]{1,7}$',
     description:
-      'Element ref from the latest browser_snapshot of this tab, e.g. "e12". Give ref or selector.',
+      'Element ref from the latest browser_snapshot of this tab, e.g. "e12" (or "f3e7" inside a frame). Give ref or selector.',
   }),
 )
 
@@ -54,3 +54,9 @@ export const WebUrlField = Type.String({
   maxLength: 8192,
   description: 'An http:// or https:// URL (or about:blank).',
 })
+
+/** Files an agent sends (upload, drop): their decoded size in all. */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024
+
+/** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
+export const OTHER_AGENT_FIELD = 'otherAgent'

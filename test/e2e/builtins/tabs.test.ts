@@ -27,6 +27,51 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     expect(tab.active).toBe(true)
   })
 
+  it("keeps each MCP client in a tab group of its own and refuses another agent's tab unless told", async () => {
+    const ok = async <T>(caller: { client?: string; session?: string }, tool: string, input = {}) => {
+      const result = await h.callAs(caller, tool, input)
+      if (!result.ok) throw new Error(`${tool}: ${result.error.message}`)
+      return result.value as T
+    }
+    const alice = { client: 'alice-agent', session: 'a1b2c3d4e5' }
+    const bob = { session: '0f9e8d7c6b5a' }
+    const a1 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/') })
+    const a2 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/form') })
+    const b1 = await ok<Tab>(bob, 'browser_open_tab', { url: h.site.url('/long') })
+    const info = (tabId: number) =>
+      ok<{ groupId: number | null; agent?: string }>(alice, 'browser_tab_info', { tabId })
+    const [i1, i2] = [await info(a1.tabId), await info(a2.tabId)]
+    expect(i1).toMatchObject({ agent: 'alice-agent' })
+    expect(i2.groupId).toBe(i1.groupId)
+    const groups = await ok<{
+      groups: { groupId: number; title: string; agent?: string; tabIds: number[] }[]
+    }>(bob, 'browser_list_tab_groups')
+    expect(groups.groups).toContainEqual(
+      expect.objectContaining({ title: 'alice-agent', agent: 'alice-agent', tabIds: [a1.tabId, a2.tabId] }),
+    )
+    expect(groups.groups).toContainEqual(
+      expect.objectContaining({ title: 'agent 0f9e8d7c', agent: 'agent 0f9e8d7c', tabIds: [b1.tabId] }),
+    )
+    const refused = await h.callAs(bob, 'browser_get_text', { tabId: a1.tabId })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'tool_error',
+        category: 'validation',
+        message: `tab ${a1.tabId} is in the tab group of "alice-agent", another agent: use your own tabs (browser_open_tab), or pass otherAgent: true if the user asked you to act there`,
+      },
+    })
+    expect(
+      await ok<{ text: string }>(bob, 'browser_get_text', {
+        tabId: a1.tabId,
+        selector: 'h1',
+        otherAgent: true,
+      }),
+    ).toMatchObject({ text: 'Welcome to the fixture' })
+    // Calls that name no client (the daemon did not say who) are not refused.
+    expect((await h.call('browser_get_text', { tabId: a1.tabId, selector: 'h1' })).ok).toBe(true)
+  })
+
   it('browser_list_tabs lists open tabs and filters by URL', async () => {
     const { tabs } = await h.ok<{ tabs: (Tab & { focusedWindow: boolean })[] }>('browser_list_tabs')
     expect(tabs.some((t) => t.title === 'Fixture home')).toBe(true)
@@ -121,7 +166,7 @@ describe('built-in tab and navigation tools in real Chromium', () => {
   })
 
   it('rejects unknown tool names with unknown_tool', async () => {
-    const err = await h.fails('browser_evaluate', { code: '1' })
+    const err = await h.fails('browser_run_shell', { code: '1' })
     expect(err).toMatchObject({ code: 'unknown_tool', category: 'validation' })
   })
 
