@@ -112,6 +112,11 @@ function report(outcome: ReloadOutcome, name: string): void {
     case 'no-daemon':
       log.info(`no bridge daemon on port ${outcome.port}; it will load ${name} when it starts`)
       return
+    case 'impostor':
+      // The build itself succeeded; the exit code says the reload could not be asked for safely.
+      process.exitCode = 1
+      log.error(`built, but did not ask for a reload: ${outcome.message}`)
+      return
     case 'refused':
       log.warn(
         `the daemon on port ${outcome.port} refused the reload (${outcome.status}: ${outcome.message})`,

@@ -12,11 +12,13 @@ import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { resolvePermission } from './config/permissions'
 import { readSecret } from './config/auth'
+import { createClientRegistry } from './config/clientRegistry'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
 import type { HealthPayload } from './http/health'
+import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { createToolPath } from './mcp/toolPath'
@@ -88,12 +90,23 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
   }
 
+  // Named MCP clients (clients.json): their tokens open /mcp only. Re-read at each reload and on change.
+  const onClientRemoved = (name: string): void => {
+    logger.info(`MCP client "${name}" no longer has access`)
+  }
+  const clients = createClientRegistry({
+    file: paths.clientsFile,
+    onRemoved: (name) => onClientRemoved(name),
+    onToken: registerSecret,
+  })
+
   // Plugins: discovery runs as the reload actor's effect; the host keeps the current registry.
   const pluginHost = createPluginHost({
     configDir: paths.dir,
     env: process.env,
     readConfig: () => {
       reloadSecret()
+      clients.reload()
       return configStore.reload()
     },
     onReloaded: () => {
@@ -210,11 +223,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     getHealth,
     wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
     openExtensionSocket: (socket) => toolPath.openExtensionSocket(socket),
-  }).concat(toolPath.routes, [pluginHost.route()])
+  }).concat(toolPath.routes, [pluginHost.route(), proofRoute(() => files.secret)])
   const front = createFront({
     routes,
     port: () => port,
     secret: () => files.secret,
+    clients: () => clients.current(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
   })
   const engine = createEngine(options.engine, {
@@ -236,6 +250,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await toolPath.stop()
     system.stop()
     inspector?.stop()
+    clients.close()
     detachLogFile()
     throw error
   }
@@ -253,6 +268,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     system,
     async stop() {
       await devWatcher?.close()
+      clients.close()
       await toolPath.stop()
       await engine.stop()
       system.send({ type: 'system.stop' })

@@ -12,6 +12,9 @@ export interface PluginDetail {
   displayName: string
   /** Installed version (beyond the spec's table: `bridge config set` records it as reviewed). */
   version: string
+  /** Package and adapter hash (beyond the spec's table): with `version`, what a review is bound to. */
+  packageName: string
+  adapterHash: string
   toolCount: number
   tools: string[]
   tabState: TabStateName

@@ -136,7 +136,7 @@ export class ToolCaller {
           checkPermission: fromPromise(() =>
             Promise.resolve({
               permission: tool
-                ? effectivePermission(deps.catalog, tool.plugin, tool.key, tool.pluginVersion)
+                ? effectivePermission(deps.catalog, tool.plugin, tool.key, tool.pluginBuild)
                 : 'off',
               extensionConnected: deps.link.connected,
             }),
@@ -187,7 +187,7 @@ export class ToolCaller {
                   tool.plugin,
                   tool.key,
                   'auto',
-                  tool.pluginVersion,
+                  tool.pluginBuild,
                 ),
               }))
               .then(

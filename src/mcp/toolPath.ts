@@ -162,7 +162,12 @@ export function createToolPath(deps: ToolPathDeps): ToolPath {
 
   const mcpHandler = (request: Request) => sessions.handle(request)
   const routes: Route[] = [
-    { path: '/mcp', auth: 'required', methods: { POST: mcpHandler, GET: mcpHandler, DELETE: mcpHandler } },
+    {
+      path: '/mcp',
+      auth: 'required',
+      clientTokens: true,
+      methods: { POST: mcpHandler, GET: mcpHandler, DELETE: mcpHandler },
+    },
     {
       path: '/audit',
       auth: 'required',

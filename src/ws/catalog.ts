@@ -3,6 +3,7 @@ import {
   pluginDefaultPermission,
   resolvePermission,
   type PermissionsConfig,
+  type PluginBuildIdentity,
 } from '../config/permissions'
 import {
   BROWSER_PLUGIN,
@@ -44,19 +45,21 @@ export interface CatalogTool {
   inputSchema: Record<string, unknown>
   permission: Permission
   pluginVersion?: string
+  /** The plugin build a review is bound to (package, version, adapter hash). */
+  pluginBuild?: PluginBuildIdentity
 }
 
 export function effectivePermission(
   source: CatalogSource,
   plugin: string,
   key: string,
-  version?: string,
+  installed?: PluginBuildIdentity,
 ): Permission {
   return resolvePermission({
     permissions: source.permissions(),
     plugin,
     tool: key,
-    installedVersion: version,
+    installed,
     skipPermissions: source.skipPermissions(),
   })
 }
@@ -79,8 +82,9 @@ export function listTools(source: CatalogSource): CatalogTool[] {
         key: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        permission: effectivePermission(source, plugin.name, tool.name, plugin.version),
+        permission: effectivePermission(source, plugin.name, tool.name, plugin),
         pluginVersion: plugin.version,
+        pluginBuild: plugin,
       })
   return tools
 }
@@ -113,12 +117,12 @@ export function pluginStates(source: CatalogSource): PluginState[] {
     adapterHash: plugin.adapterHash,
     ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
     permission: pluginDefaultPermission(permissions, plugin.name),
-    reviewed: isReviewed(permissions, plugin.name, plugin.version),
+    reviewed: isReviewed(permissions, plugin.name, plugin),
     tools: plugin.tools.map((tool) => ({
       name: tool.name,
       displayName: tool.displayName,
       description: tool.description,
-      permission: effectivePermission(source, plugin.name, tool.name, plugin.version),
+      permission: effectivePermission(source, plugin.name, tool.name, plugin),
     })),
     ...(plugin.source === 'local' ? { path: plugin.path } : {}),
   }))

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema'
-import type { PermissionsConfig } from '../config/permissions'
+import type { PermissionsConfig, PluginBuildIdentity } from '../config/permissions'
 import { withPluginPermission, withReviewedVersion, withToolPermission } from '../config/permissions'
 import {
   BROWSER_PLUGIN,
@@ -26,12 +26,12 @@ export function createConfigMethods(
   deps: ConfigMethodsDeps,
 ): Record<string, (params: unknown) => Promise<unknown>> {
   const { catalog } = deps
-  /** The installed version of a plugin, or a -32602 for a name that is not loaded. */
-  const versionOf = (plugin: string): string | undefined => {
+  /** The installed build of a plugin (what a review binds), or a -32602 for a name that is not loaded. */
+  const buildOf = (plugin: string): PluginBuildIdentity | undefined => {
     if (plugin === BROWSER_PLUGIN) return undefined
     const found = catalog.plugins().find((p) => p.name === plugin)
     if (!found) throw new RpcError(JsonRpcErrorCode.invalidParams, `no plugin named "${plugin}" is loaded`)
-    return found.version
+    return found
   }
   const assertTool = (plugin: string, tool: string) => {
     const known =
@@ -56,19 +56,19 @@ export function createConfigMethods(
       }),
     'config.setToolPermission': async (params) => {
       const { plugin, tool, permission } = params as Params<'config.setToolPermission'>
-      const version = versionOf(plugin)
+      const build = buildOf(plugin)
       assertTool(plugin, tool)
-      return changePermissions((p) => withToolPermission(p, plugin, tool, permission, version))
+      return changePermissions((p) => withToolPermission(p, plugin, tool, permission, build))
     },
     'config.setPluginPermission': async (params) => {
       const { plugin, permission } = params as Params<'config.setPluginPermission'>
-      const version = versionOf(plugin)
-      return changePermissions((p) => withPluginPermission(p, plugin, permission, version))
+      const build = buildOf(plugin)
+      return changePermissions((p) => withPluginPermission(p, plugin, permission, build))
     },
     'config.markReviewed': async (params) => {
       const { plugin, version } = params as Params<'config.markReviewed'>
-      versionOf(plugin)
-      return changePermissions((p) => withReviewedVersion(p, plugin, version))
+      const build = buildOf(plugin)
+      return changePermissions((p) => withReviewedVersion(p, plugin, version, build))
     },
     'config.setSkipPermissions': async (params) => {
       const { enabled } = params as Params<'config.setSkipPermissions'>

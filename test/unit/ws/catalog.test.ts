@@ -12,6 +12,7 @@ import { createConfigMethods } from '../../../src/ws/configMethods'
 
 const notes: CatalogPlugin = {
   name: 'notes',
+  packageName: 'bridge-plugin-notes',
   displayName: 'Notes',
   version: '1.2.0',
   source: 'local',
@@ -110,7 +111,14 @@ describe('config methods', () => {
     await expect(
       methods['config.setToolPermission']!({ plugin: 'notes', tool: 'list_notes', permission: 'ask' }),
     ).resolves.toEqual({ ok: true })
-    expect(config.permissions).toEqual({ notes: { tools: { list_notes: 'ask' }, reviewedVersion: '1.2.0' } })
+    expect(config.permissions).toEqual({
+      notes: {
+        tools: { list_notes: 'ask' },
+        reviewedVersion: '1.2.0',
+        reviewedPackage: 'bridge-plugin-notes',
+        reviewedAdapterHash: notes.adapterHash,
+      },
+    })
     await methods['config.setSkipPermissions']!({ enabled: true })
     expect(config).toMatchObject({ skipPermissions: true })
     expect(announced).toBe(2)
