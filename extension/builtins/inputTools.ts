@@ -1,5 +1,6 @@
 /** browser_click, browser_hover, browser_type, browser_press_key, browser_select_option, browser_scroll. */
-import type { Handlers } from './context'
+import { adoptTab } from './agentGroups'
+import type { BuiltinContext, Handlers } from './context'
 import type { input as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { invalid, sleep } from './errors'
@@ -35,7 +36,7 @@ export async function openedTabs(tabId: number, before: Set<number>) {
     .map((t) => ({ tabId: t.id!, url: t.pendingUrl ?? t.url ?? '' }))
 }
 
-export async function click(input: In<'click'>) {
+export async function click(input: In<'click'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   const where = await locate(tab, input)
@@ -49,6 +50,8 @@ export async function click(input: In<'click'>) {
   )
   const after = await afterAction(tabId)
   const opened = await openedTabs(tabId, before)
+  // Tabs an agent's click opens belong to that agent too.
+  for (const tab of opened) await adoptTab(tab.tabId, ctx).catch(() => undefined)
   return {
     clicked: where.description,
     url: after.url ?? '',

@@ -4,15 +4,14 @@ import { Type } from '@sinclair/typebox'
 export const TabIdField = Type.Optional(
   Type.Integer({
     minimum: 0,
-    description: 'Tab to act on, from browser_list_tabs. Default: the active tab of the focused window.',
+    description: 'From browser_list_tabs; default: the active tab.',
   }),
 )
 
 export const RefField = Type.Optional(
   Type.String({
     pattern: '^(f[0-9]{1,12})?e[0-9]{1,7}$',
-    description:
-      'Element ref from the latest browser_snapshot of this tab, e.g. "e12" (or "f3e7" inside a frame). Give ref or selector.',
+    description: 'Ref from browser_snapshot (e12, or f3e7 in a frame); or give selector.',
   }),
 )
 
@@ -20,7 +19,7 @@ export const SelectorField = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'CSS selector; the first matching element is used. Give ref or selector.',
+    description: 'CSS selector (first match); or give ref.',
   }),
 )
 

@@ -68,6 +68,19 @@ describe('built-in tab and navigation tools in real Chromium', () => {
         otherAgent: true,
       }),
     ).toMatchObject({ text: 'Welcome to the fixture' })
+    // A tab an agent's click opens joins that agent's group.
+    const b2 = await ok<Tab>(bob, 'browser_open_tab', { url: h.site.url('/form') })
+    const clicked = await ok<{ openedTabs: { tabId: number }[] }>(bob, 'browser_click', {
+      tabId: b2.tabId,
+      selector: '#popup',
+    })
+    const popup = clicked.openedTabs[0]!.tabId
+    const bobInfo = (tabId: number) =>
+      ok<{ groupId: number | null; agent?: string }>(bob, 'browser_tab_info', { tabId })
+    expect(await bobInfo(popup)).toMatchObject({
+      agent: 'agent 0f9e8d7c',
+      groupId: (await bobInfo(b1.tabId)).groupId,
+    })
     // Calls that name no client (the daemon did not say who) are not refused.
     expect((await h.call('browser_get_text', { tabId: a1.tabId, selector: 'h1' })).ok).toBe(true)
   })
