@@ -68,7 +68,7 @@ export const emulateMedia = defineBrowserTool({
 export const setGeolocation = defineBrowserTool({
   name: 'browser_set_geolocation',
   displayName: 'Set geolocation',
-  description: `Report this position to the page's geolocation API. ${HELD} Returns { latitude, longitude, accuracy }.`,
+  description: `Report this position to the page's geolocation API (the page still needs the user's location permission). ${HELD} Returns { latitude, longitude, accuracy }.`,
   input: Type.Object({
     tabId: TabIdField,
     latitude: Type.Number({ minimum: -90, maximum: 90, description: 'Degrees.' }),
