@@ -12,7 +12,7 @@ const Key = Type.String({
 const FileBytes = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$', description: 'File name.' }),
   mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'Default application/octet-stream.' })),
-  base64: Type.String({ maxLength: 7_000_000, description: 'File content, base64.' }),
+  base64: Type.String({ maxLength: 7_100_000, description: 'File content, base64.' }),
 })
 
 export const fillForm = defineBrowserTool({
