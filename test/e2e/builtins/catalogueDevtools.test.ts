@@ -247,13 +247,27 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
     expect(await h.json('browser_local_storage_get', { tabId })).toMatchObject({ count: 0 })
   })
 
-  it('browser_evaluate is off under an auto default until the user enables it by name', async () => {
+  it('browser_evaluate is off under an auto default until enabled by name, and "allow always" never makes it auto', async () => {
     const { tools } = await h.mcp.client.listTools()
     expect(tools.map((t) => t.name)).not.toContain('browser_evaluate')
     const tabId = await h.open(h.site.url('/read'))
     expect(await h.error('browser_evaluate', { tabId, expression: 'document.title' })).toMatch(
       /^\[permission_off\] /,
     )
+    // Set to ask by name, "allow always" runs the call once and leaves the tool asking.
+    await h.configSet('tool-permission.browser.browser_evaluate', 'ask')
+    const panel = await h.browser.openSidePanel()
+    const asked = h.call('browser_evaluate', { tabId, expression: '1 + 1' })
+    const card = panel.locator('[data-approval-id]')
+    await card.waitFor()
+    expect(await card.locator('[data-testid=approval-params]').textContent()).toContain('1 + 1')
+    await card.getByTestId('approve-always').click()
+    expect(JSON.parse(textOf(await asked))).toEqual({ value: 2 })
+    await panel.close()
+    const health = (await (await h.daemon.fetch('/health')).json()) as { disabledBrowserTools: string[] }
+    expect(health.disabledBrowserTools).not.toContain('browser_evaluate')
+    const listed = (await h.mcp.client.listTools()).tools.find((t) => t.name === 'browser_evaluate')
+    expect(listed?.description).toMatch(/^\[asks for approval\] /)
     await h.configSet('tool-permission.browser.browser_evaluate', 'auto')
     expect(await h.json('browser_evaluate', { tabId, expression: 'document.title + " " + (6 * 7)' })).toEqual(
       {
