@@ -24,15 +24,26 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
 
   it('browser_tab_info, windows and tab groups: list, create, update, group, ungroup, close', async () => {
     const tabId = await h.open(h.site.url('/read'))
-    expect(await h.json('browser_tab_info', { tabId })).toMatchObject({
+    const info = await h.json<{ groupId: number; agent: string }>('browser_tab_info', { tabId })
+    expect(info).toMatchObject({
       tabId,
       url: h.site.url('/read'),
       title: 'Reading',
       status: 'complete',
       active: true,
       pinned: false,
-      groupId: null,
+      // The daemon names the calling MCP client, so the tab it opened sits in that client's group.
+      groupId: expect.any(Number),
+      agent: expect.stringMatching(/^\S/),
     })
+    expect((await h.json<{ groups: unknown[] }>('browser_list_tab_groups')).groups).toContainEqual(
+      expect.objectContaining({
+        groupId: info.groupId,
+        title: info.agent,
+        agent: info.agent,
+        tabIds: [tabId],
+      }),
+    )
     const before = (await h.json<{ windows: WindowView[] }>('browser_list_windows')).windows
     const created = await h.json<WindowView & { tabId: number }>('browser_create_window', {
       url: h.site.url('/forms'),
