@@ -41,16 +41,23 @@ export async function agentGroups(): Promise<Record<string, string>> {
   return load()
 }
 
+/** The other agent whose group holds the tab, if any (undefined for the caller's own or unowned tabs). */
+export async function otherOwner(tab: chrome.tabs.Tab, ctx: BuiltinContext): Promise<string | undefined> {
+  if (tab.groupId === undefined || tab.groupId < 0) return undefined
+  const owner = (await load())[String(tab.groupId)]
+  const me = agentOf(ctx)
+  return owner === undefined || me === undefined || owner === me ? undefined : owner
+}
+
 /** Refuses a tab that sits in another agent's group, unless the call said so explicitly. */
 export async function assertMayAct(
   tab: chrome.tabs.Tab,
   ctx: BuiltinContext,
   otherAgent: boolean,
 ): Promise<void> {
-  if (otherAgent || tab.groupId === undefined || tab.groupId < 0) return
-  const owner = (await load())[String(tab.groupId)]
-  const me = agentOf(ctx)
-  if (owner === undefined || me === undefined || owner === me) return
+  if (otherAgent) return
+  const owner = await otherOwner(tab, ctx)
+  if (owner === undefined) return
   throw invalid(
     `tab ${tab.id} is in the tab group of ${JSON.stringify(owner)}, another agent: use your own tabs (browser_open_tab), or pass otherAgent: true if the user asked you to act there`,
   )

@@ -6,7 +6,7 @@
  */
 import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
 import { OTHER_AGENT_FIELD } from '../../src/tools/common'
-import { assertMayAct } from './agentGroups'
+import { assertMayAct, otherOwner } from './agentGroups'
 import type { BuiltinContext, BuiltinHandler, Handlers } from './context'
 import { openDialogs } from './debuggerSession'
 import { devtoolsHandlers } from './devtoolsTools'
@@ -54,9 +54,19 @@ const TAB_TOOLS = new Set(
   ),
 )
 
+/** The open dialogs a caller may hear of: not those in another agent's tabs. */
+async function dialogsFor(ctx: BuiltinContext) {
+  const visible = []
+  for (const dialog of openDialogs()) {
+    const tab = await chrome.tabs.get(dialog.tabId).catch(() => undefined)
+    if (tab && (await otherOwner(tab, ctx)) === undefined) visible.push(dialog)
+  }
+  return visible
+}
+
 /** Every result says which dialogs are open, so an agent whose page froze learns why at once. */
-function withDialogs(output: unknown): unknown {
-  const dialogs = openDialogs()
+async function withDialogs(output: unknown, ctx: BuiltinContext): Promise<unknown> {
+  const dialogs = await dialogsFor(ctx)
   if (!dialogs.length) return output
   const note = dialogs.map((d) => ({
     ...d,
@@ -104,12 +114,12 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
     }
     const output = await handler(args as never, ctx)
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)
-    return withDialogs(output)
+    return await withDialogs(output, ctx)
   } catch (err) {
     const failure =
       err instanceof BuiltinToolError ? err : internal(err instanceof Error ? err.message : String(err))
     recordExtensionLog('warning', `${tool} failed: ${failure.message}`)
-    const dialogs = openDialogs()
+    const dialogs = await dialogsFor(ctx).catch(() => [])
     if (dialogs.length && !failure.message.includes('dialog'))
       failure.message += ` (open dialogs: ${JSON.stringify(dialogs.map((d) => ({ tabId: d.tabId, type: d.type, message: d.message.slice(0, 200) })))}; answer with browser_handle_dialog)`
     throw failure

@@ -81,6 +81,25 @@ describe('built-in tab and navigation tools in real Chromium', () => {
       agent: 'agent 0f9e8d7c',
       groupId: (await bobInfo(b1.tabId)).groupId,
     })
+    // A dialog open in alice's tab is named in alice's results, not in bob's.
+    const a3 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/dialog') })
+    ;(await h.pageAt(h.site.url('/dialog'))).on('dialog', () => undefined)
+    await ok(alice, 'browser_click', { tabId: a3.tabId, selector: '#ask' })
+    await expect
+      .poll(
+        async () =>
+          (await ok<{ openDialogs?: { tabId: number }[] }>(alice, 'browser_list_windows')).openDialogs,
+      )
+      .toEqual([
+        {
+          tabId: a3.tabId,
+          type: 'confirm',
+          message: 'Delete everything?',
+          answerWith: 'browser_handle_dialog',
+        },
+      ])
+    expect((await ok<{ openDialogs?: unknown }>(bob, 'browser_list_windows')).openDialogs).toBeUndefined()
+    await ok(alice, 'browser_handle_dialog', { tabId: a3.tabId, accept: false })
     // Calls that name no client (the daemon did not say who) are not refused.
     expect((await h.call('browser_get_text', { tabId: a1.tabId, selector: 'h1' })).ok).toBe(true)
   })
