@@ -32,7 +32,7 @@ import { AuditFile, AuditLog } from './audit'
 import { createToolCatalog } from './catalog/toolCatalog'
 import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
-import { withToolPermission } from './config/permissions'
+import { allowAlwaysPersists, withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
@@ -233,13 +233,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           port: link,
           audit,
           limits,
-          allowAlways: (plugin, tool, version) =>
+          // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+          allowAlways: (plugin, tool, version) => {
+            if (!allowAlwaysPersists(plugin, tool)) return
             void updateConfig((config) => ({
               ...config,
               permissions: withToolPermission(config.permissions, plugin, tool, 'auto', version),
             })).then(configChanged, (error: unknown) =>
               logger.error(`could not save "always allow" for ${plugin} ${tool}:`, error),
-            ),
+            )
+          },
         }),
       },
     }),

@@ -93,6 +93,7 @@ export class BackgroundApp {
       onProblem: (message) => recordExtensionLog('warning', `daemon message ignored: ${message}`),
     })
     configureBuiltins({
+      reconnect: () => this.connection.reconnectNow(),
       getState: () => {
         const s = this.panelState()
         return {

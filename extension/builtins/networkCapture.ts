@@ -121,7 +121,8 @@ export async function startCapture(
   })
   captures.set(tabId, capture)
   try {
-    await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 })
+    // Chrome keeps recent bodies in its own buffer (read by browser_network_request); we keep none.
+    await cdp.send('Network.enable', { maxTotalBufferSize: 20_000_000, maxResourceBufferSize: 5_000_000 })
   } catch (err) {
     stopCapture(tabId)
     throw err

@@ -5,6 +5,7 @@ import { notFound } from './errors'
 import { credentialsAllowed } from './credentialRedaction'
 import { hooks } from './extensionTools'
 import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
+import { recordWebSockets, stopWebSockets } from './networkExtras'
 import { resolveTab, tabIdOf } from './tabs'
 import { isRestrictedUrl, restricted } from './errors'
 
@@ -33,6 +34,7 @@ export async function networkStart(input: In<'networkStart'>) {
     input.includeCredentials === true &&
     credentialsAllowed(true, await hooks.toolPermission?.('browser_network_start'))
   await startCapture(tabId, tab.url, keep)
+  await recordWebSockets(tabId, tab.url)
   if (input.includeCredentials !== true) return { tabId, capturing: true }
   return { tabId, capturing: true, credentials: keep ? 'included' : 'redacted' }
 }
@@ -40,6 +42,7 @@ export async function networkStart(input: In<'networkStart'>) {
 export async function networkStop(input: In<'networkStop'>) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   if (!captureOf(tabId)) throw notFound(`no network recording for tab ${tabId}`)
+  stopWebSockets(tabId)
   return { tabId, capturing: false, requests: stopCapture(tabId) }
 }
 
