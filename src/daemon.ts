@@ -12,11 +12,13 @@ import { createConfigStore, persistConfigChange, type ConfigStore } from './conf
 import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { readSecret } from './config/auth'
+import { createClientRegistry } from './config/clientRegistry'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
-import type { HealthPayload } from './http/health'
+import { processDiagnostics, type HealthPayload } from './http/health'
+import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { callTool } from './mcp/toolCalls'
@@ -97,12 +99,23 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
   }
 
+  // Named MCP clients (clients.json): their tokens open /mcp only. Re-read at each reload and on change.
+  const onClientRemoved = (name: string): void => {
+    logger.info(`MCP client "${name}" no longer has access`)
+  }
+  const clients = createClientRegistry({
+    file: paths.clientsFile,
+    onRemoved: (name) => onClientRemoved(name),
+    onToken: registerSecret,
+  })
+
   // Plugins: discovery runs as the reload actor's effect; the host keeps the current registry.
   const pluginHost = createPluginHost({
     configDir: paths.dir,
     env: process.env,
     readConfig: () => {
       reloadSecret()
+      clients.reload()
       return configStore.reload()
     },
     onReloaded: () => {
@@ -255,6 +268,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       : undefined
   await pluginHost.reload('startup')
   let port = 0
+  const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
     const plugins = pluginHost.health(
@@ -280,6 +294,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       uptime: Math.floor((Date.now() - startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(devWatcher ? { fileWatcher: devWatcher.health() } : {}),
+      ...(diagnostics
+        ? { diagnostics: processDiagnostics(Object.keys(system.getSnapshot().children).length) }
+        : {}),
     }
   }
 
@@ -290,11 +307,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     mcp: (request, client) => sessions.handle(request, client),
     queryAudit: (query) => audit.query(query),
     reloadExtension: () => link.notify('extension.reload', {}),
-  }).concat([pluginHost.route()])
+  }).concat([pluginHost.route(), proofRoute(() => files.secret)])
   const front = createFront({
     routes,
     port: () => port,
     secret: () => files.secret,
+    clients: () => clients.current(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
   })
   const engine = createEngine(options.engine, {
@@ -321,6 +339,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await stopCalls()
     system.stop()
     inspector?.stop()
+    clients.close()
     detachLogFile()
     throw error
   }
@@ -338,6 +357,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     system,
     async stop() {
       await devWatcher?.close()
+      clients.close()
       await stopCalls()
       await engine.stop()
       system.send({ type: 'system.stop' })

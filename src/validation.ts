@@ -54,6 +54,50 @@ export function compileSchema<T = unknown>(schema: object, label = 'input'): Val
   return { ok: true, value: (value) => result<T>(check, value, label) }
 }
 
+/**
+ * Why strict mode would refuse to compile `schema`, found without compiling it (the meta-schema, then
+ * every subschema's keywords and formats); null when it looks compilable. Cheap enough for load time.
+ */
+export function schemaProblem(schema: object): string | null {
+  if (!ajv.validateSchema(schema)) return `schema is invalid: ${ajv.errorsText(ajv.errors)}`
+  return unknownKeyword(schema)
+}
+
+const SUBSCHEMA = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'items',
+]
+const SUBSCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'items']
+const SUBSCHEMA_MAP = ['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']
+
+/** Walks every subschema for keywords and formats Ajv does not know (its strict `unknown keyword`). */
+function unknownKeyword(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return null
+  const rules = ajv.RULES.keywords
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (!rules[key]) return `strict mode: unknown keyword: "${key}"`
+    if (key === 'format' && typeof value === 'string' && !(value in ajv.formats))
+      return `unknown format "${value}" ignored in schema`
+    const nested: unknown[] = []
+    if (SUBSCHEMA.includes(key) && !Array.isArray(value)) nested.push(value)
+    if (SUBSCHEMA_LIST.includes(key) && Array.isArray(value)) nested.push(...(value as unknown[]))
+    if (SUBSCHEMA_MAP.includes(key) && typeof value === 'object' && value !== null)
+      nested.push(...Object.values(value as Record<string, unknown>).filter((v) => !Array.isArray(v)))
+    for (const sub of nested) {
+      const problem = unknownKeyword(sub)
+      if (problem) return problem
+    }
+  }
+  return null
+}
+
 /** Checks `value` against `schema`, compiling it on first use; never throws. */
 export function validate<S extends TSchema>(
   schema: S,

@@ -9,6 +9,7 @@ import {
   pluginDefaultPermission,
   resolvePermission,
   type PermissionsConfig,
+  type PluginBuildIdentity,
 } from '../config/permissions'
 import type { InputCheck, LoadedPlugin } from '../plugins/types'
 import {
@@ -50,6 +51,8 @@ export interface CatalogTool {
   inputSchema: Record<string, unknown>
   permission: Permission
   pluginVersion?: string
+  /** The plugin build a review is bound to (package, version, adapter hash). */
+  pluginBuild?: PluginBuildIdentity
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
 }
@@ -119,8 +122,8 @@ function build(source: CatalogSource): Built {
   const browserTools = source.browserTools()
   const permissions = source.permissions()
   const skip = source.skipPermissions()
-  const permissionOf = (plugin: string, tool: string, installedVersion?: string) =>
-    resolvePermission({ permissions, plugin, tool, installedVersion, skipPermissions: skip })
+  const permissionOf = (plugin: string, tool: string, installed?: PluginBuildIdentity) =>
+    resolvePermission({ permissions, plugin, tool, installed, skipPermissions: skip })
 
   const tools: CatalogTool[] = browserTools.map((tool) => ({
     fullName: tool.name,
@@ -135,7 +138,7 @@ function build(source: CatalogSource): Built {
   for (const plugin of plugins) {
     const states: ToolState[] = []
     for (const tool of plugin.tools) {
-      const permission = permissionOf(plugin.name, tool.name, plugin.version)
+      const permission = permissionOf(plugin.name, tool.name, plugin)
       tools.push({
         fullName: pluginToolName(plugin.name, tool.name),
         plugin: plugin.name,
@@ -144,6 +147,7 @@ function build(source: CatalogSource): Built {
         inputSchema: tool.inputSchema,
         permission,
         pluginVersion: plugin.version,
+        pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
       })
       states.push({
@@ -164,7 +168,7 @@ function build(source: CatalogSource): Built {
       adapterHash: plugin.adapterHash,
       ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
       permission: pluginDefaultPermission(permissions, plugin.name),
-      reviewed: isReviewed(permissions, plugin.name, plugin.version),
+      reviewed: isReviewed(permissions, plugin.name, plugin),
       tools: states,
       ...(plugin.source === 'local' ? { path: plugin.path } : {}),
     })

@@ -15,6 +15,7 @@ import {
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ToolCatalog } from '../catalog/toolCatalog'
+import type { PluginBuildIdentity } from '../config/permissions'
 import { BROWSER_PLUGIN, JsonRpcErrorCode, splitToolName } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import type { ExtensionPort } from '../ws/extensionLink'
@@ -25,7 +26,7 @@ export interface InvocationEffectsDeps {
   port: ExtensionPort
   audit: { record(entry: AuditEntry): Promise<void> }
   /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
-  allowAlways(plugin: string, tool: string, pluginVersion: string | undefined): void
+  allowAlways(plugin: string, tool: string, installed: PluginBuildIdentity | undefined): void
   limits: Pick<
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
@@ -135,7 +136,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         void port.notify('confirmation.cancel', { id: call.invocationId, reason }),
       persistAlways: ({ context: call }) => {
         const tool = catalog.get(call.tool)
-        if (tool) deps.allowAlways(tool.plugin, tool.key, tool.pluginVersion)
+        if (tool) deps.allowAlways(tool.plugin, tool.key, tool.pluginBuild)
       },
       announceStart: ({ context: call }) =>
         void port.notify('tool.invocationStart', {

@@ -16,6 +16,7 @@ import type { PluginManifest } from '../protocol/manifest'
 import { type PluginSource } from '../protocol/manifest'
 import { iconSvgProblem } from './iconSvg'
 import { checkManifestShape } from './manifestShape'
+import { packageIdentity } from './packageIdentity'
 import { compileValidators } from './validators'
 import type { LoadedPlugin } from './types'
 
@@ -24,7 +25,8 @@ export const MANIFEST_MAX_BYTES = 1024 * 1024
 
 export interface PluginBuild {
   plugin: LoadedPlugin
-  adapter: Buffer
+  /** The adapter bundle's bytes; absent when the plugin was reused unchanged (see loadCache.ts). */
+  adapter?: Buffer
 }
 
 export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }
@@ -60,6 +62,14 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     )
   if (RESERVED_PLUGIN_NAMES.includes(manifest.name))
     return fail(`plugin name "${manifest.name}" is reserved; rename the plugin`)
+  // A plugin's name is its package's: a build that names another plugin must not take that one's place.
+  const identity = packageIdentity(dir, source)
+  if (!identity.ok) return fail(identity.error)
+  const { packageName, pluginName } = identity.value
+  if (manifest.name !== pluginName)
+    return fail(
+      `dist/tools.json names the plugin "${manifest.name}", but the package ${packageName} is the plugin "${pluginName}"; a plugin's name is its package's, so it was not loaded`,
+    )
   const major = (v: string) => v.split('.')[0]
   if (manifest.sdkVersion !== null && major(manifest.sdkVersion) !== major(SDK_VERSION))
     return fail(`built with SDK ${manifest.sdkVersion}, but this bridge runs SDK ${SDK_VERSION}; ${rebuild}`)
@@ -90,6 +100,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
       adapter,
       plugin: {
         name: manifest.name,
+        packageName,
         displayName: manifest.displayName,
         version: manifest.version,
         source,

@@ -34,6 +34,10 @@ export type LogLevel = Static<typeof LogLevel>
 export const PluginTabs = Type.Object({ state: TabStateName, tabs: Type.Array(TabInfo) })
 export type PluginTabs = Static<typeof PluginTabs>
 
+/** The tab an approved call will run in, as the approval shows it. */
+export const ApprovalTab = Type.Object({ tabId: Type.Integer(), title: Type.String(), url: Type.String() })
+export type ApprovalTab = Static<typeof ApprovalTab>
+
 export const ConfigState = Type.Object({
   plugins: Type.Array(PluginState),
   browserTools: Type.Array(ToolState),
@@ -112,7 +116,11 @@ export const WsMethods = {
       durationMs: Type.Integer(),
     }),
   ),
-  /** A call to an `ask` tool waits for the user's decision in the side panel. */
+  /**
+   * A call to an `ask` tool waits for the user's decision in the side panel. `client` names the MCP
+   * client that asked (`cli`/`extension` for the built-in roles); `tab` is the tab the call will run
+   * in, chosen before anyone is asked (absent for built-in tools, which run in the extension).
+   */
   'confirmation.request': notification(
     'daemon',
     Type.Object({
@@ -121,6 +129,8 @@ export const WsMethods = {
       tool: Type.String(),
       params: Type.Unknown(),
       expiresAt: Type.Integer({ description: 'ms since epoch' }),
+      client: Type.Optional(Type.String({ maxLength: 64 })),
+      tab: Type.Optional(ApprovalTab),
     }),
   ),
   /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema'
-import type { PermissionsConfig } from '../config/permissions'
+import type { PermissionsConfig, PluginBuildIdentity } from '../config/permissions'
 import { withPluginPermission, withReviewedVersion, withToolPermission } from '../config/permissions'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { BROWSER_PLUGIN, JsonRpcErrorCode } from '../protocol'
@@ -24,12 +24,12 @@ export interface ConfigMethodsDeps {
 /** Answers of the extension's `config.*` requests. Every change goes through the configStore. */
 export function createConfigMethods(deps: ConfigMethodsDeps): Pick<MethodHandlers, ConfigMethodName> {
   const { catalog } = deps
-  /** The installed version of a plugin, or a -32602 for a name that is not loaded. */
-  const versionOf = (plugin: string): string | undefined => {
+  /** The installed build of a plugin (what a review binds), or a -32602 for a name that is not loaded. */
+  const buildOf = (plugin: string): PluginBuildIdentity | undefined => {
     if (plugin === BROWSER_PLUGIN) return undefined
     const found = catalog.plugin(plugin)
     if (!found) throw new RpcError(JsonRpcErrorCode.invalidParams, `no plugin named "${plugin}" is loaded`)
-    return found.version
+    return found
   }
   const assertTool = (plugin: string, tool: string) => {
     const known =
@@ -54,19 +54,19 @@ export function createConfigMethods(deps: ConfigMethodsDeps): Pick<MethodHandler
       }),
     'config.setToolPermission': async (params) => {
       const { plugin, tool, permission } = params
-      const version = versionOf(plugin)
+      const build = buildOf(plugin)
       assertTool(plugin, tool)
-      return changePermissions((p) => withToolPermission(p, plugin, tool, permission, version))
+      return changePermissions((p) => withToolPermission(p, plugin, tool, permission, build))
     },
     'config.setPluginPermission': async (params) => {
       const { plugin, permission } = params
-      const version = versionOf(plugin)
-      return changePermissions((p) => withPluginPermission(p, plugin, permission, version))
+      const build = buildOf(plugin)
+      return changePermissions((p) => withPluginPermission(p, plugin, permission, build))
     },
     'config.markReviewed': async (params) => {
       const { plugin, version } = params
-      versionOf(plugin)
-      return changePermissions((p) => withReviewedVersion(p, plugin, version))
+      const build = buildOf(plugin)
+      return changePermissions((p) => withReviewedVersion(p, plugin, version, build))
     },
     'config.setSkipPermissions': async (params) => {
       const { enabled } = params

@@ -6,6 +6,7 @@ import { createConfigMethods } from '../../../src/ws/configMethods'
 
 const notes: LoadedPlugin = {
   name: 'notes',
+  packageName: 'bridge-plugin-notes',
   displayName: 'Notes',
   version: '1.2.0',
   source: 'local',
@@ -144,7 +145,14 @@ describe('config methods', () => {
     await expect(
       methods['config.setToolPermission']({ plugin: 'notes', tool: 'list_notes', permission: 'ask' }),
     ).resolves.toEqual({ ok: true })
-    expect(config.permissions).toEqual({ notes: { tools: { list_notes: 'ask' }, reviewedVersion: '1.2.0' } })
+    expect(config.permissions).toEqual({
+      notes: {
+        tools: { list_notes: 'ask' },
+        reviewedVersion: '1.2.0',
+        reviewedPackage: 'bridge-plugin-notes',
+        reviewedAdapterHash: notes.adapterHash,
+      },
+    })
     await methods['config.setSkipPermissions']({ enabled: true })
     expect(config).toMatchObject({ skipPermissions: true })
     expect(announced).toBe(2)

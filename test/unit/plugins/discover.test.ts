@@ -1,11 +1,21 @@
 // Discovery over real folders: a temp config dir, local plugin folders, and a temp npm prefix
 // (NPM_CONFIG_PREFIX) whose global root holds package plugins; `npm root -g` is the real npm.
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { buildPlugin } from '../../../src/build/buildPlugin'
 import { discoverPlugins } from '../../../src/plugins'
+import { createPluginLoadCache } from '../../../src/plugins/loadCache'
 import { copyFixture, copyPlugin, FIXTURES_DIR, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 
 let tmp: ReturnType<typeof tempDir>
@@ -41,8 +51,14 @@ const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   NPM_CONFIG_PREFIX: prefix,
   ...extra,
 })
-const install = (built: string, packageName: string) =>
-  cpSync(built, join(globalRoot, packageName), { recursive: true })
+/** Copies a build into the global root as npm would install it: package.json named `packageName`. */
+const install = (built: string, packageName: string) => {
+  const dir = join(globalRoot, packageName)
+  cpSync(built, dir, { recursive: true })
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, name: packageName }))
+  return dir
+}
 const local = (built: string, name: string) => {
   const dir = join(locals, name)
   cpSync(built, dir, { recursive: true })
@@ -55,6 +71,14 @@ const discover = (localPlugins: string[], extraEnv?: NodeJS.ProcessEnv) =>
 function handMade(name: string, manifest: unknown): string {
   const dir = join(locals, name)
   mkdirSync(join(dir, 'dist'), { recursive: true })
+  const named = (manifest as { name?: unknown } | null)?.name
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: `bridge-plugin-${typeof named === 'string' ? named.toLowerCase() : name}`,
+      version: '1.0.0',
+    }),
+  )
   writeFileSync(
     join(dir, 'dist', 'tools.json'),
     typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
@@ -114,6 +138,45 @@ describe('discoverPlugins', () => {
     expect(plugin!.validate('nope', {})).toEqual({ ok: false, message: 'no tool "nope"' })
   })
 
+  it("checks schemas at load but compiles a tool's validator only when the tool is first used", async () => {
+    const manifest = goodManifest()
+    manifest.tools.push({
+      ...manifest.tools[0]!,
+      name: 'dangling',
+      // Well-formed and only known keywords, but the $ref points nowhere: only compiling finds that.
+      inputSchema: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } },
+    })
+    const [plugin] = (await discover([handMade('lazy', { ...manifest, name: 'lazy' })])).plugins
+    expect(plugin!.name).toBe('lazy')
+    expect(plugin!.validate('echo', { text: 'hi' })).toEqual({ ok: true })
+    const dangling = plugin!.validate('dangling', { a: 1 })
+    expect(dangling.ok).toBe(false)
+    expect(dangling.ok ? '' : dangling.message).toMatch(
+      /^tool "dangling" input schema: can't resolve reference #\/definitions\/missing.*; the plugin must fix the schema$/,
+    )
+  })
+
+  it('refuses at load a schema with an unknown keyword deep inside or an unknown format', async () => {
+    const withTool = (name: string, inputSchema: unknown) => {
+      const manifest = goodManifest()
+      return handMade(name, { ...manifest, name, tools: [{ ...manifest.tools[0]!, inputSchema }] })
+    }
+    const deep = withTool('deep', {
+      type: 'object',
+      properties: { list: { type: 'array', items: { anyOf: [{ type: 'string', maxLenght: 3 }] } } },
+    })
+    const format = withTool('format', {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'dat' } },
+    })
+    const malformed = withTool('malformed', { type: 'object', properties: { n: { type: 'integr' } } })
+    const snapshot = await discover([deep, format, malformed])
+    const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
+    expect(errorFor(deep)).toMatch(/^tool "echo" input schema: strict mode: unknown keyword: "maxLenght"/)
+    expect(errorFor(format)).toMatch(/^tool "echo" input schema: unknown format "dat"/)
+    expect(errorFor(malformed)).toMatch(/^tool "echo" input schema: schema is invalid: /)
+  })
+
   it('finds global packages bridge-plugin-* and @scope/bridge-plugin-* under the npm prefix', async () => {
     install(notesBuilt, 'bridge-plugin-notes')
     mkdirSync(join(globalRoot, '@acme'), { recursive: true })
@@ -143,6 +206,68 @@ describe('discoverPlugins', () => {
     const snapshot = await discover([dir])
     expect(snapshot.plugins.map((p) => [p.name, p.source, p.path])).toEqual([['good', 'local', dir]])
     expect(snapshot.failedPlugins).toEqual([])
+    // Said out loud, naming both packages: the override does not inherit the package's review.
+    expect(snapshot.discoveryErrors).toEqual([
+      {
+        source: 'local',
+        path: dir,
+        message:
+          'the local plugin "good" (@acme/bridge-plugin-good) is used instead of the installed package bridge-plugin-good; unless it is the same package and build, it needs a review before its tools run',
+      },
+    ])
+  })
+
+  it('names a plugin by its package: a build that names another plugin is refused', async () => {
+    const real = install(notesBuilt, '@bridge/bridge-plugin-notes')
+    const impostor = install(notesBuilt, '@aaa/bridge-plugin-zzz')
+    const snapshot = await discover([])
+    expect(snapshot.plugins.map((p) => [p.name, p.packageName, p.path])).toEqual([
+      ['notes', '@bridge/bridge-plugin-notes', real],
+    ])
+    expect(snapshot.failedPlugins).toEqual([
+      {
+        path: impostor,
+        error:
+          'dist/tools.json names the plugin "notes", but the package @aaa/bridge-plugin-zzz is the plugin "zzz"; a plugin\'s name is its package\'s, so it was not loaded',
+      },
+    ])
+  })
+
+  it('refuses an installed package whose package.json claims another package or plugin name', async () => {
+    const liar = install(notesBuilt, 'bridge-plugin-notes')
+    const pkgFile = join(liar, 'package.json')
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as Record<string, unknown>
+    writeFileSync(pkgFile, JSON.stringify({ ...pkg, name: '@bridge/bridge-plugin-notes' }))
+    const renamed = install(notesBuilt, 'bridge-plugin-other')
+    writeFileSync(
+      join(renamed, 'package.json'),
+      JSON.stringify({
+        ...pkg,
+        name: 'bridge-plugin-other',
+        bridge: { ...(pkg.bridge as object), name: 'notes' },
+      }),
+    )
+    const snapshot = await discover([])
+    expect(snapshot.plugins).toEqual([])
+    const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
+    expect(errorFor(liar)).toBe(
+      'package.json names the package "@bridge/bridge-plugin-notes", but it is installed as bridge-plugin-notes',
+    )
+    expect(errorFor(renamed)).toBe(
+      'package.json "bridge.name" is "notes", but the package bridge-plugin-other is the plugin "other"; an installed plugin is named by its package',
+    )
+  })
+
+  it('refuses both of two packages that would load under one name, naming both', async () => {
+    const scoped = install(notesBuilt, '@aaa/bridge-plugin-notes')
+    const unscoped = install(notesBuilt, 'bridge-plugin-notes')
+    const snapshot = await discover([])
+    expect(snapshot.plugins).toEqual([])
+    const message = `the packages @aaa/bridge-plugin-notes (${scoped}) and bridge-plugin-notes (${unscoped}) would both load as the plugin "notes"; neither was loaded, so neither runs under the other's permissions: uninstall one of them`
+    expect(snapshot.failedPlugins).toEqual([
+      { path: scoped, error: message },
+      { path: unscoped, error: message },
+    ])
   })
 
   it('skips package discovery with BRIDGE_SKIP_REGISTRY_DISCOVERY=1', async () => {
@@ -206,8 +331,7 @@ describe('discoverPlugins', () => {
       ],
     ]
     const dirs = cases.map(([name, manifest]) => handMade(name, manifest))
-    const duplicate = local(goodBuilt, 'good-again')
-    const snapshot = await discover([missing, notBuilt, good, ...dirs, duplicate])
+    const snapshot = await discover([missing, notBuilt, good, ...dirs])
 
     expect(snapshot.plugins.map((p) => p.name)).toEqual(['good'])
     const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
@@ -216,10 +340,7 @@ describe('discoverPlugins', () => {
       `not built: dist/tools.json is missing; run "bridge-plugin build" in ${notBuilt}`,
     )
     cases.forEach(([, , expected], i) => expect(errorFor(dirs[i]!)).toMatch(expected))
-    expect(errorFor(duplicate)).toBe(
-      `another local plugin already uses the name "good" (${good}); remove or rename one`,
-    )
-    expect(snapshot.failedPlugins).toHaveLength(cases.length + 3)
+    expect(snapshot.failedPlugins).toHaveLength(cases.length + 2)
   })
 
   it('resolves ./ entries against the config dir and removes adapters of plugins that are gone', async () => {
@@ -234,5 +355,76 @@ describe('discoverPlugins', () => {
     await discover([relative('good')])
     expect(existsSync(join(adapters, 'notes.js'))).toBe(false)
     expect(existsSync(join(adapters, 'good.js'))).toBe(true)
+  })
+
+  describe("with the daemon's cache across reloads", () => {
+    const cached = () => ({ plugins: createPluginLoadCache(), adapterCopies: new Map<string, string>() })
+
+    it('reuses plugins whose build files are unchanged and re-reads the one that changed', async () => {
+      const good = local(goodBuilt, 'good')
+      const notes = local(notesBuilt, 'notes')
+      const cache = cached()
+      const run1 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      const run2 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      // The very same objects: nothing was read, hashed or compiled again.
+      expect(run2.plugins[0]).toBe(run1.plugins[0])
+      expect(run2.plugins[1]).toBe(run1.plugins[1])
+
+      const manifest = goodManifest()
+      manifest.tools.push({ ...manifest.tools[0]!, name: 'added_later' })
+      writeFileSync(join(good, 'dist', 'tools.json'), JSON.stringify(manifest))
+      writeFileSync(join(good, 'dist', 'adapter.iife.js'), '(()=>{ /* rebuilt */ })()\n')
+      const run3 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      const reloaded = run3.plugins.find((p) => p.name === 'good')!
+      expect(reloaded).not.toBe(run1.plugins[0])
+      expect(reloaded.tools.map((t) => t.name)).toContain('added_later')
+      expect(reloaded.adapterHash).toBe(
+        createHash('sha256').update('(()=>{ /* rebuilt */ })()\n').digest('hex'),
+      )
+      expect(readFileSync(join(configDir, 'extension', 'adapters', 'good.js'), 'utf8')).toBe(
+        '(()=>{ /* rebuilt */ })()\n',
+      )
+      expect(run3.plugins.find((p) => p.name === 'notes')).toBe(run1.plugins[1])
+    })
+
+    it("writes an unchanged plugin's adapter copy again when the copy was changed or removed", async () => {
+      const good = local(goodBuilt, 'good')
+      const cache = cached()
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      const copy = join(configDir, 'extension', 'adapters', 'good.js')
+      const bundle = readFileSync(join(good, 'dist', 'adapter.iife.js'))
+      writeFileSync(copy, 'tampered')
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      expect(readFileSync(copy)).toEqual(bundle)
+      rmSync(copy)
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      expect(readFileSync(copy)).toEqual(bundle)
+    })
+
+    it('reads a broken plugin again on every reload, so a fix is picked up', async () => {
+      const dir = handMade('fixme', '{ "name": "fixme", ')
+      const cache = cached()
+      const broken = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
+      expect(broken.failedPlugins).toHaveLength(1)
+      writeFileSync(join(dir, 'dist', 'tools.json'), JSON.stringify({ ...goodManifest(), name: 'fixme' }))
+      const fixed = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
+      expect(fixed.failedPlugins).toEqual([])
+      expect(fixed.plugins.map((p) => p.name)).toEqual(['fixme'])
+    })
   })
 })
