@@ -50,8 +50,7 @@ export interface CatalogTool {
   description: string
   inputSchema: Record<string, unknown>
   permission: Permission
-  pluginVersion?: string
-  /** The plugin build a review is bound to (package, version, adapter hash). */
+  /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
@@ -146,7 +145,6 @@ function build(source: CatalogSource): Built {
         description: tool.description,
         inputSchema: tool.inputSchema,
         permission,
-        pluginVersion: plugin.version,
         pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
       })

@@ -39,7 +39,13 @@ export function createRoutes(services: Services): Route[] {
       auth: 'required',
       upgrade: () => ({ onOpen: (socket) => services.openExtensionSocket(socket) }),
     },
-    { path: '/mcp', auth: 'required', clientTokens: true, methods: { POST: mcp, GET: mcp, DELETE: mcp } },
+    {
+      path: '/mcp',
+      auth: 'required',
+      // The one endpoint an MCP client's own token opens.
+      clientTokens: true,
+      methods: { POST: mcp, GET: mcp, DELETE: mcp },
+    },
     {
       path: '/audit',
       auth: 'required',

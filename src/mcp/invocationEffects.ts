@@ -14,8 +14,8 @@ import {
   type ToolInvocationInput,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
-import type { ToolCatalog } from '../catalog/toolCatalog'
 import type { PluginBuildIdentity } from '../config/permissions'
+import type { ToolCatalog } from '../catalog/toolCatalog'
 import { BROWSER_PLUGIN, JsonRpcErrorCode, splitToolName } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import type { ExtensionPort } from '../ws/extensionLink'
@@ -26,7 +26,7 @@ export interface InvocationEffectsDeps {
   port: ExtensionPort
   audit: { record(entry: AuditEntry): Promise<void> }
   /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
-  allowAlways(plugin: string, tool: string, installed: PluginBuildIdentity | undefined): void
+  allowAlways(plugin: string, tool: string, build: PluginBuildIdentity | undefined): void
   limits: Pick<
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'

@@ -116,11 +116,7 @@ export const WsMethods = {
       durationMs: Type.Integer(),
     }),
   ),
-  /**
-   * A call to an `ask` tool waits for the user's decision in the side panel. `client` names the MCP
-   * client that asked (`cli`/`extension` for the built-in roles); `tab` is the tab the call will run
-   * in, chosen before anyone is asked (absent for built-in tools, which run in the extension).
-   */
+  /** A call to an `ask` tool waits for the user's decision in the side panel. */
   'confirmation.request': notification(
     'daemon',
     Type.Object({
@@ -129,7 +125,9 @@ export const WsMethods = {
       tool: Type.String(),
       params: Type.Unknown(),
       expiresAt: Type.Integer({ description: 'ms since epoch' }),
+      /** The MCP client that asked (`cli`/`extension` for the built-in roles). */
       client: Type.Optional(Type.String({ maxLength: 64 })),
+      /** The tab the call will run in, chosen before anyone is asked (absent for built-in tools). */
       tab: Type.Optional(ApprovalTab),
     }),
   ),

@@ -70,7 +70,7 @@ describe('toolCatalog', () => {
       ['notes_delete_note', 'notes', 'delete_note', 'off'],
     ])
     const catalog = createToolCatalog(source({}))
-    expect(catalog.get('notes_list_notes')?.pluginVersion).toBe('1.2.0')
+    expect(catalog.get('notes_list_notes')?.pluginBuild?.version).toBe('1.2.0')
     expect(catalog.get('notes_nothing')).toBeUndefined()
     expect(catalog.pluginOf('notes_nothing')).toBe('notes')
     expect(catalog.pluginOf('browser_navigate')).toBe('browser')
