@@ -55,10 +55,11 @@ export function compileSchema<T = unknown>(schema: object, label = 'input'): Val
 }
 
 /**
- * Why strict mode would refuse to compile `schema`, found without compiling it (the meta-schema, then
- * every subschema's keywords and formats); null when it looks compilable. Cheap enough for load time.
+ * Why this Ajv (strict) would refuse to compile `schema`, found without compiling it (cheap: a
+ * meta-schema check and a walk over the keywords and formats); null when it would compile.
  */
-export function schemaProblem(schema: object): string | null {
+export function schemaProblem(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null) return 'schema must be an object'
   if (!ajv.validateSchema(schema)) return `schema is invalid: ${ajv.errorsText(ajv.errors)}`
   return unknownKeyword(schema)
 }
@@ -81,8 +82,10 @@ const SUBSCHEMA_MAP = ['properties', 'patternProperties', 'definitions', '$defs'
 function unknownKeyword(schema: unknown): string | null {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return null
   const rules = ajv.RULES.keywords
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+  const record = schema as Record<string, unknown>
+  for (const key of Object.keys(record)) {
     if (!rules[key]) return `strict mode: unknown keyword: "${key}"`
+    const value = record[key]
     if (key === 'format' && typeof value === 'string' && !(value in ajv.formats))
       return `unknown format "${value}" ignored in schema`
     const nested: unknown[] = []
