@@ -112,6 +112,12 @@ export class BackgroundApp {
           running: s.running.length,
         }
       },
+      // Asked fresh: sync.full's copy is not updated when a browser tool's permission changes.
+      toolPermission: async (tool) => {
+        const state = (await this.connection.current?.request('config.getState', {})) as
+          { browserTools?: ToolState[] } | undefined
+        return state?.browserTools?.find((t) => t.name === tool)?.permission
+      },
     })
     this.ready = this.tracker.load().then(() => this.connection.ensure())
   }
