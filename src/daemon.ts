@@ -101,7 +101,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // Named MCP clients (clients.json): their tokens open /mcp only. Re-read at each reload and on change.
   const onClientRemoved = (name: string): void => {
-    logger.info(`MCP client "${name}" no longer has access`)
+    logger.info(`MCP client "${name}" no longer has access: its sessions end now`)
+    sessions.closeClient(name)
   }
   const clients = createClientRegistry({
     file: paths.clientsFile,
@@ -231,6 +232,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         toolInvocation: provideToolInvocation({
           catalog,
           port: link,
+          tabs: (plugin) => link.tab(plugin),
           audit,
           limits,
           // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.

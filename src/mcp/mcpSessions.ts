@@ -24,7 +24,7 @@ export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's ready-to-send `tools/list` result. */
   listTools(): { tools: readonly Tool[] }
   callTool(request: ToolCallRequest): Promise<CallToolResult>
-  /** 5 per minute on initialize. */
+  /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
@@ -86,7 +86,8 @@ export class McpSessions {
     }
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId)
-      if (!session) return rpcError(404, -32001, 'Session not found')
+      // A session belongs to the client that opened it: another credential gets the same 404.
+      if (session?.client !== client) return rpcError(404, -32001, 'Session not found')
       session.lastActiveAt = Date.now()
       return session.transport.handleRequest(request, { parsedBody })
     }
@@ -95,7 +96,7 @@ export class McpSessions {
       : isInitializeRequest(parsedBody)
     if (request.method !== 'POST' || !initializing)
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-    if (!this.deps.initializeLimiter.take()) return rateLimitedResponse()
+    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
     const transport = await this.open(client)
     return transport.handleRequest(request, { parsedBody })
   }
@@ -109,6 +110,12 @@ export class McpSessions {
   log(level: LoggingLevel, logger: string, data: unknown): void {
     for (const [id, session] of this.sessions)
       session.server.sendLoggingMessage({ level, logger, data }, id).catch(() => undefined)
+  }
+
+  /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
+  closeClient(client: string): void {
+    for (const session of [...this.sessions.values()])
+      if (session.client === client) session.actor.send({ type: 'session.close', reason: 'client removed' })
   }
 
   async closeAll(): Promise<void> {
