@@ -36,7 +36,7 @@ cli
     const dir = resolve(flags.dir ?? process.cwd())
     const ok = await buildOnce(dir, flags)
     if (!flags.watch) {
-      process.exitCode = ok ? 0 : 1
+      if (!ok) process.exitCode = 1
       return
     }
     const watcher = await watchPlugin(dir, async (changed) => {

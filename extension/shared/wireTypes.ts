@@ -16,6 +16,8 @@ export interface AuditEntryView {
   timestamp: string
   tool: string
   plugin: string
+  /** Who called: an MCP client's name, or `cli` / `extension`. */
+  client?: string
   success: boolean
   durationMs: number
   error?: { code: string; message: string; category?: string }

@@ -2,31 +2,11 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Decision } from '../shared/wireTypes'
 import type { ApprovalView } from '../shared/panelTypes'
 import { command } from './background'
-import { visibleSegments } from '../lib/visibleText'
 import { collapse, formatParams, timeLeft, toolLabel } from './format'
+import { Visible } from './Visible'
 
 /** Below this many seconds left, the countdown is shown as a warning. */
 const HURRY_SECONDS = 30
-
-/**
- * Text from agents and pages (client names, arguments, tab titles and URLs): every control, format and
- * bidi character shown as a marker in its own element, so nothing can reorder or hide what is read.
- */
-export function Visible({ text }: { text: string }) {
-  return (
-    <>
-      {visibleSegments(text).map((s, i) =>
-        s.marker ? (
-          <span class="invisible-char" key={i} data-testid="invisible-char">
-            {s.text}
-          </span>
-        ) : (
-          s.text
-        ),
-      )}
-    </>
-  )
-}
 
 /** The whole arguments: about a screen at first, all of them on request. */
 function Arguments({ params }: { params: unknown }) {

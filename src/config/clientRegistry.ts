@@ -1,10 +1,11 @@
 /**
  * The daemon's view of clients.json: the named MCP clients whose tokens open `/mcp`. It is re-read on
- * every reload (`bridge client remove` POSTs /reload) and whenever the file changes on disk, so a
- * removed client's token stops working at once. A client that disappears, or whose token changed, is
+ * every reload (`bridge client remove` POSTs /reload), whenever a token is checked and the file's stat
+ * changed since the last read (so a client added or removed a moment ago is known at its very next
+ * request), and on a file watch, so a removed client's token stops working at once. A client that disappears, or whose token changed, is
  * reported to `onRemoved` (its open sessions must end). A broken file keeps the last good list.
  */
-import { unwatchFile, watchFile, type Stats } from 'node:fs'
+import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs'
 import { log } from '../log'
 import { readClients, type ClientEntry } from './clients'
 
@@ -13,7 +14,7 @@ const logger = log.withTag('clients')
 const WATCH_INTERVAL_MS = 500
 
 export interface ClientRegistry {
-  /** The current clients (name and token). */
+  /** The current clients (name and token), re-read first if the file changed. */
   current(): readonly ClientEntry[]
   /** Re-reads clients.json now. */
   reload(): void
@@ -27,8 +28,18 @@ export function createClientRegistry(options: {
   onToken?: (token: string) => void
 }): ClientRegistry {
   let clients: readonly ClientEntry[] = []
+  let readAt = ''
+  const signature = (): string => {
+    try {
+      const stat = statSync(options.file)
+      return `${stat.ino}:${stat.mtimeMs}:${stat.size}`
+    } catch {
+      return 'missing'
+    }
+  }
 
   const reload = (): void => {
+    readAt = signature()
     let next: ClientEntry[]
     try {
       next = readClients(options.file)
@@ -55,7 +66,10 @@ export function createClientRegistry(options: {
   }
   watchFile(options.file, { interval: WATCH_INTERVAL_MS, persistent: false }, onChange)
   return {
-    current: () => clients,
+    current: () => {
+      if (signature() !== readAt) reload()
+      return clients
+    },
     reload,
     close: () => unwatchFile(options.file, onChange),
   }

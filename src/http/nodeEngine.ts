@@ -20,6 +20,8 @@ import { errorResponse, payloadTooLargeResponse } from './responses'
 
 const logger = log.withTag('http')
 const KEEPALIVE_INTERVAL_MS = 30_000
+/** How long an event stream's head may wait to leave together with its first event. */
+const EVENT_STREAM_HEAD_DELAY_MS = 20
 
 export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
   const { limits } = options
@@ -223,6 +225,34 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
     res.end()
     return
   }
+  // Whatever is ready together (the head, body chunks already queued, the end) leaves in one write:
+  // the response stays corked until the promise jobs now pending have run, which is when a burst of
+  // ready chunks has been read. An event stream's head waits for its first event for a moment (an MCP
+  // answer usually follows within a millisecond), so head, event and end can share one write.
+  let headHeld: ReturnType<typeof setTimeout> | undefined
+  const releaseHead = () => {
+    if (headHeld === undefined) return
+    clearTimeout(headHeld)
+    headHeld = undefined
+    if (!res.writableEnded) res.uncork()
+  }
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    res.cork()
+    headHeld = setTimeout(releaseHead, EVENT_STREAM_HEAD_DELAY_MS)
+  }
+  let corked = false
+  const uncork = () => {
+    if (!corked) return
+    corked = false
+    if (!res.writableEnded) res.uncork()
+  }
+  const cork = () => {
+    if (corked) return
+    corked = true
+    res.cork()
+    process.nextTick(uncork)
+  }
+  cork()
   res.flushHeaders()
   // An event stream has no end: waiting for a client that stopped reading would leave its events
   // queued upstream without limit. They are written as they come, and past EVENT_STREAM_MAX_BUFFERED_BYTES
@@ -235,7 +265,11 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
     for (;;) {
       const { done, value } = await reader.read()
       if (done || res.destroyed) break
-      if (res.write(value)) continue
+      cork()
+      const ok = res.write(value)
+      releaseHead()
+      if (ok) continue
+      uncork()
       if (!eventStream) await drained(res)
       else if (res.writableLength > EVENT_STREAM_MAX_BUFFERED_BYTES) {
         logger.warn(
@@ -248,6 +282,7 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
     // The stream failed (or was cancelled because the client left): end what we can.
   } finally {
     signal.removeEventListener('abort', cancel)
+    releaseHead()
     if (res.destroyed) cancel()
     else res.end()
   }
@@ -272,6 +307,14 @@ async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> 
 }
 
 function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
+  // Frames sent in the same turn (a call's tool.invocationStart and tool.dispatch) leave in one write:
+  // the TCP socket under \`ws\` stays corked until the promise jobs now pending have run.
+  const tcp = (ws as WebSocket & { _socket?: Duplex })._socket
+  let corked = false
+  const uncork = () => {
+    corked = false
+    tcp?.uncork()
+  }
   let onMessage: (text: string) => void = () => undefined
   let onClose: (code: number, reason: string) => void = () => undefined
   const state = ws as WebSocket & { bridgeAlive?: boolean }
@@ -294,6 +337,11 @@ function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
     },
     send(text) {
       if (ws.readyState !== ws.OPEN) return
+      if (tcp && !corked) {
+        corked = true
+        tcp.cork()
+        process.nextTick(uncork)
+      }
       ws.send(text)
       // A peer that stopped reading: its frames would pile up here without end. Cut it off instead.
       if (ws.bufferedAmount > PEER_MAX_BUFFERED_BYTES) {

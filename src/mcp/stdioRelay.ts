@@ -5,7 +5,10 @@
  * logging and tools/list_changed behave exactly as over HTTP. Only protocol goes to stdout; diagnostics
  * go to `diagnostics` (stderr).
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
@@ -82,7 +85,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** A message for the user that never carries the token. */
 function describe(error: unknown, url: string): string {
   const text = error instanceof Error ? error.message : String(error)
-  if (/\b401\b/.test(text))
+  if (error instanceof StreamableHTTPError && error.code === 401)
     return `the daemon at ${url} refused BRIDGE_CLIENT_TOKEN (HTTP 401): the client was removed or the token is wrong; \`bridge client show <name> --show-secret\` prints a current one`
   if (/fetch failed|ECONNREFUSED/i.test(text))
     return `no bridge daemon answers at ${url} (start it with \`bridge start\`)`

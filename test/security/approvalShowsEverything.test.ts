@@ -101,6 +101,33 @@ describe('an approval cannot mislead', () => {
     await deny(id)
   })
 
+  it('names the client of each recent call, and shows a page’s control characters in its error as markers', async () => {
+    daemon.audit = [
+      {
+        timestamp: new Date().toISOString(),
+        tool: 'notes_create_note',
+        plugin: 'notes',
+        client: 'research-agent',
+        success: false,
+        durationMs: 12,
+        error: { code: 'tool_error', message: 'Saved \u202Efdp.exe to your files', category: 'internal' },
+      },
+    ]
+    // A call ending makes the panel read the audit log again.
+    daemon.notify('tool.invocationEnd', {
+      dispatchId: 'x',
+      plugin: 'notes',
+      tool: 'create_note',
+      success: false,
+      durationMs: 12,
+    })
+    const entry = panel.getByTestId('audit-entry')
+    await expect.poll(() => entry.count(), { timeout: 10_000 }).toBe(1)
+    expect(await entry.getByTestId('audit-client').textContent()).toBe('research-agent')
+    const error = (await entry.getByTestId('audit-error').textContent()) ?? ''
+    expect(error).toBe('[tool_error] Saved ⟨U+202E⟩fdp.exe to your files')
+  })
+
   it('shows the time left to decide, counting down', async () => {
     const id = ask({ expiresAt: Date.now() + 95_000 })
     await expect.poll(() => card(id).count()).toBe(1)

@@ -40,11 +40,11 @@ describe('the extension refuses a tool.dispatch for a tool that is off', () => {
   beforeAll(async () => {
     plugin = await buildFixturePlugin()
     site = await startDemoSite({ port: 0 })
-    daemon = await startTinyDaemon({ secret, plugins: [] })
+    daemon = await startTinyDaemon({ secret, plugins: [withOff('create_note')] })
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
-    daemon.plugins = [withOff('create_note')]
-    daemon.resync()
+    await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    await browser.waitForAdapter(plugin.state().name)
     page = await browser.newPage(`${site.url}/login?user=mallory-target`)
     await daemon.waitFor(
       (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',

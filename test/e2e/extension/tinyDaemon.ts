@@ -45,6 +45,8 @@ export interface TinyDaemon {
   browserTools: ToolState[]
   skipPermissions: boolean
   protocolVersion: number
+  /** What `GET /audit` answers (with the secret): the side panel's recent activity. */
+  audit: unknown[]
   /** Sends sync.full again on the current connection (as after a daemon reload). */
   resync(): void
   setSecret(secret: string): void
@@ -94,6 +96,7 @@ export async function startTinyDaemon(opts: {
     browserTools: [],
     skipPermissions: false,
     protocolVersion: PROTOCOL_VERSION,
+    audit: [],
     resync() {
       if (current) sendSync(current)
     },
@@ -185,6 +188,12 @@ export async function startTinyDaemon(opts: {
         const proof = createHmac('sha256', secret).update(`${PROOF_CONTEXT}${nonce}`).digest('hex')
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ proof }))
+        return
+      }
+      if (url.pathname === '/audit') {
+        const ok = req.headers.authorization === `Bearer ${secret}`
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(ok ? daemon.audit : { error: { code: 'unauthorized', message: 'bad token' } }))
         return
       }
       if (req.url === '/health') {

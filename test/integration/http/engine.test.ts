@@ -542,3 +542,38 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     })
   })
 })
+
+describe('the node engine', () => {
+  it('sends the head of an event stream together with an event that follows within moments', async () => {
+    const server = await serve('node', [
+      {
+        path: '/answer',
+        auth: 'required',
+        methods: {
+          POST: () =>
+            new Response(
+              new ReadableStream<Uint8Array>({
+                start(controller) {
+                  // An MCP answer: the event comes a little after the response was handed over.
+                  setTimeout(() => {
+                    controller.enqueue(new TextEncoder().encode('event: message\ndata: {"ok":true}\n\n'))
+                    controller.close()
+                  }, 5)
+                },
+              }),
+              { headers: { 'content-type': 'text/event-stream' } },
+            ),
+        },
+      },
+    ])
+    const { connect } = await import('node:net')
+    const socket = connect(server.port, '127.0.0.1')
+    const first = new Promise<string>((resolve) => socket.once('data', (chunk) => resolve(chunk.toString())))
+    socket.write(`${headLines(server.port, 'POST', '/answer', ['Content-Length: 0']).join('\r\n')}\r\n\r\n`)
+    // One write on the server: the first bytes the client sees hold the head and the event.
+    const received = await first
+    socket.destroy()
+    expect(received).toMatch(/^HTTP\/1\.1 200/)
+    expect(received).toContain('data: {"ok":true}')
+  })
+})

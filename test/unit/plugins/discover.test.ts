@@ -138,6 +138,45 @@ describe('discoverPlugins', () => {
     expect(plugin!.validate('nope', {})).toEqual({ ok: false, message: 'no tool "nope"' })
   })
 
+  it("checks schemas at load but compiles a tool's validator only when the tool is first used", async () => {
+    const manifest = goodManifest()
+    manifest.tools.push({
+      ...manifest.tools[0]!,
+      name: 'dangling',
+      // Well-formed and only known keywords, but the $ref points nowhere: only compiling finds that.
+      inputSchema: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } },
+    })
+    const [plugin] = (await discover([handMade('lazy', { ...manifest, name: 'lazy' })])).plugins
+    expect(plugin!.name).toBe('lazy')
+    expect(plugin!.validate('echo', { text: 'hi' })).toEqual({ ok: true })
+    const dangling = plugin!.validate('dangling', { a: 1 })
+    expect(dangling.ok).toBe(false)
+    expect(dangling.ok ? '' : dangling.message).toMatch(
+      /^tool "dangling" input schema: can't resolve reference #\/definitions\/missing.*; the plugin must fix the schema$/,
+    )
+  })
+
+  it('refuses at load a schema with an unknown keyword deep inside or an unknown format', async () => {
+    const withTool = (name: string, inputSchema: unknown) => {
+      const manifest = goodManifest()
+      return handMade(name, { ...manifest, name, tools: [{ ...manifest.tools[0]!, inputSchema }] })
+    }
+    const deep = withTool('deep', {
+      type: 'object',
+      properties: { list: { type: 'array', items: { anyOf: [{ type: 'string', maxLenght: 3 }] } } },
+    })
+    const format = withTool('format', {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'dat' } },
+    })
+    const malformed = withTool('malformed', { type: 'object', properties: { n: { type: 'integr' } } })
+    const snapshot = await discover([deep, format, malformed])
+    const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
+    expect(errorFor(deep)).toMatch(/^tool "echo" input schema: strict mode: unknown keyword: "maxLenght"/)
+    expect(errorFor(format)).toMatch(/^tool "echo" input schema: unknown format "dat"/)
+    expect(errorFor(malformed)).toMatch(/^tool "echo" input schema: schema is invalid: /)
+  })
+
   it('finds global packages bridge-plugin-* and @scope/bridge-plugin-* under the npm prefix', async () => {
     install(notesBuilt, 'bridge-plugin-notes')
     mkdirSync(join(globalRoot, '@acme'), { recursive: true })
@@ -257,12 +296,12 @@ describe('discoverPlugins', () => {
       [
         'no-version',
         { ...goodManifest(), name: 'noversion', version: undefined },
-        /^dist\/tools\.json is invalid at the top level: must have required property 'version' \(version\)/,
+        /^dist\/tools\.json is invalid: version is required/,
       ],
       [
         'bad-tools',
         { ...goodManifest(), name: 'badtools', tools: [{ name: 'x' }] },
-        /^dist\/tools\.json is invalid at "tools\.0": must have required property/,
+        /^dist\/tools\.json is invalid: tools\.0\.\w+ is required/,
       ],
       ['reserved', { ...goodManifest(), name: 'extension' }, /^plugin name "extension" is reserved/],
       ['bad-name', { ...goodManifest(), name: 'Has_Underscore' }, /^plugin name "Has_Underscore" is invalid/],
