@@ -10,14 +10,13 @@ import { STATUS_CODES } from 'node:http'
 import type * as Uws from 'uWebSockets.js'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
-import type { EngineFactory, EngineOptions, HttpEngine } from './engine'
+import { PEER_MAX_BUFFERED_BYTES, type EngineFactory, type EngineOptions, type HttpEngine } from './engine'
 import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 import { createUwsSocket, type UwsSocketData } from './uwsSocket'
 
 const logger = log.withTag('http')
 const WS_IDLE_TIMEOUT_S = 60
-const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
 
 /** Loads uWebSockets.js, or explains why it cannot. */
 export function loadUws(): { ok: true; uws: typeof Uws } | { ok: false; message: string } {
@@ -182,7 +181,7 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     // is set to twice the limit so that a message over the limit is answered like the node engine
     // does, with 1009; only a message over twice the limit is still simply dropped.
     maxPayloadLength: limits.maxPayloadBytes * 2,
-    maxBackpressure: WS_MAX_BACKPRESSURE_BYTES,
+    maxBackpressure: PEER_MAX_BUFFERED_BYTES,
     idleTimeout: WS_IDLE_TIMEOUT_S,
     sendPingsAutomatically: true,
     compression: uws.DISABLED,
