@@ -10,6 +10,8 @@ export const BridgeErrorCode = {
   configInvalid: 'config_invalid',
   configLocked: 'config_locked',
   authInvalid: 'auth_invalid',
+  clientInvalid: 'client_invalid',
+  clientExists: 'client_exists',
   portInUse: 'port_in_use',
   engineUnavailable: 'engine_unavailable',
   inspectUnavailable: 'inspect_unavailable',

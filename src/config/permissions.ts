@@ -5,6 +5,17 @@ export interface PluginPermissionConfig {
   permission?: Permission
   tools?: Record<string, Permission>
   reviewedVersion?: string
+  /** The package that was reviewed, scope included (`@bridge/bridge-plugin-notes`). */
+  reviewedPackage?: string
+  /** sha256 hex of the adapter bundle that was reviewed. */
+  reviewedAdapterHash?: string
+}
+
+/** What a review is bound to: the installed package, its version and its adapter's content hash. */
+export interface PluginBuildIdentity {
+  packageName: string
+  version: string
+  adapterHash: string
 }
 export type PermissionsConfig = Record<string, PluginPermissionConfig>
 
@@ -14,8 +25,8 @@ export interface PermissionQuery {
   plugin: string
   /** Permission key: the base name for plugin tools, the full name (`browser_navigate`) for built-ins. */
   tool: string
-  /** Installed plugin version; absent for built-in tools (they ship with the daemon). */
-  installedVersion?: string
+  /** The installed plugin build; absent for built-in tools (they ship with the daemon). */
+  installed?: PluginBuildIdentity
   /** Skip flag from BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1 or config.setSkipPermissions. */
   skipPermissions: boolean
 }
@@ -24,17 +35,25 @@ const entryOf = (permissions: PermissionsConfig, plugin: string): PluginPermissi
   Object.hasOwn(permissions, plugin) ? permissions[plugin] : undefined
 
 /**
- * False when a reviewedVersion is recorded and differs from the installed version: every tool of the
- * plugin is then off until the user sets a permission again or marks the version reviewed.
+ * False when a review is recorded and the installed build is not the one reviewed: another version,
+ * another package under the plugin's name, or another adapter bundle under the same version. Every
+ * tool of the plugin is then off until the user sets a permission again or marks it reviewed. An entry
+ * written before reviews recorded the package and adapter (only `reviewedVersion`) is not a review of
+ * any particular build, so it too needs one review. A plugin with no recorded review uses its
+ * configured permissions as they are (DESIGN section 6).
  */
 export function isReviewed(
   permissions: PermissionsConfig,
   plugin: string,
-  installedVersion?: string,
+  installed?: PluginBuildIdentity,
 ): boolean {
-  const reviewed = entryOf(permissions, plugin)?.reviewedVersion
-  if (reviewed === undefined || installedVersion === undefined) return true
-  return reviewed === installedVersion
+  const entry = entryOf(permissions, plugin)
+  if (entry?.reviewedVersion === undefined || installed === undefined) return true
+  return (
+    entry.reviewedVersion === installed.version &&
+    entry.reviewedPackage === installed.packageName &&
+    entry.reviewedAdapterHash === installed.adapterHash
+  )
 }
 
 /** A plugin's configured default permission (off when none is set). */
@@ -58,53 +77,69 @@ export function configuredPermission(
  * plugin default, off; the skip flag then turns ask into auto (off stays off).
  */
 export function resolvePermission(query: PermissionQuery): Permission {
-  if (!isReviewed(query.permissions, query.plugin, query.installedVersion)) return 'off'
+  if (!isReviewed(query.permissions, query.plugin, query.installed)) return 'off'
   const configured = configuredPermission(query.permissions, query.plugin, query.tool)
   return query.skipPermissions && configured === 'ask' ? 'auto' : configured
 }
 
 /**
- * Sets one tool's permission. Setting ask or auto records the installed version as reviewed, so a
- * user's choice on the current version is what counts from then on.
+ * Sets one tool's permission. Setting ask or auto records the installed build (package, version,
+ * adapter hash) as reviewed, so a user's choice on the current build is what counts from then on.
  */
 export function withToolPermission(
   permissions: PermissionsConfig,
   plugin: string,
   tool: string,
   permission: Permission,
-  installedVersion?: string,
+  installed?: PluginBuildIdentity,
 ): PermissionsConfig {
   const entry = entryOf(permissions, plugin) ?? {}
   const next: PluginPermissionConfig = { ...entry, tools: { ...entry.tools, [tool]: permission } }
-  return { ...permissions, [plugin]: review(next, permission, plugin, installedVersion) }
+  return { ...permissions, [plugin]: review(next, permission, plugin, installed) }
 }
 
-/** Sets a plugin's default permission (recording the reviewed version for ask or auto). */
+/** Sets a plugin's default permission (recording the reviewed build for ask or auto). */
 export function withPluginPermission(
   permissions: PermissionsConfig,
   plugin: string,
   permission: Permission,
-  installedVersion?: string,
+  installed?: PluginBuildIdentity,
 ): PermissionsConfig {
   const next: PluginPermissionConfig = { ...entryOf(permissions, plugin), permission }
-  return { ...permissions, [plugin]: review(next, permission, plugin, installedVersion) }
+  return { ...permissions, [plugin]: review(next, permission, plugin, installed) }
 }
 
-/** Records `version` as reviewed for a plugin. */
+/**
+ * Records `version` as reviewed for a plugin: with the installed build's package and adapter hash when
+ * `version` is the installed one; otherwise the version alone, which is not a review of any build.
+ */
 export function withReviewedVersion(
   permissions: PermissionsConfig,
   plugin: string,
   version: string,
+  installed?: PluginBuildIdentity,
 ): PermissionsConfig {
-  return { ...permissions, [plugin]: { ...entryOf(permissions, plugin), reviewedVersion: version } }
+  const { reviewedPackage: _p, reviewedAdapterHash: _h, ...entry } = entryOf(permissions, plugin) ?? {}
+  const next: PluginPermissionConfig =
+    installed?.version === version ? reviewedAs(entry, installed) : { ...entry, reviewedVersion: version }
+  return { ...permissions, [plugin]: next }
 }
 
 function review(
   entry: PluginPermissionConfig,
   permission: Permission,
   plugin: string,
-  installedVersion: string | undefined,
+  installed: PluginBuildIdentity | undefined,
 ): PluginPermissionConfig {
-  if (permission === 'off' || installedVersion === undefined || plugin === BROWSER_PLUGIN) return entry
-  return { ...entry, reviewedVersion: installedVersion }
+  if (permission === 'off' || installed === undefined || plugin === BROWSER_PLUGIN) return entry
+  return reviewedAs(entry, installed)
+}
+
+function reviewedAs(entry: PluginPermissionConfig, installed: PluginBuildIdentity): PluginPermissionConfig {
+  return {
+    ...entry,
+    reviewedVersion: installed.version,
+    reviewedPackage: installed.packageName,
+    reviewedAdapterHash: installed.adapterHash,
+  }
 }

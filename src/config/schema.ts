@@ -11,6 +11,8 @@ export const PluginPermissionConfig = Type.Object(
     permission: Type.Optional(Permission),
     tools: Type.Optional(Type.Record(Type.String(), Permission)),
     reviewedVersion: Type.Optional(Type.String()),
+    reviewedPackage: Type.Optional(Type.String()),
+    reviewedAdapterHash: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 )

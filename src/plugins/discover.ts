@@ -1,7 +1,9 @@
 /**
  * Plugin discovery: global npm packages (`bridge-plugin-*`, `@<scope>/bridge-plugin-*` under `npm root -g`,
  * skipped with BRIDGE_SKIP_REGISTRY_DISCOVERY=1) and the `localPlugins` folders of config.json. A
- * local plugin overrides a package of the same name. One broken plugin never stops the others: it
+ * local plugin overrides a package of the same name (noted in discoveryErrors; the reviewed state binds
+ * the package and its adapter, so the override does not inherit the package's review). Two packages, or
+ * two local folders, that would load under one name are both refused. One broken plugin never stops the others: it
  * lands in `failedPlugins` (or `discoveryErrors` when a whole source failed) with what to fix.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -42,7 +44,7 @@ export async function discoverPlugins({
   const looked = new Set<string>()
 
   const take = (dirs: string[], source: PluginSource) => {
-    const seen = new Map<string, string>()
+    const byName = new Map<string, PluginBuild[]>()
     for (const dir of dirs) {
       looked.add(dir)
       const result = cache ? cache.plugins.load(dir, source) : loadPlugin(dir, source)
@@ -51,17 +53,30 @@ export async function discoverPlugins({
         continue
       }
       const { name } = result.value.plugin
-      const first = seen.get(name)
-      if (first !== undefined) {
-        failedPlugins.push({
-          path: dir,
-          error: `another ${source} plugin already uses the name "${name}" (${first}); remove or rename one`,
-        })
+      byName.set(name, [...(byName.get(name) ?? []), result.value])
+    }
+    for (const [name, builds] of byName) {
+      if (builds.length > 1) {
+        // Neither is loaded: whichever won would run under the other's reviewed permissions.
+        const who = builds.map((b) => `${b.plugin.packageName} (${b.plugin.path})`).join(' and ')
+        for (const b of builds)
+          failedPlugins.push({
+            path: b.plugin.path,
+            error: `${source === 'npm' ? 'the packages' : 'the local folders'} ${who} would both load as the plugin "${name}"; neither was loaded, so neither runs under the other's permissions: ${source === 'npm' ? 'uninstall' : 'remove from localPlugins'} one of them`,
+          })
         continue
       }
-      seen.set(name, dir)
-      // Locals are taken after packages, so a local plugin replaces a package of the same name.
-      chosen.set(name, result.value)
+      const build = builds[0]
+      if (!build) continue
+      const replaced = chosen.get(name)
+      if (replaced)
+        // Locals are taken after packages, so a local plugin replaces a package of the same name.
+        discoveryErrors.push({
+          source: 'local',
+          path: build.plugin.path,
+          message: `the local plugin "${name}" (${build.plugin.packageName}) is used instead of the installed package ${replaced.plugin.packageName}; unless it is the same package and build, it needs a review before its tools run`,
+        })
+      chosen.set(name, build)
     }
   }
 

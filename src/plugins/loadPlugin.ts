@@ -16,6 +16,7 @@ import type { PluginManifest } from '../protocol/manifest'
 import { type PluginSource } from '../protocol/manifest'
 import { iconSvgProblem } from './iconSvg'
 import { checkManifestShape } from './manifestShape'
+import { packageIdentity } from './packageIdentity'
 import { compileValidators } from './validators'
 import type { LoadedPlugin } from './types'
 
@@ -61,6 +62,14 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     )
   if (RESERVED_PLUGIN_NAMES.includes(manifest.name))
     return fail(`plugin name "${manifest.name}" is reserved; rename the plugin`)
+  // A plugin's name is its package's: a build that names another plugin must not take that one's place.
+  const identity = packageIdentity(dir, source)
+  if (!identity.ok) return fail(identity.error)
+  const { packageName, pluginName } = identity.value
+  if (manifest.name !== pluginName)
+    return fail(
+      `dist/tools.json names the plugin "${manifest.name}", but the package ${packageName} is the plugin "${pluginName}"; a plugin's name is its package's, so it was not loaded`,
+    )
   const major = (v: string) => v.split('.')[0]
   if (manifest.sdkVersion !== null && major(manifest.sdkVersion) !== major(SDK_VERSION))
     return fail(`built with SDK ${manifest.sdkVersion}, but this bridge runs SDK ${SDK_VERSION}; ${rebuild}`)
@@ -91,6 +100,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
       adapter,
       plugin: {
         name: manifest.name,
+        packageName,
         displayName: manifest.displayName,
         version: manifest.version,
         source,

@@ -4,22 +4,20 @@
  * global prefix come from their npm configuration, exactly as for `npm install -g`. Packages install
  * with `--ignore-scripts`: a plugin is built files only and never needs to run code on this machine.
  */
-import { join } from 'node:path'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { PLUGIN_NAME_PATTERN, PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
 import { loadPlugin } from './loadPlugin'
 import { npmProblem, runNpm, type NpmRun } from './npm'
 import { npmGlobalRoot } from './npmRoot'
 import { packageDirs } from './discover'
-import { readFileSync } from 'node:fs'
+import { isPluginPackageName, PACKAGE_NAME, readPackageJson } from './packageIdentity'
+
+export { isPluginPackageName, readPackageJson }
 
 /** Shorthand names resolve to this scope first (`notes` -> `@bridge/bridge-plugin-notes`). */
 export const OFFICIAL_PLUGIN_SCOPE = '@bridge'
 const NPM_QUERY_TIMEOUT_MS = 30_000
 const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000
-/** npm's own rules, lowercase: an optional scope, then a name; never an option or a path. */
-const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/
-const PLUGIN_PACKAGE = /^(@[a-z0-9][a-z0-9._~-]*\/)?bridge-plugin-[a-z0-9][a-z0-9._~-]*$/
 
 export interface RegistryPlugin {
   name: string
@@ -35,10 +33,6 @@ export interface InstalledPackage {
   plugin?: string
   version: string
   dir: string
-}
-
-export function isPluginPackageName(name: string): boolean {
-  return PLUGIN_PACKAGE.test(name) && name.length <= 214
 }
 
 /**
@@ -204,16 +198,6 @@ export async function installedPluginPackages(env: NodeJS.ProcessEnv): Promise<I
     })
   }
   return out
-}
-
-/** The folder's package.json as an object, or undefined when it is missing or not JSON. */
-export function readPackageJson(dir: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** Compares dotted versions numerically (a pre-release sorts before its release). */

@@ -142,6 +142,8 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
             name: p.name,
             displayName: p.displayName,
             version: p.version,
+            packageName: p.packageName,
+            adapterHash: p.adapterHash,
             toolCount: p.tools.length,
             tools: pluginToolNames(p),
             tabState,

@@ -74,7 +74,7 @@ export const PluginState = Type.Object({
   iconSvg: Type.Optional(Type.String()),
   /** Plugin default permission as configured. */
   permission: Permission,
-  /** False when a reviewedVersion is recorded and differs from `version` (all tools are then off). */
+  /** False when a review is recorded and the installed package, version or adapter is not the reviewed one (all tools are then off). */
   reviewed: Type.Boolean(),
   /** Tools with their effective permission. */
   tools: Type.Array(ToolState),
@@ -98,5 +98,11 @@ export const TabInfo = Type.Object({
   url: Type.String(),
   title: Type.String(),
   ready: Type.Boolean(),
+  /**
+   * Ready tabs only: where a call would run now, 0 first (DESIGN.md section 8: the active tab of the
+   * focused window, then any active tab, then the most recently focused). The daemon picks the tab
+   * it shows in an approval by it.
+   */
+  rank: Type.Optional(Type.Integer({ minimum: 0 })),
 })
 export type TabInfo = Static<typeof TabInfo>

@@ -12,7 +12,11 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
 import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
-import { withPluginPermission, withToolPermission } from '../../../src/config/permissions'
+import {
+  withPluginPermission,
+  withToolPermission,
+  type PluginBuildIdentity,
+} from '../../../src/config/permissions'
 import type { Config } from '../../../src/config/schema'
 import type { HealthPayload } from '../../../src/http/health'
 import { discoverPlugins } from '../../../src/plugins/discover'
@@ -37,10 +41,10 @@ export async function setConfig(
   const context = configContext(flags)
   const { paths } = context
   const daemon = await runningDaemon(context)
-  const versions = /^(tool|plugin)-permission\./.test(key)
-    ? await pluginVersions(daemon, paths.dir, paths.configFile)
-    : new Map<string, string>()
-  const change = parseChange(key, value, flags, daemon, versions, paths.dir)
+  const builds = /^(tool|plugin)-permission\./.test(key)
+    ? await pluginBuilds(daemon, paths.dir, paths.configFile)
+    : new Map<string, PluginBuildIdentity>()
+  const change = parseChange(key, value, flags, daemon, builds, paths.dir)
   if (!change.ok) return fail(change.message)
 
   ensurePrivateDir(paths.dir)
@@ -62,19 +66,24 @@ export async function setConfig(
 }
 
 /**
- * Each plugin's installed version, which setting ask or auto marks as reviewed: what the running
- * daemon has loaded, or without one, what discovery finds (config.json's localPlugins, npm packages).
+ * Each plugin's installed build (package, version, adapter hash), which setting ask or auto marks as
+ * reviewed: what the running daemon has loaded, or without one, what discovery finds (config.json's
+ * localPlugins, npm packages).
  */
-async function pluginVersions(
+async function pluginBuilds(
   daemon: HealthPayload | null,
   configDir: string,
   configFile: string,
-): Promise<Map<string, string>> {
-  if (daemon) return new Map(daemon.pluginDetails.map((p) => [p.name, p.version]))
+): Promise<Map<string, PluginBuildIdentity>> {
+  const build = (p: PluginBuildIdentity & { name: string }): [string, PluginBuildIdentity] => [
+    p.name,
+    { packageName: p.packageName, version: p.version, adapterHash: p.adapterHash },
+  ]
+  if (daemon) return new Map(daemon.pluginDetails.map(build))
   try {
     const config = existsSync(configFile) ? readConfigFile(configFile) : { localPlugins: [] }
     const found = await discoverPlugins({ configDir, config, env: process.env, syncAdapters: false })
-    return new Map(found.plugins.map((p) => [p.name, p.version]))
+    return new Map(found.plugins.map(build))
   } catch {
     // A broken config.json is reported when the change is written.
     return new Map()
@@ -86,7 +95,7 @@ function parseChange(
   value: string | undefined,
   flags: ConfigFlags,
   daemon: HealthPayload | null,
-  versions: ReadonlyMap<string, string>,
+  builds: ReadonlyMap<string, PluginBuildIdentity>,
   configDir: string,
 ): Change {
   const parts = key.split('.')
@@ -100,7 +109,7 @@ function parseChange(
       describe: `tool-permission.${plugin}.${tool} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withToolPermission(config.permissions, plugin, tool, permission, versions.get(plugin)),
+        permissions: withToolPermission(config.permissions, plugin, tool, permission, builds.get(plugin)),
       }),
     }
   }
@@ -114,7 +123,7 @@ function parseChange(
       describe: `plugin-permission.${plugin} = ${permission}`,
       apply: (config) => ({
         ...config,
-        permissions: withPluginPermission(config.permissions, plugin, permission, versions.get(plugin)),
+        permissions: withPluginPermission(config.permissions, plugin, permission, builds.get(plugin)),
       }),
     }
   }

@@ -42,9 +42,19 @@ describe('bridge config set after a plugin update', () => {
     )
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
+    // The review binds the loaded build: its package, version and adapter hash.
+    const health = (await (await fx.daemon.fetch('/health')).json()) as {
+      pluginDetails: { adapterHash: string }[]
+    }
     expect(permissionsOnDisk(fx.configDir)).toEqual({
-      notes: { permission: 'ask', reviewedVersion: '2.0.0' },
+      notes: {
+        permission: 'ask',
+        reviewedVersion: '2.0.0',
+        reviewedPackage: 'bridge-plugin-notes',
+        reviewedAdapterHash: health.pluginDetails[0]?.adapterHash,
+      },
     })
+    expect(health.pluginDetails[0]?.adapterHash).toMatch(/^[0-9a-f]{64}$/)
     await changed
     const listed = (await mcp.client.listTools()).tools.find((t) => t.name === 'notes_list_notes')
     expect(listed?.description).toMatch(/^\[asks for approval\] /)
@@ -81,17 +91,20 @@ describe('bridge config set after a plugin update, with no daemon running', () =
     if (configDir) rmSync(configDir, { recursive: true, force: true })
   })
 
-  it('records the version discovery finds as reviewed', async () => {
+  it('records the build discovery finds as reviewed', async () => {
     const result = await runCli(['config', 'set', 'plugin-permission.notes', 'ask'], configDir)
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(permissionsOnDisk(configDir)).toEqual({
-      notes: { permission: 'ask', reviewedVersion: '0.1.0' },
-    })
+    const reviewed = {
+      reviewedVersion: '0.1.0',
+      reviewedPackage: 'bridge-plugin-notes',
+      reviewedAdapterHash: plugin.state().adapterHash,
+    }
+    expect(permissionsOnDisk(configDir)).toEqual({ notes: { permission: 'ask', ...reviewed } })
     const tool = await runCli(['config', 'set', 'tool-permission.notes.whoami', 'auto'], configDir)
     expect(tool.code).toBe(0)
     expect(permissionsOnDisk(configDir)).toEqual({
-      notes: { permission: 'ask', reviewedVersion: '0.1.0', tools: { whoami: 'auto' } },
+      notes: { permission: 'ask', ...reviewed, tools: { whoami: 'auto' } },
     })
   })
 })

@@ -12,6 +12,7 @@ import { createFront } from '../../../src/http/front'
 import { createRateLimiter } from '../../../src/http/rateLimit'
 import { jsonResponse } from '../../../src/http/responses'
 import type { Route } from '../../../src/http/route'
+import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 import { ENGINES } from '../../helpers/daemon'
 import { rawRequest } from './rawHttp'
 
@@ -446,7 +447,9 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     }
     const open = (port: number) =>
       new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['bridge', SECRET])
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['bridge', SECRET], {
+          headers: { origin: EXTENSION_ORIGIN },
+        })
         ws.once('open', () => resolve(ws))
         ws.once('error', reject)
       })

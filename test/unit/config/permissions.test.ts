@@ -6,9 +6,22 @@ import {
   withReviewedVersion,
   withToolPermission,
   type PermissionsConfig,
+  type PluginBuildIdentity,
 } from '../../../src/config/permissions'
 
-const base = { plugin: 'notes', tool: 'list_notes', installedVersion: '1.0.0', skipPermissions: false }
+const build = (version: string, more: Partial<PluginBuildIdentity> = {}): PluginBuildIdentity => ({
+  packageName: '@bridge/bridge-plugin-notes',
+  version,
+  adapterHash: 'a'.repeat(64),
+  ...more,
+})
+/** What a review of `build(version)` records. */
+const reviewed = (version: string) => ({
+  reviewedVersion: version,
+  reviewedPackage: '@bridge/bridge-plugin-notes',
+  reviewedAdapterHash: 'a'.repeat(64),
+})
+const base = { plugin: 'notes', tool: 'list_notes', installed: build('1.0.0'), skipPermissions: false }
 
 describe('resolvePermission', () => {
   it('is off when nothing is configured', () => {
@@ -34,11 +47,27 @@ describe('resolvePermission', () => {
   })
 
   it('turns every tool off when the reviewed version differs from the installed one, even with the skip flag', () => {
-    const permissions: PermissionsConfig = { notes: { permission: 'auto', reviewedVersion: '0.9.0' } }
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', ...reviewed('0.9.0') } }
     expect(resolvePermission({ ...base, permissions })).toBe('off')
     expect(resolvePermission({ ...base, permissions, skipPermissions: true })).toBe('off')
-    expect(isReviewed(permissions, 'notes', '1.0.0')).toBe(false)
-    expect(isReviewed(permissions, 'notes', '0.9.0')).toBe(true)
+    expect(isReviewed(permissions, 'notes', build('1.0.0'))).toBe(false)
+    expect(isReviewed(permissions, 'notes', build('0.9.0'))).toBe(true)
+  })
+
+  it('needs a review when another package or another adapter build runs under the reviewed version', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', ...reviewed('1.0.0') } }
+    expect(resolvePermission({ ...base, permissions })).toBe('auto')
+    const swapped = build('1.0.0', { adapterHash: 'b'.repeat(64) })
+    expect(isReviewed(permissions, 'notes', swapped)).toBe(false)
+    expect(resolvePermission({ ...base, permissions, installed: swapped })).toBe('off')
+    const other = build('1.0.0', { packageName: '@aaa/bridge-plugin-notes' })
+    expect(resolvePermission({ ...base, permissions, installed: other })).toBe('off')
+  })
+
+  it('counts an entry that recorded only reviewedVersion (written before reviews bound the build) as review needed', () => {
+    const permissions: PermissionsConfig = { notes: { permission: 'auto', reviewedVersion: '1.0.0' } }
+    expect(isReviewed(permissions, 'notes', build('1.0.0'))).toBe(false)
+    expect(resolvePermission({ ...base, permissions })).toBe('off')
   })
 
   it('uses configured permissions as they are when no reviewed version is recorded', () => {
@@ -65,30 +94,49 @@ describe('resolvePermission', () => {
 describe('permission changes', () => {
   it('records the installed version as reviewed when a tool is set to ask or auto', () => {
     const before: PermissionsConfig = { notes: { permission: 'off', reviewedVersion: '0.9.0' } }
-    const after = withToolPermission(before, 'notes', 'list_notes', 'auto', '1.0.0')
+    const after = withToolPermission(before, 'notes', 'list_notes', 'auto', build('1.0.0'))
     expect(after).toEqual({
-      notes: { permission: 'off', reviewedVersion: '1.0.0', tools: { list_notes: 'auto' } },
+      notes: { permission: 'off', ...reviewed('1.0.0'), tools: { list_notes: 'auto' } },
     })
     expect(resolvePermission({ ...base, permissions: after })).toBe('auto')
     expect(before.notes?.reviewedVersion).toBe('0.9.0')
   })
 
   it('does not record a review when a permission is set to off', () => {
-    const after = withPluginPermission({ notes: { reviewedVersion: '0.9.0' } }, 'notes', 'off', '1.0.0')
+    const after = withPluginPermission(
+      { notes: { reviewedVersion: '0.9.0' } },
+      'notes',
+      'off',
+      build('1.0.0'),
+    )
     expect(after).toEqual({ notes: { reviewedVersion: '0.9.0', permission: 'off' } })
   })
 
   it('sets a plugin default and can mark a version reviewed', () => {
-    const after = withPluginPermission({}, 'notes', 'ask', '1.0.0')
-    expect(after).toEqual({ notes: { permission: 'ask', reviewedVersion: '1.0.0' } })
+    const after = withPluginPermission({}, 'notes', 'ask', build('1.0.0'))
+    expect(after).toEqual({ notes: { permission: 'ask', ...reviewed('1.0.0') } })
     expect(
-      withReviewedVersion({ notes: { permission: 'ask', reviewedVersion: '1.0.0' } }, 'notes', '2.0.0'),
-    ).toEqual({
-      notes: { permission: 'ask', reviewedVersion: '2.0.0' },
-    })
+      withReviewedVersion(
+        { notes: { permission: 'ask', ...reviewed('1.0.0') } },
+        'notes',
+        '2.0.0',
+        build('2.0.0'),
+      ),
+    ).toEqual({ notes: { permission: 'ask', ...reviewed('2.0.0') } })
+    // A version that is not the installed one binds no build.
+    expect(
+      withReviewedVersion(
+        { notes: { permission: 'ask', ...reviewed('1.0.0') } },
+        'notes',
+        '3.0.0',
+        build('2.0.0'),
+      ),
+    ).toEqual({ notes: { permission: 'ask', reviewedVersion: '3.0.0' } })
   })
 
   it('never records a reviewed version for the browser pseudo-plugin', () => {
-    expect(withPluginPermission({}, 'browser', 'auto', '0.1.0')).toEqual({ browser: { permission: 'auto' } })
+    expect(withPluginPermission({}, 'browser', 'auto', build('0.1.0'))).toEqual({
+      browser: { permission: 'auto' },
+    })
   })
 })

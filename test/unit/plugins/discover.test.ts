@@ -51,8 +51,14 @@ const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   NPM_CONFIG_PREFIX: prefix,
   ...extra,
 })
-const install = (built: string, packageName: string) =>
-  cpSync(built, join(globalRoot, packageName), { recursive: true })
+/** Copies a build into the global root as npm would install it: package.json named `packageName`. */
+const install = (built: string, packageName: string) => {
+  const dir = join(globalRoot, packageName)
+  cpSync(built, dir, { recursive: true })
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, name: packageName }))
+  return dir
+}
 const local = (built: string, name: string) => {
   const dir = join(locals, name)
   cpSync(built, dir, { recursive: true })
@@ -65,6 +71,14 @@ const discover = (localPlugins: string[], extraEnv?: NodeJS.ProcessEnv) =>
 function handMade(name: string, manifest: unknown): string {
   const dir = join(locals, name)
   mkdirSync(join(dir, 'dist'), { recursive: true })
+  const named = (manifest as { name?: unknown } | null)?.name
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: `bridge-plugin-${typeof named === 'string' ? named.toLowerCase() : name}`,
+      version: '1.0.0',
+    }),
+  )
   writeFileSync(
     join(dir, 'dist', 'tools.json'),
     typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
@@ -192,6 +206,68 @@ describe('discoverPlugins', () => {
     const snapshot = await discover([dir])
     expect(snapshot.plugins.map((p) => [p.name, p.source, p.path])).toEqual([['good', 'local', dir]])
     expect(snapshot.failedPlugins).toEqual([])
+    // Said out loud, naming both packages: the override does not inherit the package's review.
+    expect(snapshot.discoveryErrors).toEqual([
+      {
+        source: 'local',
+        path: dir,
+        message:
+          'the local plugin "good" (@acme/bridge-plugin-good) is used instead of the installed package bridge-plugin-good; unless it is the same package and build, it needs a review before its tools run',
+      },
+    ])
+  })
+
+  it('names a plugin by its package: a build that names another plugin is refused', async () => {
+    const real = install(notesBuilt, '@bridge/bridge-plugin-notes')
+    const impostor = install(notesBuilt, '@aaa/bridge-plugin-zzz')
+    const snapshot = await discover([])
+    expect(snapshot.plugins.map((p) => [p.name, p.packageName, p.path])).toEqual([
+      ['notes', '@bridge/bridge-plugin-notes', real],
+    ])
+    expect(snapshot.failedPlugins).toEqual([
+      {
+        path: impostor,
+        error:
+          'dist/tools.json names the plugin "notes", but the package @aaa/bridge-plugin-zzz is the plugin "zzz"; a plugin\'s name is its package\'s, so it was not loaded',
+      },
+    ])
+  })
+
+  it('refuses an installed package whose package.json claims another package or plugin name', async () => {
+    const liar = install(notesBuilt, 'bridge-plugin-notes')
+    const pkgFile = join(liar, 'package.json')
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as Record<string, unknown>
+    writeFileSync(pkgFile, JSON.stringify({ ...pkg, name: '@bridge/bridge-plugin-notes' }))
+    const renamed = install(notesBuilt, 'bridge-plugin-other')
+    writeFileSync(
+      join(renamed, 'package.json'),
+      JSON.stringify({
+        ...pkg,
+        name: 'bridge-plugin-other',
+        bridge: { ...(pkg.bridge as object), name: 'notes' },
+      }),
+    )
+    const snapshot = await discover([])
+    expect(snapshot.plugins).toEqual([])
+    const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
+    expect(errorFor(liar)).toBe(
+      'package.json names the package "@bridge/bridge-plugin-notes", but it is installed as bridge-plugin-notes',
+    )
+    expect(errorFor(renamed)).toBe(
+      'package.json "bridge.name" is "notes", but the package bridge-plugin-other is the plugin "other"; an installed plugin is named by its package',
+    )
+  })
+
+  it('refuses both of two packages that would load under one name, naming both', async () => {
+    const scoped = install(notesBuilt, '@aaa/bridge-plugin-notes')
+    const unscoped = install(notesBuilt, 'bridge-plugin-notes')
+    const snapshot = await discover([])
+    expect(snapshot.plugins).toEqual([])
+    const message = `the packages @aaa/bridge-plugin-notes (${scoped}) and bridge-plugin-notes (${unscoped}) would both load as the plugin "notes"; neither was loaded, so neither runs under the other's permissions: uninstall one of them`
+    expect(snapshot.failedPlugins).toEqual([
+      { path: scoped, error: message },
+      { path: unscoped, error: message },
+    ])
   })
 
   it('skips package discovery with BRIDGE_SKIP_REGISTRY_DISCOVERY=1', async () => {
@@ -255,8 +331,7 @@ describe('discoverPlugins', () => {
       ],
     ]
     const dirs = cases.map(([name, manifest]) => handMade(name, manifest))
-    const duplicate = local(goodBuilt, 'good-again')
-    const snapshot = await discover([missing, notBuilt, good, ...dirs, duplicate])
+    const snapshot = await discover([missing, notBuilt, good, ...dirs])
 
     expect(snapshot.plugins.map((p) => p.name)).toEqual(['good'])
     const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
@@ -265,10 +340,7 @@ describe('discoverPlugins', () => {
       `not built: dist/tools.json is missing; run "bridge-plugin build" in ${notBuilt}`,
     )
     cases.forEach(([, , expected], i) => expect(errorFor(dirs[i]!)).toMatch(expected))
-    expect(errorFor(duplicate)).toBe(
-      `another local plugin already uses the name "good" (${good}); remove or rename one`,
-    )
-    expect(snapshot.failedPlugins).toHaveLength(cases.length + 3)
+    expect(snapshot.failedPlugins).toHaveLength(cases.length + 2)
   })
 
   it('resolves ./ entries against the config dir and removes adapters of plugins that are gone', async () => {
@@ -345,7 +417,7 @@ describe('discoverPlugins', () => {
     })
 
     it('reads a broken plugin again on every reload, so a fix is picked up', async () => {
-      const dir = handMade('fixme', { ...goodManifest(), name: 'Fix_Me' })
+      const dir = handMade('fixme', '{ "name": "fixme", ')
       const cache = cached()
       const broken = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
       expect(broken.failedPlugins).toHaveLength(1)

@@ -5,6 +5,7 @@ import type { LoadedPlugin, PluginRegistrySnapshot } from '../../../src/plugins/
 
 const plugin = (name: string, tools: string[]): LoadedPlugin => ({
   name,
+  packageName: `bridge-plugin-${name}`,
   displayName: name,
   version: '1.0.0',
   source: 'local',
