@@ -16,6 +16,8 @@ export interface BuiltinHooks {
   getState?: () => unknown
   /** The extension's log, when it keeps one of its own; else the built-in tools' log is used. */
   getLogs?: () => readonly ExtensionLogEntry[]
+  /** A built-in tool's effective permission as the daemon has it now (asked fresh, not from a cache). */
+  toolPermission?: (tool: string) => Promise<string | undefined>
 }
 
 export const hooks: BuiltinHooks = {}
