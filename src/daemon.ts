@@ -23,7 +23,7 @@ import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { callTool } from './mcp/toolCalls'
 import { provideToolInvocation } from './mcp/invocationEffects'
-import { McpSessions } from './mcp/mcpSessions'
+import { loadMcpSdk, McpSessions } from './mcp/mcpSessions'
 import { toCallToolResult } from './mcp/toolResults'
 import { ExtensionLink } from './ws/extensionLink'
 import { createMethodHandlers } from './ws/methods'
@@ -352,6 +352,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
+  // Healthy first; the MCP SDK (the largest import) loads right after, before a client needs it.
+  setImmediate(() => {
+    loadMcpSdk().catch((error: unknown) => logger.error('loading the MCP SDK failed:', error))
+  })
 
   return {
     port,
