@@ -6,9 +6,11 @@
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { registerAudit } from './commands/audit'
+import { clientCommandArgs, runClientCommand } from './commands/client'
 import { configCommandArgs, runConfigCommand } from './commands/config'
 import { registerDoctor } from './commands/doctor'
 import { registerLogs } from './commands/logs'
+import { registerMcp } from './commands/mcp'
 import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
@@ -26,6 +28,7 @@ registerAudit(cli)
 registerLogs(cli)
 registerDoctor(cli)
 registerUpdate(cli)
+registerMcp(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
 // run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
@@ -37,6 +40,13 @@ cli
   )
   .allowUnknownOptions()
   .action((args: string[]) => runPluginCommand(args))
+cli
+  .command(
+    'client [...args]',
+    'MCP clients and their tokens: `client add|list|show|remove` (see `bridge client --help`)',
+  )
+  .allowUnknownOptions()
+  .action((args: string[]) => runClientCommand(args))
 cli
   .command(
     'config [...args]',
@@ -62,8 +72,10 @@ cli.version(BRIDGE_VERSION, '-V, --version')
 try {
   const pluginArgs = pluginCommandArgs(process.argv.slice(2))
   const configArgs = configCommandArgs(process.argv.slice(2))
+  const clientArgs = clientCommandArgs(process.argv.slice(2))
   if (pluginArgs) await runPluginCommand(pluginArgs)
   else if (configArgs) await runConfigCommand(configArgs)
+  else if (clientArgs) await runClientCommand(clientArgs)
   else {
     cli.parse(process.argv, { run: false })
     await cli.runMatchedCommand()

@@ -36,7 +36,7 @@ cli
     const dir = resolve(flags.dir ?? process.cwd())
     const ok = await buildOnce(dir, flags)
     if (!flags.watch) {
-      process.exitCode = ok ? 0 : 1
+      if (!ok) process.exitCode = 1
       return
     }
     const watcher = await watchPlugin(dir, async (changed) => {
@@ -111,6 +111,11 @@ function report(outcome: ReloadOutcome, name: string): void {
       return
     case 'no-daemon':
       log.info(`no bridge daemon on port ${outcome.port}; it will load ${name} when it starts`)
+      return
+    case 'impostor':
+      // The build itself succeeded; the exit code says the reload could not be asked for safely.
+      process.exitCode = 1
+      log.error(`built, but did not ask for a reload: ${outcome.message}`)
       return
     case 'refused':
       log.warn(

@@ -1,24 +1,63 @@
-import { assign, setup } from 'xstate'
-import { MAX_CALLS_IN_FLIGHT_PER_PLUGIN, type TabInfo, type TabStateName } from '../src/protocol'
+import { and, assign, enqueueActions, not, setup, stateIn, type AnyActorRef } from 'xstate'
+import {
+  BROWSER_PLUGIN,
+  CATEGORY_BY_TOOL_ERROR,
+  MAX_CALLS_IN_FLIGHT_PER_PLUGIN,
+  type TabInfo,
+  type TabStateName,
+  type ToolErrorCode,
+} from '../src/protocol'
 
 export interface PluginTabContext {
   plugin: string
   tabs: TabInfo[]
-  /** Calls dispatched to this plugin and not finished yet. */
+  /** Calls granted a slot and not finished yet. */
   inFlight: number
 }
+
+/** Why a call may not run in this plugin's tabs now, as the client and the audit log see it. */
+export interface SlotRefusal {
+  code: ToolErrorCode
+  message: string
+  category?: string
+}
+
+/** The answer to `slot.request`, sent to its `replyTo`. */
+export type SlotAnswer = { type: 'slot.granted' } | { type: 'slot.refused'; error: SlotRefusal }
 
 export type PluginTabEvent =
   /** From tab.syncAll / tab.stateChanged. */
   | { type: 'tabs.update'; state: TabStateName; tabs: TabInfo[] }
   | { type: 'extension.lost' }
-  | { type: 'slot.acquire' }
+  /** A call asks to run: answered with `slot.granted` (a slot is now held) or `slot.refused`. */
+  | { type: 'slot.request'; replyTo: AnyActorRef }
+  /** A call that was granted a slot has finished. */
   | { type: 'slot.release' }
+
+const refusal = (code: ToolErrorCode, message: string): SlotRefusal => ({
+  code,
+  message,
+  ...(CATEGORY_BY_TOOL_ERROR[code] ? { category: CATEGORY_BY_TOOL_ERROR[code] } : {}),
+})
+
+const REFUSALS = {
+  closed: (plugin: string) =>
+    refusal('tab_closed', `no open tab matches the ${plugin} plugin; open the site first`),
+  unavailable: (plugin: string) =>
+    refusal('tab_unavailable', `the ${plugin} tab is not ready: sign in to the site, or reload its tab`),
+  busy: (plugin: string) =>
+    refusal(
+      'plugin_busy',
+      `${plugin} already runs ${MAX_CALLS_IN_FLIGHT_PER_PLUGIN} calls; wait for in-flight calls to finish`,
+    ),
+}
 
 /**
  * One plugin's tabs as the extension reports them: closed / unavailable / ready. Goes to closed when
- * the extension disconnects. Also counts the plugin's in-flight calls: `slot.acquire` is refused
- * (no change) at the limit of 5.
+ * the extension disconnects. It also decides whether a call may run now: `slot.request` is answered
+ * with `slot.refused` while no tab is ready or at the limit of 5 calls in flight, else `slot.granted`
+ * (the slot is held until `slot.release`). The built-in `browser` pseudo-plugin has no tabs of its
+ * own: only its slots count.
  */
 export const pluginTabMachine = setup({
   types: {
@@ -26,10 +65,20 @@ export const pluginTabMachine = setup({
     input: {} as { plugin: string },
     events: {} as PluginTabEvent,
   },
+  actions: {
+    answer: enqueueActions(({ enqueue, event, context }, params: { refuse?: keyof typeof REFUSALS }) => {
+      if (event.type !== 'slot.request') return
+      const reply: SlotAnswer = params.refuse
+        ? { type: 'slot.refused', error: REFUSALS[params.refuse](context.plugin) }
+        : { type: 'slot.granted' }
+      enqueue.sendTo(event.replyTo, reply)
+    }),
+  },
   guards: {
     isState: ({ event }, params: { state: TabStateName }) =>
       event.type === 'tabs.update' && event.state === params.state,
     hasFreeSlot: ({ context }) => context.inFlight < MAX_CALLS_IN_FLIGHT_PER_PLUGIN,
+    hasTabs: ({ context }) => context.plugin !== BROWSER_PLUGIN,
   },
 }).createMachine({
   id: 'pluginTab',
@@ -50,10 +99,24 @@ export const pluginTabMachine = setup({
       { target: '.closed', actions: assign({ tabs: () => [] }) },
     ],
     'extension.lost': { target: '.closed', actions: assign({ tabs: () => [] }) },
-    'slot.acquire': {
-      guard: 'hasFreeSlot',
-      actions: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
-    },
+    // The order a user would check: is a tab open, is it ready, is there room for one more call.
+    'slot.request': [
+      {
+        guard: and(['hasTabs', stateIn('#pluginTab.closed')]),
+        actions: { type: 'answer', params: { refuse: 'closed' } },
+      },
+      {
+        guard: and(['hasTabs', stateIn('#pluginTab.unavailable')]),
+        actions: { type: 'answer', params: { refuse: 'unavailable' } },
+      },
+      { guard: not('hasFreeSlot'), actions: { type: 'answer', params: { refuse: 'busy' } } },
+      {
+        actions: [
+          assign({ inFlight: ({ context }) => context.inFlight + 1 }),
+          { type: 'answer', params: {} },
+        ],
+      },
+    ],
     'slot.release': { actions: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }) },
   },
   states: {

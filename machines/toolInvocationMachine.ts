@@ -1,4 +1,5 @@
-import { assign, fromCallback, fromPromise, setup } from 'xstate'
+import { assign, emit, fromCallback, fromPromise, setup, type AnyActorRef } from 'xstate'
+import type { SlotAnswer } from './pluginTabMachine'
 import {
   APPROVAL_PROGRESS_INTERVAL_MS,
   APPROVAL_TIMEOUT_MS,
@@ -20,19 +21,26 @@ export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: To
 export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
 
 export interface ToolInvocationInput {
-  /** Also the `dispatchId` on the wire and the approval id. */
+  /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
   invocationId: string
+  /** The plugin that owns the tool (`browser` for built-ins); for an unknown name, its part before the first `_`. */
   plugin: string
   /** Prefixed tool name as the client called it. */
   tool: string
   input: unknown
-  /** The MCP request carried `_meta.progressToken`: progress is forwarded only then. */
+  /** The MCP client that made the call (its name) and its session: who approvals and audit name. */
+  client: string
+  session: string
+  /** The MCP request carried `_meta.progressToken`: progress is emitted only then. */
   hasProgressToken: boolean
+  /** ms since epoch when the request arrived: the audit duration and `tool.invocationEnd` count from here. */
+  startedAt: number
 }
 
 export interface ToolInvocationContext extends ToolInvocationInput {
-  dispatched: boolean
   outcome?: ToolOutcome
+  /** "waiting for approval" reports so far: the `progress` value of the next one. */
+  waitingTicks: number
 }
 
 export interface PermissionCheck {
@@ -47,6 +55,15 @@ export type ToolInvocationEvent =
   | { type: 'dispatch.failed'; error: ToolFailure }
   | { type: 'extension.lost' }
   | { type: 'cancel'; reason: string }
+  | SlotAnswer
+
+/** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
+export type ToolInvocationEmitted = {
+  type: 'tool.progress'
+  progress: number
+  total?: number
+  message?: string
+}
 
 const notProvided = (what: string) => Promise.reject(new Error(`${what} is not provided`))
 
@@ -95,50 +112,89 @@ const FAILURES = {
     message: 'the tool ran past the maximum duration of a call',
     category: 'timeout',
   },
+  noExtension: {
+    code: 'extension_not_connected',
+    message: 'the bridge extension is not connected to the daemon',
+    category: 'connection',
+  },
   cancelled: { code: 'cancelled', message: 'the client cancelled the call', category: 'connection' },
 } satisfies Record<string, ToolFailure>
 type FailureReason = keyof typeof FAILURES
 
 const failWith = (reason: FailureReason) => ({ type: 'fail', params: { reason } }) as const
 
+/** The pluginTab actor of a call's plugin, found by its systemId; undefined once the plugin is gone. */
+const pluginTabOf = (system: AnySystem, plugin: string): AnyActorRef | undefined =>
+  system.get(`pluginTab:${plugin}`) as AnyActorRef | undefined
+
+type AnySystem = { get(systemId: string): unknown }
+
 /**
  * One tool call: validating -> checkingPermission -> (awaitingApproval) -> dispatching -> running ->
- * succeeded | failed. Each final state records the outcome exactly once (audit entry, then the
- * answer). Effects, the steps that read daemon state and the real delays are provided by the daemon
- * with `.provide()`; `announceEnd` runs on every way out of `running`.
+ * recording -> succeeded | failed. The call's data is its input; its outcome is its output, produced
+ * only after `record` (the audit entry) has finished; progress is an emitted `tool.progress` event.
+ * `dispatching` asks the plugin's `pluginTab:<plugin>` actor for a slot and waits for its answer;
+ * leaving `running` gives the slot back. The daemon provides the effects once (catalog, extension
+ * port, audit) with `.provide()`; `announceEnd` runs on every way out of `running`.
  */
 export const toolInvocationMachine = setup({
   types: {
     context: {} as ToolInvocationContext,
     input: {} as ToolInvocationInput,
     events: {} as ToolInvocationEvent,
+    emitted: {} as ToolInvocationEmitted,
+    output: {} as ToolOutcome,
   },
   actors: {
+    /** Unknown tool or input that does not match the tool's schema. */
     validate: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('validate')),
     checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() => notProvided('checkPermission')),
-    /** Extension connected, tab state, in-flight slot: all or nothing (a slot is held only on ok). */
-    prepareDispatch: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareDispatch')),
     /** Sends tool.dispatch and reports dispatch.succeeded / dispatch.failed; stopping it forgets the request. */
     dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(() => undefined),
+    /** Writes the audit entry; the call answers once it has settled. */
+    record: fromPromise<void, ToolInvocationContext>(() => notProvided('record')),
   },
   actions: {
     requestApproval: () => undefined,
     cancelApproval: (_, _params: { reason: string }) => undefined,
-    reportWaitingForApproval: () => undefined,
     persistAlways: () => undefined,
     announceStart: () => undefined,
-    forwardProgress: (_, _params: { progress: number; total?: number; message?: string }) => undefined,
-    releaseSlot: () => undefined,
     announceEnd: () => undefined,
-    recordOutcome: () => undefined,
+    /** Asks the plugin's pluginTab actor for a slot; with no such actor the call is refused as tab_closed. */
+    requestSlot: ({ context, system, self }) => {
+      const tab = pluginTabOf(system, context.plugin)
+      if (tab) tab.send({ type: 'slot.request', replyTo: self })
+      else
+        self.send({
+          type: 'slot.refused',
+          error: {
+            code: 'tab_closed',
+            message: `no open tab matches the ${context.plugin} plugin; open the site first`,
+            category: 'tab',
+          },
+        })
+    },
+    releaseSlot: ({ context, system }) => pluginTabOf(system, context.plugin)?.send({ type: 'slot.release' }),
+    countWaitingTick: assign({ waitingTicks: ({ context }) => context.waitingTicks + 1 }),
+    reportWaitingForApproval: emit(({ context }) => ({
+      type: 'tool.progress' as const,
+      progress: context.waitingTicks,
+      message: 'waiting for approval',
+    })),
+    forwardProgress: emit((_, params: { progress: number; total?: number; message?: string }) => ({
+      type: 'tool.progress' as const,
+      progress: params.progress,
+      ...(params.total === undefined ? {} : { total: params.total }),
+      ...(params.message === undefined ? {} : { message: params.message }),
+    })),
     fail: assign({
       outcome: (_, params: { reason: FailureReason }): ToolOutcome => ({
         ok: false,
         error: FAILURES[params.reason],
       }),
     }),
-    takeResult: assign({
-      outcome: (_, params: StepResult): ToolOutcome => (params.ok ? { ok: true, output: null } : params),
+    takeFailure: assign({
+      outcome: (_, params: { error: ToolFailure }): ToolOutcome => ({ ok: false, error: params.error }),
     }),
   },
   guards: {
@@ -147,7 +203,9 @@ export const toolInvocationMachine = setup({
     isAskWithoutExtension: (_, check: PermissionCheck) =>
       check.permission === 'ask' && !check.extensionConnected,
     isAsk: (_, check: PermissionCheck) => check.permission === 'ask',
+    isWithoutExtension: (_, check: PermissionCheck) => !check.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
+    succeeded: ({ context }) => context.outcome?.ok === true,
     isDecision: ({ event }, params: { decision: Decision }) =>
       event.type === 'confirmation.response' && event.decision === params.decision,
   },
@@ -159,9 +217,13 @@ export const toolInvocationMachine = setup({
   },
 }).createMachine({
   id: 'toolInvocation',
-  context: ({ input }) => ({ ...input, dispatched: false }),
+  context: ({ input }) => ({ ...input, waitingTicks: 0 }),
   initial: 'validating',
-  on: { cancel: { target: '.failed', actions: failWith('cancelled') } },
+  on: {
+    cancel: { target: '.recording', actions: failWith('cancelled') },
+    // A slot granted after the call moved on (it was cancelled meanwhile) goes straight back.
+    'slot.granted': { actions: 'releaseSlot' },
+  },
   states: {
     validating: {
       invoke: {
@@ -170,9 +232,15 @@ export const toolInvocationMachine = setup({
         input: ({ context }) => context,
         onDone: [
           { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'checkingPermission' },
-          { target: 'failed', actions: { type: 'takeResult', params: ({ event }) => event.output } },
+          {
+            target: 'recording',
+            actions: {
+              type: 'takeFailure',
+              params: ({ event }) => ({ error: (event.output as { error: ToolFailure }).error }),
+            },
+          },
         ],
-        onError: { target: 'failed', actions: failWith('internalValidate') },
+        onError: { target: 'recording', actions: failWith('internalValidate') },
       },
     },
     checkingPermission: {
@@ -183,18 +251,23 @@ export const toolInvocationMachine = setup({
         onDone: [
           {
             guard: { type: 'isOff', params: ({ event }) => event.output },
-            target: 'failed',
+            target: 'recording',
             actions: failWith('permissionOff'),
           },
           {
             guard: { type: 'isAskWithoutExtension', params: ({ event }) => event.output },
-            target: 'failed',
+            target: 'recording',
             actions: failWith('askWithoutExtension'),
           },
           { guard: { type: 'isAsk', params: ({ event }) => event.output }, target: 'awaitingApproval' },
+          {
+            guard: { type: 'isWithoutExtension', params: ({ event }) => event.output },
+            target: 'recording',
+            actions: failWith('noExtension'),
+          },
           { target: 'dispatching' },
         ],
-        onError: { target: 'failed', actions: failWith('internalPermission') },
+        onError: { target: 'recording', actions: failWith('internalPermission') },
       },
     },
     awaitingApproval: {
@@ -208,14 +281,14 @@ export const toolInvocationMachine = setup({
               guard: 'hasProgressToken',
               target: 'waiting',
               reenter: true,
-              actions: 'reportWaitingForApproval',
+              actions: ['countWaitingTick', 'reportWaitingForApproval'],
             },
           },
         },
       },
       after: {
         approvalTimeout: {
-          target: 'failed',
+          target: 'recording',
           actions: [failWith('approvalTimeout'), { type: 'cancelApproval', params: { reason: 'timeout' } }],
         },
       },
@@ -227,29 +300,28 @@ export const toolInvocationMachine = setup({
             target: 'dispatching',
             actions: 'persistAlways',
           },
-          { target: 'failed', actions: failWith('approvalDenied') },
+          { target: 'recording', actions: failWith('approvalDenied') },
         ],
-        'extension.lost': { target: 'failed', actions: failWith('lostDuringApproval') },
+        'extension.lost': { target: 'recording', actions: failWith('lostDuringApproval') },
         cancel: {
-          target: 'failed',
+          target: 'recording',
           actions: [failWith('cancelled'), { type: 'cancelApproval', params: { reason: 'cancelled' } }],
         },
       },
     },
+    // The plugin's pluginTab actor answers: a tab is ready and a slot is free, or why not.
     dispatching: {
-      invoke: {
-        id: 'prepareDispatch',
-        src: 'prepareDispatch',
-        input: ({ context }) => context,
-        onDone: [
-          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'running' },
-          { target: 'failed', actions: { type: 'takeResult', params: ({ event }) => event.output } },
-        ],
-        onError: { target: 'failed', actions: failWith('internalDispatch') },
+      entry: 'requestSlot',
+      on: {
+        'slot.granted': 'running',
+        'slot.refused': {
+          target: 'recording',
+          actions: { type: 'takeFailure', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     running: {
-      entry: [assign({ dispatched: true }), 'announceStart'],
+      entry: 'announceStart',
       exit: 'releaseSlot',
       invoke: { id: 'dispatch', src: 'dispatch', input: ({ context }) => context },
       initial: 'waiting',
@@ -257,12 +329,15 @@ export const toolInvocationMachine = setup({
         // The call timeout: re-armed by every progress report.
         waiting: {
           after: {
-            callTimeout: { target: '#toolInvocation.failed', actions: [failWith('noAnswer'), 'announceEnd'] },
+            callTimeout: {
+              target: '#toolInvocation.recording',
+              actions: [failWith('noAnswer'), 'announceEnd'],
+            },
           },
         },
       },
       // The hard cap from dispatch: progress never extends it.
-      after: { maxDuration: { target: 'failed', actions: [failWith('maxDuration'), 'announceEnd'] } },
+      after: { maxDuration: { target: 'recording', actions: [failWith('maxDuration'), 'announceEnd'] } },
       // Targeting the child from here re-enters only `waiting` (the call timeout), not `running`.
       on: {
         'tool.progress': [
@@ -281,25 +356,36 @@ export const toolInvocationMachine = setup({
           { target: '.waiting' },
         ],
         'dispatch.succeeded': {
-          target: 'succeeded',
+          target: 'recording',
           actions: [
             assign({ outcome: ({ event }): ToolOutcome => ({ ok: true, output: event.output }) }),
             'announceEnd',
           ],
         },
         'dispatch.failed': {
-          target: 'failed',
+          target: 'recording',
           actions: [
             assign({ outcome: ({ event }): ToolOutcome => ({ ok: false, error: event.error }) }),
             'announceEnd',
           ],
         },
-        'extension.lost': { target: 'failed', actions: [failWith('lostDuringCall'), 'announceEnd'] },
-        cancel: { target: 'failed', actions: [failWith('cancelled'), 'announceEnd'] },
+        'extension.lost': { target: 'recording', actions: [failWith('lostDuringCall'), 'announceEnd'] },
+        cancel: { target: 'recording', actions: [failWith('cancelled'), 'announceEnd'] },
       },
     },
-    succeeded: { type: 'final', entry: 'recordOutcome' },
-    failed: { type: 'final', entry: 'recordOutcome' },
+    // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
+    recording: {
+      on: { cancel: {} },
+      invoke: {
+        id: 'record',
+        src: 'record',
+        input: ({ context }) => context,
+        onDone: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
+        onError: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
+      },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
   },
-  output: ({ context }) => context.outcome,
+  output: ({ context }) => context.outcome ?? { ok: false, error: FAILURES.internalValidate },
 })

@@ -1,282 +1,487 @@
-// Benchmarks: latency of the daemon's hot paths on both HTTP engines, against the real daemon
-// process (dist/server.js) on 127.0.0.1, a scripted extension over a real WebSocket, and the real
-// MCP SDK client. Prints a table and saves bench/results.json. Never fails on time: figures only.
+// Benchmark: the figures of issue 11, measured in one run for the floor (bench/floorServer.mjs, the
+// least a server must do for the same client) and the real daemon (dist/server.js) on both HTTP
+// engines, alternating between them in small blocks so the machine's drift hits all three alike.
+// Client: the MCP SDK client over HTTP; extension: a scripted one on a real WebSocket (bench/targets.mjs).
+// Prints a table with ratios to the floor and saves bench/results.json. Never fails on time.
 //
-//   npm run bench            # both engines, default iteration counts
-//   npm run bench -- --quick # fewer iterations (a smoke run)
-import { spawn } from 'node:child_process'
-import { request } from 'node:http'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir, totalmem } from 'node:os'
+//   npm run bench             # full run (a few minutes)
+//   npm run bench -- --quick  # short run, saved as bench/results-quick.json
+import { cpus, loadavg, totalmem } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import WebSocket from 'ws'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createConfigDir, pluginName } from '../bench/fixtures.mjs'
+import { connectClient, createExtension, startTarget } from '../bench/targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const N = quick
-  ? { health: 300, calls: 100, rejects: 100, ws: 300, conc: 200 }
-  : { health: 3000, calls: 1000, rejects: 1000, ws: 3000, conc: 2000 }
+  ? {
+      cold: 1,
+      seq: 400,
+      conc: 800,
+      memCalls: 3000,
+      sync: 3,
+      list: 5,
+      seq100: 400,
+      reloads: 3,
+      budgetMs: 8_000,
+    }
+  : {
+      cold: 3,
+      seq: 2000,
+      conc: 4000,
+      memCalls: 20_000,
+      sync: 10,
+      list: 30,
+      seq100: 2000,
+      reloads: 10,
+      budgetMs: 30_000,
+    }
+const BLOCK = quick ? 100 : 250
+const CONCURRENCY = 16
+const FEW = 4
+const MANY = 100
+const KINDS = ['floor', 'node', 'uws']
 
-function stats(samples) {
+const log = (...a) => console.error('bench:', ...a)
+const round3 = (x) => Math.round(x * 1000) / 1000
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+function latency(samples) {
   const s = [...samples].sort((a, b) => a - b)
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))]
-  const mean = s.reduce((a, b) => a + b, 0) / s.length
-  const r = (x) => Math.round(x * 1000) / 1000
-  return {
-    n: s.length,
-    meanMs: r(mean),
-    p50Ms: r(at(0.5)),
-    p95Ms: r(at(0.95)),
-    p99Ms: r(at(0.99)),
-    maxMs: r(s[s.length - 1]),
-  }
+  return { n: s.length, p50Ms: round3(quantile(s, 0.5)), p99Ms: round3(quantile(s, 0.99)) }
 }
-
-async function time(n, fn) {
-  for (let i = 0; i < Math.min(50, n); i++) await fn(i) // warm-up
-  const samples = []
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    await fn(i)
-    samples.push(performance.now() - t0)
-  }
-  return stats(samples)
-}
-
-/** GET with headers fetch() will not send (Host); resolves with the status. */
-function rawGet(port, path, headers) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-/** A local plugin with one tool, as `bridge-plugin build` would leave it. */
-function writePlugin(dir) {
-  mkdirSync(join(dir, 'dist'), { recursive: true })
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bridge-plugin-bench', version: '1.0.0' }))
-  const tools = {
-    name: 'bench',
-    version: '1.0.0',
-    sdkVersion: '1.0.0',
-    displayName: 'Bench',
-    urlPatterns: ['http://127.0.0.1/*'],
-    tools: [
-      {
-        name: 'echo',
-        displayName: 'Echo',
-        description: 'Echoes its input',
-        inputSchema: {
-          type: 'object',
-          properties: { text: { type: 'string', maxLength: 1000 } },
-          required: ['text'],
-          additionalProperties: false,
-        },
-      },
-      {
-        name: 'blocked',
-        displayName: 'Blocked',
-        description: 'Always off',
-        inputSchema: { type: 'object', properties: {} },
-      },
-    ],
-  }
-  writeFileSync(join(dir, 'dist/tools.json'), JSON.stringify(tools))
-  writeFileSync(join(dir, 'dist/adapter.iife.js'), '(()=>{})()\n')
-}
-
-async function startDaemon(engine) {
-  const configDir = mkdtempSync(join(tmpdir(), 'bridge-bench-'))
-  const pluginDir = join(configDir, 'bench-plugin')
-  writePlugin(pluginDir)
-  writeFileSync(
-    join(configDir, 'config.json'),
-    JSON.stringify({
-      localPlugins: [pluginDir],
-      permissions: { bench: { permission: 'auto', tools: { blocked: 'off' } } },
-    }),
-    { mode: 0o600 },
+const median = (xs) =>
+  round3(
+    quantile(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    ),
   )
-  const env = {
-    ...process.env,
-    BRIDGE_CONFIG_DIR: configDir,
-    BRIDGE_HTTP_ENGINE: engine,
-    PORT: '0',
-    BRIDGE_LOG_LEVEL: 'info',
-    BRIDGE_SKIP_REGISTRY_DISCOVERY: '1',
-    NO_COLOR: '1',
+/** Each round visits every target, starting with a different one, so no target always goes first. */
+function* rotations(items, rounds) {
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < items.length; i++) yield [items[(r + i) % items.length], r]
+}
+
+/** One echo call; a tool error would mean the bench measures a refusal, so it stops the run. */
+async function call(t, plugin, i) {
+  const result = await t.mcp.client.callTool({ name: `${plugin}_echo`, arguments: { text: `hello ${i}` } })
+  if (result.isError) throw new Error(`${t.kind}: ${plugin}_echo failed: ${JSON.stringify(result.content)}`)
+  t.calls++
+}
+
+async function coldStarts(dirs, toolsFile) {
+  const times = { floor: [], node: [], uws: [] }
+  for (const kind of ['node', 'uws'])
+    await (await startTarget({ kind, configDir: dirs[kind].dir, probe: false })).stop() // first run writes the config dir
+  for (const [kind] of rotations(KINDS, N.cold)) {
+    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile, probe: false })
+    times[kind].push(t.coldStartMs)
+    await t.stop()
   }
-  const proc = spawn(process.execPath, [join(root, 'dist/server.js')], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${out}`)), 15_000)
-    const onData = (d) => {
-      out += d
-      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/)
-      if (m) {
-        clearTimeout(timer)
-        resolve(Number(m[1]))
-      }
-    }
-    proc.stdout.on('data', onData)
-    proc.stderr.on('data', onData)
-    proc.once('exit', (code) => reject(new Error(`daemon exited with ${code}:\n${out}`)))
-  })
-  const secret = JSON.parse(readFileSync(join(configDir, 'extension/auth.json'), 'utf8')).secret
-  return {
-    port,
-    secret,
-    url: `http://127.0.0.1:${port}`,
-    /** Warnings the daemon printed (a leak warning here would be the daemon's, not the client's). */
-    warnings: () => out.split('\n').filter((line) => /Warning|leak/i.test(line)),
-    async stop() {
-      proc.kill('SIGTERM')
-      await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)))
-      rmSync(configDir, { recursive: true, force: true })
-    },
+  return Object.fromEntries(KINDS.map((k) => [k, { ms: median(times[k]), runs: times[k].map(round3) }]))
+}
+
+async function startAll(dirs, toolsFile) {
+  const targets = {}
+  for (const kind of KINDS) {
+    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile })
+    t.ext = createExtension(t)
+    t.syncMs = await t.ext.connect()
+    t.mcp = await connectClient(t)
+    t.calls = 0
+    targets[kind] = t
+  }
+  return targets
+}
+
+async function stopAll(targets) {
+  for (const t of Object.values(targets)) {
+    await t.mcp.close().catch(() => undefined)
+    t.ext.close()
+    await t.stop()
   }
 }
 
-/** A minimal extension: answers every tool.dispatch at once and reports the bench tab as ready. */
-async function connectExtension(daemon) {
-  const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, ['bridge', daemon.secret])
-  const pongs = []
-  ws.on('message', (data) => {
-    const m = JSON.parse(data.toString())
-    if (m.method === 'sync.full') {
-      const tabs = [{ tabId: 1, url: 'http://127.0.0.1/', title: 'bench', ready: true }]
-      ws.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          method: 'tab.syncAll',
-          params: { plugins: { bench: { state: 'ready', tabs } } },
-        }),
-      )
-    } else if (m.method === 'tool.dispatch') {
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { output: { echoed: m.params.input } } }))
-    } else if (m.method === 'pong') {
-      pongs.shift()?.()
+/** Sequential calls in blocks, alternating targets; a target over its time budget stops early. */
+async function sequential(targets, total, plugins) {
+  const out = {}
+  for (const kind of KINDS) out[kind] = { samples: [], cpuMs: 0, spentMs: 0 }
+  for (const [kind] of rotations(KINDS, Math.ceil(total / BLOCK))) {
+    const t = targets[kind]
+    const o = out[kind]
+    if (o.spentMs > N.budgetMs) continue
+    const cpu0 = t.cpuMs()
+    const b0 = performance.now()
+    for (let i = 0; i < BLOCK; i++) {
+      const t0 = performance.now()
+      await call(t, plugins[(o.samples.length + i) % plugins.length], i)
+      o.samples.push(performance.now() - t0)
     }
-  })
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve)
-    ws.once('error', reject)
-  })
-  await new Promise((r) => setTimeout(r, 300)) // let sync.full / tab.syncAll settle
-  return {
-    ping: () =>
-      new Promise((resolve) => {
-        pongs.push(resolve)
-        ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ping', params: { ts: Date.now() } }))
-      }),
-    close: () => ws.close(),
+    o.spentMs += performance.now() - b0
+    o.cpuMs += t.cpuMs() - cpu0
   }
+  return Object.fromEntries(
+    KINDS.map((k) => {
+      const o = out[k]
+      return [k, { ...latency(o.samples), cpuPerCallMs: round3(o.cpuMs / o.samples.length) }]
+    }),
+  )
 }
 
-async function benchEngine(engine) {
-  const daemon = await startDaemon(engine)
-  const auth = { authorization: `Bearer ${daemon.secret}` }
-  const results = {}
+/** `count` calls with 16 in flight, spread over the plugins; returns wall time and server CPU. */
+async function concurrentBlock(t, count, plugins) {
+  let next = 0
+  const cpu0 = t.cpuMs()
+  const t0 = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      while (next < count) await call(t, plugins[w % plugins.length], next++)
+    }),
+  )
+  return { ms: performance.now() - t0, cpuMs: t.cpuMs() - cpu0 }
+}
+
+async function concurrent(targets, total, plugins) {
+  const out = {}
+  for (const kind of KINDS) out[kind] = { calls: 0, ms: 0, cpuMs: 0 }
+  const block = BLOCK * 2
+  for (const [kind] of rotations(KINDS, Math.ceil(total / block))) {
+    const o = out[kind]
+    if (o.ms > N.budgetMs) continue
+    const r = await concurrentBlock(targets[kind], block, plugins)
+    o.calls += block
+    o.ms += r.ms
+    o.cpuMs += r.cpuMs
+  }
+  return Object.fromEntries(
+    KINDS.map((k) => {
+      const o = out[k]
+      return [
+        k,
+        {
+          n: o.calls,
+          callsPerSecond: Math.round(o.calls / (o.ms / 1000)),
+          cpuPerCallMs: round3(o.cpuMs / o.calls),
+        },
+      ]
+    }),
+  )
+}
+
+const MB = 1024 * 1024
+const mem = (m) => ({ rssMB: round3(m.rss / MB), heapMB: round3(m.heapUsed / MB) })
+
+async function fewPlugins() {
+  const dirs = { node: createConfigDir(FEW), uws: createConfigDir(FEW) }
+  const plugins = dirs.node.names
   try {
-    results.healthUnauthenticated = await time(N.health, () =>
-      fetch(`${daemon.url}/health`).then((r) => r.arrayBuffer()),
-    )
-    results.healthAuthenticated = await time(N.health, () =>
-      fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer()),
-    )
-    results.refusedForeignHost = await time(N.health, async () => {
-      const status = await rawGet(daemon.port, '/health', { host: `evil.example:${daemon.port}` })
-      if (status !== 403) throw new Error(`a foreign Host was answered with ${status}, not 403`)
-    })
-    {
-      // Throughput: 16 concurrent clients on /health for N.conc requests in all.
-      const t0 = performance.now()
-      let left = N.conc
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (left-- > 0)
-            await fetch(`${daemon.url}/health`, { headers: auth }).then((r) => r.arrayBuffer())
-        }),
-      )
-      results.healthThroughput = {
-        n: N.conc,
-        concurrency: 16,
-        requestsPerSecond: Math.round(N.conc / ((performance.now() - t0) / 1000)),
+    log(`cold start, ${FEW} plugins`)
+    const coldStart = await coldStarts(dirs, dirs.node.toolsFile)
+    const targets = await startAll(dirs, dirs.node.toolsFile)
+    try {
+      const idle = {}
+      for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      log('warm-up')
+      for (const kind of KINDS) for (let i = 0; i < 200; i++) await call(targets[kind], plugins[i % FEW], i)
+      log(`${N.seq} sequential calls`)
+      const seq = await sequential(targets, N.seq, [plugins[0]])
+      log(`${N.conc} calls, ${CONCURRENCY} concurrent over ${FEW} plugins`)
+      const conc = await concurrent(targets, N.conc, plugins)
+      // Heap kept per call: the slope between two full GCs, both after warm-up.
+      const before = {}
+      for (const kind of KINDS) before[kind] = { m: await targets[kind].memory(), calls: targets[kind].calls }
+      log(`up to ${N.memCalls} calls in all, for memory`)
+      for (const kind of KINDS) {
+        const t = targets[kind]
+        const t0 = performance.now()
+        while (t.calls < N.memCalls && performance.now() - t0 < N.budgetMs * 2)
+          await concurrentBlock(t, Math.min(1000, N.memCalls - t.calls), plugins)
       }
+      const memory = {}
+      for (const kind of KINDS) {
+        const t = targets[kind]
+        const after = await t.memory()
+        const b = before[kind]
+        memory[kind] = {
+          idle: mem(idle[kind]),
+          afterCalls: { calls: t.calls, ...mem(after) },
+          heapKeptPerCallBytes: Math.round((after.heapUsed - b.m.heapUsed) / Math.max(1, t.calls - b.calls)),
+        }
+      }
+      return { coldStart, seq, conc, memory }
+    } finally {
+      await stopAll(targets)
     }
-    const ext = await connectExtension(daemon)
-    results.wsPingPong = await time(N.ws, () => ext.ping())
-    const transport = new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), {
-      requestInit: { headers: auth },
-    })
-    const client = new Client({ name: 'bench', version: '1.0.0' })
-    {
-      const t0 = performance.now()
-      await client.connect(transport)
-      results.mcpInitialize = { n: 1, ms: Math.round((performance.now() - t0) * 1000) / 1000 }
-    }
-    results.mcpToolsList = await time(Math.min(N.calls, 300), () => client.listTools())
-    results.toolCallAuto = await time(N.calls, (i) =>
-      client.callTool({ name: 'bench_echo', arguments: { text: `hello ${i}` } }),
-    )
-    results.toolCallInvalidInput = await time(N.rejects, () =>
-      client.callTool({ name: 'bench_echo', arguments: { text: 42 } }),
-    )
-    results.toolCallPermissionOff = await time(N.rejects, () =>
-      client.callTool({ name: 'bench_blocked', arguments: {} }),
-    )
-    {
-      const t0 = performance.now()
-      const calls = Array.from({ length: 5 }, (_, i) =>
-        client.callTool({ name: 'bench_echo', arguments: { text: `c${i}` } }),
-      )
-      await Promise.all(calls)
-      results.toolCallFiveConcurrent = { n: 5, totalMs: Math.round((performance.now() - t0) * 1000) / 1000 }
-    }
-    await client.close()
-    ext.close()
   } finally {
-    results.daemonWarnings = daemon.warnings().length
-    await daemon.stop()
+    for (const d of Object.values(dirs)) rmSync(d.dir, { recursive: true, force: true })
   }
-  return results
 }
 
-const report = {
+async function manyPlugins() {
+  const dirs = { node: createConfigDir(MANY), uws: createConfigDir(MANY) }
+  const plugins = dirs.node.names
+  try {
+    log(`cold start, ${MANY} plugins`)
+    const coldStart = await coldStarts(dirs, dirs.node.toolsFile)
+    const targets = await startAll(dirs, dirs.node.toolsFile)
+    const bridges = KINDS.filter((k) => k !== 'floor')
+    try {
+      const idle = {}
+      for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      log('extension connect -> sync.full')
+      const sync = { node: [], uws: [] }
+      for (const [kind] of rotations(bridges, N.sync)) sync[kind].push(await targets[kind].ext.connect())
+      log('tools/list')
+      const list = { floor: [], node: [], uws: [] }
+      const raw = { floor: [], node: [], uws: [] }
+      const listed = {}
+      for (const kind of KINDS) listed[kind] = (await targets[kind].mcp.client.listTools()).tools.length // warm-up
+      for (const [kind] of rotations(KINDS, N.list)) {
+        const t0 = performance.now()
+        await targets[kind].mcp.client.listTools()
+        list[kind].push(performance.now() - t0)
+        raw[kind].push(await targets[kind].mcp.rawToolsList())
+      }
+      const toolsList = {}
+      for (const kind of KINDS) {
+        const bytes = raw[kind][0].bytes
+        toolsList[kind] = {
+          client: latency(list[kind]),
+          wire: latency(raw[kind].map((r) => r.ms)),
+          tools: listed[kind],
+          bytes,
+          bytesPerTool: Math.round(bytes / listed[kind]),
+        }
+      }
+      log(`${N.seq100} sequential calls over ${MANY} plugins`)
+      for (const kind of KINDS) for (let i = 0; i < 50; i++) await call(targets[kind], plugins[i % MANY], i)
+      const seq = await sequential(targets, N.seq100, plugins)
+      log(`${N.reloads} reloads`)
+      const beforeReloads = {}
+      for (const kind of bridges) beforeReloads[kind] = await targets[kind].memory()
+      const reload = { node: { serverMs: [], wallMs: [] }, uws: { serverMs: [], wallMs: [] } }
+      for (const [kind] of rotations(bridges, N.reloads)) {
+        const t = targets[kind]
+        const t0 = performance.now()
+        const response = await fetch(`${t.url}/reload`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.secret}` },
+        })
+        const body = await response.json()
+        if (!response.ok || body.plugins !== MANY)
+          throw new Error(`${kind}: reload answered ${JSON.stringify(body)}`)
+        reload[kind].wallMs.push(performance.now() - t0)
+        reload[kind].serverMs.push(body.durationMs)
+      }
+      await new Promise((r) => setTimeout(r, 200)) // the sync.full after the last reload
+      const memory = {}
+      for (const kind of KINDS) {
+        const after = await targets[kind].memory()
+        memory[kind] = {
+          idle: mem(idle[kind]),
+          ...(beforeReloads[kind]
+            ? {
+                afterReloads: { reloads: N.reloads, ...mem(after) },
+                heapKeptPerReloadKB: round3(
+                  (after.heapUsed - beforeReloads[kind].heapUsed) / 1024 / N.reloads,
+                ),
+              }
+            : {}),
+        }
+      }
+      return {
+        coldStart,
+        syncFull: Object.fromEntries(bridges.map((k) => [k, { ms: median(sync[k]), n: sync[k].length }])),
+        toolsList,
+        seq,
+        reload: Object.fromEntries(
+          bridges.map((k) => [k, { serverMs: median(reload[k].serverMs), wallMs: median(reload[k].wallMs) }]),
+        ),
+        memory,
+      }
+    } finally {
+      await stopAll(targets)
+    }
+  } finally {
+    for (const d of Object.values(dirs)) rmSync(d.dir, { recursive: true, force: true })
+  }
+}
+
+const startedAt = performance.now()
+const machine = {
   date: new Date().toISOString(),
-  node: process.version,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
   cpus: cpus().length,
   memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  loadAverageAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
+}
+const few = await fewPlugins()
+const many = await manyPlugins()
+
+// The table: one row per figure of the issue, each with the floor where it has one and the ratio to it.
+const rows = []
+const row = (figure, unit, values, target) => rows.push({ figure, unit, ...values, target })
+const pick = (obj, f) => Object.fromEntries(KINDS.filter((k) => obj[k]).map((k) => [k, f(obj[k])]))
+row(
+  `tool call, ${few.seq.node.n} sequential, p50`,
+  'ms',
+  pick(few.seq, (r) => r.p50Ms),
+  'floor + 0.5',
+)
+row(
+  'tool call, sequential, p99',
+  'ms',
+  pick(few.seq, (r) => r.p99Ms),
+  'floor + 1',
+)
+row(
+  `tool call with ${MANY} plugins, p50`,
+  'ms',
+  pick(many.seq, (r) => r.p50Ms),
+  'floor + 0.5',
+)
+row(
+  `tool call with ${MANY} plugins, p99`,
+  'ms',
+  pick(many.seq, (r) => r.p99Ms),
+  'floor + 1',
+)
+row(
+  `${CONCURRENCY} concurrent calls over ${FEW} plugins`,
+  'calls/s',
+  pick(few.conc, (r) => r.callsPerSecond),
+  '>= 80% of floor',
+)
+row(
+  'server CPU per call, sequential',
+  'ms',
+  pick(few.seq, (r) => r.cpuPerCallMs),
+  '',
+)
+row(
+  `server CPU per call, ${CONCURRENCY} concurrent`,
+  'ms',
+  pick(few.conc, (r) => r.cpuPerCallMs),
+  '',
+)
+row(
+  `tools/list, ${many.toolsList.node.tools} tools, p50 (to last byte)`,
+  'ms',
+  pick(many.toolsList, (r) => r.wire.p50Ms),
+  '< 10',
+)
+row(
+  'tools/list, p50 (SDK client, parsed)',
+  'ms',
+  pick(many.toolsList, (r) => r.client.p50Ms),
+  '',
+)
+row(
+  'tools/list bytes',
+  'KB',
+  pick(many.toolsList, (r) => round3(r.bytes / 1024)),
+  '',
+)
+row(
+  'tools/list bytes per tool',
+  'B',
+  pick(many.toolsList, (r) => r.bytesPerTool),
+  '',
+)
+row(
+  `cold start to healthy, ${FEW} plugins`,
+  'ms',
+  pick(few.coldStart, (r) => r.ms),
+  '< 200',
+)
+row(
+  `cold start to healthy, ${MANY} plugins`,
+  'ms',
+  pick(many.coldStart, (r) => r.ms),
+  '< 400',
+)
+row(
+  `extension connect -> sync.full, ${MANY} plugins`,
+  'ms',
+  pick(many.syncFull, (r) => r.ms),
+  '< 20',
+)
+row(
+  `POST /reload, ${MANY} unchanged plugins (server)`,
+  'ms',
+  pick(many.reload, (r) => r.serverMs),
+  '< 100',
+)
+row(
+  `RSS idle, ${FEW} plugins`,
+  'MB',
+  pick(few.memory, (r) => r.idle.rssMB),
+  '< 60',
+)
+row(
+  `RSS idle, ${MANY} plugins`,
+  'MB',
+  pick(many.memory, (r) => r.idle.rssMB),
+  '< 80',
+)
+row(
+  `RSS after ${N.memCalls} calls`,
+  'MB',
+  pick(few.memory, (r) => r.afterCalls.rssMB),
+  'no growth',
+)
+row(
+  `RSS after ${N.reloads} reloads, ${MANY} plugins`,
+  'MB',
+  pick(many.memory, (r) => r.afterReloads?.rssMB),
+  'no growth',
+)
+row(
+  'heap kept per call, after full GC',
+  'B',
+  pick(few.memory, (r) => r.heapKeptPerCallBytes),
+  '~0',
+)
+row(
+  'heap kept per reload, after full GC',
+  'KB',
+  pick(many.memory, (r) => r.heapKeptPerReloadKB),
+  '~0',
+)
+
+const cell = (v) => (v === undefined ? '-' : String(v))
+const ratio = (v, floor) =>
+  typeof v === 'number' && typeof floor === 'number' && floor > 0 ? `${round3(v / floor)}x` : '-'
+const header = ['figure', 'unit', 'floor', 'node', 'uws', 'node/floor', 'uws/floor', 'target']
+const lines = rows.map((r) => [
+  r.figure,
+  r.unit,
+  cell(r.floor),
+  cell(r.node),
+  cell(r.uws),
+  ratio(r.node, r.floor),
+  ratio(r.uws, r.floor),
+  r.target,
+])
+const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
+const fmt = (l) => l.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+console.log(
+  `\n${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, load ${machine.loadAverageAtStart.join(' ')}`,
+)
+console.log(fmt(header))
+for (const l of lines) console.log(fmt(l))
+const report = {
+  machine,
   quick,
-  engines: {},
+  durationS: Math.round((performance.now() - startedAt) / 1000),
+  rows,
+  few,
+  many,
 }
-for (const engine of ['node', 'uws']) {
-  process.stdout.write(`bench: ${engine} engine ... `)
-  report.engines[engine] = await benchEngine(engine)
-  console.log('done')
-}
-for (const [engine, results] of Object.entries(report.engines)) {
-  console.log(`\n${engine} engine`)
-  for (const [name, r] of Object.entries(results)) {
-    const line =
-      typeof r === 'object' && 'p50Ms' in r
-        ? `p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  (n=${r.n})`
-        : JSON.stringify(r)
-    console.log(`  ${name.padEnd(24)} ${line}`)
-  }
-}
-mkdirSync(join(root, 'bench'), { recursive: true })
 const file = join(root, 'bench', quick ? 'results-quick.json' : 'results.json')
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
-console.log(`\nsaved ${file}`)
+console.log(`\nsaved ${file} (${report.durationS} s)`)

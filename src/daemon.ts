@@ -6,23 +6,33 @@ import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
+import { mcpSessionMachine } from '../machines/mcpSessionMachine'
 import { reloadMachine } from '../machines/reloadMachine'
 import { createConfigStore, persistConfigChange, type ConfigStore } from './config/configStore'
 import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
-import { resolvePermission } from './config/permissions'
 import { readSecret } from './config/auth'
+import { createClientRegistry } from './config/clientRegistry'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
-import type { HealthPayload } from './http/health'
+import { processDiagnostics, type HealthPayload } from './http/health'
+import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
-import { createToolPath } from './mcp/toolPath'
-import { createFolderOpen } from './ws/folderOpen'
-import { createRegistryMethods } from './ws/registryMethods'
-import { pluginStates } from './ws/catalog'
+import { callTool } from './mcp/toolCalls'
+import { provideToolInvocation } from './mcp/invocationEffects'
+import { McpSessions } from './mcp/mcpSessions'
+import { toCallToolResult } from './mcp/toolResults'
+import { ExtensionLink } from './ws/extensionLink'
+import { createMethodHandlers } from './ws/methods'
+import { PluginLogs } from './ws/pluginLogs'
+import { AuditFile, AuditLog } from './audit'
+import { createToolCatalog } from './catalog/toolCatalog'
+import { createRateLimiter } from './http/rateLimit'
+import type { Config } from './config/schema'
+import { withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
@@ -30,11 +40,12 @@ import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import {
-  BROWSER_PLUGIN,
   BRIDGE_VERSION,
   HTTP_MAX_BODY_BYTES,
   LOOPBACK_HOST,
+  PROTOCOL_VERSION,
   SDK_VERSION,
+  SESSION_RATE_LIMIT_PER_MIN,
   STATE_SCHEMA_VERSION,
   WS_MAX_PAYLOAD_BYTES,
 } from './protocol/constants'
@@ -80,7 +91,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       registerSecret(next)
       files.secret = next
       logger.info('auth.json holds a new secret: the previous one is no longer accepted')
-      toolPath.secretRotated()
+      link.secretRotated()
     } catch (error) {
       logger.warn(
         `reload: kept the current secret: ${error instanceof Error ? error.message : String(error)}`,
@@ -88,37 +99,72 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
   }
 
+  // Named MCP clients (clients.json): their tokens open /mcp only. Re-read at each reload and on change.
+  const onClientRemoved = (name: string): void => {
+    logger.info(`MCP client "${name}" no longer has access`)
+  }
+  const clients = createClientRegistry({
+    file: paths.clientsFile,
+    onRemoved: (name) => onClientRemoved(name),
+    onToken: registerSecret,
+  })
+
   // Plugins: discovery runs as the reload actor's effect; the host keeps the current registry.
   const pluginHost = createPluginHost({
     configDir: paths.dir,
     env: process.env,
     readConfig: () => {
       reloadSecret()
+      clients.reload()
       return configStore.reload()
     },
     onReloaded: () => {
       devWatcher?.refresh()
-      toolPath.pluginsReloaded()
+      pluginsReloaded()
     },
   })
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
-  // The tool call path: /ws, /mcp, approvals and the audit log. It runs its actors in the root system below.
-  const catalog = {
+  // One tool index, rebuilt when the plugins, the permissions or the skip flag change.
+  const catalog = createToolCatalog({
     plugins: () => pluginHost.snapshot().plugins,
     failedPlugins: () => pluginHost.snapshot().failedPlugins,
     browserTools,
     permissions: () => configStore.get().permissions,
     skipPermissions,
-  }
-  const toolPath = createToolPath({
-    auditDir: paths.dir,
-    catalog,
-    updateConfig: (mutate) => configStore.update(mutate),
-    limits: limitsFromEnv(),
-    devMode: options.mode === 'dev',
-    extraMethods: {
-      'folder.open': createFolderOpen({
+  })
+  const limits = limitsFromEnv()
+  const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
+  const audit = new AuditLog({
+    file: auditFile,
+    onWriteError: (error) => logger.error('could not write audit.log:', error),
+  })
+  const pluginLogs = new PluginLogs()
+  const updateConfig = (mutate: (current: Config) => Config) => configStore.update(mutate)
+
+  const syncFull = () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    serverVersion: BRIDGE_VERSION,
+    skipPermissions: catalog.skipPermissions(),
+    plugins: catalog.pluginStates(),
+    browserTools: catalog.browserToolStates(),
+  })
+  // The extension on /ws: its requests go to one method table; what it reports goes to the actors.
+  const link: ExtensionLink = new ExtensionLink({
+    keepaliveTimeoutMs: limits.keepaliveTimeoutMs,
+    syncFull,
+    methods: createMethodHandlers({
+      tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
+      config: { catalog, updateConfig, onChanged: () => configChanged() },
+      registry: {
+        env: process.env,
+        configDir: paths.dir,
+        config: () => configStore.get(),
+        updateConfig,
+        reload: () => pluginHost.reload('request'),
+        pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
+      },
+      folders: {
         allowed: () => [
           paths.dir,
           ...pluginHost
@@ -126,21 +172,51 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
             .plugins.filter((p) => p.source === 'local')
             .map((p) => p.path),
         ],
-      }),
-      ...createRegistryMethods({
-        env: process.env,
-        configDir: paths.dir,
-        config: () => configStore.get(),
-        updateConfig: (mutate) => configStore.update(mutate),
-        reload: () => pluginHost.reload('request'),
-        pluginState: (name) => pluginStates(catalog).find((p) => p.name === name),
-      }),
+      },
+    }),
+    onPluginLog: ({ entries }) => {
+      pluginLogs.add(entries)
+      for (const entry of entries)
+        sessions.log(
+          entry.level,
+          `plugin:${entry.plugin}`,
+          entry.data === undefined ? entry.message : { message: entry.message, data: entry.data },
+        )
     },
   })
+  // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
+  const sessions: McpSessions = new McpSessions({
+    listTools: () => catalog.listed(),
+    callTool: async (request) =>
+      toCallToolResult(await callTool({ system, catalog, audit }, request), limits.resultMaxBytes),
+    initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
+    maxSessions: limits.maxMcpSessions,
+  })
+  // Permissions or the skip flag changed (side panel, "always allow", CLI): everyone hears it.
+  const configChanged = () => {
+    link.notify('plugins.changed', {
+      plugins: catalog.pluginStates(),
+      failedPlugins: catalog.failedPlugins(),
+    })
+    sessions.toolsChanged()
+  }
+  /** Adapter hash per plugin as last announced, to tell which plugins a reload rebuilt (dev mode). */
+  let builds = new Map<string, string>()
+  const pluginsReloaded = () => {
+    const states = catalog.pluginStates()
+    link.syncPlugins(states.map((p) => p.name))
+    if (options.mode === 'dev')
+      for (const state of states)
+        if (builds.has(state.name) && builds.get(state.name) !== state.adapterHash)
+          link.notify('plugin.update', state)
+    builds = new Map(states.map((state) => [state.name, state.adapterHash]))
+    link.notify('sync.full', syncFull())
+    configChanged()
+  }
 
   const inspector = options.inspectUrl === undefined ? undefined : await startInspector(options.inspectUrl)
-  // The root actor system: configStore, reload and extensionConnection with their real effects; the
-  // tool path spawns pluginTab, mcpSession and toolInvocation children in it.
+  // The root actor system, every actor's effects provided once: configStore, reload and
+  // extensionConnection run for the daemon's life; pluginTab, mcpSession and toolInvocation are spawned.
   const system = createActor(
     bridgeSystemMachine.provide({
       actors: {
@@ -150,7 +226,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         configStore: configStoreMachine.provide({
           actors: { persist: fromPromise(persistConfigChange(paths.configFile)) },
         }),
-        extensionConnection: extensionConnectionMachine.provide(toolPath.extensionConnection),
+        extensionConnection: extensionConnectionMachine.provide(link.connectionEffects),
+        mcpSession: mcpSessionMachine.provide(sessions.sessionEffects),
+        toolInvocation: provideToolInvocation({
+          catalog,
+          port: link,
+          audit,
+          limits,
+          allowAlways: (plugin, tool, version) =>
+            void updateConfig((config) => ({
+              ...config,
+              permissions: withToolPermission(config.permissions, plugin, tool, 'auto', version),
+            })).then(configChanged, (error: unknown) =>
+              logger.error(`could not save "always allow" for ${plugin} ${tool}:`, error),
+            ),
+        }),
       },
     }),
     { input: { config: files.config }, ...(inspector ? { inspect: inspector.inspect } : {}) },
@@ -160,7 +250,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = createConfigStore(
     system.system.get('configStore') as ActorRefFrom<typeof configStoreMachine>,
   )
-  toolPath.attach(system)
+  link.attach(system)
+  sessions.attach(system)
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
   // Dev mode: local plugin builds and config.json edits trigger a reload.
   const devWatcher: DevWatcher | undefined =
@@ -177,44 +268,51 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       : undefined
   await pluginHost.reload('startup')
   let port = 0
+  const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   const getHealth = (): HealthPayload => {
     const browserToolNames = browserTools().map((tool) => tool.name)
     const plugins = pluginHost.health(
-      (name) => toolPath.tabState(name),
-      (name) => toolPath.logBufferSize(name),
+      (name) => link.tabState(name),
+      (name) => pluginLogs.size(name),
     )
-    const { permissions } = configStore.get()
-    const isOff = (tool: string) =>
-      resolvePermission({ permissions, plugin: BROWSER_PLUGIN, tool, skipPermissions: skipPermissions() }) ===
-      'off'
     return {
       status: 'ok',
       version: BRIDGE_VERSION,
       sdkVersion: SDK_VERSION,
       mode: options.mode,
       httpEngine: engine.name,
-      ...toolPath.health(),
+      extensionConnected: link.connected,
+      extensionConnections: link.connected ? 1 : 0,
+      mcpClients: sessions.count,
+      auditSummary: audit.summary(),
       ...plugins,
       toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,
       browserToolNames,
-      disabledBrowserTools: browserToolNames.filter(isOff),
+      disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
       skipPermissions: skipPermissions(),
       uptime: Math.floor((Date.now() - startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(devWatcher ? { fileWatcher: devWatcher.health() } : {}),
+      ...(diagnostics
+        ? { diagnostics: processDiagnostics(Object.keys(system.getSnapshot().children).length) }
+        : {}),
     }
   }
 
   const routes = createRoutes({
     getHealth,
     wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
-    openExtensionSocket: (socket) => toolPath.openExtensionSocket(socket),
-  }).concat(toolPath.routes, [pluginHost.route()])
+    openExtensionSocket: (socket) => link.open(socket),
+    mcp: (request, client) => sessions.handle(request, client),
+    queryAudit: (query) => audit.query(query),
+    reloadExtension: () => link.notify('extension.reload', {}),
+  }).concat([pluginHost.route(), proofRoute(() => files.secret)])
   const front = createFront({
     routes,
     port: () => port,
     secret: () => files.secret,
+    clients: () => clients.current(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
   })
   const engine = createEngine(options.engine, {
@@ -228,14 +326,20 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       maxConnections: 256,
     },
   })
+  const stopCalls = async () => {
+    await sessions.closeAll()
+    link.stop()
+    await auditFile.close()
+  }
   try {
     port = (await engine.start({ host: LOOPBACK_HOST, port: options.port })).port
   } catch (error) {
     // Could not listen (port in use): release everything already started so the caller can exit.
     await devWatcher?.close()
-    await toolPath.stop()
+    await stopCalls()
     system.stop()
     inspector?.stop()
+    clients.close()
     detachLogFile()
     throw error
   }
@@ -253,7 +357,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     system,
     async stop() {
       await devWatcher?.close()
-      await toolPath.stop()
+      clients.close()
+      await stopCalls()
       await engine.stop()
       system.send({ type: 'system.stop' })
       system.stop()

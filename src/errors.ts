@@ -12,6 +12,8 @@ export const BridgeErrorCode = {
   /** The config directory or one of its files is another user's, writable by others, or a link. */
   configUnsafe: 'config_unsafe',
   authInvalid: 'auth_invalid',
+  clientInvalid: 'client_invalid',
+  clientExists: 'client_exists',
   portInUse: 'port_in_use',
   engineUnavailable: 'engine_unavailable',
   inspectUnavailable: 'inspect_unavailable',

@@ -1,5 +1,6 @@
 /**
- * `bridge audit [--limit 20] [--plugin <name>] [--tool <name>] [--since N[smhd]] [--json] [--file]`:
+ * `bridge audit [--limit 20] [--plugin <name>] [--tool <name>] [--client <name>] [--since N[smhd]] [--json]
+ * [--file]`:
  * tool invocations, newest first, from the running daemon (GET /audit) or, with --file, from
  * `<config>/audit.log` and `audit.log.1` (which also hold what happened before the last restart).
  */
@@ -9,7 +10,7 @@ import type { AuditEntry } from '../../src/audit/auditEntry'
 import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
-import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
+import { baseUrl, cliSecret, daemonFetch } from '../shared/daemonClient'
 import { fail, say, warn } from '../shared/output'
 import { resolvePort } from '../../src/config/port'
 
@@ -18,6 +19,7 @@ interface AuditFlags {
   limit?: unknown
   plugin?: unknown
   tool?: unknown
+  client?: unknown
   since?: unknown
   json?: boolean
   file?: boolean
@@ -27,6 +29,7 @@ interface Filter {
   limit: number
   plugin?: string
   tool?: string
+  client?: string
   /** Epoch ms: entries before it are left out. */
   since?: number
 }
@@ -39,6 +42,10 @@ export function registerAudit(cli: CAC): void {
     .option('--limit <n>', `Entries to show, 1-${AUDIT_BUFFER_SIZE}`, { default: 20 })
     .option('--plugin <name>', 'Only this plugin (`browser` for built-in tools)')
     .option('--tool <name>', 'Only this tool (prefixed name, e.g. notes_list_notes)')
+    .option(
+      '--client <name>',
+      'Only calls by this MCP client (`cli` and `extension` for the built-in callers)',
+    )
     .option('--since <age>', 'Only the last N seconds/minutes/hours/days: 30s, 15m, 2h, 7d')
     .option('--json', 'Print JSON (failed entries carry error code, category and message)')
     .option('--file', 'Read audit.log on disk instead of the running daemon')
@@ -65,6 +72,7 @@ export function parseFilter(flags: AuditFlags, now: number): Filter | string {
   const filter: Filter = { limit }
   if (typeof flags.plugin === 'string' && flags.plugin) filter.plugin = flags.plugin
   if (typeof flags.tool === 'string' && flags.tool) filter.tool = flags.tool
+  if (flags.client !== undefined && flags.client !== '') filter.client = flagText(flags.client)
   if (flags.since !== undefined) {
     const match = /^(\d+)([smhd])$/.exec(flagText(flags.since))
     if (!match)
@@ -83,6 +91,7 @@ function matches(entry: AuditEntry, filter: Filter): boolean {
     entry.tool !== `${entry.plugin}_${filter.tool}`
   )
     return false
+  if (filter.client !== undefined && entry.client !== filter.client) return false
   if (filter.since !== undefined && !(Date.parse(entry.timestamp) >= filter.since)) return false
   return true
 }
@@ -95,20 +104,19 @@ async function fromDaemon(
   const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
   const port = resolvePort({ flag: flags.port, configPort })
   const secret = cliSecret(paths)
-  const health = await fetchHealth(port, secret)
-  if (!health.ok) {
-    fail(`${health.message}; \`bridge audit --file\` reads the log on disk`)
-    return null
-  }
-  // The daemon filters by plugin; tool and --since are matched here, so ask for the whole buffer then.
+  // The daemon filters by plugin and client; tool and --since are matched here, so ask for the whole
+  // buffer then.
   const query = new URLSearchParams({
     limit: String(filter.tool || filter.since ? AUDIT_BUFFER_SIZE : filter.limit),
   })
   if (filter.plugin) query.set('plugin', filter.plugin)
-  const res = await fetch(`${baseUrl(port)}/audit?${query}`, {
-    headers: secret ? { authorization: `Bearer ${secret}` } : {},
-    signal: AbortSignal.timeout(10_000),
-  })
+  if (filter.client) query.set('client', filter.client)
+  const result = await daemonFetch(port, secret, `/audit?${query}`)
+  if (!result.ok) {
+    fail(`${result.message}; \`bridge audit --file\` reads the log on disk`)
+    return null
+  }
+  const res = result.response
   if (res.status !== 200) {
     fail(`${baseUrl(port)}/audit answered HTTP ${res.status}`)
     return null
@@ -145,10 +153,11 @@ export function formatTable(entries: readonly AuditEntry[]): string[] {
     entry.timestamp,
     entry.success ? 'ok' : 'FAILED',
     `${entry.durationMs} ms`,
+    entry.client === undefined ? '-' : oneLine(entry.client),
     entry.tool,
     entry.error ? `${entry.error.code}: ${oneLine(entry.error.message)}` : '',
   ])
-  const header = ['TIME', 'RESULT', 'DURATION', 'TOOL', 'ERROR']
+  const header = ['TIME', 'RESULT', 'DURATION', 'CLIENT', 'TOOL', 'ERROR']
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
   const line = (cells: string[]) =>
     cells
@@ -158,8 +167,17 @@ export function formatTable(entries: readonly AuditEntry[]): string[] {
   return [line(header), ...rows.map(line)]
 }
 
+/**
+ * One line of a terminal table. Messages come from pages and plugins: control and format characters
+ * (escape sequences, bidi overrides) are shown as `⟨U+001B⟩`, never sent to the terminal.
+ */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ')
+  const flat = text
+    .replace(/\s+/g, ' ')
+    .replace(
+      /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu,
+      (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+    )
   return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat
 }
 

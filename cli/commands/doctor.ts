@@ -3,6 +3,7 @@
  * daemon, extension, MCP clients, plugins). ✓ pass, ! warning, ✗ error; exit code 1 on any error.
  */
 import type { CAC } from 'cac'
+import { readClients, type ClientEntry } from '../../src/config/clients'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
@@ -49,6 +50,7 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
     return fail(error instanceof Error ? error.message : String(error))
   }
 
+  // fetchHealth sends the secret only after the server on the port proved it knows it.
   const health = await fetchHealth(port, secret.secret, DOCTOR_HEALTH_TIMEOUT_MS)
   if (!health.ok)
     results.push(
@@ -77,7 +79,9 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
     )
   }
   results.push(...checkExtensionFiles(paths))
-  results.push(...checkMcpClients(port, secret.secret, knownMcpClients()))
+  results.push(
+    ...checkMcpClients(port, secret.secret, knownMcpClients(), readClientsQuietly(paths.clientsFile)),
+  )
   results.push(...checkLocalPlugins(config.config, paths.dir))
   if (health.ok) {
     const npm = health.health.pluginDetails.filter((plugin) => plugin.source === 'npm')
@@ -94,4 +98,13 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
   say()
   say(`${count('pass')} passed, ${count('warn')} warning(s), ${count('fail')} error(s)`)
   if (count('fail') > 0) process.exitCode = 1
+}
+
+/** The named clients for the MCP check; a broken clients.json only loses the client names. */
+function readClientsQuietly(file: string): ClientEntry[] {
+  try {
+    return readClients(file)
+  } catch {
+    return []
+  }
 }

@@ -16,6 +16,7 @@ import { engineChoiceFromEnv } from '../../src/http/createEngine'
 import { inspectUrlFrom } from '../../src/inspect'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { syncExtensionFiles } from '../shared/extensionFiles'
+import { defaultClient, mcpClientConfig } from '../shared/mcpConfig'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
 import { resolvePort } from '../../src/config/port'
 
@@ -34,7 +35,7 @@ export function registerStart(cli: CAC): void {
     .option('--background', 'Run in the background; writes server.pid and returns')
     .option(
       '--show-config',
-      'Print the MCP client configuration (with the secret) even if this is not the first run',
+      'Print the MCP configuration of the `default` client and the auth.json secret, each labelled',
     )
     .option(
       '--inspect',
@@ -128,11 +129,30 @@ function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flag
   const firstRun = files.createdConfig || files.createdSecret
   say()
   if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
-  if (firstRun || flags.showConfig) {
-    say('Add bridge to your MCP client (this block contains your secret; keep it private):')
-    sayWithSecret(mcpClientConfig(port, files.secret))
+  // The MCP client gets a token of its own (the `default` client), never the auth.json secret.
+  const client = files.createdClient ?? (flags.showConfig ? defaultClient(paths) : null)
+  if (files.createdClient) say(`Created the MCP client "default" in ${paths.clientsFile}.`)
+  if (client) {
+    say(
+      `MCP client "${client.name}": add this to your MCP client (it holds the client's token; keep it private):`,
+    )
+    sayWithSecret(mcpClientConfig(port, client.token))
+    say(
+      'Or let bridge write it: `bridge client add <name> --for claude-code|cursor|vscode|windsurf|claude-desktop`.',
+    )
+  } else if (flags.showConfig) {
+    say(
+      'There is no MCP client named "default": `bridge client add <name>` creates one and prints its configuration.',
+    )
   } else {
-    say('MCP client configuration: run `bridge start --show-config` to print it again.')
+    say(
+      'MCP client configuration: `bridge start --show-config` prints it again; `bridge client --help` for more clients.',
+    )
+  }
+  if (flags.showConfig) {
+    say()
+    say('auth.json secret (for the extension and the bridge CLI only; never give it to an MCP client):')
+    sayWithSecret(`  ${files.secret}`)
   }
   say()
   say(
@@ -140,14 +160,4 @@ function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flag
   )
   say(`  ${paths.extensionDir}`)
   say()
-}
-
-/** The MCP client configuration block for this daemon. */
-export function mcpClientConfig(port: number, secret: string): string {
-  const config = {
-    mcpServers: {
-      bridge: { type: 'http', url: `${baseUrl(port)}/mcp`, headers: { Authorization: `Bearer ${secret}` } },
-    },
-  }
-  return JSON.stringify(config, null, 2)
 }

@@ -1,15 +1,25 @@
 /**
- * Talking to a running daemon from the CLI: the secret from auth.json, and /health with a timeout.
+ * Talking to a running daemon from the CLI (and from `bridge-plugin build`). The one rule: the secret
+ * from auth.json is sent only to a server that first proved it knows it. `daemonFetch` asks
+ * `GET /proof?nonce=<fresh random>` (no token), checks the HMAC, and only then sends
+ * `Authorization: Bearer <secret>`; a program squatting on the port gets the nonce and nothing else.
+ *
+ * @example
+ *   const res = await daemonFetch(9515, secret, '/audit?limit=5')
+ *   if (!res.ok) fail(res.message)   // 'not_running' or 'impostor', with a message for the user
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readSecret } from '../../src/config/auth'
 import type { BridgePaths } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
-import { LOOPBACK_HOST } from '../../src/protocol/constants'
+import { LOOPBACK_HOST, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
+
+export type DaemonProblem = { ok: false; reason: 'not_running' | 'impostor'; message: string }
 
 export type HealthResult =
   | { ok: true; health: HealthPayload }
-  | { ok: false; reason: 'not_running' | 'unauthorized' | 'error'; message: string }
+  | { ok: false; reason: 'not_running' | 'impostor' | 'unauthorized' | 'error'; message: string }
 
 /** The secret, or null when auth.json does not exist yet. Throws on a broken file. */
 export function cliSecret(paths: BridgePaths): string | null {
@@ -20,20 +30,89 @@ export function baseUrl(port: number): string {
   return `http://${LOOPBACK_HOST}:${port}`
 }
 
+/** The message for a server that could not prove it knows the secret. */
+export function impostorMessage(port: number, detail?: string): string {
+  return (
+    `something else is listening on ${LOOPBACK_HOST}:${port}: it does not know bridge's secret, so nothing ` +
+    `was sent to it${detail ? ` (${detail})` : ''}. If it is a bridge daemon started with another ` +
+    `BRIDGE_CONFIG_DIR, use that directory; otherwise stop that program or choose another port (--port).`
+  )
+}
+
+/**
+ * Checks that the server on `port` knows `secret`, with a fresh nonce. Sends no credential.
+ * `not_running` when nothing answers; `impostor` for any answer but the right HMAC.
+ */
+export async function proveDaemon(
+  port: number,
+  secret: string,
+  timeoutMs = 3_000,
+): Promise<{ ok: true } | DaemonProblem> {
+  const nonce = randomBytes(32).toString('hex')
+  let res: Response
+  try {
+    res = await fetch(`${baseUrl(port)}${PROOF_PATH}?nonce=${nonce}`, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+    })
+  } catch {
+    return { ok: false, reason: 'not_running', message: `no bridge daemon answers on ${baseUrl(port)}` }
+  }
+  const body = (await res.json().catch(() => null)) as { proof?: unknown } | null
+  if (res.status === 429)
+    return {
+      ok: false,
+      reason: 'impostor',
+      message: impostorMessage(port, 'it refused to prove itself: HTTP 429'),
+    }
+  const expected = createHmac('sha256', secret).update(`${PROOF_CONTEXT}${nonce}`).digest()
+  const given = typeof body?.proof === 'string' && /^[0-9a-f]{64}$/.test(body.proof) ? body.proof : null
+  if (res.status !== 200 || given === null || !timingSafeEqual(Buffer.from(given, 'hex'), expected))
+    return { ok: false, reason: 'impostor', message: impostorMessage(port) }
+  return { ok: true }
+}
+
+/**
+ * fetch with the Bearer secret, after the proof. Without a secret (no auth.json yet) nothing secret can
+ * leak, so the request goes out as it is. Network failures of the request itself are `not_running`.
+ */
+export async function daemonFetch(
+  port: number,
+  secret: string | null,
+  path: string,
+  init: RequestInit & { timeoutMs?: number } = {},
+): Promise<{ ok: true; response: Response } | DaemonProblem> {
+  const { timeoutMs = 10_000, ...rest } = init
+  const headers = new Headers(rest.headers)
+  if (secret !== null) {
+    const proven = await proveDaemon(port, secret, Math.min(timeoutMs, 3_000))
+    if (!proven.ok) return proven
+    headers.set('authorization', `Bearer ${secret}`)
+  }
+  try {
+    const response = await fetch(`${baseUrl(port)}${path}`, {
+      ...rest,
+      headers,
+      redirect: 'manual',
+      signal: rest.signal ?? AbortSignal.timeout(timeoutMs),
+    })
+    return { ok: true, response }
+  } catch {
+    return { ok: false, reason: 'not_running', message: `no answer from ${baseUrl(port)}${path}` }
+  }
+}
+
 export async function fetchHealth(
   port: number,
   secret: string | null,
   timeoutMs = 3_000,
 ): Promise<HealthResult> {
-  let res: Response
-  try {
-    res = await fetch(`${baseUrl(port)}/health`, {
-      headers: secret ? { authorization: `Bearer ${secret}` } : {},
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch {
-    return { ok: false, reason: 'not_running', message: `no bridge daemon answers on ${baseUrl(port)}` }
-  }
+  const result = await daemonFetch(port, secret, '/health', { timeoutMs })
+  if (!result.ok)
+    return result.reason === 'not_running'
+      ? { ok: false, reason: 'not_running', message: `no bridge daemon answers on ${baseUrl(port)}` }
+      : result
+  const res = result.response
   if (res.status !== 200)
     return { ok: false, reason: 'error', message: `${baseUrl(port)}/health answered HTTP ${res.status}` }
   const body = (await res.json().catch(() => null)) as Partial<HealthPayload> | null

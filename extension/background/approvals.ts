@@ -3,6 +3,7 @@
  * expiry. While any wait, the action badge shows their count and one system notification says so.
  */
 import type { ApprovalView } from '../shared/panelTypes'
+import { visibleText } from '../lib/visibleText'
 
 const NOTIFICATION_ID = 'bridge-approvals'
 
@@ -52,10 +53,12 @@ export class ApprovalQueue {
     if (count) void chrome.action.setBadgeBackgroundColor({ color: '#d97706' })
     if (count === 0) void chrome.notifications.clear(NOTIFICATION_ID)
     else if (added) {
-      const message =
+      const who = added.client ?? 'An MCP client'
+      const message = visibleText(
         count === 1
-          ? `${added.pluginDisplayName} wants to run ${added.tool}. Open the bridge side panel to allow or deny.`
-          : `${count} tool calls wait for your approval in the bridge side panel.`
+          ? `${who} asks ${added.pluginDisplayName} to run ${added.tool}. Open the bridge side panel to allow or deny.`
+          : `${count} tool calls wait for your approval in the bridge side panel.`,
+      )
       chrome.notifications.create(
         NOTIFICATION_ID,
         {

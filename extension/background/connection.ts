@@ -1,13 +1,16 @@
 /**
  * The socket to the daemon: connects to `ws://127.0.0.1:<port>/ws` offering the subprotocols
  * `bridge, <secret>`, reconnects with backoff 1, 2, 4 ... 30 s (reset after a successful connection),
- * keeps the link (and the MV3 worker) alive with pings, and tells the user why it is down. A browser
- * WebSocket cannot see the HTTP status of a refused upgrade, so after a failed attempt it probes
- * `GET /health` with the token: no answer means the daemon is not running, 401 means a wrong secret.
+ * keeps the link (and the MV3 worker) alive with pings, and tells the user why it is down. Before every
+ * attempt the server on the port must prove it knows the secret (daemonProof.ts), so a program
+ * squatting on the port while the daemon is down never receives it. A browser WebSocket cannot see the
+ * HTTP status of a refused upgrade, so after a failed attempt it asks for the proof again: no answer
+ * means the daemon is not running, a wrong proof means the server does not hold this secret.
  */
 import { WS_SUBPROTOCOL } from '../../src/protocol/constants'
 import type { ConnectionStatus, ConnectionView } from '../shared/panelTypes'
 import { reconnectDelayMs } from '../lib/backoff'
+import { proveDaemon, type ProofOutcome } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
 import { RpcPeer, type RpcHandlers } from './rpc'
 
@@ -97,6 +100,14 @@ export class DaemonConnection {
       message: `Connecting to the bridge daemon on 127.0.0.1:${port}…`,
       port,
     })
+    this.connecting = true
+    const proof = await proveDaemon(daemonBaseUrl(port), secret)
+    this.connecting = false
+    if (this.ws || this.parked) return
+    if (proof !== 'proven') {
+      this.notProven(proof, port)
+      return
+    }
     let opened = false
     let ws: WebSocket
     try {
@@ -159,35 +170,34 @@ export class DaemonConnection {
     }
   }
 
+  /** The upgrade failed: ask for the proof again (never sending the secret) to say why. */
   private async diagnose(port: number, secret: string): Promise<void> {
-    let status: number | null = null
-    try {
-      const res = await fetch(`${daemonBaseUrl(port)}/health`, {
-        headers: { authorization: `Bearer ${secret}` },
-        cache: 'no-store',
-        signal: AbortSignal.timeout(3_000),
-      })
-      status = res.status
-    } catch {
-      status = null
+    const proof = await proveDaemon(daemonBaseUrl(port), secret)
+    if (proof !== 'proven') {
+      this.notProven(proof, port)
+      return
     }
-    if (status === null)
+    this.retry({
+      status: 'unauthorized',
+      message:
+        'The daemon refused this extension’s connection. Run `bridge start` so it refreshes the extension’s auth.json; the extension retries on its own.',
+      port,
+    })
+  }
+
+  private notProven(proof: Exclude<ProofOutcome, 'proven'>, port: number): void {
+    if (proof === 'unreachable')
       this.retry({
         status: 'unreachable',
         message: `The bridge daemon is not reachable on 127.0.0.1:${port}. Start it with \`bridge start\`.`,
         port,
       })
-    else if (status === 401)
-      this.retry({
-        status: 'unauthorized',
-        message:
-          'The daemon rejected this extension’s secret. Run `bridge start` so it refreshes the extension’s auth.json; the extension retries on its own.',
-        port,
-      })
     else
       this.retry({
-        status: 'unreachable',
-        message: `Something on 127.0.0.1:${port} refused the extension connection (HTTP ${status}). Is it the bridge daemon?`,
+        status: 'impostor',
+        message:
+          `Another program is on port ${port}: it could not prove it knows this extension’s secret, so the extension sent it nothing. ` +
+          'Stop that program, or run `bridge start` if the daemon was started with another config directory; the extension retries on its own.',
         port,
       })
   }

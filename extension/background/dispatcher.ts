@@ -1,10 +1,11 @@
 /**
- * `tool.dispatch`: picks the tab (DESIGN.md section 8), runs the tool there and maps the outcome to
+ * `tool.dispatch`: picks the tab (DESIGN.md section 8), or takes the one the daemon names (the tab the
+ * user approved the call for: that tab or none), runs the tool there and maps the outcome to
  * the wire: `{ output }`, or JSON-RPC errors -32001 (no matching tab), -32002 (no ready tab),
  * -32003 (the tool failed; data `{ code, category?, retryable? }`). Built-in `browser` tools run in
  * the extension itself.
  */
-import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData } from '../../src/protocol'
+import { BROWSER_PLUGIN, JsonRpcErrorCode, type PluginState, type ToolErrorData } from '../../src/protocol'
 import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool } from '../builtins'
 import { rankTabs } from '../lib/tabChoice'
@@ -39,6 +40,25 @@ const FLUSH_WAIT_MS = 500
 const toolError = (message: string, data: ToolErrorData): RpcError =>
   new RpcError(JsonRpcErrorCode.toolError, message, data)
 
+/**
+ * Defence in depth: the daemon never dispatches a tool that is off, and neither does the extension,
+ * by what the daemon last told it (sync.full, plugins.changed). Whoever speaks for the daemon on the
+ * socket cannot run a tool the user has not enabled.
+ */
+function assertEnabled(plugin: PluginState, tool: string): void {
+  const state = plugin.tools.find((t) => t.name === tool)
+  if (!state)
+    throw toolError(`${plugin.displayName || plugin.name} has no tool ${tool}`, {
+      code: 'unknown_tool',
+      category: 'validation',
+    })
+  if (state.permission === 'off')
+    throw toolError(
+      `the extension refuses ${plugin.name}_${tool}: its permission is off. Enable it in the bridge side panel first.`,
+      { code: 'permission_off', category: 'permission' },
+    )
+}
+
 export async function dispatchTool(
   params: DispatchParams,
   tracker: TabTracker,
@@ -52,19 +72,29 @@ export async function dispatchTool(
       category: 'validation',
     })
   const label = plugin.displayName || plugin.name
+  assertEnabled(plugin, params.tool)
 
   await tracker.refreshFocus()
-  let candidates = tracker.candidates(plugin.name)
-  if (params.tabId !== undefined) candidates = candidates.filter((c) => c.tabId === params.tabId)
-  if (candidates.length === 0)
+  const named = params.tabId
+  // A call that names its tab (the one the user approved it for) runs there or nowhere.
+  const namedTabGone = (why: string): RpcError =>
+    new RpcError(
+      JsonRpcErrorCode.tabClosed,
+      `tab ${named} ${why}: the call did not run (it runs only in the tab it was approved for)`,
+    )
+  const candidates = tracker.candidates(plugin.name)
+  if (named !== undefined) {
+    const tab = candidates.find((c) => c.tabId === named)
+    if (!tab) throw namedTabGone(`is closed or no longer on a ${label} page`)
+    if (!tab.ready) throw namedTabGone(`is no longer ready for ${label}`)
+  } else if (candidates.length === 0)
     throw new RpcError(
       JsonRpcErrorCode.tabClosed,
-      params.tabId !== undefined
-        ? `tab ${params.tabId} is not open on a ${label} page`
-        : `no open tab matches ${label} (${plugin.urlPatterns.join(', ')}): open the site first`,
+      `no open tab matches ${label} (${plugin.urlPatterns.join(', ')}): open the site first`,
     )
 
-  for (const tabId of rankTabs(candidates)) {
+  const order = named !== undefined ? [named] : rankTabs(candidates)
+  for (const tabId of order) {
     // The stored state may be stale: ask the page again right before running.
     let ready: boolean | null
     try {
@@ -74,6 +104,7 @@ export async function dispatchTool(
     }
     if (ready !== true) {
       tracker.setReady(tabId, plugin.name, false)
+      if (named !== undefined) throw namedTabGone(`is no longer ready for ${label}`)
       continue
     }
     let flushed = (): void => undefined

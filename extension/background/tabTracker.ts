@@ -6,7 +6,7 @@
  */
 import type { PluginState, PluginTabs, TabInfo, TabStateName } from '../../src/protocol'
 import { matchesAny } from '../lib/matchPattern'
-import type { TabCandidate } from '../lib/tabChoice'
+import { rankTabs, type TabCandidate } from '../lib/tabChoice'
 import { ensureRelay, hasAdapter, injectAdapter, probeReady, TabGoneError } from './adapterHost'
 
 interface TrackedTab {
@@ -104,23 +104,29 @@ export class TabTracker {
     this.reloadOnNewBuild.delete(name)
   }
 
-  /** State of one plugin's tabs as reported to the daemon. */
+  /** State of one plugin's tabs as reported to the daemon, ready tabs ranked as a call would pick them. */
   pluginTabs(name: string): PluginTabs {
-    const p = this.plugins.get(name)
-    const tabs: TabInfo[] = []
-    if (p)
-      for (const t of this.tabs.values())
-        if (matchesAny(p.urlPatterns, t.url))
-          tabs.push({
-            tabId: t.id,
-            url: t.url,
-            title: t.title,
-            ready: this.ready.get(key(t.id, name)) === true,
-          })
-    tabs.sort((a, b) => a.tabId - b.tabId)
+    const tabs: TabInfo[] = this.matching(name).map((t) => ({
+      tabId: t.id,
+      url: t.url,
+      title: t.title,
+      ready: this.ready.get(key(t.id, name)) === true,
+    }))
+    const order = rankTabs(this.candidates(name))
+    for (const info of tabs) {
+      const rank = order.indexOf(info.tabId)
+      if (rank !== -1) info.rank = rank
+    }
     const state: TabStateName =
       tabs.length === 0 ? 'closed' : tabs.some((t) => t.ready) ? 'ready' : 'unavailable'
     return { state, tabs }
+  }
+
+  /** The tabs a plugin's URL patterns match, by tab id. */
+  private matching(name: string): TrackedTab[] {
+    const p = this.plugins.get(name)
+    if (!p) return []
+    return [...this.tabs.values()].filter((t) => matchesAny(p.urlPatterns, t.url)).sort((a, b) => a.id - b.id)
   }
 
   /** Everything for `tab.syncAll`; marks it as reported so only later changes are sent. */
@@ -139,16 +145,13 @@ export class TabTracker {
   }
 
   candidates(plugin: string): TabCandidate[] {
-    return this.pluginTabs(plugin).tabs.map((t) => {
-      const tab = this.tabs.get(t.tabId)
-      return {
-        tabId: t.tabId,
-        ready: t.ready,
-        active: tab?.active ?? false,
-        windowFocused: tab?.windowId === this.focusedWindowId,
-        lastFocusedAt: tab?.lastFocusedAt ?? 0,
-      }
-    })
+    return this.matching(plugin).map((t) => ({
+      tabId: t.id,
+      ready: this.ready.get(key(t.id, plugin)) === true,
+      active: t.active,
+      windowFocused: t.windowId === this.focusedWindowId,
+      lastFocusedAt: t.lastFocusedAt,
+    }))
   }
 
   hasTab(tabId: number): boolean {
@@ -196,11 +199,14 @@ export class TabTracker {
     this.focusedWindowId = win?.focused ? (win.id ?? -1) : -1
     const ids = new Set(active.map((t) => t.id))
     for (const t of this.tabs.values()) t.active = ids.has(t.id)
+    this.emitChanges()
   }
 
   windowFocused(windowId: number): void {
     this.focusedWindowId = windowId
     for (const t of this.tabs.values()) if (t.windowId === windowId && t.active) t.lastFocusedAt = Date.now()
+    // The ranking changed: the daemon picks the tab it shows in approvals by it.
+    this.emitChanges()
   }
 
   upsert(tab: chrome.tabs.Tab): void {

@@ -1,10 +1,22 @@
 import type { LogLevel } from '../../src/protocol/messages'
+import type { BrowserToolDefinition, BrowserToolInput } from '../../src/tools'
 
-/** What the dispatcher hands a built-in tool: its dispatch id, progress reports and logs to the agent. */
+/** What the dispatcher hands a built-in tool: its dispatch id, the caller, progress reports and logs. */
 export interface BuiltinContext {
   dispatchId: string
+  /** The calling MCP client's name and its session, when the daemon knows them (tab groups per agent). */
+  client?: string
+  session?: string
   progress(progress: number, total?: number, message?: string): void
   log(level: LogLevel, message: string, data?: unknown): void
 }
 
 export type BuiltinHandler = (input: never, ctx: BuiltinContext) => Promise<unknown>
+
+/**
+ * The handlers of one module of tool definitions (`src/tools/<group>.ts`), keyed like its exports: the
+ * type checker makes sure every definition has exactly one handler taking its input.
+ */
+export type Handlers<D extends Record<string, BrowserToolDefinition>> = {
+  [K in keyof D]: (input: BrowserToolInput<D[K]>, ctx: BuiltinContext) => Promise<unknown>
+}

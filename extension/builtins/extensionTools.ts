@@ -1,4 +1,5 @@
 /** extension_get_state, extension_get_logs, extension_reload. */
+import type { Handlers } from './context'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { extension as defs, BrowserToolInput } from '../../src/tools'
 import { debuggerSessions } from './debuggerSession'
@@ -54,3 +55,5 @@ export async function reloadExtension(_input: In<'reloadExtension'>) {
   setTimeout(() => chrome.runtime.reload(), RELOAD_DELAY_MS)
   return Promise.resolve({ reloading: true, inMs: RELOAD_DELAY_MS })
 }
+
+export const extensionHandlers: Handlers<typeof defs> = { getState, getLogs, reloadExtension }

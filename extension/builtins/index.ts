@@ -4,57 +4,38 @@
  * validated `input` against the tool's schema in `src/tools`. Failures throw an Error carrying `code`
  * ('tool_error'), `category` and `retryable` (see ./errors). Screenshots return `{ type: 'image', data, mimeType }`.
  */
-import { BROWSER_TOOL_NAMES } from '../../src/tools'
-import type { BuiltinContext, BuiltinHandler } from './context'
-import { consoleLogs } from './consoleLogs'
-import { handleDialog } from './dialog'
+import { BROWSER_TOOL_GROUPS, type BrowserToolGroups } from '../../src/tools'
+import type { BuiltinContext, BuiltinHandler, Handlers } from './context'
+import { devtoolsHandlers } from './devtoolsTools'
 import { BuiltinToolError, internal } from './errors'
 import { recordExtensionLog } from './extensionLog'
-import { getLogs, getState, hooks, reloadExtension, type BuiltinHooks } from './extensionTools'
-import { click, hover, pressKey, scroll, selectOption, type } from './inputTools'
-import { networkExportHar, networkRequests, networkStart, networkStop } from './networkTools'
-import { getHtml, getText, snapshot, waitFor } from './pageTools'
-import { screenshot } from './screenshot'
-import { getCookies, listDownloads, localStorageGet } from './storageTools'
-import { closeTab, focusTab, goBack, goForward, listTabs, navigate, openTab, reload } from './tabTools'
+import { extensionHandlers, hooks, type BuiltinHooks } from './extensionTools'
+import { inputHandlers } from './inputTools'
+import { pageHandlers } from './pageTools'
+import { storageHandlers } from './storageTools'
+import { tabHandlers } from './tabTools'
 
 export type { BuiltinContext } from './context'
 export { BuiltinToolError } from './errors'
 export { recordExtensionLog } from './extensionLog'
 
-const HANDLERS: Record<string, BuiltinHandler> = {
-  browser_list_tabs: listTabs,
-  browser_open_tab: openTab,
-  browser_close_tab: closeTab,
-  browser_focus_tab: focusTab,
-  browser_navigate: navigate,
-  browser_go_back: goBack,
-  browser_go_forward: goForward,
-  browser_reload: reload,
-  browser_snapshot: snapshot,
-  browser_get_text: getText,
-  browser_get_html: getHtml,
-  browser_wait_for: waitFor,
-  browser_click: click,
-  browser_hover: hover,
-  browser_type: type,
-  browser_press_key: pressKey,
-  browser_select_option: selectOption,
-  browser_scroll: scroll,
-  browser_screenshot: screenshot,
-  browser_console_logs: consoleLogs,
-  browser_network_start: networkStart,
-  browser_network_stop: networkStop,
-  browser_network_requests: networkRequests,
-  browser_network_export_har: networkExportHar,
-  browser_get_cookies: getCookies,
-  browser_local_storage_get: localStorageGet,
-  browser_handle_dialog: handleDialog,
-  browser_list_downloads: listDownloads,
-  extension_get_state: getState,
-  extension_get_logs: getLogs,
-  extension_reload: reloadExtension,
+/** One handler map per definition module of src/tools; the type requires every group and every tool. */
+const GROUPS: { [G in keyof BrowserToolGroups]: Handlers<BrowserToolGroups[G]> } = {
+  tabs: tabHandlers,
+  page: pageHandlers,
+  input: inputHandlers,
+  devtools: devtoolsHandlers,
+  storage: storageHandlers,
+  extension: extensionHandlers,
 }
+
+const HANDLERS = new Map<string, BuiltinHandler>()
+for (const [group, definitions] of Object.entries(BROWSER_TOOL_GROUPS))
+  for (const [key, definition] of Object.entries(definitions))
+    HANDLERS.set(
+      definition.name,
+      (GROUPS[group as keyof BrowserToolGroups] as Record<string, BuiltinHandler>)[key]!,
+    )
 
 /** Lets the rest of the extension feed extension_get_state and extension_get_logs. */
 export function configureBuiltins(next: BuiltinHooks): void {
@@ -63,8 +44,8 @@ export function configureBuiltins(next: BuiltinHooks): void {
 
 /** Runs one built-in tool. Resolves with JSON-able output; rejects with a BuiltinToolError-shaped object. */
 export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinContext): Promise<unknown> {
-  const handler = HANDLERS[tool]
-  if (!handler || !BROWSER_TOOL_NAMES.includes(tool))
+  const handler = HANDLERS.get(tool)
+  if (!handler)
     throw Object.assign(new Error(`there is no built-in tool named ${tool}`), {
       code: 'unknown_tool',
       category: 'validation',

@@ -1,4 +1,5 @@
 /** browser_click, browser_hover, browser_type, browser_press_key, browser_select_option, browser_scroll. */
+import type { Handlers } from './context'
 import type { input as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { invalid, sleep } from './errors'
@@ -118,3 +119,5 @@ export async function scroll(input: In<'scroll'>) {
     amount: input.amount,
   })
 }
+
+export const inputHandlers: Handlers<typeof defs> = { click, hover, type, pressKey, selectOption, scroll }

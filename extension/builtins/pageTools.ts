@@ -1,4 +1,5 @@
 /** browser_snapshot, browser_get_text, browser_get_html, browser_wait_for. */
+import type { Handlers } from './context'
 import type { page as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { BuiltinToolError, invalid, sleep, timedOut } from './errors'
@@ -92,3 +93,5 @@ export async function waitFor(input: In<'waitFor'>, ctx: BuiltinContext) {
     await sleep(POLL_MS)
   }
 }
+
+export const pageHandlers: Handlers<typeof defs> = { snapshot, getText, getHtml, waitFor }

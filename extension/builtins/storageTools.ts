@@ -1,4 +1,6 @@
 /** browser_get_cookies, browser_local_storage_get, browser_list_downloads. */
+import { handleDialog } from './dialog'
+import type { Handlers } from './context'
 import type { storage as defs, BrowserToolInput } from '../../src/tools'
 import { invalid } from './errors'
 import { runInPage } from './pageScript'
@@ -62,4 +64,11 @@ export async function listDownloads(input: In<'listDownloads'>) {
       ...(d.error ? { error: d.error } : {}),
     })),
   }
+}
+
+export const storageHandlers: Handlers<typeof defs> = {
+  getCookies,
+  localStorageGet,
+  handleDialog,
+  listDownloads,
 }

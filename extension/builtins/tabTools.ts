@@ -1,4 +1,5 @@
 /** browser_list_tabs, browser_open_tab, browser_close_tab, browser_focus_tab and navigation. */
+import type { Handlers } from './context'
 import type { tabs as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { withDebugger } from './debuggerSession'
@@ -106,4 +107,15 @@ export async function reload(input: In<'reload'>, ctx: BuiltinContext) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   await chrome.tabs.reload(tabId, { bypassCache: input.bypassCache ?? false })
   return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+}
+
+export const tabHandlers: Handlers<typeof defs> = {
+  listTabs,
+  openTab,
+  closeTab,
+  focusTab,
+  navigate,
+  goBack,
+  goForward,
+  reload,
 }

@@ -4,6 +4,7 @@
  * PanelReply). The panel holds no state of its own beyond what it renders.
  */
 import type {
+  ApprovalTab,
   AuditEntryView,
   Decision,
   FailedPlugin,
@@ -20,8 +21,10 @@ export type ConnectionStatus =
   | 'connected'
   /** Nothing answers on the port: the daemon is not running. */
   | 'unreachable'
-  /** The daemon answered 401: the secret in auth.json is not the daemon's. */
+  /** The daemon proved itself but refused the connection. */
   | 'unauthorized'
+  /** The server on the port could not prove it knows the secret: nothing was sent to it. */
+  | 'impostor'
   /** The daemon speaks another protocol version. */
   | 'protocolMismatch'
   /** Another browser took over the one extension connection. */
@@ -47,6 +50,10 @@ export interface ApprovalView {
   tool: string
   params: unknown
   expiresAt: number
+  /** The MCP client that asked (absent from a daemon that does not say). */
+  client?: string
+  /** The tab the call will run in; absent for built-in tools. */
+  tab?: ApprovalTab
 }
 
 export interface PluginView extends PluginState {

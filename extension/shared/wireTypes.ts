@@ -1,6 +1,7 @@
 // Type-only view of the wire contract for the side panel bundle: importing types keeps the TypeBox
 // runtime out of the panel's script.
 export type {
+  ApprovalTab,
   Decision,
   FailedPlugin,
   Permission,
@@ -15,6 +16,8 @@ export interface AuditEntryView {
   timestamp: string
   tool: string
   plugin: string
+  /** Who called: an MCP client's name, or `cli` / `extension`. */
+  client?: string
   success: boolean
   durationMs: number
   error?: { code: string; message: string; category?: string }

@@ -1,10 +1,57 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { Decision } from '../shared/wireTypes'
 import type { ApprovalView } from '../shared/panelTypes'
 import { command } from './background'
-import { formatParams, toolLabel } from './format'
+import { collapse, formatParams, timeLeft, toolLabel } from './format'
+import { Visible } from './Visible'
 
-/** Waiting approval requests, oldest first; each can be allowed once, always, or denied. */
+/** Below this many seconds left, the countdown is shown as a warning. */
+const HURRY_SECONDS = 30
+
+/** The whole arguments: about a screen at first, all of them on request. */
+function Arguments({ params }: { params: unknown }) {
+  const [open, setOpen] = useState(false)
+  const text = formatParams(params)
+  const cut = collapse(text)
+  const whole = open || cut.hiddenChars === 0
+  return (
+    <div class="arguments">
+      <pre data-testid="approval-params" class={whole && cut.hiddenChars > 0 ? 'expanded' : ''}>
+        <Visible text={whole ? text : cut.shown} />
+      </pre>
+      {cut.hiddenChars > 0 && (
+        <button
+          type="button"
+          class="link"
+          data-testid="approval-params-toggle"
+          aria-expanded={open}
+          onClick={() => setOpen(!open)}
+        >
+          {open
+            ? 'Show less'
+            : `Show all arguments (${cut.hiddenChars.toLocaleString()} more characters, ${cut.hiddenLines.toLocaleString()} more lines)`}
+        </button>
+      )}
+    </div>
+  )
+}
+
+/** The time now, re-rendering every second while mounted, for the countdowns. */
+function useNow(): number {
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    const timer = setInterval(() => setTick((t) => t + 1), 1000)
+    return () => clearInterval(timer)
+  }, [])
+  // Read at every render: a request that arrives between ticks is not shown with more time than it has.
+  return Date.now()
+}
+
+/**
+ * Waiting approval requests, oldest first. Each says who asks (the MCP client), what runs (plugin and
+ * tool), where (the tab, by title and URL), with which arguments (all of them), and how long it
+ * waits; it can be allowed once, always, or denied.
+ */
 export function ApprovalList({
   approvals,
   onError,
@@ -13,6 +60,7 @@ export function ApprovalList({
   onError: (m: string) => void
 }) {
   const [busy, setBusy] = useState<string | null>(null)
+  const now = useNow()
   if (approvals.length === 0) return null
   const decide = async (id: string, decision: Decision): Promise<void> => {
     setBusy(id)
@@ -28,51 +76,81 @@ export function ApprovalList({
           {approvals.length}
         </span>
       </h2>
-      {approvals.map((a, i) => (
-        <article class="approval" key={a.id} data-testid="approval" data-approval-id={a.id}>
-          <p>
-            <strong data-testid="approval-plugin">{a.pluginDisplayName}</strong> wants to run{' '}
-            <code data-testid="approval-tool">{toolLabel(a.plugin, a.tool)}</code>
-            {approvals.length > 1 && (
-              <span class="muted">
-                {' '}
-                ({i + 1} of {approvals.length})
-              </span>
+      {approvals.map((a, i) => {
+        const secondsLeft = Math.ceil((a.expiresAt - now) / 1000)
+        return (
+          <article class="approval" key={a.id} data-testid="approval" data-approval-id={a.id}>
+            <p>
+              <strong data-testid="approval-client">
+                <Visible text={a.client ?? 'An MCP client'} />
+              </strong>{' '}
+              asks{' '}
+              <span data-testid="approval-plugin">
+                <Visible text={a.pluginDisplayName} />
+              </span>{' '}
+              to run{' '}
+              <code data-testid="approval-tool">
+                <Visible text={toolLabel(a.plugin, a.tool)} />
+              </code>
+              {approvals.length > 1 && (
+                <span class="muted">
+                  {' '}
+                  ({i + 1} of {approvals.length})
+                </span>
+              )}
+            </p>
+            {a.tab ? (
+              <p class="approval-tab" data-testid="approval-tab" data-tab-id={a.tab.tabId}>
+                in the tab{' '}
+                <strong data-testid="approval-tab-title">
+                  <Visible text={a.tab.title || '(untitled)'} />
+                </strong>
+                <br />
+                <code class="small" data-testid="approval-tab-url">
+                  <Visible text={a.tab.url} />
+                </code>
+              </p>
+            ) : (
+              <p class="muted small" data-testid="approval-tab">
+                in the browser itself (a built-in tool, no plugin tab)
+              </p>
             )}
-          </p>
-          <pre data-testid="approval-params">{formatParams(a.params)}</pre>
-          <p class="muted">Expires at {new Date(a.expiresAt).toLocaleTimeString()}</p>
-          <div class="buttons">
-            <button
-              type="button"
-              class="primary"
-              data-testid="approve-once"
-              disabled={busy === a.id}
-              onClick={() => void decide(a.id, 'allow_once')}
-            >
-              Allow once
-            </button>
-            <button
-              type="button"
-              data-testid="approve-always"
-              title="Allow this call and set the tool to auto from now on"
-              disabled={busy === a.id}
-              onClick={() => void decide(a.id, 'allow_always')}
-            >
-              Always allow
-            </button>
-            <button
-              type="button"
-              class="danger"
-              data-testid="deny"
-              disabled={busy === a.id}
-              onClick={() => void decide(a.id, 'deny')}
-            >
-              Deny
-            </button>
-          </div>
-        </article>
-      ))}
+            <Arguments params={a.params} />
+            <p class={secondsLeft <= HURRY_SECONDS ? 'warning-text' : 'muted'}>
+              Time left to decide: <span data-testid="approval-time-left">{timeLeft(a.expiresAt, now)}</span>
+            </p>
+            <div class="buttons">
+              <button
+                type="button"
+                class="primary"
+                data-testid="approve-once"
+                disabled={busy === a.id}
+                onClick={() => void decide(a.id, 'allow_once')}
+              >
+                Allow once
+              </button>
+              <button
+                type="button"
+                data-testid="approve-always"
+                title="Allow this call and set the tool to auto from now on"
+                disabled={busy === a.id}
+                onClick={() => void decide(a.id, 'allow_always')}
+              >
+                Always allow
+              </button>
+              <button
+                type="button"
+                class="danger"
+                data-testid="deny"
+                disabled={busy === a.id}
+                onClick={() => void decide(a.id, 'deny')}
+              >
+                Deny
+              </button>
+            </div>
+          </article>
+        )
+      })}
     </section>
   )
 }

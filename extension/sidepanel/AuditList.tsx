@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { AuditEntryView } from '../shared/panelTypes'
 import { command } from './background'
 import { timeAgo } from './format'
+import { Visible } from './Visible'
 
 const LIMIT = 20
 
@@ -38,11 +39,20 @@ export function AuditList({ revision, connected }: { revision: number; connected
           >
             <span>{e.success ? '✓' : '✗'}</span> <code>{e.tool}</code>{' '}
             <span class="muted small">
+              {e.client !== undefined && (
+                <>
+                  by{' '}
+                  <span data-testid="audit-client">
+                    <Visible text={e.client} />
+                  </span>{' '}
+                  ·{' '}
+                </>
+              )}
               {timeAgo(Date.parse(e.timestamp))} · {e.durationMs} ms
             </span>
             {e.error && (
               <div class="small error-text" data-testid="audit-error">
-                [{e.error.code}] {e.error.message}
+                [<Visible text={e.error.code} />] <Visible text={e.error.message} />
               </div>
             )}
           </li>

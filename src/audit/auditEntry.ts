@@ -6,6 +6,8 @@ export interface AuditEntry {
   tool: string
   /** Plugin name, `browser` for built-in tools. */
   plugin: string
+  /** Who called: the MCP client's name, or `cli` / `extension` for the secret's holders (absent in older logs). */
+  client?: string
   success: boolean
   durationMs: number
   /** Only on failed entries. */
@@ -16,6 +18,7 @@ export interface AuditQuery {
   limit: number
   plugin?: string
   tool?: string
+  client?: string
   success?: boolean
 }
 
@@ -27,3 +30,21 @@ export interface AuditSummary {
   last24h: { total: number; success: number; failure: number }
   avgDurationMs: number
 }
+
+/** The disk log's state (health `auditLog`): written and synced, or refused since a moment. */
+export type AuditDiskStatus =
+  | { ok: true; linesWritten: number; syncs: number }
+  | {
+      ok: false
+      linesWritten: number
+      syncs: number
+      /** The disk's error, e.g. `ENOSPC: no space left on device, write`. */
+      error: string
+      /** ISO 8601 time of the first refused write. */
+      since: string
+      failedEntries: number
+      /** Refused lines kept to be written once the disk takes them again. */
+      waitingForRetry: number
+      /** Refused lines dropped because too many waited. */
+      dropped: number
+    }

@@ -1,6 +1,9 @@
+import { log } from '../log'
 import { AUDIT_BUFFER_SIZE } from '../protocol'
-import type { AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
+import type { AuditDiskStatus, AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
 import type { AuditFile } from './auditFile'
+
+const logger = log.withTag('audit')
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -8,12 +11,15 @@ export interface AuditLogOptions {
   /** The disk log; absent in tests that only need memory. */
   file?: AuditFile
   bufferSize?: number
-  /** Called when a disk write fails; the entry stays in memory. */
+  /** Called once when disk writes start failing (not again until they have worked); the entry stays in memory. */
   onWriteError?: (error: unknown) => void
   now?: () => number
 }
 
-/** Audit trail: the last 500 entries in memory, every entry appended to the disk log. */
+/**
+ * Audit trail: the last 500 entries in memory, every entry appended to the disk log. The summary
+ * counts what the disk log holds from earlier runs too (the memory buffer starts empty, SPEC).
+ */
 export class AuditLog {
   private readonly ring: AuditEntry[] = []
   private readonly recent: { at: number; success: boolean }[] = []
@@ -21,25 +27,59 @@ export class AuditLog {
   private successes = 0
   private durationSum = 0
   private readonly now: () => number
+  private failing: { since: string; message: string; failedEntries: number } | undefined
 
   constructor(private readonly options: AuditLogOptions = {}) {
     this.now = options.now ?? Date.now
+    if (options.file) this.countEarlierRuns(options.file)
   }
 
   /** Records one entry. Resolves once it is on disk (or the disk write failed and was reported). */
   async record(entry: AuditEntry): Promise<void> {
     this.ring.push(entry)
     if (this.ring.length > (this.options.bufferSize ?? AUDIT_BUFFER_SIZE)) this.ring.shift()
-    this.total++
-    if (entry.success) this.successes++
-    this.durationSum += entry.durationMs
-    this.recent.push({ at: this.now(), success: entry.success })
+    this.count(entry, this.now())
     this.prune()
-    if (!this.options.file) return
+    const { file } = this.options
+    if (!file) return
     try {
-      await this.options.file.append(JSON.stringify(entry))
+      await file.append(JSON.stringify(entry))
+      if (this.failing) {
+        const { since, failedEntries } = this.failing
+        this.failing = undefined
+        logger.info(
+          `audit.log is written again (it failed since ${since}; ${failedEntries} entries were refused, ` +
+            `${file.stats.dropped} of them could not be kept for a retry)`,
+        )
+      }
     } catch (error) {
+      // Logged once per outage, not once per call: a full disk must not flood server.log.
+      if (this.failing) {
+        this.failing.failedEntries++
+        return
+      }
+      this.failing = {
+        since: new Date(this.now()).toISOString(),
+        message: error instanceof Error ? error.message : String(error),
+        failedEntries: 1,
+      }
       this.options.onWriteError?.(error)
+    }
+  }
+
+  /** Whether the disk log is being written, for /health and `bridge doctor`. */
+  diskStatus(): AuditDiskStatus {
+    const stats = this.options.file?.stats
+    const counts = { linesWritten: stats?.lines ?? 0, syncs: stats?.syncs ?? 0 }
+    if (!this.failing) return { ok: true, ...counts }
+    return {
+      ok: false,
+      ...counts,
+      error: this.failing.message,
+      since: this.failing.since,
+      failedEntries: this.failing.failedEntries,
+      waitingForRetry: stats?.backlog ?? 0,
+      dropped: stats?.dropped ?? 0,
     }
   }
 
@@ -50,6 +90,7 @@ export class AuditLog {
       const entry = this.ring[i]!
       if (query.plugin !== undefined && entry.plugin !== query.plugin) continue
       if (query.tool !== undefined && entry.tool !== query.tool) continue
+      if (query.client !== undefined && entry.client !== query.client) continue
       if (query.success !== undefined && entry.success !== query.success) continue
       out.push(entry)
     }
@@ -66,6 +107,30 @@ export class AuditLog {
       last24h: { total: this.recent.length, success, failure: this.recent.length - success },
       avgDurationMs: this.total === 0 ? 0 : Math.round(this.durationSum / this.total),
     }
+  }
+
+  private count(entry: AuditEntry, at: number): void {
+    this.total++
+    if (entry.success) this.successes++
+    this.durationSum += entry.durationMs
+    this.recent.push({ at, success: entry.success })
+  }
+
+  /** Seeds the summary from audit.log.1 and audit.log, so a restart does not reset it. */
+  private countEarlierRuns(file: AuditFile): void {
+    for (const line of file.readLines()) {
+      let entry: AuditEntry
+      try {
+        entry = JSON.parse(line) as AuditEntry
+      } catch {
+        continue
+      }
+      if (typeof entry.success !== 'boolean' || typeof entry.durationMs !== 'number') continue
+      const at = Date.parse(entry.timestamp)
+      this.count(entry, Number.isFinite(at) ? at : 0)
+    }
+    this.recent.sort((a, b) => a.at - b.at)
+    this.prune()
   }
 
   private prune(): void {

@@ -3,7 +3,7 @@ import type { AuditQuery } from './auditEntry'
 
 export type ParsedAuditQuery = { ok: true; value: AuditQuery } | { ok: false; message: string }
 
-/** Reads GET /audit's query string: limit 1-500 (default 50), plugin, tool, success=true|false. */
+/** Reads GET /audit's query string: limit 1-500 (default 50), plugin, tool, client, success=true|false. */
 export function parseAuditQuery(params: URLSearchParams): ParsedAuditQuery {
   const value: AuditQuery = { limit: AUDIT_DEFAULT_LIMIT }
   const limit = params.get('limit')
@@ -17,6 +17,8 @@ export function parseAuditQuery(params: URLSearchParams): ParsedAuditQuery {
   if (plugin !== null && plugin !== '') value.plugin = plugin
   const tool = params.get('tool')
   if (tool !== null && tool !== '') value.tool = tool
+  const client = params.get('client')
+  if (client !== null && client !== '') value.client = client
   const success = params.get('success')
   if (success !== null) {
     if (success !== 'true' && success !== 'false')

@@ -30,7 +30,7 @@ export function createManifest(pkg: PluginPackage, plugin: PluginDefinition): Pl
     }
   })
   // The daemon compiles input schemas with ajv in strict mode; fail here rather than at discovery.
-  const compiled = compileValidators(tools)
+  const compiled = compileValidators(tools, { eager: true })
   if (!compiled.ok)
     throw new PluginBuildError(
       `${compiled.message} (the daemon validates inputs with strict JSON Schema; remove or rename the option)`,

@@ -1,13 +1,13 @@
 /**
  * After a build: ask a running daemon to rediscover plugins (`POST /reload` with the secret from
- * auth.json), then read /health to tell the author whether their plugin loaded. No daemon is not an
+ * auth.json, sent only once the daemon proved it knows it: cli/shared/daemonClient.ts), then read /health to tell the author whether their plugin loaded. No daemon is not an
  * error: it discovers the plugin when it starts. A daemon in dev mode is left alone: it watches the
  * build output and reloads by itself.
  */
 import { existsSync } from 'node:fs'
 import { readSecret } from '../config/auth'
 import { bridgePaths } from '../config/paths'
-import { LOOPBACK_HOST } from '../protocol/constants'
+import { daemonFetch, type DaemonProblem } from '../../cli/shared/daemonClient'
 
 export type ReloadOutcome =
   | { kind: 'reloaded'; plugins: number; durationMs: number; loaded: boolean; failure?: string }
@@ -15,6 +15,8 @@ export type ReloadOutcome =
   /** A dev-mode daemon watches local plugin builds itself (and rate-limits POST /reload). */
   | { kind: 'dev-mode'; port: number }
   | { kind: 'refused'; port: number; status: number; message: string }
+  /** Something that is not this bridge daemon listens on the port: nothing was sent to it. */
+  | { kind: 'impostor'; port: number; message: string }
 
 const RELOAD_TIMEOUT_MS = 15_000
 
@@ -25,27 +27,22 @@ export async function requestReload(opts: {
   pluginDir: string
 }): Promise<ReloadOutcome> {
   const { authFile } = bridgePaths(opts.configDir)
-  const headers: Record<string, string> = {}
-  if (existsSync(authFile)) headers.authorization = `Bearer ${readSecret(authFile)}`
-  const base = `http://${LOOPBACK_HOST}:${opts.port}`
+  const secret = existsSync(authFile) ? readSecret(authFile) : null
+  const problem = (p: DaemonProblem): ReloadOutcome =>
+    p.reason === 'impostor'
+      ? { kind: 'impostor', port: opts.port, message: p.message }
+      : { kind: 'no-daemon', port: opts.port }
 
-  try {
-    const health = await fetch(`${base}/health`, { headers, signal: AbortSignal.timeout(RELOAD_TIMEOUT_MS) })
-    const body = (await health.json().catch(() => ({}))) as { mode?: unknown }
-    if (health.ok && body.mode === 'dev') return { kind: 'dev-mode', port: opts.port }
-  } catch {
-    return { kind: 'no-daemon', port: opts.port }
-  }
-  let response: Response
-  try {
-    response = await fetch(`${base}/reload`, {
-      method: 'POST',
-      headers,
-      signal: AbortSignal.timeout(RELOAD_TIMEOUT_MS),
-    })
-  } catch {
-    return { kind: 'no-daemon', port: opts.port }
-  }
+  const health = await daemonFetch(opts.port, secret, '/health', { timeoutMs: RELOAD_TIMEOUT_MS })
+  if (!health.ok) return problem(health)
+  const mode = ((await health.response.json().catch(() => ({}))) as { mode?: unknown }).mode
+  if (health.response.ok && mode === 'dev') return { kind: 'dev-mode', port: opts.port }
+  const reload = await daemonFetch(opts.port, secret, '/reload', {
+    method: 'POST',
+    timeoutMs: RELOAD_TIMEOUT_MS,
+  })
+  if (!reload.ok) return problem(reload)
+  const response = reload.response
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
   if (!response.ok) {
     const error = body.error as { message?: unknown } | undefined
@@ -59,9 +56,12 @@ export async function requestReload(opts: {
     loaded: false,
   }
   try {
-    const health = (await (
-      await fetch(`${base}/health`, { headers, signal: AbortSignal.timeout(RELOAD_TIMEOUT_MS) })
-    ).json()) as { pluginDetails?: { name: string }[]; failedPlugins?: { path: string; error: string }[] }
+    const after = await daemonFetch(opts.port, secret, '/health', { timeoutMs: RELOAD_TIMEOUT_MS })
+    if (!after.ok) return outcome
+    const health = (await after.response.json()) as {
+      pluginDetails?: { name: string }[]
+      failedPlugins?: { path: string; error: string }[]
+    }
     outcome.loaded = health.pluginDetails?.some((p) => p.name === opts.pluginName) ?? false
     const failed = health.failedPlugins?.find((f) => f.path === opts.pluginDir)
     if (failed) outcome.failure = failed.error

@@ -17,8 +17,11 @@ import { readConfigFile, updateConfigFileAsync } from './configFile'
 import type { Config } from './schema'
 
 export interface ConfigStore {
-  /** The config as last written or read (a copy). */
-  get(): Config
+  /**
+   * The config as last written or read: the actor's current snapshot itself, not a copy (read on every
+   * call). Never mutate it; a change goes through `update`, which makes a new one.
+   */
+  get(): Readonly<Config>
   /** Applies `mutate` to a copy of the current config and persists it atomically; serialized with every other change. */
   update(mutate: (current: Config) => Config): Promise<Config>
   /** Re-reads config.json (after an outside edit). Rejects with the file's problem if it is broken. */
@@ -44,7 +47,7 @@ export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>
     })
 
   return {
-    get: () => structuredClone(actor.getSnapshot().context.config) as Config,
+    get: () => actor.getSnapshot().context.config as Config,
     update: (mutate) =>
       submit({ kind: 'update', mutate: (current) => mutate(structuredClone(current) as Config) }),
     reload: () => submit({ kind: 'reload' }),

@@ -9,6 +9,8 @@ export interface BridgePaths {
   configFile: string
   extensionDir: string
   authFile: string
+  /** Named MCP clients and their tokens (see clients.ts). */
+  clientsFile: string
   adaptersDir: string
   serverLog: string
   pidFile: string
@@ -29,6 +31,7 @@ export function bridgePaths(dir: string = configDirFromEnv()): BridgePaths {
     configFile: join(dir, 'config.json'),
     extensionDir,
     authFile: join(extensionDir, 'auth.json'),
+    clientsFile: join(dir, 'clients.json'),
     adaptersDir: join(extensionDir, 'adapters'),
     serverLog: join(dir, 'server.log'),
     pidFile: join(dir, 'server.pid'),

@@ -6,6 +6,7 @@
  */
 import { ensurePrivateDir, removeStaleTempFiles } from './atomicWrite'
 import { ensureSecret } from './auth'
+import { ensureClientsFile, type ClientEntry } from './clients'
 import { ensureConfigFile } from './configFile'
 import type { BridgePaths } from './paths'
 import { assertPrivateConfigDir } from './privateFiles'
@@ -17,6 +18,8 @@ export interface PreparedFiles {
   /** True when this call created config.json (first run). */
   createdConfig: boolean
   createdSecret: boolean
+  /** The `default` MCP client when this call created clients.json (first run), else null. */
+  createdClient: ClientEntry | null
 }
 
 export function prepareConfigDir(paths: BridgePaths): PreparedFiles {
@@ -26,7 +29,9 @@ export function prepareConfigDir(paths: BridgePaths): PreparedFiles {
   ensurePrivateDir(paths.extensionDir)
   removeStaleTempFiles(paths.configFile)
   removeStaleTempFiles(paths.authFile)
+  removeStaleTempFiles(paths.clientsFile)
   const { config, created: createdConfig } = ensureConfigFile(paths.configFile)
   const { secret, created: createdSecret } = ensureSecret(paths.authFile)
-  return { config, secret, createdConfig, createdSecret }
+  const { created: createdClient } = ensureClientsFile(paths.clientsFile)
+  return { config, secret, createdConfig, createdSecret, createdClient }
 }

@@ -1,6 +1,7 @@
 /**
  * The engine-independent front: every request and upgrade goes through the security gate (Host,
- * Origin), then the route table (404 / 405), then the token (401), the body cap (413) and the route's
+ * Origin), then the route table (404 / 405), then the credential (401: the secret, or a named MCP
+ * client's token where the route accepts client tokens), the body cap (413) and the route's
  * rate limit (429). One error handler: a BridgeError with an HTTP code maps to its status; anything
  * else is logged and becomes a bare 500.
  */
@@ -9,7 +10,17 @@ import { log } from '../log'
 import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
 import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
 import type { HttpHandler, RequestInfo, UpgradeHandler } from './engine'
-import { checkHost, checkOrigin, hasValidBearer, hasValidWsProtocol, unauthorizedResponse } from './gate'
+import {
+  bearerToken,
+  checkExtensionOrigin,
+  checkHost,
+  checkOrigin,
+  hasValidBearer,
+  hasValidWsProtocol,
+  matchClientToken,
+  unauthorizedResponse,
+  type ClientCredential,
+} from './gate'
 import { errorResponse, payloadTooLargeResponse, rateLimitedResponse } from './responses'
 import type { Caller, HttpMethod, Route, RouteContext } from './route'
 
@@ -21,6 +32,8 @@ export interface FrontOptions {
   port: () => number
   /** The current secret; null disables token checks. */
   secret: () => string | null
+  /** The named MCP clients' tokens as the daemon last read them (clients.json). */
+  clients?: () => readonly ClientCredential[]
   maxBodyBytes: number
 }
 
@@ -40,6 +53,14 @@ export function createFront(options: FrontOptions): Front {
     headers.get('origin') === EXTENSION_ORIGIN
       ? { role: 'extension', name: 'extension' }
       : { role: 'cli', name: 'cli' }
+
+  /** Who the Authorization header names: the secret's holder, a named client, or nobody. */
+  const callerOf = (headers: Headers): Caller | null => {
+    if (hasValidBearer(headers, options.secret())) return secretHolder(headers)
+    const token = bearerToken(headers)
+    const name = token === null ? null : matchClientToken(token, options.clients?.() ?? [])
+    return name === null ? null : { role: 'client', name }
+  }
 
   const context = (url: URL, caller: Caller | null, info: RequestInfo): RouteContext => ({
     url,
@@ -63,12 +84,14 @@ export function createFront(options: FrontOptions): Front {
         allow,
       })
     }
-    const authenticated = hasValidBearer(request.headers, options.secret())
-    if (entry.auth === 'required' && !authenticated) return unauthorizedResponse()
+    const presented = callerOf(request.headers)
+    // A client token opens only the routes that accept one; elsewhere it counts as no credential.
+    const caller = presented?.role === 'client' && !entry.clientTokens ? null : presented
+    if (entry.auth === 'required' && caller === null) return unauthorizedResponse()
     const declared = Number(request.headers.get('content-length') ?? 0)
     if (declared > options.maxBodyBytes) return payloadTooLargeResponse(options.maxBodyBytes)
     if (entry.rateLimit && !entry.rateLimit.take()) return rateLimitedResponse()
-    return await handler(request, context(url, authenticated ? secretHolder(request.headers) : null, info))
+    return await handler(request, context(url, caller, info))
   }
 
   return {
@@ -91,9 +114,16 @@ export function createFront(options: FrontOptions): Front {
             accept: false,
             response: errorResponse('not_found', `no WebSocket endpoint at ${url.pathname}`),
           }
+        // The extension's channel is the extension's alone: the secret (a client token is refused
+        // like a wrong one), then its pinned Origin (a browser cannot forge it for another origin).
         if (!hasValidWsProtocol(request.headers, options.secret()))
           return { accept: false, response: unauthorizedResponse() }
-        const decision = await entry.upgrade(request, context(url, secretHolder(request.headers), info))
+        const notExtension = checkExtensionOrigin(request.headers)
+        if (notExtension) return { accept: false, response: notExtension }
+        const decision = await entry.upgrade(
+          request,
+          context(url, { role: 'extension', name: 'extension' }, info),
+        )
         if (decision instanceof Response) return { accept: false, response: decision }
         return { accept: true, protocol: WS_SUBPROTOCOL, onOpen: decision.onOpen }
       } catch (error) {

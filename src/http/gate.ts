@@ -3,8 +3,9 @@
  * 1. Host: exactly one Host header, equal to `127.0.0.1:<port>`, `localhost:<port>` or `[::1]:<port>`
  *    (the DNS-rebinding defence: a rebound page's requests carry its own host name).
  * 2. Origin: absent (native clients) or exactly the bridge extension's origin.
- * 3. Token: `Authorization: Bearer <secret>`, or on `/ws` `Sec-WebSocket-Protocol: bridge, <secret>`,
- *    compared in constant time.
+ * 3. Token: `Authorization: Bearer <secret>` or a named MCP client's own token (which opens only the
+ *    routes that accept client tokens: `/mcp`), compared in constant time against every credential.
+ *    On `/ws`: the pinned extension Origin and `Sec-WebSocket-Protocol: bridge, <secret>`.
  * Each check returns null when it passes or the refusal to send.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
@@ -38,11 +39,39 @@ export function secretsEqual(given: string, secret: string): boolean {
   return timingSafeEqual(a, b)
 }
 
+/** The token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(headers: Headers): string | null {
+  const match = /^Bearer +(\S+) *$/i.exec(headers.get('authorization') ?? '')
+  return match?.[1] ?? null
+}
+
 /** True when the Authorization header carries the secret (or when no secret is configured). */
 export function hasValidBearer(headers: Headers, secret: string | null): boolean {
   if (secret === null) return true
-  const match = /^Bearer +(\S+) *$/i.exec(headers.get('authorization') ?? '')
-  return match?.[1] !== undefined && secretsEqual(match[1], secret)
+  const token = bearerToken(headers)
+  return token !== null && secretsEqual(token, secret)
+}
+
+/** A named MCP client's credential. */
+export interface ClientCredential {
+  name: string
+  token: string
+}
+
+/**
+ * The client whose token `given` is, or null. Every client is compared (no early exit), each in
+ * constant time, so the time taken says nothing about which token, or how much of one, matched.
+ */
+export function matchClientToken(given: string, clients: readonly ClientCredential[]): string | null {
+  let found: string | null = null
+  for (const client of clients) if (secretsEqual(given, client.token) && found === null) found = client.name
+  return found
+}
+
+/** `/ws` is the extension's alone: its pinned Origin must be there (a native process sends none). */
+export function checkExtensionOrigin(headers: Headers): Response | null {
+  if (headers.get('origin') === EXTENSION_ORIGIN) return null
+  return errorResponse('forbidden_origin', '/ws accepts only the bridge extension')
 }
 
 export function unauthorizedResponse(): Response {

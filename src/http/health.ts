@@ -68,6 +68,33 @@ export interface HealthPayload {
   /** Dev mode only. */
   fileWatcher?: FileWatcherHealth
   auditSummary: AuditSummary
+  /** Only with BRIDGE_DIAGNOSTICS=1: what a leak test watches. */
+  diagnostics?: Diagnostics
+}
+
+/** Process figures for leak tests (BRIDGE_DIAGNOSTICS=1); not part of the stable health payload. */
+export interface Diagnostics {
+  /** Children of the root actor system: pluginTab, mcpSession and toolInvocation actors. */
+  actors: number
+  /** Active timers (`Timeout` in process.getActiveResourcesInfo()). */
+  timers: number
+  /** Every active resource of the event loop, by kind. */
+  resources: Record<string, number>
+  rssBytes: number
+  heapUsedBytes: number
+}
+
+export function processDiagnostics(actors: number): Diagnostics {
+  const resources: Record<string, number> = {}
+  for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1
+  const memory = process.memoryUsage()
+  return {
+    actors,
+    timers: resources.Timeout ?? 0,
+    resources,
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+  }
 }
 
 export function emptyAuditSummary(): AuditSummary {

@@ -12,6 +12,8 @@ import { errorResponse, payloadTooLargeResponse } from './responses'
 
 const logger = log.withTag('http')
 const KEEPALIVE_INTERVAL_MS = 30_000
+/** How long an event stream's head may wait to leave together with its first event. */
+const EVENT_STREAM_HEAD_DELAY_MS = 20
 
 export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
   const { limits } = options
@@ -215,6 +217,34 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
     res.end()
     return
   }
+  // Whatever is ready together (the head, body chunks already queued, the end) leaves in one write:
+  // the response stays corked until the promise jobs now pending have run, which is when a burst of
+  // ready chunks has been read. An event stream's head waits for its first event for a moment (an MCP
+  // answer usually follows within a millisecond), so head, event and end can share one write.
+  let headHeld: ReturnType<typeof setTimeout> | undefined
+  const releaseHead = () => {
+    if (headHeld === undefined) return
+    clearTimeout(headHeld)
+    headHeld = undefined
+    if (!res.writableEnded) res.uncork()
+  }
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    res.cork()
+    headHeld = setTimeout(releaseHead, EVENT_STREAM_HEAD_DELAY_MS)
+  }
+  let corked = false
+  const uncork = () => {
+    if (!corked) return
+    corked = false
+    if (!res.writableEnded) res.uncork()
+  }
+  const cork = () => {
+    if (corked) return
+    corked = true
+    res.cork()
+    process.nextTick(uncork)
+  }
+  cork()
   res.flushHeaders()
   const reader = response.body.getReader()
   const cancel = () => void reader.cancel().catch(() => undefined)
@@ -223,12 +253,19 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
     for (;;) {
       const { done, value } = await reader.read()
       if (done || res.destroyed) break
-      if (!res.write(value)) await drained(res)
+      cork()
+      const ok = res.write(value)
+      releaseHead()
+      if (!ok) {
+        uncork()
+        await drained(res)
+      }
     }
   } catch {
     // The stream failed (or was cancelled because the client left): end what we can.
   } finally {
     signal.removeEventListener('abort', cancel)
+    releaseHead()
     if (!res.destroyed) res.end()
   }
 }
@@ -250,6 +287,14 @@ async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> 
 }
 
 function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
+  // Frames sent in the same turn (a call's tool.invocationStart and tool.dispatch) leave in one write:
+  // the TCP socket under \`ws\` stays corked until the promise jobs now pending have run.
+  const tcp = (ws as WebSocket & { _socket?: Duplex })._socket
+  let corked = false
+  const uncork = () => {
+    corked = false
+    tcp?.uncork()
+  }
   let onMessage: (text: string) => void = () => undefined
   let onClose: (code: number, reason: string) => void = () => undefined
   const state = ws as WebSocket & { bridgeAlive?: boolean }
@@ -271,7 +316,13 @@ function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
       return ws.bufferedAmount
     },
     send(text) {
-      if (ws.readyState === ws.OPEN) ws.send(text)
+      if (ws.readyState !== ws.OPEN) return
+      if (tcp && !corked) {
+        corked = true
+        tcp.cork()
+        process.nextTick(uncork)
+      }
+      ws.send(text)
     },
     close(code, reason) {
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)

@@ -16,7 +16,7 @@ export type Caller =
 
 export interface RouteContext {
   url: URL
-  /** True when the request carried the valid secret (always true on `required` routes). */
+  /** True when the request carried a credential this route accepts (always true on `required` routes). */
   authenticated: boolean
   /** The credential's owner; null without a valid credential (only on `optional` routes). */
   caller: Caller | null
@@ -39,6 +39,11 @@ export interface Route {
   path: string
   /** `required`: 401 without the secret. `optional`: the handler sees `context.authenticated`. */
   auth: 'required' | 'optional'
+  /**
+   * True when a named MCP client's own token opens this route too (only `/mcp`). Elsewhere a client
+   * token is refused like a wrong one: 401 on `required` routes, the bare answer on `optional` ones.
+   */
+  clientTokens?: boolean
   methods?: Partial<Record<HttpMethod, RouteHandler>>
   /** For `/ws`: WebSocket upgrades (credentials in `Sec-WebSocket-Protocol`). */
   upgrade?: UpgradeRouteHandler

@@ -2,10 +2,13 @@
  * The daemon's route table. Each endpoint is one entry built from `services`, the live objects the
  * daemon hands in; to add an endpoint, add a service and an entry here.
  */
+import { parseAuditQuery, type AuditQuery } from '../audit'
+import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol'
 import type { EngineSocket } from './engine'
 import { healthRoute, type HealthPayload } from './health'
-import { jsonResponse } from './responses'
-import type { Route } from './route'
+import { createRateLimiter } from './rateLimit'
+import { errorResponse, jsonResponse } from './responses'
+import type { Route, RouteHandler } from './route'
 
 export interface Services {
   /** The full health payload (see health.ts); composed in daemon.ts. */
@@ -14,9 +17,16 @@ export interface Services {
   wsUrl(): string
   /** An authenticated extension socket on `/ws` (the gate and the subprotocol check already passed). */
   openExtensionSocket(socket: EngineSocket): void
+  /** POST, GET and DELETE on /mcp, for the MCP client named `client`. */
+  mcp(request: Request, client: string): Promise<Response>
+  /** GET /audit: the entries that match. */
+  queryAudit(query: AuditQuery): unknown
+  /** POST /extension/reload: tells the extension to reload itself; false when none is connected. */
+  reloadExtension(): boolean
 }
 
 export function createRoutes(services: Services): Route[] {
+  const mcp: RouteHandler = (request, { caller }) => services.mcp(request, caller?.name ?? 'unknown')
   return [
     healthRoute(() => services.getHealth()),
     {
@@ -28,6 +38,35 @@ export function createRoutes(services: Services): Route[] {
       path: '/ws',
       auth: 'required',
       upgrade: () => ({ onOpen: (socket) => services.openExtensionSocket(socket) }),
+    },
+    {
+      path: '/mcp',
+      auth: 'required',
+      // The one endpoint an MCP client's own token opens.
+      clientTokens: true,
+      methods: { POST: mcp, GET: mcp, DELETE: mcp },
+    },
+    {
+      path: '/audit',
+      auth: 'required',
+      methods: {
+        GET: (_request, { url }) => {
+          const query = parseAuditQuery(url.searchParams)
+          if (!query.ok) return errorResponse('bad_request', query.message)
+          return jsonResponse(services.queryAudit(query.value))
+        },
+      },
+    },
+    {
+      path: '/extension/reload',
+      auth: 'required',
+      rateLimit: createRateLimiter({ limit: ADMIN_RATE_LIMIT_PER_MIN }),
+      methods: {
+        POST: () =>
+          services.reloadExtension()
+            ? jsonResponse({ ok: true }, 202)
+            : errorResponse('extension_not_connected', 'no extension is connected'),
+      },
     },
   ]
 }

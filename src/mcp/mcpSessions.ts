@@ -9,9 +9,9 @@ import {
   type LoggingLevel,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { ActorRefFrom, AnyActorRef } from 'xstate'
-import { childId, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import { mcpSessionMachine } from '../../machines/mcpSessionMachine'
+import type { ActorRefFrom } from 'xstate'
+import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import type { mcpSessionMachine } from '../../machines/mcpSessionMachine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonResponse, rateLimitedResponse } from '../http/responses'
 import { log } from '../log'
@@ -21,10 +21,8 @@ import type { ProgressUpdate, ToolCallRequest } from './toolCalls'
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
-  /** The root actor system: every session runs as its child `mcpSession:<uuid>`. */
-  system(): ActorRefFrom<typeof bridgeSystemMachine>
-  /** The tools an agent may see (ask / auto), ready for tools/list. */
-  listTools(): Tool[]
+  /** The tools an agent may see (ask / auto): the catalog's ready-to-send `tools/list` result. */
+  listTools(): { tools: readonly Tool[] }
   callTool(request: ToolCallRequest): Promise<CallToolResult>
   /** 5 per minute on initialize. */
   initializeLimiter: RateLimiter
@@ -32,7 +30,11 @@ export interface McpSessionsDeps {
   maxSessions: number
 }
 
+type SessionEffects = Parameters<typeof mcpSessionMachine.provide>[0]
+
 interface Session {
+  /** The MCP client's name, from the credential that opened the session. */
+  client: string
   server: Server
   transport: WebStandardStreamableHTTPServerTransport
   actor: ActorRefFrom<typeof mcpSessionMachine>
@@ -54,15 +56,25 @@ const rpcError = (status: number, code: number, message: string) =>
  */
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
+  /** The effects of the root system's mcpSession children, for `.provide()`. */
+  readonly sessionEffects: SessionEffects = {
+    actions: { disposeSession: ({ context }, { reason }) => this.dispose(context.sessionId, reason) },
+  }
 
   constructor(private readonly deps: McpSessionsDeps) {}
+
+  /** Takes the started root system: every session runs as its child `mcpSession:<uuid>`. */
+  attach(system: ActorRefFrom<typeof bridgeSystemMachine>): void {
+    this.system = system
+  }
 
   get count(): number {
     return this.sessions.size
   }
 
-  /** Handles POST, GET and DELETE on /mcp. */
-  async handle(request: Request): Promise<Response> {
+  /** Handles POST, GET and DELETE on /mcp for the client named `client`. */
+  async handle(request: Request, client: string): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id')
     let parsedBody: unknown
     if (request.method === 'POST') {
@@ -84,7 +96,7 @@ export class McpSessions {
     if (request.method !== 'POST' || !initializing)
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
     if (!this.deps.initializeLimiter.take()) return rateLimitedResponse()
-    const transport = await this.open()
+    const transport = await this.open(client)
     return transport.handleRequest(request, { parsedBody })
   }
 
@@ -127,7 +139,23 @@ export class McpSessions {
     })
   }
 
-  private async open(): Promise<WebStandardStreamableHTTPServerTransport> {
+  /** The session's actor reached `closed`: its transport closes and its unfinished calls are cancelled. */
+  private dispose(id: string, reason: string): void {
+    const session = this.sessions.get(id)
+    if (!session) return
+    this.sessions.delete(id)
+    session.closing.abort()
+    logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
+    // Closing the transport calls server.onclose, which finds the actor done.
+    session.server.close().catch(() => undefined)
+  }
+
+  private actorOf(id: string): ActorRefFrom<typeof mcpSessionMachine> | undefined {
+    return this.system?.system.get(systemIdOf('mcpSession', id)) as
+      ActorRefFrom<typeof mcpSessionMachine> | undefined
+  }
+
+  private async open(client: string): Promise<WebStandardStreamableHTTPServerTransport> {
     const server = new Server(
       { name: 'bridge', version: BRIDGE_VERSION },
       { capabilities: { tools: { listChanged: true }, logging: {} } },
@@ -137,22 +165,8 @@ export class McpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const logic = mcpSessionMachine.provide({
-          actions: {
-            disposeSession: (_, { reason }) => {
-              this.sessions.delete(id)
-              closing.abort()
-              logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
-              // Closing the transport calls server.onclose, which finds the actor done.
-              server.close().catch(() => undefined)
-            },
-          },
-        })
-        const system = this.deps.system()
-        system.send({ type: 'mcpSession.spawn', logic, input: { sessionId: id, openedAt: Date.now() } })
-        const children = system.getSnapshot().children as Record<string, AnyActorRef | undefined>
-        const actor = children[childId('mcpSession', id)] as
-          ActorRefFrom<typeof mcpSessionMachine> | undefined
+        this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
+        const actor = this.actorOf(id)
         if (!actor) {
           logger.error('MCP session could not start inside the daemon')
           closing.abort()
@@ -160,7 +174,7 @@ export class McpSessions {
           return
         }
         actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
-        session = { server, transport, actor, closing, lastActiveAt: Date.now(), callsInFlight: 0 }
+        session = { client, server, transport, actor, closing, lastActiveAt: Date.now(), callsInFlight: 0 }
         this.sessions.set(id, session)
         logger.info(`MCP session opened; ${this.sessions.size} open`)
         if (this.sessions.size > this.deps.maxSessions) this.evictIdlest(id)
@@ -168,11 +182,12 @@ export class McpSessions {
       onsessionclosed: () => session?.actor.send({ type: 'session.close', reason: 'DELETE /mcp' }),
     })
     server.onclose = () => session?.actor.send({ type: 'session.close', reason: 'transport closed' })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.deps.listTools() }))
+    server.setRequestHandler(ListToolsRequestSchema, () => this.deps.listTools() as { tools: Tool[] })
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const current = session
+      if (!current) throw new Error('tools/call before the session was initialized')
       const token = request.params._meta?.progressToken
-      const signal = AbortSignal.any([extra.signal, closing.signal])
-      const sendProgress =
+      const onProgress =
         token === undefined
           ? undefined
           : (update: ProgressUpdate) =>
@@ -182,18 +197,18 @@ export class McpSessions {
                   params: { progressToken: token, ...update },
                 })
                 .catch(() => undefined)
-      const current = session
-      if (current) current.callsInFlight++
+      current.callsInFlight++
       return this.deps
         .callTool({
           name: request.params.name,
           input: request.params.arguments ?? {},
-          signal,
-          ...(sendProgress ? { sendProgress } : {}),
+          client: current.client,
+          session: extra.sessionId ?? '',
+          signal: extra.signal,
+          sessionSignal: current.closing.signal,
+          ...(onProgress ? { onProgress } : {}),
         })
-        .finally(() => {
-          if (current) current.callsInFlight--
-        })
+        .finally(() => current.callsInFlight--)
     })
     await server.connect(transport)
     return transport

@@ -6,12 +6,13 @@
  * two local folders, that would load under one name are both refused. One broken plugin never stops the others: it
  * lands in `failedPlugins` (or `discoveryErrors` when a whole source failed) with what to fix.
  */
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { resolveLocalPluginPath } from '../config/localPlugins'
 import type { DiscoveryError, FailedPlugin, PluginSource } from '../protocol/manifest'
 import { PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
 import { syncAdapterFiles } from './adapterFiles'
+import type { PluginLoadCache } from './loadCache'
 import { loadPlugin, type PluginBuild } from './loadPlugin'
 import { npmGlobalRoot } from './npmRoot'
 import type { PluginRegistrySnapshot } from './types'
@@ -23,6 +24,11 @@ export interface DiscoverOptions {
   env: NodeJS.ProcessEnv
   /** Copy adapter bundles to `<config>/extension/adapters` (default true; `bridge plugin list` only reads). */
   syncAdapters?: boolean
+  /**
+   * Kept by the daemon across reloads: unchanged plugins are reused instead of read, hashed and
+   * compiled again, and adapter copies known to be current are not re-read.
+   */
+  cache?: { plugins: PluginLoadCache; adapterCopies: Map<string, string> }
 }
 
 export async function discoverPlugins({
@@ -30,21 +36,24 @@ export async function discoverPlugins({
   config,
   env,
   syncAdapters = true,
+  cache,
 }: DiscoverOptions): Promise<PluginRegistrySnapshot> {
   const failedPlugins: FailedPlugin[] = []
   const discoveryErrors: DiscoveryError[] = []
   const chosen = new Map<string, PluginBuild>()
+  const looked = new Set<string>()
 
   const take = (dirs: string[], source: PluginSource) => {
     const byName = new Map<string, PluginBuild[]>()
     for (const dir of dirs) {
-      const result = loadPlugin(dir, source)
+      looked.add(dir)
+      const result = cache ? cache.plugins.load(dir, source) : loadPlugin(dir, source)
       if (!result.ok) {
         failedPlugins.push({ path: dir, error: result.error })
         continue
       }
       const { name } = result.value.plugin
-      for (const message of result.value.warnings) discoveryErrors.push({ source, path: dir, message })
+      for (const message of result.value.warnings ?? []) discoveryErrors.push({ source, path: dir, message })
       byName.set(name, [...(byName.get(name) ?? []), result.value])
     }
     for (const [name, builds] of byName) {
@@ -86,6 +95,7 @@ export async function discoverPlugins({
   const localDirs = [...new Set(config.localPlugins.map((entry) => resolveLocalPluginPath(entry, configDir)))]
   take(localDirs, 'local')
 
+  cache?.plugins.retain(looked)
   const plugins = [...chosen.values()].map((b) => b.plugin).sort((a, b) => a.name.localeCompare(b.name))
   if (syncAdapters)
     try {
@@ -94,9 +104,14 @@ export async function discoverPlugins({
         new Map(
           [...chosen].map(([name, b]) => [
             name,
-            { file: b.plugin.adapterFile, bytes: b.adapter, hash: b.plugin.adapterHash },
+            {
+              file: b.plugin.adapterFile,
+              hash: b.plugin.adapterHash,
+              bytes: b.adapter ?? (() => readFileSync(join(b.plugin.path, 'dist', 'adapter.iife.js'))),
+            },
           ]),
         ),
+        cache?.adapterCopies,
       )
     } catch (error) {
       discoveryErrors.push({

@@ -25,9 +25,10 @@ export const MANIFEST_MAX_BYTES = 1024 * 1024
 
 export interface PluginBuild {
   plugin: LoadedPlugin
-  adapter: Buffer
+  /** The adapter bundle's bytes; absent when the plugin was reused unchanged (see loadCache.ts). */
+  adapter?: Buffer
   /** What was dropped while loading (a refused icon), for discoveryErrors. */
-  warnings: string[]
+  warnings?: string[]
 }
 
 export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }

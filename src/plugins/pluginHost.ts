@@ -18,6 +18,7 @@ import { log } from '../log'
 import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol/constants'
 import type { DiscoveryError, FailedPlugin, TabInfo, TabStateName } from '../protocol/manifest'
 import { discoverPlugins } from './discover'
+import { createPluginLoadCache } from './loadCache'
 import { emptySnapshot, pluginToolNames } from './registry'
 import type { PluginRegistrySnapshot } from './types'
 
@@ -63,6 +64,8 @@ export interface PluginHost {
 
 export function createPluginHost(deps: PluginHostDeps): PluginHost {
   let current = emptySnapshot()
+  // Reloads re-read only the plugins whose build files changed.
+  const cache = { plugins: createPluginLoadCache(), adapterCopies: new Map<string, string>() }
   let actor: ActorRefFrom<typeof reloadMachine> | undefined
 
   const discover: PluginHost['discover'] = async ({ reason, run }) => {
@@ -78,7 +81,7 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
         configErrors.push({ source: 'config', message: `config.json was not re-read: ${message}` })
         config = { localPlugins: current.plugins.filter((p) => p.source === 'local').map((p) => p.path) }
       }
-      const next = await discoverPlugins({ configDir: deps.configDir, config, env: deps.env })
+      const next = await discoverPlugins({ configDir: deps.configDir, config, env: deps.env, cache })
       next.discoveryErrors.unshift(...configErrors)
       current = next
       const durationMs = Date.now() - startedAt

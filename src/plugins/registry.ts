@@ -1,16 +1,11 @@
 /**
- * Lookups over a discovery snapshot. Plugin names never contain `_`, so the first `_` of a prefixed
- * tool name splits plugin and tool.
+ * Lookups over a discovery snapshot. Tool names split by the one rule of src/protocol/toolNames.ts.
  */
 import type { ToolManifest } from '../protocol/manifest'
+import { splitToolName } from '../protocol/toolNames'
 import type { LoadedPlugin, PluginRegistrySnapshot } from './types'
 
-/** `notes_list_notes` -> `{ plugin: 'notes', tool: 'list_notes' }`; undefined without a `_`. */
-export function splitToolName(fullName: string): { plugin: string; tool: string } | undefined {
-  const i = fullName.indexOf('_')
-  if (i <= 0 || i === fullName.length - 1) return undefined
-  return { plugin: fullName.slice(0, i), tool: fullName.slice(i + 1) }
-}
+export { splitToolName }
 
 export function findPlugin(snapshot: PluginRegistrySnapshot, name: string): LoadedPlugin | undefined {
   return snapshot.plugins.find((p) => p.name === name)

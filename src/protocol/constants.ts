@@ -36,6 +36,10 @@ export const APPROVAL_PROGRESS_INTERVAL_MS = 10_000
 export const READY_PROBE_TIMEOUT_MS = 5_000
 export const PAGE_FETCH_TIMEOUT_MS = 30_000
 export const MAX_CALLS_IN_FLIGHT_PER_PLUGIN = 5
+/** Calls of one MCP client waiting for the user's approval at once; the next fails with approval_queue_full. */
+export const MAX_APPROVALS_WAITING_PER_CLIENT = 20
+/** Tool arguments nested deeper than this are invalid_input, before schema validation. */
+export const MAX_INPUT_DEPTH = 64
 export const TOOL_RESULT_MAX_BYTES = 100 * 1024
 
 export const AUDIT_BUFFER_SIZE = 500
@@ -52,6 +56,16 @@ export const RECONNECT_BACKOFF_START_MS = 1_000
 export const RECONNECT_BACKOFF_MAX_MS = 30_000
 
 export const SECRET_HEX_LENGTH = 64
+
+/**
+ * The daemon proves it knows the secret before anyone sends it: `GET /proof?nonce=<64 hex>` (no token)
+ * answers `{ proof: hex(HMAC-SHA256(secret, PROOF_CONTEXT + nonce)) }`. The extension and the CLI check
+ * it with a fresh random nonce, so a program squatting on the port learns nothing it could replay.
+ */
+export const PROOF_PATH = '/proof'
+export const PROOF_CONTEXT = 'bridge-proof:'
+export const PROOF_NONCE_PATTERN = /^[0-9a-f]{64}$/
+export const PROOF_RATE_LIMIT_PER_MIN = 120
 
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/

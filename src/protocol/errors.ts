@@ -49,6 +49,8 @@ export const ToolErrorCode = {
   toolError: 'tool_error',
   /** The MCP client cancelled the request or closed its session before the call finished. */
   cancelled: 'cancelled',
+  /** Too many of this client's calls already wait for the user's approval. */
+  approvalQueueFull: 'approval_queue_full',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -81,6 +83,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   timeout: 'timeout',
   tool_error: undefined,
   cancelled: 'connection',
+  approval_queue_full: 'concurrency',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

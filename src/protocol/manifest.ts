@@ -98,5 +98,11 @@ export const TabInfo = Type.Object({
   url: Type.String(),
   title: Type.String(),
   ready: Type.Boolean(),
+  /**
+   * Ready tabs only: where a call would run now, 0 first (DESIGN.md section 8: the active tab of the
+   * focused window, then any active tab, then the most recently focused). The daemon picks the tab
+   * it shows in an approval by it.
+   */
+  rank: Type.Optional(Type.Integer({ minimum: 0 })),
 })
 export type TabInfo = Static<typeof TabInfo>

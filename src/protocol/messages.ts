@@ -1,7 +1,6 @@
 /**
- * The WebSocket contract between the daemon and the extension: JSON-RPC 2.0 over text frames.
- * Each entry says who sends it and what it means. Both ends validate every inbound message against
- * these schemas. `Notifications` have no id and no answer; `Requests` have params and a result.
+ * The WebSocket contract between the daemon and the extension: JSON-RPC 2.0 over text frames, one
+ * table of methods (`WsMethods`). Each entry says who sends it and what it means.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import {
@@ -35,6 +34,10 @@ export type LogLevel = Static<typeof LogLevel>
 export const PluginTabs = Type.Object({ state: TabStateName, tabs: Type.Array(TabInfo) })
 export type PluginTabs = Static<typeof PluginTabs>
 
+/** The tab an approved call will run in, as the approval shows it. */
+export const ApprovalTab = Type.Object({ tabId: Type.Integer(), title: Type.String(), url: Type.String() })
+export type ApprovalTab = Static<typeof ApprovalTab>
+
 export const ConfigState = Type.Object({
   plugins: Type.Array(PluginState),
   browserTools: Type.Array(ToolState),
@@ -43,59 +46,102 @@ export const ConfigState = Type.Object({
 })
 export type ConfigState = Static<typeof ConfigState>
 
-/** Notifications the daemon sends to the extension. */
-export const ServerNotifications = {
-  /** On connect and after every reload: everything the extension needs to know. */
-  'sync.full': Type.Object({
-    protocolVersion: Type.Integer(),
-    serverVersion: Type.String(),
-    skipPermissions: Type.Boolean(),
-    plugins: Type.Array(PluginState),
-    browserTools: Type.Array(ToolState),
-  }),
-  /** Dev mode: one plugin's build changed on disk. */
-  'plugin.update': PluginState,
-  /** The set of plugins, their permissions or the skip flag changed; the side panel refreshes. */
-  'plugins.changed': Type.Object({
-    plugins: Type.Array(PluginState),
-    failedPlugins: Type.Array(FailedPlugin),
-  }),
-  /** A tool call started running in the browser. */
-  'tool.invocationStart': Type.Object({
-    dispatchId: Type.String(),
-    plugin: Type.String(),
-    tool: Type.String(),
-  }),
-  /** A tool call finished (any outcome after dispatch). */
-  'tool.invocationEnd': Type.Object({
-    dispatchId: Type.String(),
-    plugin: Type.String(),
-    tool: Type.String(),
-    success: Type.Boolean(),
-    durationMs: Type.Integer(),
-  }),
-  /** A call to an `ask` tool waits for the user's decision in the side panel. */
-  'confirmation.request': Type.Object({
-    id: Type.String(),
-    plugin: Type.String(),
-    tool: Type.String(),
-    params: Type.Unknown(),
-    expiresAt: Type.Integer({ description: 'ms since epoch' }),
-  }),
-  /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */
-  'confirmation.cancel': Type.Object({ id: Type.String(), reason: Type.String() }),
-  /** POST /extension/reload: the extension reloads itself. */
-  'extension.reload': Empty,
-  /** Answer to `ping`. */
-  pong: Type.Object({ ts: Type.Number() }),
-} satisfies Record<string, TSchema>
+const PluginResult = Type.Object({ ok: Type.Boolean(), plugin: Type.Optional(PluginState) })
 
-/** Requests the daemon sends to the extension: [params, result]. */
-export const ServerRequests = {
+/** Who may call a method: the daemon or the extension (the only peer on /ws, see DESIGN.md section 6). */
+export type WsRole = 'daemon' | 'extension'
+
+export interface WsNotificationDef<P extends TSchema = TSchema> {
+  role: WsRole
+  params: P
+}
+export interface WsRequestDef<P extends TSchema = TSchema, R extends TSchema = TSchema> {
+  role: WsRole
+  params: P
+  result: R
+}
+
+const notification = <R extends WsRole, P extends TSchema>(role: R, params: P) => ({ role, params })
+const request = <R extends WsRole, P extends TSchema, Q extends TSchema>(role: R, params: P, result: Q) => ({
+  role,
+  params,
+  result,
+})
+
+/**
+ * Every /ws method, in one table: its name, who may call it (`role`), its params and, for a request,
+ * its result. A notification has no id and no answer. Both ends validate every inbound message
+ * against these schemas. Adding a method here makes the daemon's handler table (src/ws/methods.ts)
+ * fail to type-check until the method has a handler, when the extension may call it.
+ */
+export const WsMethods = {
+  /** On connect and after every reload: everything the extension needs to know. */
+  'sync.full': notification(
+    'daemon',
+    Type.Object({
+      protocolVersion: Type.Integer(),
+      serverVersion: Type.String(),
+      skipPermissions: Type.Boolean(),
+      plugins: Type.Array(PluginState),
+      browserTools: Type.Array(ToolState),
+    }),
+  ),
+  /** Dev mode: one plugin's build changed on disk. */
+  'plugin.update': notification('daemon', PluginState),
+  /** The set of plugins, their permissions or the skip flag changed; the side panel refreshes. */
+  'plugins.changed': notification(
+    'daemon',
+    Type.Object({
+      plugins: Type.Array(PluginState),
+      failedPlugins: Type.Array(FailedPlugin),
+    }),
+  ),
+  /** A tool call started running in the browser. */
+  'tool.invocationStart': notification(
+    'daemon',
+    Type.Object({
+      dispatchId: Type.String(),
+      plugin: Type.String(),
+      tool: Type.String(),
+    }),
+  ),
+  /** A tool call finished (any outcome after dispatch). */
+  'tool.invocationEnd': notification(
+    'daemon',
+    Type.Object({
+      dispatchId: Type.String(),
+      plugin: Type.String(),
+      tool: Type.String(),
+      success: Type.Boolean(),
+      durationMs: Type.Integer(),
+    }),
+  ),
+  /** A call to an `ask` tool waits for the user's decision in the side panel. */
+  'confirmation.request': notification(
+    'daemon',
+    Type.Object({
+      id: Type.String(),
+      plugin: Type.String(),
+      tool: Type.String(),
+      params: Type.Unknown(),
+      expiresAt: Type.Integer({ description: 'ms since epoch' }),
+      /** The MCP client that asked (`cli`/`extension` for the built-in roles). */
+      client: Type.Optional(Type.String({ maxLength: 64 })),
+      /** The tab the call will run in, chosen before anyone is asked (absent for built-in tools). */
+      tab: Type.Optional(ApprovalTab),
+    }),
+  ),
+  /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */
+  'confirmation.cancel': notification('daemon', Type.Object({ id: Type.String(), reason: Type.String() })),
+  /** POST /extension/reload: the extension reloads itself. */
+  'extension.reload': notification('daemon', Empty),
+  /** Answer to `ping`. */
+  pong: notification('daemon', Type.Object({ ts: Type.Number() })),
   /** A plugin was removed: the extension drops its adapter. */
-  'plugin.uninstall': [Type.Object({ name: Type.String() }), Ok],
+  'plugin.uninstall': request('daemon', Type.Object({ name: Type.String() }), Ok),
   /** Run a tool in the best matching tab. Errors: -32001 tab closed, -32002 unavailable, -32003 tool error. */
-  'tool.dispatch': [
+  'tool.dispatch': request(
+    'daemon',
     Type.Object({
       dispatchId: Type.String(),
       plugin: Type.String(),
@@ -108,57 +154,64 @@ export const ServerRequests = {
     }),
     // `output` may be absent: a tool that returns nothing serializes to `{}`.
     Type.Object({ output: Type.Optional(Type.Unknown()) }),
-  ],
-} satisfies Record<string, [TSchema, TSchema]>
-
-/** Notifications the extension sends to the daemon. */
-export const ClientNotifications = {
+  ),
   /** On connect: the state of every plugin's tabs. */
-  'tab.syncAll': Type.Object({ plugins: Type.Record(Type.String(), PluginTabs) }),
+  'tab.syncAll': notification('extension', Type.Object({ plugins: Type.Record(Type.String(), PluginTabs) })),
   /** A running tool reported progress; re-arms the call's 30 s timeout. */
-  'tool.progress': Type.Object({
-    dispatchId: Type.String(),
-    progress: Type.Number(),
-    total: Type.Optional(Type.Number()),
-    message: Type.Optional(Type.String()),
-  }),
+  'tool.progress': notification(
+    'extension',
+    Type.Object({
+      dispatchId: Type.String(),
+      progress: Type.Number(),
+      total: Type.Optional(Type.Number()),
+      message: Type.Optional(Type.String()),
+    }),
+  ),
   /** Batched plugin log entries, forwarded to MCP clients as notifications/message. */
-  'plugin.log': Type.Object({
-    entries: Type.Array(
-      Type.Object({
-        plugin: Type.String(),
-        level: LogLevel,
-        message: Type.String(),
-        data: Type.Optional(Type.Unknown()),
-        ts: Type.Number(),
-      }),
-      { maxItems: 1000 },
-    ),
-  }),
+  'plugin.log': notification(
+    'extension',
+    Type.Object({
+      entries: Type.Array(
+        Type.Object({
+          plugin: Type.String(),
+          level: LogLevel,
+          message: Type.String(),
+          data: Type.Optional(Type.Unknown()),
+          ts: Type.Number(),
+        }),
+        { maxItems: 1000 },
+      ),
+    }),
+  ),
   /** The user's decision on a `confirmation.request`. */
-  'confirmation.response': Type.Object({ id: Type.String(), decision: Decision }),
+  'confirmation.response': notification('extension', Type.Object({ id: Type.String(), decision: Decision })),
   /** Keepalive; answered with `pong`. */
-  ping: Type.Object({ ts: Type.Number() }),
-} satisfies Record<string, TSchema>
-
-const PluginResult = Type.Object({ ok: Type.Boolean(), plugin: Type.Optional(PluginState) })
-
-/** Requests the extension sends to the daemon: [params, result]. */
-export const ClientRequests = {
+  ping: notification('extension', Type.Object({ ts: Type.Number() })),
   /** One plugin's tab state changed. */
-  'tab.stateChanged': [
+  'tab.stateChanged': request(
+    'extension',
     Type.Object({ plugin: Type.String(), state: TabStateName, tabs: Type.Array(TabInfo) }),
     Ok,
-  ],
-  'config.getState': [Empty, ConfigState],
-  'config.setToolPermission': [
+  ),
+  'config.getState': request('extension', Empty, ConfigState),
+  'config.setToolPermission': request(
+    'extension',
     Type.Object({ plugin: Type.String(), tool: Type.String(), permission: Permission }),
     Ok,
-  ],
-  'config.setPluginPermission': [Type.Object({ plugin: Type.String(), permission: Permission }), Ok],
-  'config.setSkipPermissions': [Type.Object({ enabled: Type.Boolean() }), Ok],
-  'config.markReviewed': [Type.Object({ plugin: Type.String(), version: Type.String() }), Ok],
-  'plugin.search': [
+  ),
+  'config.setPluginPermission': request(
+    'extension',
+    Type.Object({ plugin: Type.String(), permission: Permission }),
+    Ok,
+  ),
+  'config.setSkipPermissions': request('extension', Type.Object({ enabled: Type.Boolean() }), Ok),
+  'config.markReviewed': request(
+    'extension',
+    Type.Object({ plugin: Type.String(), version: Type.String() }),
+    Ok,
+  ),
+  'plugin.search': request(
+    'extension',
     Type.Object({ query: Type.Optional(Type.String()) }),
     Type.Object({
       results: Type.Array(
@@ -170,22 +223,59 @@ export const ClientRequests = {
         }),
       ),
     }),
-  ],
-  'plugin.install': [Type.Object({ name: Type.String() }), PluginResult],
-  'plugin.updateFromRegistry': [Type.Object({ name: Type.String() }), PluginResult],
-  'plugin.remove': [Type.Object({ name: Type.String() }), PluginResult],
-  'plugin.removeBySpecifier': [Type.Object({ specifier: Type.String() }), PluginResult],
-  'plugin.checkUpdates': [
+  ),
+  'plugin.install': request('extension', Type.Object({ name: Type.String() }), PluginResult),
+  'plugin.updateFromRegistry': request('extension', Type.Object({ name: Type.String() }), PluginResult),
+  'plugin.remove': request('extension', Type.Object({ name: Type.String() }), PluginResult),
+  'plugin.removeBySpecifier': request('extension', Type.Object({ specifier: Type.String() }), PluginResult),
+  'plugin.checkUpdates': request(
+    'extension',
     Empty,
     Type.Object({
       updates: Type.Array(
         Type.Object({ name: Type.String(), current: Type.String(), latest: Type.String() }),
       ),
     }),
-  ],
+  ),
   /** Open a folder on the host: only the config directory or a known local plugin's folder. */
-  'folder.open': [Type.Object({ path: Type.String() }), Ok],
-} satisfies Record<string, [TSchema, TSchema]>
+  'folder.open': request('extension', Type.Object({ path: Type.String() }), Ok),
+} satisfies Record<string, WsNotificationDef | WsRequestDef>
+
+type Methods = typeof WsMethods
+type NotificationsOf<R extends WsRole> = {
+  [
+    K in keyof Methods as Methods[K] extends { role: R; result: TSchema }
+      ? never
+      : Methods[K] extends { role: R }
+        ? K
+        : never
+  ]: Methods[K]['params']
+}
+type RequestsOf<R extends WsRole> = {
+  [K in keyof Methods as Methods[K] extends { role: R; result: TSchema } ? K : never]: Methods[K] extends {
+    params: infer P
+    result: infer Q
+  }
+    ? [P, Q]
+    : never
+}
+
+function pick(role: WsRole, kind: 'notification' | 'request'): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, def] of Object.entries(WsMethods) as [string, WsNotificationDef | WsRequestDef][])
+    if (def.role === role && 'result' in def === (kind === 'request'))
+      out[name] = 'result' in def ? [def.params, def.result] : def.params
+  return out
+}
+
+/** Notifications the daemon sends to the extension: method -> params. */
+export const ServerNotifications = pick('daemon', 'notification') as NotificationsOf<'daemon'>
+/** Requests the daemon sends to the extension: method -> [params, result]. */
+export const ServerRequests = pick('daemon', 'request') as RequestsOf<'daemon'>
+/** Notifications the extension sends to the daemon: method -> params. */
+export const ClientNotifications = pick('extension', 'notification') as NotificationsOf<'extension'>
+/** Requests the extension sends to the daemon: method -> [params, result]. */
+export const ClientRequests = pick('extension', 'request') as RequestsOf<'extension'>
 
 export type ServerNotificationName = keyof typeof ServerNotifications
 export type ServerRequestName = keyof typeof ServerRequests
@@ -193,7 +283,11 @@ export type ClientNotificationName = keyof typeof ClientNotifications
 export type ClientRequestName = keyof typeof ClientRequests
 
 export type NotificationParams<M extends Record<string, TSchema>, K extends keyof M> = Static<M[K]>
-export type RequestParams<M extends Record<string, [TSchema, TSchema]>, K extends keyof M> = Static<M[K][0]>
-export type RequestResult<M extends Record<string, [TSchema, TSchema]>, K extends keyof M> = Static<M[K][1]>
+export type RequestParams<M extends Record<string, readonly [TSchema, TSchema]>, K extends keyof M> = Static<
+  M[K][0]
+>
+export type RequestResult<M extends Record<string, readonly [TSchema, TSchema]>, K extends keyof M> = Static<
+  M[K][1]
+>
 
 export type DiscoveryErrorShape = Static<typeof DiscoveryError>

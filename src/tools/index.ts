@@ -14,15 +14,17 @@ import * as tabs from './tabs'
 export type { BrowserToolDefinition, BrowserToolInput } from './define'
 export { devtools, extension, input, page, storage, tabs }
 
+/**
+ * The definition modules, in the order agents see them. The extension keeps one handler map per
+ * module (extension/builtins), checked against it by type: a tool is one export here and one handler there.
+ */
+export const BROWSER_TOOL_GROUPS = { tabs, page, input, devtools, storage, extension }
+export type BrowserToolGroups = typeof BROWSER_TOOL_GROUPS
+
 /** Every built-in tool with its TypeBox schema, in the order agents see them. */
-export const BROWSER_TOOL_DEFINITIONS: readonly BrowserToolDefinition[] = [
-  ...Object.values(tabs),
-  ...Object.values(page),
-  ...Object.values(input),
-  ...Object.values(devtools),
-  ...Object.values(storage),
-  ...Object.values(extension),
-]
+export const BROWSER_TOOL_DEFINITIONS: readonly BrowserToolDefinition[] = Object.values(
+  BROWSER_TOOL_GROUPS,
+).flatMap((group): BrowserToolDefinition[] => Object.values(group))
 
 export interface BrowserTool {
   name: string

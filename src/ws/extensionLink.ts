@@ -1,24 +1,32 @@
+/**
+ * The daemon's end of /ws: the extension port. One active extension socket (the root system's
+ * extensionConnection actor decides which), a validating JSON-RPC peer per socket, and the routing of
+ * what the extension says to the actors it concerns, found by systemId: tab reports to
+ * `pluginTab:<plugin>`, progress and approval decisions to `toolInvocation:<id>`. Requests go to the
+ * one method table (src/ws/methods.ts).
+ */
 import { randomUUID } from 'node:crypto'
 import type { ActorRefFrom, AnyActorRef } from 'xstate'
-import { childId, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import type { extensionConnectionMachine } from '../../machines/extensionConnectionMachine'
 import type { pluginTabMachine } from '../../machines/pluginTabMachine'
 import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
 import {
   BROWSER_PLUGIN,
-  JsonRpcErrorCode,
   type ClientNotifications,
-  type ClientRequests,
   type NotificationParams,
   type RequestParams,
+  type RequestResult,
   type ServerNotificationName,
   type ServerNotifications,
+  type ServerRequestName,
+  type ServerRequests,
   type TabInfo,
   type TabStateName,
 } from '../protocol'
-import { DAEMON_PEER_SCHEMAS } from './daemonSchemas'
-import { Peer, RpcError } from './peer'
+import { createDaemonPeer, type DaemonPeer } from './daemonPeer'
+import type { MethodHandlers } from './methods'
 
 const logger = log.withTag('ws')
 
@@ -27,16 +35,27 @@ type ClientNote<K extends keyof typeof ClientNotifications> = NotificationParams
   K
 >
 
+/** What a tool call needs of the extension: is it there, tell it something, ask it something. */
+export interface ExtensionPort {
+  readonly connected: boolean
+  /** Sends a notification on the active connection; false when there is none. */
+  notify<K extends ServerNotificationName>(
+    method: K,
+    params: NotificationParams<typeof ServerNotifications, K>,
+  ): boolean
+  /** Sends a request on the active connection; undefined when there is none. `forget` drops a late answer. */
+  request<K extends ServerRequestName>(
+    method: K,
+    params: RequestParams<typeof ServerRequests, K>,
+  ): { result: Promise<RequestResult<typeof ServerRequests, K>>; forget: () => void } | undefined
+}
+
 export interface ExtensionLinkDeps {
   /** The `sync.full` payload for a new connection. */
   syncFull(): NotificationParams<typeof ServerNotifications, 'sync.full'>
-  /** Requests other than tab.stateChanged (config.*, plugin.*, folder.open). Reject with RpcError. */
-  handleRequest(method: string, params: unknown): Promise<unknown>
-  onProgress(params: ClientNote<'tool.progress'>): void
-  onConfirmation(params: ClientNote<'confirmation.response'>): void
+  /** Every request the extension may send, one handler each. */
+  methods: MethodHandlers
   onPluginLog(params: ClientNote<'plugin.log'>): void
-  /** The active connection went away (closed, replaced, silent): fail every in-flight call. */
-  onConnectionLost(): void
   /** Keepalive timeout (ms) for a silent socket. */
   keepaliveTimeoutMs?: number
 }
@@ -49,20 +68,17 @@ export interface TabSnapshot {
 
 type BridgeSystemRef = ActorRefFrom<typeof bridgeSystemMachine>
 type ConnectionEffects = Parameters<typeof extensionConnectionMachine.provide>[0]
+type PluginTabRef = ActorRefFrom<typeof pluginTabMachine>
 
 interface OpenSocket {
   socket: EngineSocket
-  peer: Peer
+  peer: DaemonPeer
 }
 
-/**
- * The daemon's end of /ws: one active extension socket (the root system's extensionConnection actor
- * decides), a validating JSON-RPC peer per socket, and one `pluginTab:<plugin>` child of the root
- * system per loaded plugin, fed by the extension's tab reports. The daemon provides
- * `connectionEffects` to extensionConnection, then attaches the started system.
- */
-export class ExtensionLink {
+export class ExtensionLink implements ExtensionPort {
   private readonly sockets = new Map<string, OpenSocket>()
+  /** Plugins that have a pluginTab actor (spawned through the root on `syncPlugins`). */
+  private readonly tabPlugins = new Set<string>()
   private system: BridgeSystemRef | undefined
   private stopped = false
   /** The socket effects of the extensionConnection actor, for `.provide()`. */
@@ -86,10 +102,8 @@ export class ExtensionLink {
             logger.warn('closing the extension socket failed:', error)
           }
         },
-        connectionLost: () => {
-          for (const tab of this.tabs().values()) tab.send({ type: 'extension.lost' })
-          deps.onConnectionLost()
-        },
+        // The root tells every plugin tab and every call.
+        connectionLost: () => this.system?.send({ type: 'extension.lost' }),
       },
       ...(deps.keepaliveTimeoutMs === undefined
         ? {}
@@ -110,11 +124,11 @@ export class ExtensionLink {
   /** Takes an authenticated /ws socket; it becomes the active connection. */
   open(socket: EngineSocket): void {
     const connectionId = randomUUID()
-    const peer = new Peer({
-      schemas: DAEMON_PEER_SCHEMAS,
+    const peer = createDaemonPeer({
       send: (text) => socket.send(text),
-      onNotification: (method, params) => this.onNotification(connectionId, method, params),
-      onRequest: (method, params) => this.onRequest(connectionId, method, params),
+      isActive: () => this.isActive(connectionId),
+      methods: this.deps.methods,
+      onNotification: (note) => this.onNotification(connectionId, note),
       onProblem: (message) => logger.warn(`extension sent something unusable: ${message}`),
     })
     this.sockets.set(connectionId, { socket, peer })
@@ -144,7 +158,6 @@ export class ExtensionLink {
     return this.sockets.size
   }
 
-  /** Sends a notification on the active connection; false when there is none. */
   notify<K extends ServerNotificationName>(
     method: K,
     params: NotificationParams<typeof ServerNotifications, K>,
@@ -152,39 +165,47 @@ export class ExtensionLink {
     return this.active()?.peer.notify(method, params) ?? false
   }
 
-  /** Sends a request on the active connection; undefined when there is none. */
-  request(method: string, params: unknown): { result: Promise<unknown>; forget: () => void } | undefined {
+  request<K extends ServerRequestName>(
+    method: K,
+    params: RequestParams<typeof ServerRequests, K>,
+  ): { result: Promise<RequestResult<typeof ServerRequests, K>>; forget: () => void } | undefined {
     const open = this.active()
     if (!open) return undefined
     const { id, result } = open.peer.request(method, params)
-    return { result, forget: () => open.peer.forget(id) }
+    return {
+      result: result as Promise<RequestResult<typeof ServerRequests, K>>,
+      forget: () => open.peer.forget(id),
+    }
   }
 
   /** Keeps one pluginTab actor per loaded plugin (plus `browser`, which only counts calls). */
   syncPlugins(names: readonly string[]): void {
+    const wanted = new Set(names)
     for (const name of names) this.ensureTab(name)
-    for (const name of this.tabs().keys())
-      if (name !== BROWSER_PLUGIN && !names.includes(name))
+    for (const name of [...this.tabPlugins])
+      if (name !== BROWSER_PLUGIN && !wanted.has(name)) {
+        this.tabPlugins.delete(name)
         this.system?.send({ type: 'pluginTab.stop', plugin: name })
+      }
   }
 
   tab(plugin: string): TabSnapshot | undefined {
-    const snapshot = this.tabs().get(plugin)?.getSnapshot()
+    const snapshot = this.tabActor(plugin)?.getSnapshot()
     if (!snapshot) return undefined
     return { state: snapshot.value, tabs: snapshot.context.tabs, inFlight: snapshot.context.inFlight }
   }
 
-  /** Takes one of the plugin's 5 in-flight slots; false when all are taken. */
-  acquireSlot(plugin: string): boolean {
-    const tab = this.tabs().get(plugin)
-    if (!tab) return false
-    const before = tab.getSnapshot().context.inFlight
-    tab.send({ type: 'slot.acquire' })
-    return tab.getSnapshot().context.inFlight > before
+  /** The plugin's tab state as one line of /health: `{ tabState, tabs }`. */
+  tabState(plugin: string): { tabState: TabStateName; tabs: TabInfo[] } {
+    const tab = this.tab(plugin)
+    return { tabState: tab?.state ?? 'closed', tabs: tab?.tabs ?? [] }
   }
 
-  releaseSlot(plugin: string): void {
-    this.tabs().get(plugin)?.send({ type: 'slot.release' })
+  /** `tab.stateChanged`: one plugin's tabs changed; false for a plugin with no tab actor. */
+  tabStateChanged(plugin: string, state: TabStateName, tabs: TabInfo[]): boolean {
+    const tab = plugin === BROWSER_PLUGIN ? undefined : this.tabActor(plugin)
+    tab?.send({ type: 'tabs.update', state, tabs })
+    return tab !== undefined
   }
 
   /**
@@ -212,22 +233,16 @@ export class ExtensionLink {
       ActorRefFrom<typeof extensionConnectionMachine> | undefined
   }
 
-  /** The root system's pluginTab children by plugin name. */
-  private tabs(): Map<string, ActorRefFrom<typeof pluginTabMachine>> {
-    const tabs = new Map<string, ActorRefFrom<typeof pluginTabMachine>>()
-    const children = (this.system?.getSnapshot().children ?? {}) as Record<string, AnyActorRef | undefined>
-    for (const [id, ref] of Object.entries(children))
-      if (ref && id.startsWith('pluginTab:'))
-        tabs.set(id.slice('pluginTab:'.length), ref as ActorRefFrom<typeof pluginTabMachine>)
-    return tabs
+  private tabActor(plugin: string): PluginTabRef | undefined {
+    return this.system?.system.get(systemIdOf('pluginTab', plugin)) as PluginTabRef | undefined
   }
 
   private ensureTab(name: string): void {
-    if (!this.system || this.tabs().has(name)) return
+    if (!this.system || this.tabPlugins.has(name)) return
+    this.tabPlugins.add(name)
     this.system.send({ type: 'pluginTab.spawn', plugin: name })
-    const tab = this.tabs().get(name)
-    tab?.subscribe({
-      error: (error: unknown) => logger.error(`${childId('pluginTab', name)} failed:`, error),
+    this.tabActor(name)?.subscribe({
+      error: (error: unknown) => logger.error(`${systemIdOf('pluginTab', name)} failed:`, error),
     })
   }
 
@@ -240,40 +255,54 @@ export class ExtensionLink {
     return this.connection()?.getSnapshot().context.connectionId === connectionId
   }
 
-  private onNotification(connectionId: string, method: string, params: unknown): void {
+  /** A call's actor by its systemId; the id comes from the extension, so it may name nothing. */
+  private invocation(dispatchId: string): AnyActorRef | undefined {
+    return this.system?.system.get(systemIdOf('toolInvocation', dispatchId)) as AnyActorRef | undefined
+  }
+
+  private onNotification(connectionId: string, note: InboundNote): void {
     if (!this.isActive(connectionId)) return
-    switch (method) {
+    switch (note.method) {
       case 'ping':
-        this.connection()?.send({ type: 'ws.ping', connectionId, ts: (params as ClientNote<'ping'>).ts })
+        this.connection()?.send({ type: 'ws.ping', connectionId, ts: note.params.ts })
         return
       case 'tab.syncAll': {
-        const { plugins } = params as ClientNote<'tab.syncAll'>
-        for (const [name, tab] of this.tabs()) {
+        const { plugins } = note.params
+        for (const name of this.tabPlugins) {
           if (name === BROWSER_PLUGIN) continue
           const reported = Object.hasOwn(plugins, name) ? plugins[name] : undefined
-          tab.send({ type: 'tabs.update', state: reported?.state ?? 'closed', tabs: reported?.tabs ?? [] })
+          this.tabActor(name)?.send({
+            type: 'tabs.update',
+            state: reported?.state ?? 'closed',
+            tabs: reported?.tabs ?? [],
+          })
         }
         return
       }
-      case 'tool.progress':
-        return this.deps.onProgress(params as ClientNote<'tool.progress'>)
+      case 'tool.progress': {
+        const { dispatchId, progress, total, message } = note.params
+        this.invocation(dispatchId)?.send({
+          type: 'tool.progress',
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        })
+        return
+      }
       case 'confirmation.response':
-        return this.deps.onConfirmation(params as ClientNote<'confirmation.response'>)
+        this.invocation(note.params.id)?.send({
+          type: 'confirmation.response',
+          decision: note.params.decision,
+        })
+        return
       case 'plugin.log':
-        return this.deps.onPluginLog(params as ClientNote<'plugin.log'>)
+        this.deps.onPluginLog(note.params)
+        return
     }
-  }
-
-  private onRequest(connectionId: string, method: string, params: unknown): Promise<unknown> {
-    if (!this.isActive(connectionId))
-      return Promise.reject(new RpcError(JsonRpcErrorCode.invalidRequest, 'this connection was replaced'))
-    if (method === 'tab.stateChanged') {
-      const { plugin, state, tabs } = params as RequestParams<typeof ClientRequests, 'tab.stateChanged'>
-      const tab = plugin === BROWSER_PLUGIN ? undefined : this.tabs().get(plugin)
-      if (!tab) return Promise.resolve({ ok: false })
-      tab.send({ type: 'tabs.update', state, tabs })
-      return Promise.resolve({ ok: true })
-    }
-    return this.deps.handleRequest(method, params)
   }
 }
+
+/** A notification from the extension, its params checked against src/protocol. */
+export type InboundNote = {
+  [K in keyof typeof ClientNotifications]: { method: K; params: ClientNote<K> }
+}[keyof typeof ClientNotifications]

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { realpathSync } from 'node:fs'
 import { JsonRpcErrorCode } from '../protocol'
 import { log } from '../log'
-import { RpcError } from './peer'
+import { RpcError } from '../rpc/peer'
+import type { MethodHandler } from './methods'
 
 const logger = log.withTag('folder')
 
@@ -32,10 +33,10 @@ const canonical = (path: string): string | undefined => {
  * known local plugin folders qualify (compared after resolving links), so a compromised page or panel
  * cannot make the daemon launch arbitrary paths.
  */
-export function createFolderOpen(deps: FolderOpenDeps): (params: unknown) => Promise<{ ok: boolean }> {
+export function createFolderOpen(deps: FolderOpenDeps): MethodHandler<'folder.open'> {
   const platform = deps.platform ?? process.platform
   return async (params) => {
-    const { path } = params as { path: string }
+    const { path } = params
     const target = canonical(path)
     const allowed = new Set(
       deps

@@ -17,7 +17,8 @@ import {
   type InstallOutcome,
 } from '../plugins/pluginInstall'
 import { JsonRpcErrorCode, type PluginState } from '../protocol'
-import { RpcError } from './peer'
+import { RpcError } from '../rpc/peer'
+import type { MethodHandler, MethodHandlers } from './methods'
 
 const logger = log.withTag('plugins')
 
@@ -33,7 +34,13 @@ export interface RegistryMethodsDeps {
   pluginState(name: string): PluginState | undefined
 }
 
-type Method = (params: unknown) => Promise<unknown>
+type RegistryMethodName =
+  | 'plugin.search'
+  | 'plugin.install'
+  | 'plugin.updateFromRegistry'
+  | 'plugin.remove'
+  | 'plugin.removeBySpecifier'
+  | 'plugin.checkUpdates'
 
 interface PluginResult {
   ok: boolean
@@ -45,10 +52,10 @@ interface PluginResult {
  * are: a BridgeError goes out with its message and `data.code` (plugin_not_found, plugin_invalid, …).
  */
 const answer =
-  <P>(work: (params: P) => Promise<unknown>): Method =>
+  <K extends RegistryMethodName>(work: MethodHandler<K>): MethodHandler<K> =>
   async (params) => {
     try {
-      return await work(params as P)
+      return await work(params)
     } catch (error) {
       if (isBridgeError(error, BridgeErrorCode.pluginNameInvalid))
         throw new RpcError(JsonRpcErrorCode.invalidParams, error.message, { code: error.code })
@@ -66,7 +73,7 @@ export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
   }
 }
 
-export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string, Method> {
+export function createRegistryMethods(deps: RegistryMethodsDeps): Pick<MethodHandlers, RegistryMethodName> {
   // Installs, updates and removals run one after another: two npm runs on one global folder at once
   // can leave it half-written, and each reload should see the previous change complete. Lookups
   // (search, update checks) queue separately, so a stream of them cannot start many npm processes.
@@ -88,7 +95,7 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
     return result
   }
 
-  const remove = (name: string) =>
+  const remove = (name: string): Promise<PluginResult> =>
     serialized(async () => {
       const outcome = await removePlugin(name, {
         env: deps.env,
@@ -104,20 +111,20 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
     })
 
   return {
-    'plugin.search': answer<{ query?: string }>(({ query }) =>
+    'plugin.search': answer<'plugin.search'>(({ query }) =>
       lookup(async () => ({ results: await searchPlugins(query, deps.env) })),
     ),
-    'plugin.install': answer<{ name: string }>(({ name }) =>
+    'plugin.install': answer<'plugin.install'>(({ name }) =>
       serialized(async () => loaded(await installPlugin(name, deps.env), 'installed')),
     ),
-    'plugin.updateFromRegistry': answer<{ name: string }>(({ name }) =>
+    'plugin.updateFromRegistry': answer<'plugin.updateFromRegistry'>(({ name }) =>
       serialized(async () => {
         const outcome = await updatePlugin(name, deps.env)
         return outcome.updated ? loaded(outcome, 'updated') : resultFor(outcome.plugin)
       }),
     ),
-    'plugin.remove': answer<{ name: string }>(({ name }) => remove(name)),
-    'plugin.removeBySpecifier': answer<{ specifier: string }>(({ specifier }) => {
+    'plugin.remove': answer<'plugin.remove'>(({ name }) => remove(name)),
+    'plugin.removeBySpecifier': answer<'plugin.removeBySpecifier'>(({ specifier }) => {
       if (!isPluginPackageName(specifier.trim()))
         throw new RpcError(
           JsonRpcErrorCode.invalidParams,
@@ -125,7 +132,7 @@ export function createRegistryMethods(deps: RegistryMethodsDeps): Record<string,
         )
       return remove(specifier.trim())
     }),
-    'plugin.checkUpdates': answer<Record<string, never>>(() =>
+    'plugin.checkUpdates': answer<'plugin.checkUpdates'>(() =>
       lookup(async () => ({
         updates: (await checkPluginUpdates(deps.env)).map(({ name, current, latest }) => ({
           name,

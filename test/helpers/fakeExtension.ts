@@ -1,6 +1,6 @@
 /**
  * A scripted stand-in for the bridge extension: a real `ws` WebSocket to the daemon's /ws with the
- * `bridge, <secret>` subprotocol header, speaking src/protocol. Tests set its tab states, answer its
+ * `bridge, <secret>` subprotocol header and the extension's Origin, speaking src/protocol. Tests set its tab states, answer its
  * tool.dispatch requests and read every message the daemon sent.
  *
  * @example
@@ -10,6 +10,7 @@
  */
 import WebSocket from 'ws'
 import type { PluginTabs } from '../../src/protocol'
+import { EXTENSION_ORIGIN } from '../../src/protocol/constants'
 
 export interface WireMessage {
   jsonrpc: '2.0'
@@ -72,7 +73,9 @@ export class FakeExtension {
     daemon: { port: number; secret: string },
     options: FakeExtensionOptions = {},
   ): Promise<FakeExtension> {
-    const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, ['bridge', daemon.secret])
+    const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, ['bridge', daemon.secret], {
+      headers: { origin: EXTENSION_ORIGIN },
+    })
     const ext = new FakeExtension(ws, options)
     const synced = ext.waitFor('sync.full').then((m) => (ext.syncFull = m))
     await new Promise<void>((resolve, reject) => {

@@ -65,6 +65,14 @@ describe('module boundaries of DESIGN.md', () => {
     expect(violations(['src/protocol', 'src/sdk'], ok)).toEqual([])
   })
 
+  it('src/rpc, shared by the daemon and the extension, imports no node:* module and only src/protocol', () => {
+    const ok = (_f: string, spec: string, r: string) =>
+      !spec.startsWith('node:') &&
+      (spec.startsWith('@sinclair/typebox') || r.startsWith('src/protocol') || r.startsWith('src/rpc'))
+    expect(sourceFiles('src/rpc').length).toBeGreaterThan(0)
+    expect(violations(['src/rpc'], ok)).toEqual([])
+  })
+
   it('only src/http imports the HTTP engines', () => {
     const engine = /^(ws|uWebSockets\.js)$/
     expect(
@@ -81,12 +89,12 @@ describe('module boundaries of DESIGN.md', () => {
     ).toEqual([])
   })
 
-  it('the extension imports only src/protocol, src/sdk, src/tools and its own files', () => {
+  it('the extension imports only src/protocol, src/rpc, src/sdk, src/tools and its own files', () => {
     const ok = (_f: string, spec: string, r: string) =>
       !spec.startsWith('node:') &&
       (!spec.startsWith('.')
         ? /^(preact|@sinclair\/typebox)/.test(spec)
-        : /^(extension|src\/(protocol|sdk|tools))\b/.test(r))
+        : /^(extension|src\/(protocol|rpc|sdk|tools))\b/.test(r))
     expect(violations(['extension'], ok)).toEqual([])
   })
 })

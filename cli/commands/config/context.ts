@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { readConfigFile } from '../../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../../src/config/paths'
 import type { HealthPayload } from '../../../src/http/health'
-import { baseUrl, cliSecret, fetchHealth } from '../../shared/daemonClient'
+import { baseUrl, cliSecret, daemonFetch, fetchHealth } from '../../shared/daemonClient'
 import { resolvePort } from '../../../src/config/port'
 
 export interface ConfigFlags {
@@ -45,18 +45,14 @@ export async function runningDaemon(context: ConfigContext): Promise<HealthPaylo
 
 export type ReloadOutcome = { ok: true } | { ok: false; message: string }
 
-/** `POST /reload` with `secret`: the daemon re-reads config.json and auth.json and rediscovers plugins. */
+/**
+ * `POST /reload` with `secret`, once the daemon proved it knows that secret: the daemon re-reads
+ * config.json, auth.json and clients.json and rediscovers plugins.
+ */
 export async function requestReload(port: number, secret: string): Promise<ReloadOutcome> {
-  let res: Response
-  try {
-    res = await fetch(`${baseUrl(port)}/reload`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret}` },
-      signal: AbortSignal.timeout(30_000),
-    })
-  } catch {
-    return { ok: false, message: `no answer from ${baseUrl(port)}/reload` }
-  }
+  const result = await daemonFetch(port, secret, '/reload', { method: 'POST', timeoutMs: 30_000 })
+  if (!result.ok) return { ok: false, message: result.message }
+  const res = result.response
   if (res.status === 429)
     return {
       ok: false,

@@ -1,7 +1,9 @@
 /**
  * `bridge config rotate-secret --confirm`: a new 256-bit secret in auth.json (atomic, 0600). A running
  * daemon is told with `POST /reload` carrying the OLD secret; it then accepts only the new one, and
- * the extension (which re-reads auth.json) reconnects with it. MCP clients are updated by hand.
+ * the extension (which re-reads auth.json) reconnects with it. The reload goes out only after the
+ * daemon proved it knows the OLD secret (cli/shared/daemonClient.ts). MCP clients have tokens of their
+ * own (clients.json), so they are not affected.
  */
 import { generateSecret, writeSecret } from '../../../src/config/auth'
 import { fetchHealth } from '../../shared/daemonClient'
@@ -13,7 +15,7 @@ export async function rotateSecret(flags: ConfigFlags): Promise<void> {
   const { paths } = context
   if (!flags.confirm) {
     warn(
-      `config rotate-secret replaces the secret in ${paths.authFile}; every MCP client then needs the new one. ` +
+      `config rotate-secret replaces the secret in ${paths.authFile}; the extension and the CLI pick it up, MCP clients keep their own tokens. ` +
         'Nothing was changed; run `bridge config rotate-secret --confirm` to do it.',
     )
     process.exitCode = 1
@@ -38,6 +40,6 @@ export async function rotateSecret(flags: ConfigFlags): Promise<void> {
       )
   }
   say(
-    'MCP clients must be updated by hand: `bridge config show --show-secret` prints their new configuration.',
+    'MCP clients keep their own tokens (`bridge client list`); a configuration that still holds the old secret stops working.',
   )
 }

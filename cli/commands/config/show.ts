@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { readConfigFile } from '../../../src/config/configFile'
 import { defaultConfig, type Config } from '../../../src/config/schema'
 import { fail, say, sayWithSecret } from '../../shared/output'
-import { mcpClientConfig } from '../start'
+import { defaultClient, mcpClientConfig } from '../../shared/mcpConfig'
 import { configContext, type ConfigFlags } from './context'
 
 const SHOWN_SECRET_CHARS = 8
@@ -18,6 +18,8 @@ export function showConfig(key: string | undefined, flags: ConfigFlags): void {
   if (key !== undefined) return showKey(config, key, flags)
 
   const shownSecret = secret === null ? null : flags.showSecret ? secret : truncate(secret)
+  // MCP clients get the `default` client's token, never the secret (which is the extension's and the CLI's).
+  const client = flags.showSecret ? defaultClient(paths) : null
   if (flags.json) {
     const out = {
       configDir: paths.dir,
@@ -27,8 +29,11 @@ export function showConfig(key: string | undefined, flags: ConfigFlags): void {
       secret: shownSecret,
       port,
       config,
-      ...(flags.showSecret && secret !== null
-        ? { mcpClientConfig: JSON.parse(mcpClientConfig(port, secret)) as unknown }
+      ...(client
+        ? {
+            mcpClient: client.name,
+            mcpClientConfig: JSON.parse(mcpClientConfig(port, client.token)) as unknown,
+          }
         : {}),
     }
     return flags.showSecret ? sayWithSecret(JSON.stringify(out, null, 2)) : say(JSON.stringify(out, null, 2))
@@ -37,15 +42,19 @@ export function showConfig(key: string | undefined, flags: ConfigFlags): void {
   say(`config file       ${paths.configFile}${exists ? '' : ' (does not exist yet: defaults shown)'}`)
   say(`auth file         ${paths.authFile}`)
   if (secret === null) say('secret            none yet (`bridge start` creates it)')
-  else if (flags.showSecret) sayWithSecret(`secret            ${secret}`)
+  else if (flags.showSecret)
+    sayWithSecret(`secret            ${secret} (auth.json: the extension's and the CLI's only)`)
   else say(`secret            ${truncate(secret)} (truncated; --show-secret prints it)`)
   say(`port              ${port}`)
   say('')
   say(JSON.stringify(config, null, 2))
-  if (flags.showSecret && secret !== null) {
+  if (client) {
     say('')
-    say('MCP client configuration (contains the secret; keep it private):')
-    sayWithSecret(mcpClientConfig(port, secret))
+    say(`MCP client "${client.name}" configuration (holds the client's token; keep it private):`)
+    sayWithSecret(mcpClientConfig(port, client.token))
+  } else if (flags.showSecret) {
+    say('')
+    say('no MCP client named "default": `bridge client add <name>` creates one and prints its configuration')
   }
 }
 

@@ -1,6 +1,8 @@
 /**
- * The configuration files of four MCP clients and whether each mentions bridge's `/mcp` URL (and the
- * current secret). Files are only read, never changed; the secret is never printed.
+ * The configuration files of five MCP clients: whether each mentions bridge's `/mcp` URL with a current
+ * client token, and a warning when one holds the auth.json secret (which opens every endpoint, the
+ * extension's channel included; MCP clients get tokens of their own). Files are only read, never
+ * changed; no token is ever printed.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -32,6 +34,7 @@ export function knownMcpClients(
     },
     { name: 'Claude Code', files: [join(home, '.claude.json'), join(cwd, '.mcp.json')] },
     { name: 'Cursor', files: [join(home, '.cursor', 'mcp.json'), join(cwd, '.cursor', 'mcp.json')] },
+    { name: 'Windsurf', files: [join(home, '.codeium', 'windsurf', 'mcp_config.json')] },
     {
       name: 'VS Code',
       files: [
@@ -53,13 +56,26 @@ function readText(path: string): string | null {
   }
 }
 
-export function checkMcpClients(port: number, secret: string | null, clients: McpClient[]): CheckResult[] {
+export function checkMcpClients(
+  port: number,
+  secret: string | null,
+  clients: McpClient[],
+  clientTokens: readonly { name: string; token: string }[] = [],
+): CheckResult[] {
   const urls = [`http://127.0.0.1:${port}/mcp`, `http://localhost:${port}/mcp`]
   const results: CheckResult[] = []
   let configured = 0
   for (const client of clients) {
     const found = client.files.filter((file) => existsSync(file))
     if (found.length === 0) continue
+    for (const file of found)
+      if (secret !== null && (readText(file) ?? '').includes(secret))
+        results.push(
+          warnOf(
+            `${client.name}: ${file} holds bridge's auth.json secret, which also opens the extension's channel`,
+            `give the client a token of its own: \`bridge client add <name> --for <client>\`, then remove the secret from ${file}`,
+          ),
+        )
     const mentioning = found.find((file) => {
       const text = readText(file)
       return text !== null && urls.some((url) => text.includes(url))
@@ -68,26 +84,29 @@ export function checkMcpClients(port: number, secret: string | null, clients: Mc
       results.push(
         warnOf(
           `${client.name}: ${found.join(', ')} does not mention ${urls[0]}`,
-          'add it: `bridge config show --show-secret` prints the configuration',
+          'add it: `bridge client add <name> --for <client>` writes the configuration',
         ),
       )
       continue
     }
     configured++
-    if (secret !== null && !(readText(mentioning) ?? '').includes(secret))
+    const text = readText(mentioning) ?? ''
+    const owner = clientTokens.find((c) => text.includes(c.token))
+    if (owner)
+      results.push(pass(`${client.name}: ${mentioning} is set up for ${urls[0]} (client "${owner.name}")`))
+    else if (secret === null || !text.includes(secret))
       results.push(
         warnOf(
-          `${client.name}: ${mentioning} mentions ${urls[0]} but not the current secret`,
-          'the secret was rotated? `bridge config show --show-secret` prints the new configuration',
+          `${client.name}: ${mentioning} mentions ${urls[0]} but no current client token`,
+          'the client was removed? `bridge client list` shows the clients; `bridge client show <name> --show-secret` prints one',
         ),
       )
-    else results.push(pass(`${client.name}: ${mentioning} is set up for ${urls[0]}`))
   }
   if (configured === 0)
     results.push(
       warnOf(
         `no MCP client configuration mentions ${urls[0]} (looked for ${clients.map((c) => c.name).join(', ')})`,
-        '`bridge config show --show-secret` prints the configuration to add to your MCP client',
+        '`bridge client add <name> --for <client>` writes the configuration of your MCP client',
       ),
     )
   return results

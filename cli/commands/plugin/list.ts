@@ -9,8 +9,8 @@ import { readConfigFile } from '../../../src/config/configFile'
 import { bridgePaths, configDirFromEnv } from '../../../src/config/paths'
 import { log } from '../../../src/log'
 import { discoverPlugins } from '../../../src/plugins/discover'
-import { LOOPBACK_HOST } from '../../../src/protocol/constants'
 import type { FailedPlugin } from '../../../src/protocol/manifest'
+import { daemonFetch } from '../../shared/daemonClient'
 
 export interface ListFlags {
   json?: boolean
@@ -62,14 +62,11 @@ export async function listPlugins(
 }
 
 async function fromDaemon(port: number, authFile: string): Promise<PluginList | undefined> {
-  const headers: Record<string, string> = existsSync(authFile)
-    ? { authorization: `Bearer ${readSecret(authFile)}` }
-    : {}
+  const secret = existsSync(authFile) ? readSecret(authFile) : null
   try {
-    const response = await fetch(`http://${LOOPBACK_HOST}:${port}/health`, {
-      headers,
-      signal: AbortSignal.timeout(3_000),
-    })
+    const result = await daemonFetch(port, secret, '/health', { timeoutMs: 3_000 })
+    if (!result.ok) return undefined
+    const response = result.response
     const body = (await response.json()) as { pluginDetails?: ListedPlugin[]; failedPlugins?: FailedPlugin[] }
     if (!response.ok || !Array.isArray(body.pluginDetails)) return undefined
     return {

@@ -63,16 +63,19 @@ describe('extension connection', () => {
     await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
   })
 
-  it('tells the user the secret is wrong, and picks up a corrected auth.json on its own', async () => {
+  it('sends nothing to a server that cannot prove it knows the secret, says so, and picks up a corrected auth.json on its own', async () => {
     const other = randomBytes(32).toString('hex')
     daemon.setSecret(other)
-    const refusedBefore = daemon.refused()
+    const offeredBefore = daemon.offeredProtocols.length
+    const proofsBefore = daemon.proofs()
     daemon.drop()
-    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unauthorized')
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('impostor')
     expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      'rejected this extension’s secret',
+      `Another program is on port ${daemon.port}: it could not prove it knows this extension’s secret`,
     )
-    expect(daemon.refused()).toBeGreaterThan(refusedBefore)
+    // It asked for the proof and, unproven, never offered its secret in an upgrade.
+    expect(daemon.proofs()).toBeGreaterThan(proofsBefore)
+    expect(daemon.offeredProtocols.length).toBe(offeredBefore)
     writeFileSync(join(browser.extensionDir, 'auth.json'), JSON.stringify({ secret: other }))
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 15_000 }).toBe('connected')
     expect(daemon.offeredProtocols.at(-1)).toEqual(['bridge', other])

@@ -34,8 +34,10 @@ describe('extension tabs and dispatch', () => {
     daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)
   const stateOf = () => (lastState()?.params as { state?: string } | undefined)?.state
   const tabsOf = () =>
-    (lastState()?.params as { tabs: Array<{ tabId: number; url: string; ready: boolean }> } | undefined)
-      ?.tabs ?? []
+    (
+      lastState()?.params as
+        { tabs: Array<{ tabId: number; url: string; ready: boolean; rank?: number }> } | undefined
+    )?.tabs ?? []
   let dispatchSeq = 0
   const dispatch = (tool: string, input: unknown, extra: Record<string, unknown> = {}) =>
     daemon.request('tool.dispatch', {
@@ -97,22 +99,58 @@ describe('extension tabs and dispatch', () => {
     expect(answer.error?.data).toEqual({ code: 'no_such_note', category: 'not_found', retryable: false })
   })
 
+  it('runs a call that names its tab only there, and answers -32001 when that tab is gone, elsewhere or not ready', async () => {
+    const other = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
+    await expect.poll(() => tabsOf().filter((t) => t.ready).length, { timeout: 10_000 }).toBe(2)
+    const bobTab = tabsOf().find((t) => t.url.includes('localhost'))?.tabId
+    await first.bringToFront()
+    // Alice's tab is the active one, so an unnamed call would run there.
+    expect((await dispatch('whoami', {}, { tabId: bobTab })).result).toEqual({ output: { user: 'bob' } })
+
+    await other.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
+    const notReady = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(notReady.error?.code).toBe(-32001)
+    expect(notReady.error?.message).toContain(`tab ${bobTab} is no longer ready for Demo Notes`)
+
+    await other.goto('about:blank')
+    await expect.poll(() => tabsOf().length, { timeout: 10_000 }).toBe(1)
+    const elsewhere = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(elsewhere.error?.code).toBe(-32001)
+    expect(elsewhere.error?.message).toContain('is closed or no longer on a Demo Notes page')
+
+    await other.close()
+    const gone = await dispatch('whoami', {}, { tabId: bobTab })
+    expect(gone.error?.code).toBe(-32001)
+    expect(gone.error?.message).toContain('runs only in the tab it was approved for')
+  })
+
   it('runs in the active tab first and falls back to the next ready tab when that one turns out not ready', async () => {
     // Cookies are per host: the same site on localhost is signed in as another user, so the answer
     // says which tab ran the call.
     const second = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
     await expect.poll(() => tabsOf().length, { timeout: 10_000 }).toBe(2)
     await expect.poll(() => tabsOf().every((t) => t.ready), { timeout: 10_000 }).toBe(true)
+    const firstUrl = `${site.url}/`
+    // The reports rank the ready tabs as a call would pick them: the daemon chooses by that rank.
+    const ranks = () => tabsOf().map((t) => [t.url === firstUrl ? 'alice' : 'bob', t.rank])
     await first.bringToFront()
+    await expect.poll(ranks).toEqual([
+      ['alice', 0],
+      ['bob', 1],
+    ])
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
     await second.bringToFront()
+    await expect.poll(ranks).toEqual([
+      ['alice', 1],
+      ['bob', 0],
+    ])
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
     await first.bringToFront()
     // The active tab stops being ready without a navigation the extension could notice.
     await first.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
-    const firstUrl = `${site.url}/`
     await expect.poll(() => tabsOf().find((t) => t.url === firstUrl)?.ready).toBe(false)
+    expect(tabsOf().find((t) => t.url === firstUrl)?.rank).toBeUndefined()
     await second.close()
   })
 

@@ -1,11 +1,13 @@
-// A scripted stand-in for the daemon's /ws and /health, for the extension tests that need only
-// Chromium: it speaks src/protocol over a real WebSocket on 127.0.0.1, checks the subprotocol header
-// the way the daemon does (401 before the upgrade on a bad secret), and records every frame the
-// extension sends so tests can assert on them.
+// A scripted stand-in for the daemon's /proof, /ws and /health, for the extension tests that need
+// only Chromium: it proves it knows its secret as the daemon does (HMAC of the nonce), speaks
+// src/protocol over a real WebSocket on 127.0.0.1, checks the subprotocol header and the extension's
+// Origin the way the daemon does (401 / 403 before the upgrade), and records every frame the extension
+// sends so tests can assert on them.
+import { createHmac } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { PROTOCOL_VERSION } from '../../../src/protocol/constants'
+import { EXTENSION_ORIGIN, PROOF_CONTEXT, PROTOCOL_VERSION } from '../../../src/protocol/constants'
 import type { PluginState, ToolState } from '../../../src/protocol/manifest'
 
 export interface Frame {
@@ -23,8 +25,10 @@ export interface TinyDaemon {
   frames: Frame[]
   /** Number of accepted /ws connections so far. */
   connections(): number
-  /** Upgrade attempts refused with 401. */
+  /** Upgrade attempts refused with 401 or 403. */
   refused(): number
+  /** `GET /proof` requests answered so far. */
+  proofs(): number
   /** Offered subprotocols of each upgrade attempt. */
   offeredProtocols: string[][]
   isConnected(): boolean
@@ -41,6 +45,8 @@ export interface TinyDaemon {
   browserTools: ToolState[]
   skipPermissions: boolean
   protocolVersion: number
+  /** What `GET /audit` answers (with the secret): the side panel's recent activity. */
+  audit: unknown[]
   /** Sends sync.full again on the current connection (as after a daemon reload). */
   resync(): void
   setSecret(secret: string): void
@@ -69,6 +75,7 @@ export async function startTinyDaemon(opts: {
   const closeCodes: number[] = []
   let accepted = 0
   let refused = 0
+  let proofs = 0
   let nextId = 1
   const pending = new Map<number, (f: Frame) => void>()
   const sockets = new Set<Socket>()
@@ -89,11 +96,13 @@ export async function startTinyDaemon(opts: {
     browserTools: [],
     skipPermissions: false,
     protocolVersion: PROTOCOL_VERSION,
+    audit: [],
     resync() {
       if (current) sendSync(current)
     },
     connections: () => accepted,
     refused: () => refused,
+    proofs: () => proofs,
     isConnected: () => current !== null,
     notify(method, params) {
       current?.send(JSON.stringify({ jsonrpc: '2.0', method, params }))
@@ -172,6 +181,21 @@ export async function startTinyDaemon(opts: {
       sock.on('close', () => sockets.delete(sock))
     })
     s.on('request', (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+      if (url.pathname === '/proof') {
+        proofs++
+        const nonce = url.searchParams.get('nonce') ?? ''
+        const proof = createHmac('sha256', secret).update(`${PROOF_CONTEXT}${nonce}`).digest('hex')
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ proof }))
+        return
+      }
+      if (url.pathname === '/audit') {
+        const ok = req.headers.authorization === `Bearer ${secret}`
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(ok ? daemon.audit : { error: { code: 'unauthorized', message: 'bad token' } }))
+        return
+      }
       if (req.url === '/health') {
         const ok = req.headers.authorization === `Bearer ${secret}`
         res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
@@ -190,6 +214,11 @@ export async function startTinyDaemon(opts: {
       if (req.url !== '/ws' || !authorized(req)) {
         refused++
         socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+        return
+      }
+      if (req.headers.origin !== EXTENSION_ORIGIN) {
+        refused++
+        socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
         return
       }
       wss.handleUpgrade(req, socket, head, (ws) => {

@@ -39,12 +39,12 @@ describe('bridge audit', () => {
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     const lines = result.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DURATION\s+TOOL\s+ERROR$/)
+    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DURATION\s+CLIENT\s+TOOL\s+ERROR$/)
     expect(lines).toHaveLength(5)
     expect(lines[1]).toMatch(
-      /^\d{4}-\d\d-\d\dT\S+Z\s+FAILED\s+\d+ ms\s+browser_close_tab\s+permission_off: this tool is off/,
+      /^\d{4}-\d\d-\d\dT\S+Z\s+FAILED\s+\d+ ms\s+\S+\s+browser_close_tab\s+permission_off: this tool is off/,
     )
-    expect(lines[2]).toMatch(/\s+ok\s+\d+ ms\s+browser_list_tabs$/)
+    expect(lines[2]).toMatch(/\s+ok\s+\d+ ms\s+\S+\s+browser_list_tabs$/)
   })
 
   it('--json gives failed entries their code, category and message; --limit and --tool filter', async () => {
@@ -105,6 +105,39 @@ describe('bridge audit', () => {
     ])
     const base = await runCli(['audit', '--file', '--json', '--plugin', 'notes', '--tool', 'oldest'], dir)
     expect((JSON.parse(base.stdout) as AuditEntry[]).map((e) => e.tool)).toEqual(['notes_oldest'])
+  })
+
+  it('--client keeps one client’s calls, and the table shows each call’s client, control characters made visible', async () => {
+    const dir = tempConfigDir()
+    dirs.push(dir)
+    const entry = (tool: string, client: string | undefined, error?: string) =>
+      `${JSON.stringify({
+        timestamp: new Date().toISOString(),
+        tool,
+        plugin: 'notes',
+        ...(client === undefined ? {} : { client }),
+        success: error === undefined,
+        durationMs: 5,
+        ...(error === undefined ? {} : { error: { code: 'tool_error', message: error } }),
+      })}\n`
+    writeFileSync(
+      join(dir, 'audit.log'),
+      entry('notes_a', 'research-agent') +
+        entry('notes_b', 'cli') +
+        entry('notes_c', undefined) +
+        entry('notes_d', 'research-agent', 'page said \u001b[2J\u001b[31mALL GOOD\u202e'),
+    )
+    const mine = await runCli(['audit', '--file', '--json', '--client', 'research-agent'], dir)
+    expect((JSON.parse(mine.stdout) as AuditEntry[]).map((e) => e.tool)).toEqual(['notes_d', 'notes_a'])
+    const table = (await runCli(['audit', '--file'], dir)).stdout.trimEnd().split('\n')
+    expect(table[0]).toMatch(/^TIME\s+RESULT\s+DURATION\s+CLIENT\s+TOOL\s+ERROR$/)
+    expect(table[1]).toMatch(
+      /FAILED\s+5 ms\s+research-agent\s+notes_d\s+tool_error: page said ⟨U\+001B⟩\[2J⟨U\+001B⟩\[31mALL GOOD⟨U\+202E⟩$/,
+    )
+    expect(table[2]).toMatch(/ok\s+5 ms\s+-\s+notes_c$/)
+    expect(table[3]).toMatch(/ok\s+5 ms\s+cli\s+notes_b$/)
+    expect(table.join('\n')).not.toContain('\u001b')
+    expect(table.join('\n')).not.toContain('\u202e')
   })
 
   it('refuses a bad --since or --limit, and explains a missing daemon or log', async () => {

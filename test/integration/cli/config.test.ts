@@ -9,12 +9,13 @@ import { tempConfigDir } from '../../helpers/daemon'
 import { runCli } from './runCli'
 
 const SECRET = 'ab'.repeat(32)
+const CLIENT_TOKEN = 'cd'.repeat(32)
 const dirs: string[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** A config dir as `bridge start` leaves it: config.json and extension/auth.json. */
+/** A config dir as `bridge start` leaves it: config.json, extension/auth.json and clients.json. */
 function preparedDir(
   config: Record<string, unknown> = { localPlugins: [], permissions: {}, port: 9515 },
 ): string {
@@ -23,6 +24,12 @@ function preparedDir(
   mkdirSync(join(dir, 'extension'))
   writeFileSync(join(dir, 'extension/auth.json'), JSON.stringify({ secret: SECRET }))
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2))
+  writeFileSync(
+    join(dir, 'clients.json'),
+    JSON.stringify({
+      clients: [{ name: 'default', token: CLIENT_TOKEN, createdAt: '2026-01-01T00:00:00.000Z' }],
+    }),
+  )
   return dir
 }
 const onDisk = (dir: string) =>
@@ -44,7 +51,7 @@ describe('bridge config show / get / path', () => {
     expect(plain.stdout).toBe(result.stdout)
   })
 
-  it('--json prints the config and a truncated secret; --show-secret adds the full secret and the MCP client config', async () => {
+  it("--json prints the config and a truncated secret; --show-secret adds the full secret and the default client's MCP config", async () => {
     const dir = preparedDir()
     const json = JSON.parse((await runCli(['config', 'get', '--json'], dir)).stdout) as Record<
       string,
@@ -56,20 +63,27 @@ describe('bridge config show / get / path', () => {
 
     const full = JSON.parse((await runCli(['config', 'show', '--json', '--show-secret'], dir)).stdout) as {
       secret: string
+      mcpClient: string
       mcpClientConfig: unknown
     }
     expect(full.secret).toBe(SECRET)
+    expect(full.mcpClient).toBe('default')
+    // The MCP configuration carries the client's own token, never the auth.json secret.
     expect(full.mcpClientConfig).toEqual({
       mcpServers: {
         bridge: {
           type: 'http',
           url: 'http://127.0.0.1:9515/mcp',
-          headers: { Authorization: `Bearer ${SECRET}` },
+          headers: { Authorization: `Bearer ${CLIENT_TOKEN}` },
         },
       },
     })
     const human = await runCli(['config', 'show', '--show-secret', '--port', '9700'], dir)
-    expect(human.stdout).toContain(`secret            ${SECRET}`)
+    expect(human.stdout).toContain(
+      `secret            ${SECRET} (auth.json: the extension's and the CLI's only)`,
+    )
+    expect(human.stdout).toContain('MCP client "default" configuration')
+    expect(human.stdout).toContain(`"Authorization": "Bearer ${CLIENT_TOKEN}"`)
     expect(human.stdout).toContain('"url": "http://127.0.0.1:9700/mcp"')
   })
 
@@ -214,11 +228,11 @@ describe('bridge config reset / rotate-secret', () => {
     expect(twice.stderr).toMatch(/does not exist; nothing to reset/)
   })
 
-  it('rotate-secret --confirm writes a new 64-hex secret, mode 0600, and says MCP clients need it', async () => {
+  it('rotate-secret --confirm writes a new 64-hex secret, mode 0600, and says MCP clients keep their tokens', async () => {
     const dir = preparedDir()
     const result = await runCli(['config', 'rotate-secret', '--confirm'], dir, NO_DAEMON)
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('MCP clients must be updated by hand')
+    expect(result.stdout).toContain('MCP clients keep their own tokens')
     const { secret } = JSON.parse(readFileSync(join(dir, 'extension/auth.json'), 'utf8')) as {
       secret: string
     }

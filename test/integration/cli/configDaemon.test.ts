@@ -100,7 +100,7 @@ describe('bridge config with a running daemon', () => {
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('the running daemon now accepts only the new secret')
-    expect(result.stdout).toContain('MCP clients must be updated by hand')
+    expect(result.stdout).toContain('MCP clients keep their own tokens')
     const { secret } = JSON.parse(readFileSync(join(daemon.configDir, 'extension/auth.json'), 'utf8')) as {
       secret: string
     }

@@ -2,12 +2,16 @@
  * `bridge doctor` against a daemon started by `bridge start` (extension files installed) with a
  * temp HOME holding MCP client configs: all checks pass; warnings alone exit 0; errors exit 1.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { FakeExtension } from '../../helpers/fakeExtension'
 import { runCli } from './runCli'
+
+const defaultToken = (configDir: string): string =>
+  (JSON.parse(readFileSync(join(configDir, 'clients.json'), 'utf8')) as { clients: { token: string }[] })
+    .clients[0]!.token
 
 const clientConfig = (port: number, secret: string) =>
   JSON.stringify({
@@ -40,7 +44,7 @@ describe('bridge doctor', () => {
 
   it('passes every check with the extension connected and an MCP client set up', async () => {
     const home = fresh()
-    writeFileSync(join(home, '.claude.json'), clientConfig(daemon.port, daemon.secret))
+    writeFileSync(join(home, '.claude.json'), clientConfig(daemon.port, defaultToken(daemon.configDir)))
     const ext = await FakeExtension.connect(daemon)
     try {
       const result = await doctor(home)
@@ -56,7 +60,7 @@ describe('bridge doctor', () => {
       expect(out).toContain(`✓ extension files installed in ${join(daemon.configDir, 'extension')}`)
       expect(out).toMatch(/^✓ extension version \S+ matches the CLI$/m)
       expect(out).toContain(
-        `✓ Claude Code: ${join(home, '.claude.json')} is set up for http://127.0.0.1:${daemon.port}/mcp`,
+        `✓ Claude Code: ${join(home, '.claude.json')} is set up for http://127.0.0.1:${daemon.port}/mcp (client "default")`,
       )
       expect(out).toContain('✓ no package plugin failed to load')
       expect(out).not.toMatch(/^[!✗]/m)
@@ -67,7 +71,7 @@ describe('bridge doctor', () => {
     }
   })
 
-  it('warns (exit 0) about a disconnected extension, an outdated client secret and a client without bridge', async () => {
+  it('warns (exit 0) about a disconnected extension, an outdated client token and a client without bridge', async () => {
     const home = fresh()
     writeFileSync(join(home, '.claude.json'), clientConfig(daemon.port, 'c'.repeat(64)))
     mkdirSync(join(home, '.cursor'))
@@ -76,10 +80,22 @@ describe('bridge doctor', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('! extension not connected')
     expect(result.stdout).toContain(
-      `! Claude Code: ${join(home, '.claude.json')} mentions http://127.0.0.1:${daemon.port}/mcp but not the current secret`,
+      `! Claude Code: ${join(home, '.claude.json')} mentions http://127.0.0.1:${daemon.port}/mcp but no current client token`,
     )
     expect(result.stdout).toContain(`! Cursor: ${join(home, '.cursor', 'mcp.json')} does not mention`)
     expect(result.stdout).toMatch(/ 0 error\(s\)\n$/)
+  })
+
+  it('warns (exit 0) when an MCP client configuration holds the auth.json secret, without printing it', async () => {
+    const home = fresh()
+    writeFileSync(join(home, '.claude.json'), clientConfig(daemon.port, daemon.secret))
+    const result = await doctor(home)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(
+      `! Claude Code: ${join(home, '.claude.json')} holds bridge's auth.json secret, which also opens the extension's channel`,
+    )
+    expect(result.stdout).toContain('bridge client add <name> --for <client>')
+    expect(result.stdout + result.stderr).not.toContain(daemon.secret)
   })
 
   it('fails (exit 1) when no daemon answers and the extension files are missing', async () => {

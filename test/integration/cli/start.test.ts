@@ -33,7 +33,7 @@ const freshDir = () => {
 }
 
 describe('bridge start', () => {
-  it('on first run creates the files, installs the extension and prints the MCP client config with the secret', async () => {
+  it("on first run creates the files and the default client, installs the extension and prints the MCP config with the client's token, not the secret", async () => {
     const dir = freshDir()
     const daemon = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
     daemons.push(daemon)
@@ -42,15 +42,21 @@ describe('bridge start', () => {
     expect(out).toContain(`First run: created ${join(dir, 'config.json')}`)
     const block = /\{\n\s+"mcpServers"[\s\S]*?\n\}/.exec(out)
     expect(block).not.toBeNull()
+    const clients = JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')) as {
+      clients: { name: string; token: string }[]
+    }
+    expect(clients.clients.map((c) => c.name)).toEqual(['default'])
+    expect(statSync(join(dir, 'clients.json')).mode & 0o777).toBe(0o600)
     expect(JSON.parse(block![0])).toEqual({
       mcpServers: {
         bridge: {
           type: 'http',
           url: `http://127.0.0.1:${daemon.port}/mcp`,
-          headers: { Authorization: `Bearer ${daemon.secret}` },
+          headers: { Authorization: `Bearer ${clients.clients[0]!.token}` },
         },
       },
     })
+    expect(out).not.toContain(daemon.secret)
     expect(out).toContain(join(dir, 'extension'))
     const manifest = JSON.parse(readFileSync(join(dir, 'extension/manifest.json'), 'utf8')) as {
       key: string
@@ -66,8 +72,9 @@ describe('bridge start', () => {
     })
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600)
     expect(statSync(join(dir, 'extension/auth.json')).mode & 0o777).toBe(0o600)
-    // The secret went to the terminal on purpose, but never to the log file.
+    // The token went to the terminal on purpose, but neither it nor the secret to the log file.
     expect(readFileSync(join(dir, 'server.log'), 'utf8')).not.toContain(daemon.secret)
+    expect(readFileSync(join(dir, 'server.log'), 'utf8')).not.toContain(clients.clients[0]!.token)
     expect((await daemon.fetch('/health')).status).toBe(200)
   })
 
@@ -87,7 +94,15 @@ describe('bridge start', () => {
     const third = await startDaemon({ via: 'cli', configDir: dir, args: ['--show-config'] })
     daemons.push(third)
     await third.waitForOutput(/Load unpacked/)
-    expect(third.output()).toContain(`"Authorization": "Bearer ${third.secret}"`)
+    const token = (
+      JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')) as { clients: { token: string }[] }
+    ).clients[0]!.token
+    expect(second.output()).not.toContain(token)
+    // --show-config prints both, each labelled: the default client's configuration and the secret.
+    expect(third.output()).toContain('MCP client "default"')
+    expect(third.output()).toContain(`"Authorization": "Bearer ${token}"`)
+    expect(third.output()).toContain(`auth.json secret (for the extension and the bridge CLI only`)
+    expect(third.output()).toContain(`  ${third.secret}`)
   })
 
   it('--port wins over BRIDGE_PORT, PORT and config.json', async () => {

@@ -66,14 +66,17 @@ describe('bridge status', () => {
     expect(result.stdout).toContain(`running on http://127.0.0.1:${daemon.port}`)
   })
 
-  it('says clearly when the daemon refuses the secret in auth.json', async () => {
+  it('says clearly, and sends nothing, when the daemon on the port cannot prove it knows the secret in auth.json', async () => {
     const dir = tempConfigDir()
     others.push(dir)
     mkdirSync(join(dir, 'extension'))
     writeFileSync(join(dir, 'extension/auth.json'), JSON.stringify({ secret: 'b'.repeat(64) }))
     const result = await runCli(['status', '--port', String(daemon.port)], dir)
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/did not accept the secret/)
+    expect(result.stderr).toContain(
+      `something else is listening on 127.0.0.1:${daemon.port}: it does not know bridge's secret, so nothing was sent to it`,
+    )
+    expect(result.stderr).toContain('another BRIDGE_CONFIG_DIR')
     expect(result.stderr).not.toContain('b'.repeat(64))
   })
 

@@ -12,6 +12,7 @@ import { createFront } from '../../../src/http/front'
 import { createRateLimiter } from '../../../src/http/rateLimit'
 import { jsonResponse } from '../../../src/http/responses'
 import type { Route } from '../../../src/http/route'
+import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 import { ENGINES } from '../../helpers/daemon'
 import { rawRequest } from './rawHttp'
 
@@ -446,7 +447,9 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
     }
     const open = (port: number) =>
       new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['bridge', SECRET])
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['bridge', SECRET], {
+          headers: { origin: EXTENSION_ORIGIN },
+        })
         ws.once('open', () => resolve(ws))
         ws.once('error', reject)
       })
@@ -537,5 +540,40 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
       await server.engine.stop()
       expect((await result).code).toBe(1001)
     })
+  })
+})
+
+describe('the node engine', () => {
+  it('sends the head of an event stream together with an event that follows within moments', async () => {
+    const server = await serve('node', [
+      {
+        path: '/answer',
+        auth: 'required',
+        methods: {
+          POST: () =>
+            new Response(
+              new ReadableStream<Uint8Array>({
+                start(controller) {
+                  // An MCP answer: the event comes a little after the response was handed over.
+                  setTimeout(() => {
+                    controller.enqueue(new TextEncoder().encode('event: message\ndata: {"ok":true}\n\n'))
+                    controller.close()
+                  }, 5)
+                },
+              }),
+              { headers: { 'content-type': 'text/event-stream' } },
+            ),
+        },
+      },
+    ])
+    const { connect } = await import('node:net')
+    const socket = connect(server.port, '127.0.0.1')
+    const first = new Promise<string>((resolve) => socket.once('data', (chunk) => resolve(chunk.toString())))
+    socket.write(`${headLines(server.port, 'POST', '/answer', ['Content-Length: 0']).join('\r\n')}\r\n\r\n`)
+    // One write on the server: the first bytes the client sees hold the head and the event.
+    const received = await first
+    socket.destroy()
+    expect(received).toMatch(/^HTTP\/1\.1 200/)
+    expect(received).toContain('data: {"ok":true}')
   })
 })

@@ -278,6 +278,11 @@ describe.each(ENGINES)('security gate on the %s engine', (engine) => {
       expect(badOrigin).toEqual({ status: 403, body: expect.stringContaining('"forbidden_origin"') })
     })
 
+    it("refuses the right secret without the extension Origin with 403: /ws is the extension's alone", async () => {
+      const result = await tryUpgrade(wsUrl(), { protocols: ['bridge', daemon.secret] })
+      expect(result).toEqual({ status: 403, body: expect.stringContaining('"forbidden_origin"') })
+    })
+
     it('refuses an upgrade on a path that is not a WebSocket endpoint with 404', async () => {
       const result = await tryUpgrade(`ws://127.0.0.1:${daemon.port}/health`, {
         protocols: ['bridge', daemon.secret],

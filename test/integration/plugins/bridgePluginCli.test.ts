@@ -90,7 +90,7 @@ describe('bridge-plugin build', SLOW, () => {
     expect(config.localPlugins).toEqual([dir])
   })
 
-  it('warns, without failing, when the daemon refuses the reload', async () => {
+  it('builds, but sends nothing and exits 1, when the daemon on the port cannot prove it knows this secret', async () => {
     const daemon = await startDaemon()
     try {
       // A config dir whose auth.json holds another secret than the daemon's.
@@ -102,9 +102,12 @@ describe('bridge-plugin build', SLOW, () => {
         BRIDGE_CONFIG_DIR: otherConfig,
         BRIDGE_PORT: String(daemon.port),
       })
-      expect(result.out).toMatch(new RegExp(`the daemon on port ${daemon.port} refused the reload \\(401: `))
+      expect(result.out).toContain('built good@')
+      expect(result.out).toContain(
+        `built, but did not ask for a reload: something else is listening on 127.0.0.1:${daemon.port}`,
+      )
       expect(result.out).not.toContain('a'.repeat(64))
-      expect(result.code).toBe(0)
+      expect(result.code).toBe(1)
       expect((await (await daemon.fetch('/health')).json()).reloadCount).toBe(0)
     } finally {
       await daemon.stop()

@@ -53,6 +53,18 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     expect(end.params).toMatchObject({ dispatchId: dispatch.params.dispatchId, success: true })
   })
 
+  it('tells the extension and the audit log which client and session made the call', async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    const pending = call('browser_navigate', { url: 'https://notes.test/who' })
+    const dispatch = await ext.nextDispatch()
+    // The secret without an Origin is the CLI's credential; MCP client tokens carry their own name.
+    expect(dispatch.params).toMatchObject({ client: 'cli', session: mcp.transport.sessionId })
+    dispatch.succeed({ ok: true })
+    await pending
+    const entry = (await auditEntries(fx.daemon)).find((e) => e.tool === 'browser_navigate')
+    expect(entry).toMatchObject({ tool: 'browser_navigate', client: 'cli', success: true })
+  })
+
   it('returns an image output as MCP image content', async () => {
     ext = await FakeExtension.connect(fx.daemon, {
       autoAnswer: () => ({ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }),

@@ -101,6 +101,7 @@ export interface AuditEntryBody {
   timestamp: string
   tool: string
   plugin: string
+  client?: string
   success: boolean
   durationMs: number
   error?: { code: string; message: string; category?: string }

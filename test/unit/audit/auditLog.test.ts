@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -81,6 +90,17 @@ describe('AuditLog', () => {
     expect(log.query({ limit: 50, tool: 'browser_navigate' }).map((e) => e.durationMs)).toEqual([2])
   })
 
+  it('filters by client: one MCP client’s calls, or the built-in callers’', async () => {
+    const log = new AuditLog()
+    await log.record(entry(1, { client: 'research-agent' }))
+    await log.record(entry(2, { client: 'cli' }))
+    await log.record(entry(3, { client: 'research-agent' }))
+    await log.record(entry(4))
+    expect(log.query({ limit: 50, client: 'research-agent' }).map((e) => e.durationMs)).toEqual([3, 1])
+    expect(log.query({ limit: 50, client: 'cli' }).map((e) => e.durationMs)).toEqual([2])
+    expect(log.query({ limit: 50, client: 'nobody' })).toEqual([])
+  })
+
   it('summarizes counts, the last 24 hours and the mean duration', async () => {
     let now = 1_000_000_000
     const log = new AuditLog({ now: () => now })
@@ -111,14 +131,78 @@ describe('parseAuditQuery', () => {
   const parse = (q: string) => parseAuditQuery(new URLSearchParams(q))
   it('defaults to 50 and reads the filters', () => {
     expect(parse('')).toEqual({ ok: true, value: { limit: 50 } })
-    expect(parse('limit=500&plugin=notes&tool=notes_x&success=false')).toEqual({
+    expect(parse('limit=500&plugin=notes&tool=notes_x&client=research-agent&success=false')).toEqual({
       ok: true,
-      value: { limit: 500, plugin: 'notes', tool: 'notes_x', success: false },
+      value: { limit: 500, plugin: 'notes', tool: 'notes_x', client: 'research-agent', success: false },
     })
   })
   it('rejects a limit outside 1-500 or not an integer, and a bad success value', () => {
     for (const q of ['limit=0', 'limit=501', 'limit=-1', 'limit=2.5', 'limit=abc', 'limit='])
       expect(parse(q)).toEqual({ ok: false, message: 'limit must be an integer from 1 to 500' })
     expect(parse('success=yes')).toEqual({ ok: false, message: 'success must be true or false' })
+  })
+})
+
+describe('AuditFile under load and faults', () => {
+  it('writes lines that wait together as one batch: one write and one sync per batch', async () => {
+    const file = new AuditFile({ dir, rotateBytes: 10 * 1024 * 1024 })
+    const log = new AuditLog({ file })
+    await Promise.all(Array.from({ length: 200 }, (_, n) => log.record(entry(n))))
+    expect(lines(join(dir, 'audit.log'))).toHaveLength(200)
+    const { lines: written, syncs } = file.stats
+    expect(written).toBe(200)
+    // The first line goes alone; everything that arrived meanwhile shares the next syncs.
+    expect(syncs).toBeLessThanOrEqual(3)
+    expect(log.diskStatus()).toEqual({ ok: true, linesWritten: 200, syncs })
+    await file.close()
+  })
+
+  it('cuts a torn last line off audit.log when it opens the file, keeping every whole line', async () => {
+    const whole = `${JSON.stringify(entry(1))}\n${JSON.stringify(entry(2))}\n`
+    writeFileSync(join(dir, 'audit.log'), `${whole}{"timestamp":"2026-`)
+    const file = new AuditFile({ dir, rotateBytes: 1024 * 1024 })
+    expect(readFileSync(join(dir, 'audit.log'), 'utf8')).toBe(whole)
+    await new AuditLog({ file }).record(entry(3))
+    expect(lines(join(dir, 'audit.log'))).toEqual([entry(1), entry(2), entry(3)])
+    await file.close()
+  })
+
+  it('counts the entries of audit.log.1 and audit.log of earlier runs in the summary', async () => {
+    writeFileSync(join(dir, 'audit.log.1'), `${JSON.stringify(entry(10))}\n`)
+    const failed = entry(20, { success: false, error: { code: 'timeout', message: 'x' } })
+    writeFileSync(join(dir, 'audit.log'), `${JSON.stringify(failed)}\nnot json\n`)
+    const file = new AuditFile({ dir, rotateBytes: 1024 * 1024 })
+    const log = new AuditLog({ file, now: () => 1_700_000_000_000 + 60_000 })
+    await log.record(entry(30))
+    expect(log.summary()).toEqual({
+      totalInvocations: 3,
+      successCount: 2,
+      failureCount: 1,
+      last24h: { total: 3, success: 2, failure: 1 },
+      avgDurationMs: 20,
+    })
+    expect(log.query({ limit: 50 })).toEqual([entry(30)])
+    await file.close()
+  })
+
+  it('reports a refusing disk once, keeps the refused lines and writes them when the disk works again', async () => {
+    const missing = join(dir, 'later')
+    const file = new AuditFile({ dir: missing, rotateBytes: 1024 * 1024 })
+    const errors: unknown[] = []
+    const log = new AuditLog({ file, onWriteError: (e) => errors.push(e) })
+    for (let n = 1; n <= 3; n++) await log.record(entry(n))
+    expect(errors).toHaveLength(1)
+    expect(log.diskStatus()).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('ENOENT'),
+      failedEntries: 3,
+      waitingForRetry: 3,
+      dropped: 0,
+    })
+    mkdirSync(missing)
+    await log.record(entry(4))
+    expect(lines(join(missing, 'audit.log'))).toEqual([entry(1), entry(2), entry(3), entry(4)])
+    expect(log.diskStatus()).toMatchObject({ ok: true, linesWritten: 4 })
+    await file.close()
   })
 })

@@ -33,6 +33,7 @@ describe('config paths', () => {
       serverLog: '/c/server.log',
       pidFile: '/c/server.pid',
       auditLog: '/c/audit.log',
+      clientsFile: '/c/clients.json',
     })
   })
 })

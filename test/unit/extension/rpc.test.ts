@@ -18,13 +18,27 @@ function peer(
 const flush = () => new Promise((r) => setTimeout(r, 0))
 
 describe('the extension end of the JSON-RPC link', () => {
-  it('answers garbage with parse and invalid-request errors', () => {
+  it('answers garbage with parse and invalid-request errors, and refuses batches like the daemon', () => {
     const { p, sent } = peer()
     p.receive('{not json')
     p.receive(JSON.stringify({ jsonrpc: '1.0', id: 4, method: 'x' }))
+    p.receive(JSON.stringify([{ jsonrpc: '2.0', method: 'ping', params: { ts: 1 } }]))
     expect(sent).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
-      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'Invalid Request' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the frame is not valid JSON' },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        error: { code: -32600, message: 'Invalid Request: expected a JSON-RPC 2.0 object' },
+      },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: batches are not supported' },
+      },
     ])
   })
 
@@ -51,7 +65,10 @@ describe('the extension end of the JSON-RPC link', () => {
     p.receive(JSON.stringify({ jsonrpc: '2.0', method: 'sync.full', params: { protocolVersion: 'one' } }))
     p.receive(JSON.stringify({ jsonrpc: '2.0', method: 'mystery', params: {} }))
     expect(notifications).toEqual([['sync.full', sync]])
-    expect(problems).toEqual(['invalid params for sync.full', 'unknown notification mystery'])
+    expect(problems).toEqual([
+      'invalid sync.full: serverVersion Expected required property',
+      'unknown notification mystery',
+    ])
   })
 
   it('sends the handler’s result, or its RpcError with code and data', async () => {

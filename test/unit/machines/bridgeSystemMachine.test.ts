@@ -1,21 +1,53 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromPromise, type AnyActorRef } from 'xstate'
+import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
 import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
 import {
   toolInvocationMachine,
+  type PermissionCheck,
   type StepResult,
+  type ToolInvocationContext,
+  type ToolInvocationEvent,
   type ToolInvocationInput,
 } from '../../../machines/toolInvocationMachine'
 
-function startSystem(sent: string[] = []) {
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+/** A call whose tool answers `output` at once; `permission` decides whether it waits for approval. */
+function callLogic(options: { permission?: PermissionCheck['permission']; recorded?: string[] } = {}) {
+  return toolInvocationMachine.provide({
+    actors: {
+      validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
+      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
+        Promise.resolve({ permission: options.permission ?? 'auto', extensionConnected: true }),
+      ),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input }) => {
+        sendBack({ type: 'dispatch.succeeded', output: `ran ${input.tool}` })
+      }),
+      record: fromPromise<void, ToolInvocationContext>(({ input }) => {
+        options.recorded?.push(input.invocationId)
+        return Promise.resolve()
+      }),
+    },
+  })
+}
+
+function startSystem(
+  options: { sent?: string[]; call?: ReturnType<typeof callLogic>; disposed?: string[] } = {},
+) {
   const system = createActor(
     bridgeSystemMachine.provide({
       actors: {
         extensionConnection: extensionConnectionMachine.provide({
-          actions: { sendSyncFull: (_, { connectionId }) => void sent.push(`sync.full ${connectionId}`) },
+          actions: {
+            sendSyncFull: (_, { connectionId }) => void options.sent?.push(`sync.full ${connectionId}`),
+          },
         }),
+        mcpSession: mcpSessionMachine.provide({
+          actions: { disposeSession: (_, { reason }) => void options.disposed?.push(reason) },
+        }),
+        toolInvocation: options.call ?? callLogic(),
       },
     }),
     { input: { config: {} } },
@@ -24,101 +56,165 @@ function startSystem(sent: string[] = []) {
   return system
 }
 
-const childIds = (system: ReturnType<typeof startSystem>) => Object.keys(system.getSnapshot().children).sort()
-const child = (system: ReturnType<typeof startSystem>, id: string) =>
-  (system.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id]
+type System = ReturnType<typeof startSystem>
+const find = (system: System, systemId: string) => system.system.get(systemId) as AnyActorRef | undefined
+const callInput = (invocationId: string, plugin = 'notes'): ToolInvocationInput => ({
+  invocationId,
+  plugin,
+  tool: `${plugin}_list`,
+  input: {},
+  client: 'claude',
+  session: 'session-1',
+  hasProgressToken: false,
+  startedAt: 0,
+})
 
 describe('bridgeSystemMachine', () => {
   it('runs extensionConnection under the systemId "extensionConnection" with the effects the daemon provides', () => {
     const sent: string[] = []
-    const system = startSystem(sent)
-    const connection = system.system.get('extensionConnection') as AnyActorRef | undefined
-    expect(connection).toBeDefined()
+    const system = startSystem({ sent })
+    const connection = find(system, 'extensionConnection')
     expect(connection?.getSnapshot().value).toBe('noConnection')
     connection?.send({ type: 'ws.opened', connectionId: 'c1' })
     expect(connection?.getSnapshot().value).toEqual({ connected: 'alive' })
     expect(sent).toEqual(['sync.full c1'])
-    expect(childIds(system)).toEqual(['configStore', 'extensionConnection', 'reload'])
     system.send({ type: 'system.stop' })
-    expect(system.system.get('extensionConnection')).toBeUndefined()
+    expect(find(system, 'extensionConnection')).toBeUndefined()
   })
 
-  it('spawns pluginTab:<plugin> as a child of the root and removes it on pluginTab.stop', () => {
+  it('spawns pluginTab:<plugin> once, found by its systemId, and removes it on pluginTab.stop', () => {
     const system = startSystem()
     system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    expect(childIds(system)).toContain('pluginTab:notes')
-    const tab = child(system, 'pluginTab:notes')
+    const tab = find(system, 'pluginTab:notes')
     expect(tab?.getSnapshot().context).toEqual({ plugin: 'notes', tabs: [], inFlight: 0 })
     tab?.send({
       type: 'tabs.update',
       state: 'ready',
       tabs: [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', ready: true }],
     })
+    // A second spawn of the same plugin keeps the running actor and what it knows.
+    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
+    expect(find(system, 'pluginTab:notes')).toBe(tab)
     expect(tab?.getSnapshot().value).toBe('ready')
 
-    // A second spawn of the same plugin replaces the child instead of leaving the first one running.
-    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    expect(tab?.getSnapshot().status).toBe('stopped')
-    expect(child(system, 'pluginTab:notes')?.getSnapshot().value).toBe('closed')
-
     system.send({ type: 'pluginTab.stop', plugin: 'notes' })
-    expect(childIds(system)).not.toContain('pluginTab:notes')
-    expect(childIds(system)).toEqual(['configStore', 'extensionConnection', 'reload'])
+    expect(tab?.getSnapshot().status).toBe('stopped')
+    expect(find(system, 'pluginTab:notes')).toBeUndefined()
   })
 
-  it('spawns mcpSession:<uuid> with its own effects and stops it once the session closes', () => {
-    const system = startSystem()
+  it('spawns mcpSession:<uuid> with the effects provided once and removes it once the session closes', async () => {
     const disposed: string[] = []
-    const logic = mcpSessionMachine.provide({
-      actions: { disposeSession: (_, { reason }) => void disposed.push(reason) },
-    })
-    system.send({ type: 'mcpSession.spawn', logic, input: { sessionId: 'session-1', openedAt: 1 } })
-    const session = child(system, 'mcpSession:session-1')
+    const system = startSystem({ disposed })
+    system.send({ type: 'mcpSession.spawn', input: { sessionId: 'session-1', openedAt: 1 } })
+    const session = find(system, 'mcpSession:session-1')
     expect(session?.getSnapshot().value).toBe('open')
     session?.send({ type: 'session.close', reason: 'DELETE /mcp' })
+    await flush()
     expect(disposed).toEqual(['DELETE /mcp'])
-    expect(childIds(system)).not.toContain('mcpSession:session-1')
+    expect(find(system, 'mcpSession:session-1')).toBeUndefined()
   })
 
-  it('spawns toolInvocation:<uuid>, stops it on toolInvocation.stop, and a failing call does not fail the root', async () => {
+  it('runs a call as toolInvocation:<uuid>: a slot from its pluginTab, the outcome as its output, then gone', async () => {
+    const recorded: string[] = []
+    const system = startSystem({ call: callLogic({ recorded }) })
+    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
+    const tab = find(system, 'pluginTab:notes')
+    tab?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
+    const slotsSeen: number[] = []
+    tab?.subscribe((snapshot) => void slotsSeen.push((snapshot.context as { inFlight: number }).inFlight))
+    const outputs: unknown[] = []
+    call?.subscribe({ complete: () => void outputs.push(call.getSnapshot().output) })
+    await flush()
+    expect(outputs).toEqual([{ ok: true, output: 'ran notes_list' }])
+    expect(recorded).toEqual(['call-1'])
+    // The slot was held while the call ran and given back at its end.
+    expect(slotsSeen).toEqual([1, 0])
+    expect(find(system, 'toolInvocation:call-1')).toBeUndefined()
+  })
+
+  it('refuses a call for a plugin whose tab is not open, through its pluginTab actor', async () => {
     const system = startSystem()
-    const input = {
-      invocationId: 'call-1',
-      plugin: 'notes',
-      tool: 'notes_list',
-      input: {},
-      hasProgressToken: false,
+    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
+    let output: unknown
+    call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
+    await flush()
+    expect(output).toMatchObject({ ok: false, error: { code: 'tab_closed', category: 'tab' } })
+  })
+
+  it('reuses child ids between calls, so the root sees a bounded set of end events', async () => {
+    const system = startSystem()
+    system.send({ type: 'pluginTab.spawn', plugin: 'browser' })
+    const ids = new Set<string>()
+    for (let i = 0; i < 20; i++) {
+      system.send({ type: 'toolInvocation.spawn', input: callInput(`call-${i}`, 'browser') })
+      ids.add(find(system, `toolInvocation:call-${i}`)?.id ?? 'missing')
+      await flush()
+      expect(find(system, `toolInvocation:call-${i}`)).toBeUndefined()
     }
-    const pending = toolInvocationMachine.provide({
-      actors: { validate: fromPromise<StepResult, ToolInvocationInput>(() => new Promise(() => undefined)) },
+    expect([...ids]).toEqual(['toolInvocation#0'])
+    // Two at once take two ids.
+    const slow = startSystem({ call: callLogic({ permission: 'ask' }) })
+    slow.send({ type: 'toolInvocation.spawn', input: callInput('a') })
+    slow.send({ type: 'toolInvocation.spawn', input: callInput('b') })
+    expect([find(slow, 'toolInvocation:a')?.id, find(slow, 'toolInvocation:b')?.id]).toEqual([
+      'toolInvocation#0',
+      'toolInvocation#1',
+    ])
+  })
+
+  it('tells every plugin tab and every waiting call when the extension is lost', async () => {
+    const system = startSystem({ call: callLogic({ permission: 'ask' }) })
+    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
+    find(system, 'pluginTab:notes')?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
+    let output: unknown
+    call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
+    await flush()
+    expect(call?.getSnapshot().value).toEqual({ awaitingApproval: 'waiting' })
+    system.send({ type: 'extension.lost' })
+    await flush()
+    expect(find(system, 'pluginTab:notes')?.getSnapshot().value).toBe('closed')
+    expect(output).toMatchObject({ ok: false, error: { code: 'extension_disconnected' } })
+  })
+
+  it('answers a call whose audit write fails, and removes a call whose action throws and runs on', async () => {
+    const unaudited = callLogic().provide({
+      actors: {
+        record: fromPromise<void, ToolInvocationContext>(() => Promise.reject(new Error('disk full'))),
+      },
     })
-    system.send({ type: 'toolInvocation.spawn', logic: pending, input })
-    expect(child(system, 'toolInvocation:call-1')?.getSnapshot().value).toBe('validating')
-    system.send({ type: 'toolInvocation.stop', invocationId: 'call-1' })
-    expect(childIds(system)).not.toContain('toolInvocation:call-1')
+    const system = startSystem({ call: unaudited })
+    system.send({ type: 'pluginTab.spawn', plugin: 'browser' })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1', 'browser') })
+    const answered = find(system, 'toolInvocation:call-1')
+    let output: unknown
+    answered?.subscribe({ complete: () => void (output = answered.getSnapshot().output as unknown) })
+    await flush()
+    expect(output).toEqual({ ok: true, output: 'ran browser_list' })
 
     // An effect that throws is a bug: the call's owner sees the error, the root removes the child and runs on.
-    const seen: string[] = []
-    const broken = toolInvocationMachine.provide({
-      actors: {
-        validate: fromPromise<StepResult, ToolInvocationInput>(() =>
-          Promise.reject(new Error('validator crashed')),
-        ),
-      },
+    const broken = callLogic({ permission: 'ask' }).provide({
       actions: {
-        recordOutcome: () => {
-          throw new Error('audit effect crashed')
+        requestApproval: () => {
+          throw new Error('approval effect crashed')
         },
       },
     })
-    system.send({ type: 'toolInvocation.spawn', logic: broken, input: { ...input, invocationId: 'call-2' } })
-    child(system, 'toolInvocation:call-2')?.subscribe({
+    const other = startSystem({ call: broken })
+    other.send({ type: 'toolInvocation.spawn', input: callInput('call-2') })
+    const seen: string[] = []
+    find(other, 'toolInvocation:call-2')?.subscribe({
       error: (error) => void seen.push((error as Error).message),
     })
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    expect(seen).toEqual(['audit effect crashed'])
-    expect(childIds(system)).toEqual(['configStore', 'extensionConnection', 'reload'])
-    expect(system.getSnapshot().status).toBe('active')
-    expect(system.system.get('configStore')).toBeDefined()
+    await flush()
+    expect(seen).toEqual(['approval effect crashed'])
+    expect(find(other, 'toolInvocation:call-2')).toBeUndefined()
+    expect(other.getSnapshot().status).toBe('active')
+    expect(find(other, 'configStore')).toBeDefined()
   })
 })

@@ -1,6 +1,6 @@
-import { createActor } from 'xstate'
+import { createActor, fromCallback } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { pluginTabMachine } from '../../../machines/pluginTabMachine'
+import { pluginTabMachine, type SlotAnswer } from '../../../machines/pluginTabMachine'
 import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
 
 const tab = { tabId: 7, url: 'https://notes.example/app', title: 'Notes', ready: true }
@@ -26,9 +26,21 @@ describe('pluginTabMachine', () => {
     expect(actor.getSnapshot().context.tabs).toEqual([])
   })
 
-  it('hands out at most 5 in-flight slots and takes them back', () => {
+  it('grants a slot only with a ready tab, at most 5 at once, and takes them back', () => {
+    const answers: string[] = []
+    const caller = createActor(
+      fromCallback<SlotAnswer>(({ receive }) =>
+        receive((event) => answers.push(event.type === 'slot.granted' ? 'granted' : event.error.code)),
+      ),
+    ).start()
     const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
-    for (let i = 0; i < 6; i++) actor.send({ type: 'slot.acquire' })
+    actor.send({ type: 'slot.request', replyTo: caller })
+    actor.send({ type: 'tabs.update', state: 'unavailable', tabs: [{ ...tab, ready: false }] })
+    actor.send({ type: 'slot.request', replyTo: caller })
+    expect(answers).toEqual(['tab_closed', 'tab_unavailable'])
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [tab] })
+    for (let i = 0; i < 6; i++) actor.send({ type: 'slot.request', replyTo: caller })
+    expect(answers.slice(2)).toEqual(['granted', 'granted', 'granted', 'granted', 'granted', 'plugin_busy'])
     expect(actor.getSnapshot().context.inFlight).toBe(5)
     actor.send({ type: 'slot.release' })
     expect(actor.getSnapshot().context.inFlight).toBe(4)
@@ -36,9 +48,39 @@ describe('pluginTabMachine', () => {
     expect(actor.getSnapshot().context.inFlight).toBe(0)
   })
 
-  it('keeps its in-flight count across tab changes (calls finish on their own)', () => {
+  it('explains a refusal in words a user can act on', () => {
+    let refusal: unknown
+    const caller = createActor(
+      fromCallback<SlotAnswer>(({ receive }) => receive((event) => (refusal = event))),
+    ).start()
     const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
-    actor.send({ type: 'slot.acquire' })
+    actor.send({ type: 'slot.request', replyTo: caller })
+    expect(refusal).toEqual({
+      type: 'slot.refused',
+      error: {
+        code: 'tab_closed',
+        message: 'no open tab matches the notes plugin; open the site first',
+        category: 'tab',
+      },
+    })
+  })
+
+  it('grants built-in tool calls without any tab, counting only their slots', () => {
+    const answers: string[] = []
+    const caller = createActor(
+      fromCallback<SlotAnswer>(({ receive }) => receive((event) => answers.push(event.type))),
+    ).start()
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'browser' } }).start()
+    actor.send({ type: 'slot.request', replyTo: caller })
+    expect(answers).toEqual(['slot.granted'])
+    expect(actor.getSnapshot().context.inFlight).toBe(1)
+  })
+
+  it('keeps its in-flight count across tab changes (calls finish on their own)', () => {
+    const caller = createActor(fromCallback(() => undefined)).start()
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [tab] })
+    actor.send({ type: 'slot.request', replyTo: caller })
     actor.send({ type: 'extension.lost' })
     expect(actor.getSnapshot().context.inFlight).toBe(1)
   })

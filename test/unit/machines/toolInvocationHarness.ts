@@ -3,6 +3,7 @@ import {
   toolInvocationMachine,
   type PermissionCheck,
   type StepResult,
+  type ToolInvocationContext,
   type ToolInvocationEvent,
   type ToolInvocationInput,
   type ToolOutcome,
@@ -23,7 +24,8 @@ export const flush = () => new Promise((r) => setTimeout(r, 0))
 export interface HarnessOptions {
   validate?: StepResult
   permission?: PermissionCheck
-  prepare?: StepResult
+  /** The pluginTab's answer to the slot request: ok grants it, a failure refuses it. */
+  slot?: StepResult
   hasProgressToken?: boolean
   /** Hold the steps until the test resolves them (model-based tests). */
   manualSteps?: boolean
@@ -37,12 +39,12 @@ export function startInvocation(options: HarnessOptions = {}) {
   const steps = {
     validate: deferred<StepResult>(),
     checkPermission: deferred<PermissionCheck>(),
-    prepareDispatch: deferred<StepResult>(),
+    slot: deferred<StepResult>(),
   }
   if (!options.manualSteps) {
     steps.validate.resolve(options.validate ?? { ok: true })
     steps.checkPermission.resolve(options.permission ?? { permission: 'auto', extensionConnected: true })
-    steps.prepareDispatch.resolve(options.prepare ?? { ok: true })
+    steps.slot.resolve(options.slot ?? { ok: true })
   }
   let sendBack: ((event: ToolInvocationEvent) => void) | undefined
   const record = (name: string) => () => void effects.push(name)
@@ -50,7 +52,6 @@ export function startInvocation(options: HarnessOptions = {}) {
     actors: {
       validate: fromPromise(() => steps.validate.promise),
       checkPermission: fromPromise(() => steps.checkPermission.promise),
-      prepareDispatch: fromPromise(() => steps.prepareDispatch.promise),
       dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack: back }) => {
         effects.push('dispatch')
         sendBack = back
@@ -59,20 +60,24 @@ export function startInvocation(options: HarnessOptions = {}) {
           sendBack = undefined
         }
       }),
+      record: fromPromise<void, ToolInvocationContext>(({ input }) => {
+        effects.push('recordOutcome')
+        outcomes.push(input.outcome)
+        return Promise.resolve()
+      }),
     },
     actions: {
       requestApproval: record('requestApproval'),
       cancelApproval: (_, params) => void effects.push(`cancelApproval:${params.reason}`),
-      reportWaitingForApproval: record('reportWaitingForApproval'),
       persistAlways: record('persistAlways'),
       announceStart: record('announceStart'),
-      forwardProgress: (_, params) => void progress.push(params),
-      releaseSlot: record('releaseSlot'),
       announceEnd: record('announceEnd'),
-      recordOutcome: ({ context }) => {
-        effects.push('recordOutcome')
-        outcomes.push(context.outcome)
-      },
+      // The plugin's pluginTab actor, played by the test: it answers when `steps.slot` settles.
+      requestSlot: ({ self }) =>
+        void steps.slot.promise.then((answer) =>
+          self.send(answer.ok ? { type: 'slot.granted' } : { type: 'slot.refused', error: answer.error }),
+        ),
+      releaseSlot: record('releaseSlot'),
     },
   })
   const clock = new SimulatedClock()
@@ -83,8 +88,16 @@ export function startInvocation(options: HarnessOptions = {}) {
       plugin: 'notes',
       tool: 'notes_list_notes',
       input: { limit: 3 },
+      client: 'claude',
+      session: 'session-1',
       hasProgressToken: options.hasProgressToken ?? false,
+      startedAt: 0,
     },
+  })
+  actor.on('tool.progress', (event) => {
+    const { type: _type, ...update } = event
+    if (update.message === 'waiting for approval') effects.push('reportWaitingForApproval')
+    else progress.push(update)
   })
   actor.start()
   return {

@@ -10,15 +10,18 @@ describe('toolInvocationMachine', () => {
     await flush()
     expect(t.state()).toEqual({ running: 'waiting' })
     t.answer({ type: 'dispatch.succeeded', output: { notes: [] } })
+    expect(t.state()).toBe('recording')
+    await flush()
     expect(t.state()).toBe('succeeded')
+    expect(t.actor.getSnapshot().output).toEqual({ ok: true, output: { notes: [] } })
     expect(t.outcomes).toEqual([{ ok: true, output: { notes: [] } }])
     expect(t.effects).toEqual([
       'announceStart',
       'dispatch',
       'releaseSlot',
       'announceEnd',
-      'recordOutcome',
       'forgetDispatch',
+      'recordOutcome',
     ])
   })
 
@@ -123,7 +126,7 @@ describe('toolInvocationMachine', () => {
       message: 'wait for in-flight calls to finish',
       category: 'concurrency',
     }
-    const t = startInvocation({ prepare: { ok: false, error } })
+    const t = startInvocation({ slot: { ok: false, error } })
     await flush()
     expect(t.outcomes).toEqual([{ ok: false, error }])
     expect(t.effects).toEqual(['recordOutcome'])
@@ -151,8 +154,8 @@ describe('toolInvocationMachine', () => {
         'dispatch',
         'releaseSlot',
         'announceEnd',
-        'recordOutcome',
         'forgetDispatch',
+        'recordOutcome',
       ])
       t.answer({ type: 'dispatch.succeeded', output: 'late' })
       t.actor.send({ type: 'dispatch.succeeded', output: 'late' })
@@ -175,8 +178,8 @@ describe('toolInvocationMachine', () => {
         'dispatch',
         'releaseSlot',
         'announceEnd',
-        'recordOutcome',
         'forgetDispatch',
+        'recordOutcome',
       ])
       expect(t.progress[3]).toEqual({ progress: 4, total: 10, message: 'step 4' })
 

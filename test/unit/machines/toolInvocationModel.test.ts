@@ -165,8 +165,8 @@ describe('toolInvocationMachine (model-based paths)', () => {
           'approval.deny': () =>
             step(() => sut.actor.send({ type: 'confirmation.response', decision: 'deny' })),
           'approval.expired': () => step(() => sut.clock.increment(APPROVAL_TIMEOUT_MS)),
-          'slot.granted': () => step(() => sut.steps.prepareDispatch.resolve({ ok: true })),
-          'slot.busy': () => step(() => sut.steps.prepareDispatch.resolve({ ok: false, error: busy })),
+          'slot.granted': () => step(() => sut.steps.slot.resolve({ ok: true })),
+          'slot.busy': () => step(() => sut.steps.slot.resolve({ ok: false, error: busy })),
           // Most of a timeout passes before each report: the report must re-arm it.
           'tool.progress': () =>
             step(() => {

@@ -1,11 +1,21 @@
 // Discovery over real folders: a temp config dir, local plugin folders, and a temp npm prefix
 // (NPM_CONFIG_PREFIX) whose global root holds package plugins; `npm root -g` is the real npm.
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { buildPlugin } from '../../../src/build/buildPlugin'
 import { discoverPlugins } from '../../../src/plugins'
+import { createPluginLoadCache } from '../../../src/plugins/loadCache'
 import { copyFixture, copyPlugin, FIXTURES_DIR, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 
 let tmp: ReturnType<typeof tempDir>
@@ -126,6 +136,45 @@ describe('discoverPlugins', () => {
       message: 'tags.1 must be string',
     })
     expect(plugin!.validate('nope', {})).toEqual({ ok: false, message: 'no tool "nope"' })
+  })
+
+  it("checks schemas at load but compiles a tool's validator only when the tool is first used", async () => {
+    const manifest = goodManifest()
+    manifest.tools.push({
+      ...manifest.tools[0]!,
+      name: 'dangling',
+      // Well-formed and only known keywords, but the $ref points nowhere: only compiling finds that.
+      inputSchema: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } },
+    })
+    const [plugin] = (await discover([handMade('lazy', { ...manifest, name: 'lazy' })])).plugins
+    expect(plugin!.name).toBe('lazy')
+    expect(plugin!.validate('echo', { text: 'hi' })).toEqual({ ok: true })
+    const dangling = plugin!.validate('dangling', { a: 1 })
+    expect(dangling.ok).toBe(false)
+    expect(dangling.ok ? '' : dangling.message).toMatch(
+      /^tool "dangling" input schema: can't resolve reference #\/definitions\/missing.*; the plugin must fix the schema$/,
+    )
+  })
+
+  it('refuses at load a schema with an unknown keyword deep inside or an unknown format', async () => {
+    const withTool = (name: string, inputSchema: unknown) => {
+      const manifest = goodManifest()
+      return handMade(name, { ...manifest, name, tools: [{ ...manifest.tools[0]!, inputSchema }] })
+    }
+    const deep = withTool('deep', {
+      type: 'object',
+      properties: { list: { type: 'array', items: { anyOf: [{ type: 'string', maxLenght: 3 }] } } },
+    })
+    const format = withTool('format', {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'dat' } },
+    })
+    const malformed = withTool('malformed', { type: 'object', properties: { n: { type: 'integr' } } })
+    const snapshot = await discover([deep, format, malformed])
+    const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
+    expect(errorFor(deep)).toMatch(/^tool "echo" input schema: strict mode: unknown keyword: "maxLenght"/)
+    expect(errorFor(format)).toMatch(/^tool "echo" input schema: unknown format "dat"/)
+    expect(errorFor(malformed)).toMatch(/^tool "echo" input schema: schema is invalid: /)
   })
 
   it('finds global packages bridge-plugin-* and @scope/bridge-plugin-* under the npm prefix', async () => {
@@ -301,5 +350,76 @@ describe('discoverPlugins', () => {
     await discover([relative('good')])
     expect(existsSync(join(adapters, 'notes.js'))).toBe(false)
     expect(existsSync(join(adapters, 'good.js'))).toBe(true)
+  })
+
+  describe("with the daemon's cache across reloads", () => {
+    const cached = () => ({ plugins: createPluginLoadCache(), adapterCopies: new Map<string, string>() })
+
+    it('reuses plugins whose build files are unchanged and re-reads the one that changed', async () => {
+      const good = local(goodBuilt, 'good')
+      const notes = local(notesBuilt, 'notes')
+      const cache = cached()
+      const run1 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      const run2 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      // The very same objects: nothing was read, hashed or compiled again.
+      expect(run2.plugins[0]).toBe(run1.plugins[0])
+      expect(run2.plugins[1]).toBe(run1.plugins[1])
+
+      const manifest = goodManifest()
+      manifest.tools.push({ ...manifest.tools[0]!, name: 'added_later' })
+      writeFileSync(join(good, 'dist', 'tools.json'), JSON.stringify(manifest))
+      writeFileSync(join(good, 'dist', 'adapter.iife.js'), '(()=>{ /* rebuilt */ })()\n')
+      const run3 = await discoverPlugins({
+        configDir,
+        config: { localPlugins: [good, notes] },
+        env: env(),
+        cache,
+      })
+      const reloaded = run3.plugins.find((p) => p.name === 'good')!
+      expect(reloaded).not.toBe(run1.plugins[0])
+      expect(reloaded.tools.map((t) => t.name)).toContain('added_later')
+      expect(reloaded.adapterHash).toBe(
+        createHash('sha256').update('(()=>{ /* rebuilt */ })()\n').digest('hex'),
+      )
+      expect(readFileSync(join(configDir, 'extension', 'adapters', 'good.js'), 'utf8')).toBe(
+        '(()=>{ /* rebuilt */ })()\n',
+      )
+      expect(run3.plugins.find((p) => p.name === 'notes')).toBe(run1.plugins[1])
+    })
+
+    it("writes an unchanged plugin's adapter copy again when the copy was changed or removed", async () => {
+      const good = local(goodBuilt, 'good')
+      const cache = cached()
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      const copy = join(configDir, 'extension', 'adapters', 'good.js')
+      const bundle = readFileSync(join(good, 'dist', 'adapter.iife.js'))
+      writeFileSync(copy, 'tampered')
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      expect(readFileSync(copy)).toEqual(bundle)
+      rmSync(copy)
+      await discoverPlugins({ configDir, config: { localPlugins: [good] }, env: env(), cache })
+      expect(readFileSync(copy)).toEqual(bundle)
+    })
+
+    it('reads a broken plugin again on every reload, so a fix is picked up', async () => {
+      const dir = handMade('fixme', '{ "name": "fixme", ')
+      const cache = cached()
+      const broken = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
+      expect(broken.failedPlugins).toHaveLength(1)
+      writeFileSync(join(dir, 'dist', 'tools.json'), JSON.stringify({ ...goodManifest(), name: 'fixme' }))
+      const fixed = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
+      expect(fixed.failedPlugins).toEqual([])
+      expect(fixed.plugins.map((p) => p.name)).toEqual(['fixme'])
+    })
   })
 })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { BridgeError, BridgeErrorCode } from '../../../src/errors'
 import { JsonRpcErrorCode } from '../../../src/protocol'
-import { DAEMON_PEER_SCHEMAS } from '../../../src/ws/daemonSchemas'
-import { Peer, RpcError } from '../../../src/ws/peer'
+import { Peer, RpcError } from '../../../src/rpc/peer'
+import { DAEMON_PEER_POLICY } from '../../../src/ws/daemonPeer'
 
 function setup(
   onRequest: (method: string, params: unknown) => Promise<unknown> = () => Promise.resolve({ ok: true }),
@@ -11,7 +11,7 @@ function setup(
   const notes: [string, unknown][] = []
   const problems: string[] = []
   const peer = new Peer({
-    schemas: DAEMON_PEER_SCHEMAS,
+    ...DAEMON_PEER_POLICY,
     send: (text) => sent.push(JSON.parse(text) as Record<string, unknown>),
     onNotification: (method, params) => notes.push([method, params]),
     onRequest,
@@ -21,7 +21,7 @@ function setup(
 }
 const flush = () => new Promise((r) => setTimeout(r, 0))
 
-describe('Peer (daemon end of /ws)', () => {
+describe('Peer, as the daemon end of /ws', () => {
   it('answers malformed JSON with -32700 and a null id', () => {
     const { peer, sent } = setup()
     peer.receive('{"jsonrpc": "2.0", "method": ')
@@ -74,7 +74,9 @@ describe('Peer (daemon end of /ws)', () => {
       }),
     )
     expect(sent[0]).toMatchObject({ id: 3, error: { code: -32602 } })
-    expect((sent[0]!.error as { message: string }).message).toContain('params.permission')
+    expect((sent[0]!.error as { message: string }).message).toBe(
+      'Invalid params: permission must be one of "off", "ask", "auto"',
+    )
   })
 
   it('passes valid requests to the handler and returns its result', async () => {
@@ -191,7 +193,7 @@ describe('Peer (daemon end of /ws)', () => {
 
   it('survives a send function that throws', () => {
     const peer = new Peer({
-      schemas: DAEMON_PEER_SCHEMAS,
+      ...DAEMON_PEER_POLICY,
       send: () => {
         throw new Error('socket gone')
       },

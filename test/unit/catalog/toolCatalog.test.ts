@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { createToolCatalog, type CatalogSource } from '../../../src/catalog/toolCatalog'
 import type { PermissionsConfig } from '../../../src/config/permissions'
-import {
-  browserToolStates,
-  findCatalogTool,
-  listTools,
-  pluginStates,
-  type CatalogPlugin,
-  type CatalogSource,
-} from '../../../src/ws/catalog'
+import type { LoadedPlugin } from '../../../src/plugins/types'
 import { createConfigMethods } from '../../../src/ws/configMethods'
 
-const notes: CatalogPlugin = {
+const notes: LoadedPlugin = {
   name: 'notes',
   packageName: 'bridge-plugin-notes',
   displayName: 'Notes',
@@ -44,40 +38,80 @@ const navigate = {
   inputSchema: { type: 'object' },
 }
 
+const plugins = [notes]
+const browserTools = [navigate]
+
 function source(
   permissions: PermissionsConfig,
   skip = false,
 ): CatalogSource & { permissionsNow: PermissionsConfig } {
   const s = {
     permissionsNow: permissions,
-    plugins: () => [notes],
+    plugins: () => plugins,
     failedPlugins: () => [{ path: '/x', error: 'broken' }],
-    browserTools: () => [navigate],
+    browserTools: () => browserTools,
     permissions: () => s.permissionsNow,
     skipPermissions: () => skip,
   }
   return s
 }
 
-describe('catalog', () => {
+describe('toolCatalog', () => {
   it('lists built-in then plugin tools with their effective permission', () => {
-    const tools = listTools(
+    const tools = createToolCatalog(
       source({
         notes: { permission: 'ask', tools: { delete_note: 'off' } },
         browser: { permission: 'auto' },
       }),
-    )
+    ).tools()
     expect(tools.map((t) => [t.fullName, t.plugin, t.key, t.permission])).toEqual([
       ['browser_navigate', 'browser', 'browser_navigate', 'auto'],
       ['notes_list_notes', 'notes', 'list_notes', 'ask'],
       ['notes_delete_note', 'notes', 'delete_note', 'off'],
     ])
-    expect(findCatalogTool(source({}), 'notes_list_notes')?.pluginVersion).toBe('1.2.0')
-    expect(findCatalogTool(source({}), 'notes_nothing')).toBeUndefined()
+    const catalog = createToolCatalog(source({}))
+    expect(catalog.get('notes_list_notes')?.pluginBuild?.version).toBe('1.2.0')
+    expect(catalog.get('notes_nothing')).toBeUndefined()
+    expect(catalog.pluginOf('notes_nothing')).toBe('notes')
+    expect(catalog.pluginOf('browser_navigate')).toBe('browser')
+  })
+
+  it('serves tools/list from one cached result until a permission or the skip flag changes', () => {
+    const s = source({ notes: { permission: 'ask', tools: { delete_note: 'off' } } })
+    const catalog = createToolCatalog(s)
+    const first = catalog.listed()
+    expect(first.tools).toEqual([
+      {
+        name: 'notes_list_notes',
+        description: '[asks for approval] Lists notes',
+        inputSchema: { type: 'object' },
+      },
+    ])
+    expect(catalog.listed()).toBe(first)
+    expect(catalog.get('notes_list_notes')).toBe(catalog.get('notes_list_notes'))
+    // A new permissions snapshot (config.json changed) rebuilds the index once.
+    s.permissionsNow = { notes: { permission: 'auto' }, browser: { permission: 'ask' } }
+    const second = catalog.listed()
+    expect(second).not.toBe(first)
+    expect(second.tools.map((t) => [t.name, t.description])).toEqual([
+      ['browser_navigate', '[asks for approval] Go'],
+      ['notes_list_notes', 'Lists notes'],
+      ['notes_delete_note', 'Deletes a note'],
+    ])
+    expect(catalog.listed()).toBe(second)
+  })
+
+  it('validates a built-in tool input against its schema, compiled on first use', () => {
+    const catalog = createToolCatalog(source({}))
+    const strict = catalog.get('browser_navigate')
+    expect(strict?.validate({})).toMatchObject({ ok: true })
+    expect(strict?.validate('not an object')).toEqual({ ok: false, message: 'input must be object' })
   })
 
   it('describes plugins for the extension, with review state and folder', () => {
-    const [state] = pluginStates(source({ notes: { permission: 'auto', reviewedVersion: '1.0.0' } }))
+    const [state] = createToolCatalog(
+      source({ notes: { permission: 'auto', reviewedVersion: '1.0.0' } }),
+    ).pluginStates()
     expect(state).toMatchObject({
       name: 'notes',
       permission: 'auto',
@@ -88,7 +122,7 @@ describe('catalog', () => {
         { name: 'delete_note', permission: 'off' },
       ],
     })
-    expect(browserToolStates(source({}, true))).toEqual([
+    expect(createToolCatalog(source({}, true)).browserToolStates()).toEqual([
       { name: 'browser_navigate', displayName: 'Navigate', description: 'Go', permission: 'off' },
     ])
   })
@@ -100,7 +134,7 @@ describe('config methods', () => {
     let config = { localPlugins: [], port: 9515, permissions: s.permissionsNow }
     let announced = 0
     const methods = createConfigMethods({
-      catalog: s,
+      catalog: createToolCatalog(s),
       updateConfig: (mutate) => {
         config = mutate(config) as typeof config
         s.permissionsNow = config.permissions
@@ -109,7 +143,7 @@ describe('config methods', () => {
       onChanged: () => announced++,
     })
     await expect(
-      methods['config.setToolPermission']!({ plugin: 'notes', tool: 'list_notes', permission: 'ask' }),
+      methods['config.setToolPermission']({ plugin: 'notes', tool: 'list_notes', permission: 'ask' }),
     ).resolves.toEqual({ ok: true })
     expect(config.permissions).toEqual({
       notes: {
@@ -119,19 +153,16 @@ describe('config methods', () => {
         reviewedAdapterHash: notes.adapterHash,
       },
     })
-    await methods['config.setSkipPermissions']!({ enabled: true })
+    await methods['config.setSkipPermissions']({ enabled: true })
     expect(config).toMatchObject({ skipPermissions: true })
     expect(announced).toBe(2)
     await expect(
-      methods['config.setToolPermission']!({ plugin: 'notes', tool: 'nope', permission: 'ask' }),
+      methods['config.setToolPermission']({ plugin: 'notes', tool: 'nope', permission: 'ask' }),
     ).rejects.toMatchObject({
       code: -32602,
       message: 'plugin "notes" has no tool "nope"',
     })
-    const state = (await methods['config.getState']!({})) as {
-      failedPlugins: unknown
-      skipPermissions: boolean
-    }
+    const state = await methods['config.getState']({})
     expect(state.failedPlugins).toEqual([{ path: '/x', error: 'broken' }])
   })
 })

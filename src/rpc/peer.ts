@@ -1,7 +1,12 @@
+/**
+ * One end of a JSON-RPC 2.0 link over text frames, used by both ends of /ws: the daemon
+ * (src/ws/daemonPeer.ts) and the extension (extension/background/rpc.ts). Runtime-neutral: no
+ * `node:*`, no Chrome API. Every inbound frame is checked (JSON, envelope, method, params against the
+ * src/protocol schemas with the side's own `check`) and answered with the right JSON-RPC error; bad
+ * input never throws out of `receive`. Batches are refused (-32600): neither end sends them.
+ */
 import type { TSchema } from '@sinclair/typebox'
 import { JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcId } from '../protocol'
-import { isBridgeError } from '../errors'
-import { checkSchema } from './schemaCheck'
 
 /** A JSON-RPC error at the wire boundary: a numeric code, a message and optional data. */
 export class RpcError extends Error {
@@ -17,20 +22,32 @@ export class RpcError extends Error {
 
 export interface PeerSchemas {
   /** Notifications this side accepts: method -> params schema. */
-  notifications: Record<string, TSchema>
+  notifications: Readonly<Record<string, TSchema>>
   /** Requests this side answers: method -> [params, result]. */
-  requests: Record<string, readonly [TSchema, TSchema]>
-  /** Requests this side sends: method -> [params, result]; results are validated on the way in. */
-  outbound: Record<string, readonly [TSchema, TSchema]>
+  requests: Readonly<Record<string, readonly [TSchema, TSchema]>>
+  /** Requests this side sends: method -> [params, result]; results are checked on the way in. */
+  outbound: Readonly<Record<string, readonly [TSchema, TSchema]>>
 }
+
+export type SchemaCheck = { ok: true } | { ok: false; message: string }
 
 export interface PeerOptions {
   schemas: PeerSchemas
+  /**
+   * Checks a value against a schema; `label` names its top level in the message (`params`, `result`).
+   * The daemon compiles schemas (src/validation.ts); the extension interprets them (its CSP forbids eval).
+   */
+  check: (schema: TSchema, value: unknown, label: string) => SchemaCheck
   /** Writes one text frame. May throw when the socket is gone; the peer swallows that. */
   send: (text: string) => void
   onNotification: (method: string, params: unknown) => void
-  /** Answers a request: resolves with the result, or rejects (an RpcError keeps its code). */
+  /** Answers a request: resolves with the result, or rejects (an RpcError keeps its code and data). */
   onRequest: (method: string, params: unknown) => Promise<unknown>
+  /**
+   * The wire error for a handler's failure that is not an RpcError, when this side has a kind of error
+   * whose message is safe to pass on; anything else is answered "Internal error" and reported.
+   */
+  errorFor?: (error: unknown) => RpcError | undefined
   /** Something worth a log line (malformed input, a late answer). Never carries message bodies. */
   onProblem?: (message: string) => void
 }
@@ -51,12 +68,9 @@ const isId = (v: unknown): v is JsonRpcId =>
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 const has = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key)
+const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined
 
-/**
- * One end of a JSON-RPC 2.0 link over text frames. Every inbound frame is checked (JSON, envelope,
- * method, params against the protocol schemas) and answered with the right JSON-RPC error; bad input
- * never throws out of `receive`.
- */
 export class Peer {
   private nextId = 1
   private readonly pending = new Map<JsonRpcId, Pending>()
@@ -128,7 +142,7 @@ export class Peer {
     this.settle(id)
   }
 
-  /** Rejects every pending request; later frames are ignored. */
+  /** Rejects every pending request; later frames and requests are refused. */
   close(reason = 'connection closed'): void {
     if (this.closed) return
     this.closed = true
@@ -136,6 +150,10 @@ export class Peer {
       this.settle(id)
       entry.reject(new RpcError(JsonRpcErrorCode.internalError, reason))
     }
+  }
+
+  get isClosed(): boolean {
+    return this.closed
   }
 
   get pendingCount(): number {
@@ -163,19 +181,19 @@ export class Peer {
     const value = params === undefined ? {} : params
     const { notifications, requests } = this.options.schemas
     if (id === null) {
-      const schema = Object.hasOwn(notifications, method) ? notifications[method] : undefined
+      const schema = own(notifications, method)
       if (!schema) return this.problem(`unknown notification ${method.slice(0, 64)}`)
-      const check = checkSchema(schema, value)
+      const check = this.options.check(schema, value, 'params')
       if (!check.ok) return this.problem(`invalid ${method}: ${check.message}`)
       this.safely(() => this.options.onNotification(method, value))
       return
     }
-    const pair = Object.hasOwn(requests, method) ? requests[method] : undefined
+    const pair = own(requests, method)
     if (!pair) {
       this.sendError(id, JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
       return
     }
-    const check = checkSchema(pair[0], value)
+    const check = this.options.check(pair[0], value, 'params')
     if (!check.ok) {
       this.sendError(id, JsonRpcErrorCode.invalidParams, `Invalid params: ${check.message}`)
       return
@@ -189,17 +207,10 @@ export class Peer {
     answer.then(
       (result) => this.write({ jsonrpc: '2.0', id, result }),
       (error: unknown) => {
-        if (error instanceof RpcError) this.sendError(id, error.code, error.message, error.data)
-        // A BridgeError's message is written for the user and never holds a secret: pass it on,
-        // with its code for the panel to act on. Anything else stays "Internal error".
-        else if (isBridgeError(error))
-          this.sendError(id, JsonRpcErrorCode.internalError, error.message, { code: error.code })
-        else {
-          this.problem(
-            `handler of ${method} failed: ${error instanceof Error ? error.message : String(error)}`,
-          )
-          this.sendError(id, JsonRpcErrorCode.internalError, 'Internal error')
-        }
+        const wire = error instanceof RpcError ? error : this.options.errorFor?.(error)
+        if (wire) return this.sendError(id, wire.code, wire.message, wire.data)
+        this.problem(`handler of ${method} failed: ${error instanceof Error ? error.message : String(error)}`)
+        this.sendError(id, JsonRpcErrorCode.internalError, 'Internal error')
       },
     )
   }
@@ -218,10 +229,12 @@ export class Peer {
       entry.reject(new RpcError(error.code, error.message, error.data))
       return
     }
-    const pair = this.options.schemas.outbound[entry.method]
-    const check = pair ? checkSchema(pair[1], message.result, 'result') : { ok: true as const }
+    const pair = own(this.options.schemas.outbound, entry.method)
+    const check = pair ? this.options.check(pair[1], message.result, 'result') : { ok: true as const }
     if (!check.ok) {
-      entry.reject(new RpcError(JsonRpcErrorCode.invalidParams, `invalid result: ${check.message}`))
+      entry.reject(
+        new RpcError(JsonRpcErrorCode.invalidParams, `invalid result for ${entry.method}: ${check.message}`),
+      )
       return
     }
     entry.resolve(message.result)

@@ -1,0 +1,71 @@
+/**
+ * `bridge client <add|list|show|remove>`: named MCP clients, each with a token of its own that opens
+ * `/mcp` only. cac has no nested commands, so `bridge` hands everything after `client` to this small
+ * program (like `bridge config`).
+ *
+ * @example
+ *   bridge client add laptop-agent --for cursor
+ *   bridge client show laptop-agent --show-secret
+ *   bridge client remove laptop-agent --confirm
+ */
+import { cac } from 'cac'
+import { errorText, fail } from '../shared/output'
+import {
+  addClientCommand,
+  listClientsCommand,
+  removeClientCommand,
+  showClientCommand,
+  type ClientFlags,
+} from './client/actions'
+import { MCP_CLIENT_KINDS } from './client/forClient'
+
+/** The words after `client` (plus a global `--port <n>` given before it) when argv is a client command. */
+export function clientCommandArgs(argv: readonly string[]): string[] | undefined {
+  if (argv[0] === 'client') return argv.slice(1)
+  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'client')
+    return [...argv.slice(3), '--port', argv[1]]
+  if (argv[0]?.startsWith('--port=') && argv[1] === 'client') return [...argv.slice(2), argv[0]]
+  return undefined
+}
+
+/** Runs `bridge client ...`; sets process.exitCode on failure. */
+export async function runClientCommand(args: readonly string[]): Promise<void> {
+  const cli = cac('bridge client')
+  const port = '--port <port>'
+  const portHelp = 'Port of the daemon (default: BRIDGE_PORT, config.json, 9515)'
+  cli
+    .command('add <name>', 'Create an MCP client with its own token and print (or write) its configuration')
+    .option('--json', 'Print JSON (name, token, createdAt, mcpClientConfig)')
+    .option('--for <client>', `Write the configuration file of: ${MCP_CLIENT_KINDS.join(', ')}`)
+    .option(port, portHelp)
+    .action((name: unknown, flags: ClientFlags) => addClientCommand(String(name), flags))
+  cli
+    .command('list', 'List the MCP clients (names and creation dates; no tokens)')
+    .alias('ls')
+    .option('--json', 'Print JSON')
+    .action((flags: ClientFlags) => listClientsCommand(flags))
+  cli
+    .command('show <name>', 'Show one MCP client (token truncated unless --show-secret)')
+    .option('--json', 'Print JSON')
+    .option('--show-secret', 'Print the full token and the MCP client configuration')
+    .option(port, portHelp)
+    .action((name: unknown, flags: ClientFlags) => showClientCommand(String(name), flags))
+  cli
+    .command('remove <name>', 'Delete an MCP client: its token stops working at once')
+    .alias('rm')
+    .option('--confirm', 'Required: really remove it')
+    .option(port, portHelp)
+    .action((name: unknown, flags: ClientFlags) => removeClientCommand(String(name), flags))
+  cli.help()
+  try {
+    cli.parse(['node', 'bridge client', ...args], { run: false })
+    if (!cli.matchedCommand) {
+      if (cli.options.help) return
+      if (args.length) return fail(`unknown client command "${args[0]}"; see \`bridge client --help\``)
+      return listClientsCommand(cli.options)
+    }
+    await cli.runMatchedCommand()
+  } catch (error) {
+    fail(errorText(error))
+  }
+}

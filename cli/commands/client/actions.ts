@@ -1,0 +1,139 @@
+/**
+ * The `bridge client` subcommands. Each MCP client gets its own 256-bit token in clients.json (0600);
+ * the token opens `/mcp` and nothing else. Removing a client tells a running daemon at once
+ * (`POST /reload`, after the daemon proved itself), so the token stops working immediately.
+ */
+import { realpathSync } from 'node:fs'
+import { ensurePrivateDir } from '../../../src/config/atomicWrite'
+import { addClient, readClients, removeClient, type ClientEntry } from '../../../src/config/clients'
+import { fail, say, sayWithSecret, warn } from '../../shared/output'
+import { mcpClientConfig } from '../../shared/mcpConfig'
+import { configContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
+import {
+  MCP_CLIENT_KINDS,
+  isMcpClientKind,
+  targetLabel,
+  targetSnippet,
+  writeClientConfig,
+  type ServerEntryInput,
+} from './forClient'
+
+export interface ClientFlags {
+  port?: unknown
+  json?: boolean
+  showSecret?: boolean
+  confirm?: boolean
+  for?: unknown
+}
+
+const SHOWN_TOKEN_CHARS = 8
+
+export function addClientCommand(name: string, flags: ClientFlags): void {
+  const kind =
+    typeof flags.for === 'string'
+      ? flags.for
+      : flags.for === undefined
+        ? undefined
+        : JSON.stringify(flags.for)
+  if (kind !== undefined && !isMcpClientKind(kind))
+    return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
+  const context = configContext(flags)
+  ensurePrivateDir(context.paths.dir)
+  const client = addClient(context.paths.clientsFile, name)
+  if (flags.json && kind === undefined)
+    return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
+  say(`created MCP client "${client.name}" in ${context.paths.clientsFile}`)
+  if (kind === undefined) {
+    say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
+    say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)
+    sayWithSecret(mcpClientConfig(context.port, client.token))
+    return
+  }
+  const input = entryInput(context, client)
+  const written = writeClientConfig(kind, input)
+  if (!written.ok) {
+    fail(`${written.message}. Add this to it by hand (it holds the token; keep it private):`)
+    sayWithSecret(targetSnippet(kind, input))
+    return
+  }
+  say(
+    `${written.replaced ? 'replaced' : 'added'} the MCP server "bridge" in ${targetLabel(kind)}'s ${written.file} ` +
+      `(client "${client.name}", ${kind === 'claude-desktop' ? 'stdio through `bridge mcp`' : 'HTTP'})`,
+  )
+  if (written.backup) say(`the previous file is kept as ${written.backup}`)
+  say(`restart ${targetLabel(kind)} (or reload its MCP servers) to use it`)
+}
+
+export function listClientsCommand(flags: ClientFlags): void {
+  const { paths } = configContext(flags)
+  const clients = readClients(paths.clientsFile)
+  if (flags.json)
+    return say(
+      JSON.stringify(
+        clients.map(({ name, createdAt }) => ({ name, createdAt })),
+        null,
+        2,
+      ),
+    )
+  if (clients.length === 0) return say('no MCP clients yet: `bridge client add <name>` creates one')
+  for (const client of clients) say(`${client.name.padEnd(32)}  created ${client.createdAt}`)
+}
+
+export function showClientCommand(name: string, flags: ClientFlags): void {
+  const context = configContext(flags)
+  const client = readClients(context.paths.clientsFile).find((c) => c.name === name)
+  if (!client) return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
+  if (flags.json) {
+    const out = flags.showSecret
+      ? { ...client, mcpClientConfig: configOf(context, client) }
+      : { name: client.name, createdAt: client.createdAt, token: truncate(client.token) }
+    return flags.showSecret ? sayWithSecret(JSON.stringify(out, null, 2)) : say(JSON.stringify(out, null, 2))
+  }
+  say(`name     ${client.name}`)
+  say(`created  ${client.createdAt}`)
+  if (!flags.showSecret) return say(`token    ${truncate(client.token)} (truncated; --show-secret prints it)`)
+  sayWithSecret(`token    ${client.token}`)
+  say('')
+  say('MCP client configuration (holds the token; keep it private):')
+  sayWithSecret(mcpClientConfig(context.port, client.token))
+}
+
+export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {
+  const context = configContext(flags)
+  if (!flags.confirm) {
+    warn(
+      `client remove deletes "${name}" and its token: every MCP client configured with it loses access at once. ` +
+        `Nothing was changed; run \`bridge client remove ${name} --confirm\` to do it.`,
+    )
+    process.exitCode = 1
+    return
+  }
+  const daemon = await runningDaemon(context)
+  if (!removeClient(context.paths.clientsFile, name))
+    return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
+  say(`removed MCP client "${name}" from ${context.paths.clientsFile}`)
+  if (!daemon || context.secret === null) return
+  const reloaded = await requestReload(context.port, context.secret)
+  if (reloaded.ok) say('the running daemon no longer accepts its token')
+  else
+    warn(
+      `the running daemon was not told (${reloaded.message}); it notices the change to clients.json within a second`,
+    )
+}
+
+function configOf(context: ConfigContext, client: ClientEntry): unknown {
+  return JSON.parse(mcpClientConfig(context.port, client.token)) as unknown
+}
+
+function entryInput(context: ConfigContext, client: ClientEntry): ServerEntryInput {
+  return {
+    port: context.port,
+    token: client.token,
+    nodePath: process.execPath,
+    cliPath: realpathSync(process.argv[1] ?? ''),
+  }
+}
+
+function truncate(token: string): string {
+  return `${token.slice(0, SHOWN_TOKEN_CHARS)}…`
+}

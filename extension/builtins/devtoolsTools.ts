@@ -1,0 +1,15 @@
+/** Handlers of src/tools/devtools.ts: screenshots, console, network capture. */
+import type { devtools as defs } from '../../src/tools'
+import { consoleLogs } from './consoleLogs'
+import type { Handlers } from './context'
+import { networkExportHar, networkRequests, networkStart, networkStop } from './networkTools'
+import { screenshot } from './screenshot'
+
+export const devtoolsHandlers: Handlers<typeof defs> = {
+  screenshot,
+  consoleLogs,
+  networkStart,
+  networkStop,
+  networkRequests,
+  networkExportHar,
+}

@@ -1,0 +1,229 @@
+/**
+ * The tool catalog: every callable tool indexed by the name an MCP client uses, with its effective
+ * permission, plus the ready-to-send forms others need (the `tools/list` result, the plugin states of
+ * `sync.full`). It is rebuilt when its sources change (the plugin set, the permissions, the skip
+ * flag: compared by identity, since each is an immutable snapshot), never per call.
+ */
+import {
+  isReviewed,
+  pluginDefaultPermission,
+  resolvePermission,
+  type PermissionsConfig,
+  type PluginBuildIdentity,
+} from '../config/permissions'
+import type { InputCheck, LoadedPlugin } from '../plugins/types'
+import {
+  BROWSER_PLUGIN,
+  pluginToolName,
+  splitToolName,
+  type FailedPlugin,
+  type Permission,
+  type PluginState,
+  type ToolState,
+} from '../protocol'
+import { compileSchema } from '../validation'
+
+/** A built-in tool (src/tools BROWSER_TOOLS). */
+export interface CatalogBrowserTool {
+  name: string
+  displayName: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
+
+/** Where the catalog comes from. Each read returns the current snapshot; the catalog notices a new one. */
+export interface CatalogSource {
+  plugins(): readonly LoadedPlugin[]
+  failedPlugins(): FailedPlugin[]
+  browserTools(): readonly CatalogBrowserTool[]
+  permissions(): PermissionsConfig
+  skipPermissions(): boolean
+}
+
+/** One callable tool with its owner and effective permission. */
+export interface CatalogTool {
+  /** The name an MCP client calls: `<plugin>_<tool>`, or a built-in's own name. */
+  fullName: string
+  plugin: string
+  /** Permission key and the name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
+  key: string
+  description: string
+  inputSchema: Record<string, unknown>
+  permission: Permission
+  /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
+  pluginBuild?: PluginBuildIdentity
+  /** Checks a call's input against the tool's schema. */
+  validate(input: unknown): InputCheck
+}
+
+/** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
+export interface ListedTool {
+  name: string
+  description: string
+  inputSchema: { type: 'object'; [keyword: string]: unknown }
+}
+
+export interface ToolCatalog {
+  /** The tool a client named, or undefined. */
+  get(fullName: string): CatalogTool | undefined
+  /** The plugin a tool name belongs to, known or not (audit entries name it either way). */
+  pluginOf(fullName: string): string
+  /** Every tool, built-ins first. */
+  tools(): readonly CatalogTool[]
+  /** The `tools/list` result, built once per change. */
+  listed(): { tools: readonly ListedTool[] }
+  plugin(name: string): LoadedPlugin | undefined
+  pluginStates(): PluginState[]
+  browserToolStates(): ToolState[]
+  failedPlugins(): FailedPlugin[]
+  skipPermissions(): boolean
+}
+
+interface Built {
+  plugins: readonly LoadedPlugin[]
+  browserTools: readonly CatalogBrowserTool[]
+  permissions: PermissionsConfig
+  skip: boolean
+  byName: Map<string, CatalogTool>
+  byPlugin: Map<string, LoadedPlugin>
+  tools: CatalogTool[]
+  listed: { tools: ListedTool[] }
+  pluginStates: PluginState[]
+  browserToolStates: ToolState[]
+}
+
+/** A built-in tool's validator, compiled on its first call. */
+function lazyValidator(schema: Record<string, unknown>): (input: unknown) => InputCheck {
+  let check: ((input: unknown) => InputCheck) | undefined
+  return (input) => {
+    if (!check) {
+      const compiled = compileSchema(schema)
+      check = compiled.ok
+        ? compiled.value
+        : () => ({ ok: false, message: 'the tool input schema is invalid' })
+    }
+    return check(input)
+  }
+}
+
+const builtInValidators = new WeakMap<CatalogBrowserTool, (input: unknown) => InputCheck>()
+function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
+  let check = builtInValidators.get(tool)
+  if (!check) {
+    check = lazyValidator(tool.inputSchema)
+    builtInValidators.set(tool, check)
+  }
+  return check
+}
+
+function build(source: CatalogSource): Built {
+  const plugins = source.plugins()
+  const browserTools = source.browserTools()
+  const permissions = source.permissions()
+  const skip = source.skipPermissions()
+  const permissionOf = (plugin: string, tool: string, installed?: PluginBuildIdentity) =>
+    resolvePermission({ permissions, plugin, tool, installed, skipPermissions: skip })
+
+  const tools: CatalogTool[] = browserTools.map((tool) => ({
+    fullName: tool.name,
+    plugin: BROWSER_PLUGIN,
+    key: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    permission: permissionOf(BROWSER_PLUGIN, tool.name),
+    validate: validatorOf(tool),
+  }))
+  const pluginStates: PluginState[] = []
+  for (const plugin of plugins) {
+    const states: ToolState[] = []
+    for (const tool of plugin.tools) {
+      const permission = permissionOf(plugin.name, tool.name, plugin)
+      tools.push({
+        fullName: pluginToolName(plugin.name, tool.name),
+        plugin: plugin.name,
+        key: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        permission,
+        pluginBuild: plugin,
+        validate: (input) => plugin.validate(tool.name, input),
+      })
+      states.push({
+        name: tool.name,
+        displayName: tool.displayName,
+        description: tool.description,
+        permission,
+      })
+    }
+    pluginStates.push({
+      name: plugin.name,
+      displayName: plugin.displayName,
+      version: plugin.version,
+      source: plugin.source,
+      sdkVersion: plugin.sdkVersion,
+      urlPatterns: plugin.urlPatterns,
+      adapterFile: plugin.adapterFile,
+      adapterHash: plugin.adapterHash,
+      ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
+      permission: pluginDefaultPermission(permissions, plugin.name),
+      reviewed: isReviewed(permissions, plugin.name, plugin),
+      tools: states,
+      ...(plugin.source === 'local' ? { path: plugin.path } : {}),
+    })
+  }
+  return {
+    plugins,
+    browserTools,
+    permissions,
+    skip,
+    byName: new Map(tools.map((tool) => [tool.fullName, tool])),
+    byPlugin: new Map(plugins.map((plugin) => [plugin.name, plugin])),
+    tools,
+    listed: {
+      tools: tools
+        .filter((tool) => tool.permission !== 'off')
+        .map((tool) => ({
+          name: tool.fullName,
+          description:
+            tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
+          // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
+          inputSchema: { ...tool.inputSchema, type: 'object' },
+        })),
+    },
+    pluginStates,
+    browserToolStates: browserTools.map((tool) => ({
+      name: tool.name,
+      displayName: tool.displayName,
+      description: tool.description,
+      permission: permissionOf(BROWSER_PLUGIN, tool.name),
+    })),
+  }
+}
+
+export function createToolCatalog(source: CatalogSource): ToolCatalog {
+  let built: Built | undefined
+  /** The index for the sources as they are now: four identity checks, a rebuild only after a change. */
+  const current = (): Built => {
+    if (
+      !built ||
+      built.plugins !== source.plugins() ||
+      built.permissions !== source.permissions() ||
+      built.skip !== source.skipPermissions() ||
+      built.browserTools !== source.browserTools()
+    )
+      built = build(source)
+    return built
+  }
+  return {
+    get: (fullName) => current().byName.get(fullName),
+    pluginOf: (fullName) =>
+      current().byName.get(fullName)?.plugin ?? splitToolName(fullName)?.plugin ?? fullName,
+    tools: () => current().tools,
+    listed: () => current().listed,
+    plugin: (name) => current().byPlugin.get(name),
+    pluginStates: () => current().pluginStates,
+    browserToolStates: () => current().browserToolStates,
+    failedPlugins: () => source.failedPlugins(),
+    skipPermissions: () => source.skipPermissions(),
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The real effects of every tool call, provided once to `toolInvocationMachine` (src/daemon.ts) behind
+ * three narrow interfaces: the tool catalog (validation, permissions), the extension port (approvals,
+ * `tool.dispatch`) and the audit log. Each effect reads the call's own data from the actor's context.
+ */
+import { fromCallback, fromPromise } from 'xstate'
+import {
+  toolInvocationMachine,
+  type PermissionCheck,
+  type StepResult,
+  type ToolFailure,
+  type ToolInvocationContext,
+  type ToolInvocationEvent,
+  type ToolInvocationInput,
+} from '../../machines/toolInvocationMachine'
+import type { AuditEntry } from '../audit'
+import type { PluginBuildIdentity } from '../config/permissions'
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import { BROWSER_PLUGIN, JsonRpcErrorCode, splitToolName } from '../protocol'
+import { RpcError } from '../rpc/peer'
+import type { ExtensionPort } from '../ws/extensionLink'
+import type { ToolPathLimits } from './limits'
+
+export interface InvocationEffectsDeps {
+  catalog: ToolCatalog
+  port: ExtensionPort
+  audit: { record(entry: AuditEntry): Promise<void> }
+  /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
+  allowAlways(plugin: string, tool: string, build: PluginBuildIdentity | undefined): void
+  limits: Pick<
+    ToolPathLimits,
+    'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
+  >
+}
+
+/** `tool.dispatch` and client/session fields are capped by the protocol schema. */
+const WIRE_NAME_MAX = 64
+
+/** Maps the extension's answer to tool.dispatch onto a failure. */
+export function dispatchFailure(error: unknown): ToolFailure {
+  if (!(error instanceof RpcError))
+    return { code: 'tool_error', message: 'the extension could not run the tool' }
+  if (error.code === JsonRpcErrorCode.tabClosed)
+    return { code: 'tab_closed', message: error.message, category: 'tab' }
+  if (error.code === JsonRpcErrorCode.tabUnavailable)
+    return { code: 'tab_unavailable', message: error.message, category: 'tab' }
+  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
+    category?: unknown
+  }
+  return {
+    code: 'tool_error',
+    message: error.message,
+    ...(typeof data.category === 'string' ? { category: data.category } : {}),
+  }
+}
+
+/** The audit entry of a call that ended with `outcome`. */
+export function auditEntryOf(
+  call: ToolInvocationInput,
+  outcome: ToolInvocationContext['outcome'],
+): AuditEntry {
+  const error = outcome && !outcome.ok ? outcome.error : undefined
+  return {
+    timestamp: new Date().toISOString(),
+    tool: call.tool.slice(0, 256),
+    plugin: call.plugin.slice(0, 256),
+    client: call.client.slice(0, 256),
+    success: outcome?.ok === true,
+    durationMs: Date.now() - call.startedAt,
+    ...(error ? { error } : {}),
+  }
+}
+
+const refuse = (code: 'unknown_tool' | 'invalid_input', message: string): StepResult => ({
+  ok: false,
+  error: { code, message, category: 'validation' },
+})
+
+/** toolInvocationMachine with the daemon's effects, for the root system's `toolInvocation` children. */
+export function provideToolInvocation(deps: InvocationEffectsDeps) {
+  const { catalog, port, limits } = deps
+  /** The tool's name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
+  const wireName = (call: ToolInvocationInput): string =>
+    catalog.get(call.tool)?.key ??
+    (call.plugin === BROWSER_PLUGIN ? call.tool : splitToolName(call.tool)?.tool) ??
+    call.tool
+
+  return toolInvocationMachine.provide({
+    actors: {
+      validate: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) => {
+        const tool = catalog.get(call.tool)
+        if (!tool)
+          return Promise.resolve(refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`))
+        const check = tool.validate(call.input)
+        return Promise.resolve(check.ok ? { ok: true as const } : refuse('invalid_input', check.message))
+      }),
+      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(({ input: call }) =>
+        Promise.resolve({
+          permission: catalog.get(call.tool)?.permission ?? 'off',
+          extensionConnected: port.connected,
+        }),
+      ),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input: call }) => {
+        const sent = port.request('tool.dispatch', {
+          dispatchId: call.invocationId,
+          plugin: call.plugin,
+          tool: wireName(call),
+          input: call.input,
+          client: call.client.slice(0, WIRE_NAME_MAX),
+          session: call.session.slice(0, WIRE_NAME_MAX),
+        })
+        if (!sent) {
+          sendBack({ type: 'extension.lost' })
+          return
+        }
+        sent.result.then(
+          (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+          (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+        )
+        return () => sent.forget()
+      }),
+      record: fromPromise<void, ToolInvocationContext>(({ input: call }) =>
+        deps.audit.record(auditEntryOf(call, call.outcome)),
+      ),
+    },
+    actions: {
+      requestApproval: ({ context: call }) =>
+        void port.notify('confirmation.request', {
+          id: call.invocationId,
+          plugin: call.plugin,
+          tool: call.tool,
+          params: call.input,
+          expiresAt: Date.now() + limits.approvalTimeoutMs,
+        }),
+      cancelApproval: ({ context: call }, { reason }) =>
+        void port.notify('confirmation.cancel', { id: call.invocationId, reason }),
+      persistAlways: ({ context: call }) => {
+        const tool = catalog.get(call.tool)
+        if (tool) deps.allowAlways(tool.plugin, tool.key, tool.pluginBuild)
+      },
+      announceStart: ({ context: call }) =>
+        void port.notify('tool.invocationStart', {
+          dispatchId: call.invocationId,
+          plugin: call.plugin,
+          tool: wireName(call),
+        }),
+      announceEnd: ({ context: call }) =>
+        void port.notify('tool.invocationEnd', {
+          dispatchId: call.invocationId,
+          plugin: call.plugin,
+          tool: wireName(call),
+          success: call.outcome?.ok === true,
+          durationMs: Date.now() - call.startedAt,
+        }),
+    },
+    delays: {
+      callTimeout: limits.toolTimeoutMs,
+      maxDuration: limits.toolMaxDurationMs,
+      approvalTimeout: limits.approvalTimeoutMs,
+      approvalProgressInterval: limits.approvalProgressIntervalMs,
+    },
+  })
+}

@@ -1,0 +1,117 @@
+/**
+ * The one place values are checked against JSON Schemas: config files, /ws protocol messages, plugin
+ * tool inputs and built-in tool inputs. One Ajv instance, one strictness (strict: an unknown keyword
+ * or a malformed schema is an error, not a schema that validates nothing), one error format. A schema
+ * is compiled on first use and cached by its text, so a plugin reloaded unchanged is not compiled again.
+ */
+import type { Static, TSchema } from '@sinclair/typebox'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; message: string }
+/** A compiled schema: the value back, typed, or the first few problems in one line. */
+export type Validator<T = unknown> = (value: unknown) => Validation<T>
+
+const MAX_REPORTED_ERRORS = 5
+
+// addUsedSchema: false keeps a schema's `$id` local to it, so two plugins may use the same `$id`.
+const ajv = new Ajv({
+  strict: true,
+  allErrors: true,
+  allowUnionTypes: true,
+  addUsedSchema: false,
+  logger: false,
+})
+addFormats(ajv)
+
+const byObject = new WeakMap<object, ValidateFunction>()
+const byText = new Map<string, ValidateFunction>()
+
+function compiled(schema: object): ValidateFunction {
+  let check = byObject.get(schema)
+  if (check) return check
+  const text = JSON.stringify(schema)
+  check = byText.get(text)
+  if (!check) {
+    check = ajv.compile(schema)
+    byText.set(text, check)
+  }
+  byObject.set(schema, check)
+  return check
+}
+
+/**
+ * Compiles `schema` now (or takes it from the cache) and returns its validator; a schema Ajv refuses
+ * comes back as `{ ok: false, message }`. `label` names the value's top level in messages (`input`).
+ */
+export function compileSchema<T = unknown>(schema: object, label = 'input'): Validation<Validator<T>> {
+  let check: ValidateFunction
+  try {
+    check = compiled(schema)
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) }
+  }
+  return { ok: true, value: (value) => result<T>(check, value, label) }
+}
+
+/** Checks `value` against `schema`, compiling it on first use; never throws. */
+export function validate<S extends TSchema>(
+  schema: S,
+  value: unknown,
+  label = 'input',
+): Validation<Static<S>> {
+  let check: ValidateFunction
+  try {
+    check = compiled(schema)
+  } catch (error) {
+    return {
+      ok: false,
+      message: `the schema is invalid: ${error instanceof Error ? error.message : String(error)}`,
+    }
+  }
+  return result<Static<S>>(check, value, label)
+}
+
+function result<T>(check: ValidateFunction, value: unknown, label: string): Validation<T> {
+  if (check(value)) return { ok: true, value: value as T }
+  return { ok: false, message: describeErrors(check.errors ?? [], label) }
+}
+
+/**
+ * `limit must be <= 100; title is required`: readable by a person editing a file and by an agent that
+ * has to fix its call. Paths are dotted; the top level is called `label`.
+ */
+export function describeErrors(errors: readonly ErrorObject[], label = 'input'): string {
+  const seen = new Set<string>()
+  const parts: string[] = []
+  for (const e of errors) {
+    const path = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : label
+    // A union of literals (off/ask/auto) fails as one `const` error per branch: list the choices once.
+    if (e.keyword === 'const') {
+      if (seen.has(path)) continue
+      seen.add(path)
+      const choices = errors
+        .filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath)
+        .map((o) => JSON.stringify((o.params as { allowedValue: unknown }).allowedValue))
+      parts.push(
+        choices.length > 1
+          ? `${path} must be one of ${choices.join(', ')}`
+          : `${path} ${e.message ?? 'is invalid'}`,
+      )
+      continue
+    }
+    // The branches of such a union already said it; `anyOf` adds nothing.
+    if (e.keyword === 'anyOf' && seen.has(path)) continue
+    const params = e.params as Record<string, unknown>
+    if (e.keyword === 'required')
+      parts.push(`${path === label ? '' : `${path}.`}${String(params.missingProperty)} is required`)
+    else if (e.keyword === 'additionalProperties')
+      parts.push(`${path} has an unknown property "${String(params.additionalProperty)}"`)
+    else if (e.keyword === 'enum')
+      parts.push(`${path} must be one of ${JSON.stringify(params.allowedValues)}`)
+    else parts.push(`${path} ${e.message ?? 'is invalid'}`)
+  }
+  const shown = parts.slice(0, MAX_REPORTED_ERRORS)
+  if (parts.length > MAX_REPORTED_ERRORS) shown.push(`and ${parts.length - MAX_REPORTED_ERRORS} more`)
+  return shown.join('; ') || `${label} does not match the schema`
+}

@@ -1,0 +1,41 @@
+/**
+ * The daemon's one handler table for /ws requests: every request the extension may send (role
+ * `extension` in src/protocol `WsMethods`) has exactly one handler here, typed by its params and
+ * result. A method added to src/protocol without a handler is a type error in `createMethodHandlers`.
+ */
+import type { ClientRequestName, ClientRequests, RequestParams, RequestResult } from '../protocol'
+import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
+import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
+import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
+
+export type MethodHandler<K extends ClientRequestName> = (
+  params: RequestParams<typeof ClientRequests, K>,
+) => Promise<RequestResult<typeof ClientRequests, K>>
+
+export type MethodHandlers = { [K in ClientRequestName]: MethodHandler<K> }
+
+export interface MethodDeps {
+  config: ConfigMethodsDeps
+  registry: RegistryMethodsDeps
+  folders: FolderOpenDeps
+  /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
+  tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
+}
+
+export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
+  return {
+    'tab.stateChanged': (params) => Promise.resolve({ ok: deps.tabStateChanged(params) }),
+    ...createConfigMethods(deps.config),
+    ...createRegistryMethods(deps.registry),
+    'folder.open': createFolderOpen(deps.folders),
+  }
+}
+
+/** Runs the handler of a request whose method and params the peer has already checked. */
+export function callMethod(
+  handlers: MethodHandlers,
+  method: ClientRequestName,
+  params: unknown,
+): Promise<unknown> {
+  return (handlers[method] as (params: unknown) => Promise<unknown>)(params)
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDemoSite } from '../../examples/demo-site/server.mjs'
+import type { PluginState } from '../../src/protocol/manifest'
+import { launchBrowser, type BrowserHarness } from '../helpers/browser'
+import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlugin'
+import { startTinyDaemon, type TinyDaemon } from '../e2e/extension/tinyDaemon'
+
+// The attack: whoever speaks for the daemon on the extension's socket (a process holding the secret,
+// a port squatter the extension talked to) sends tool.dispatch for a tool the user switched off. The
+// real extension in Chromium refuses it from what the daemon last told it, and the page is untouched.
+describe('the extension refuses a tool.dispatch for a tool that is off', () => {
+  const secret = randomBytes(32).toString('hex')
+  let daemon: TinyDaemon
+  let browser: BrowserHarness
+  let plugin: BuiltPlugin
+  let site: { url: string; close: () => Promise<void> }
+  let page: Page
+
+  /** The notes plugin with every tool on `auto` except the ones named, which are `off`. */
+  const withOff = (...off: string[]): PluginState => {
+    const state = plugin.state('auto')
+    return {
+      ...state,
+      tools: state.tools.map((t) => (off.includes(t.name) ? { ...t, permission: 'off' as const } : t)),
+    }
+  }
+  const notes = async (): Promise<unknown[]> =>
+    page.evaluate(async () => ((await (await fetch('/api/notes')).json()) as { notes: unknown[] }).notes)
+  let seq = 0
+  const createNote = (title: string) =>
+    daemon.request('tool.dispatch', {
+      dispatchId: `attack${++seq}`,
+      plugin: 'notes',
+      tool: 'create_note',
+      input: { title },
+    })
+
+  beforeAll(async () => {
+    plugin = await buildFixturePlugin()
+    site = await startDemoSite({ port: 0 })
+    daemon = await startTinyDaemon({ secret, plugins: [withOff('create_note')] })
+    browser = await launchBrowser({ port: daemon.port, secret })
+    plugin.installAdapter(browser.extensionDir)
+    await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    page = await browser.newPage(`${site.url}/login?user=mallory-target`)
+    await daemon.waitFor(
+      (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',
+      20_000,
+    )
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await daemon?.close()
+    await site?.close()
+    plugin?.remove()
+  })
+
+  it('answers permission_off for a tool that is off in the last sync.full, and the tool does not run', async () => {
+    const answer = await createNote('planted by the attacker')
+    expect(answer.error).toMatchObject({
+      code: -32003,
+      data: { code: 'permission_off', category: 'permission' },
+    })
+    expect(answer.error?.message).toContain('notes_create_note')
+    expect(answer.error?.message).toContain('off')
+    expect(await notes()).toEqual([])
+  })
+
+  it('follows plugins.changed: a tool switched on runs, switched off again it is refused', async () => {
+    daemon.notify('plugins.changed', { plugins: [withOff()], failedPlugins: [] })
+    const allowed = await createNote('written while on')
+    expect(allowed.result).toMatchObject({ output: { note: { title: 'written while on' } } })
+    daemon.notify('plugins.changed', { plugins: [withOff('create_note')], failedPlugins: [] })
+    const refused = await createNote('written after off')
+    expect(refused.error?.data).toMatchObject({ code: 'permission_off' })
+    expect((await notes()).map((n) => (n as { title: string }).title)).toEqual(['written while on'])
+  })
+
+  it('refuses every tool of a plugin whose new version is not reviewed (its tools are off)', async () => {
+    const unreviewed = plugin.state('off')
+    daemon.notify('plugins.changed', {
+      plugins: [{ ...unreviewed, reviewed: false, version: '9.0.0' }],
+      failedPlugins: [],
+    })
+    const answer = await daemon.request('tool.dispatch', {
+      dispatchId: `attack${++seq}`,
+      plugin: 'notes',
+      tool: 'whoami',
+      input: {},
+    })
+    expect(answer.error?.data).toMatchObject({ code: 'permission_off' })
+  })
+
+  it('refuses a tool the plugin does not have', async () => {
+    daemon.notify('plugins.changed', { plugins: [withOff()], failedPlugins: [] })
+    const answer = await daemon.request('tool.dispatch', {
+      dispatchId: `attack${++seq}`,
+      plugin: 'notes',
+      tool: 'export_everything',
+      input: {},
+    })
+    expect(answer.error?.data).toMatchObject({ code: 'unknown_tool' })
+  })
+})

@@ -1,0 +1,107 @@
+import { getEventListeners } from 'node:events'
+import { describe, expect, it } from 'vitest'
+import { createActor, fromCallback, fromPromise } from 'xstate'
+import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
+import {
+  toolInvocationMachine,
+  type PermissionCheck,
+  type StepResult,
+  type ToolInvocationContext,
+  type ToolInvocationEvent,
+  type ToolInvocationInput,
+} from '../../../machines/toolInvocationMachine'
+import type { AuditEntry } from '../../../src/audit'
+import { createToolCatalog } from '../../../src/catalog/toolCatalog'
+import { callTool } from '../../../src/mcp/toolCalls'
+
+/** The root with a call logic whose tool reports progress twice, then answers, unless cancelled first. */
+function start(options: { answer?: boolean } = {}) {
+  const audited: AuditEntry[] = []
+  const system = createActor(
+    bridgeSystemMachine.provide({
+      actors: {
+        toolInvocation: toolInvocationMachine.provide({
+          actors: {
+            validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
+            checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
+              Promise.resolve({ permission: 'auto', extensionConnected: true }),
+            ),
+            dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input }) => {
+              sendBack({ type: 'tool.progress', progress: 1, total: 2 })
+              sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
+              if (options.answer !== false)
+                sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+            }),
+            record: fromPromise<void, ToolInvocationContext>(({ input }) => {
+              audited.push({ tool: input.tool, plugin: input.plugin, client: input.client } as AuditEntry)
+              return Promise.resolve()
+            }),
+          },
+        }),
+      },
+    }),
+    { input: { config: {} } },
+  ).start()
+  system.send({ type: 'pluginTab.spawn', plugin: 'browser' })
+  const catalog = createToolCatalog({
+    plugins: () => [],
+    failedPlugins: () => [],
+    browserTools: () => [],
+    permissions: () => ({}),
+    skipPermissions: () => false,
+  })
+  return { deps: { system, catalog, audit: { record: () => Promise.resolve() } }, audited }
+}
+
+describe('callTool', () => {
+  it('answers with the actor’s output and forwards its progress', async () => {
+    const { deps, audited } = start()
+    const progress: unknown[] = []
+    const outcome = await callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      onProgress: (update) => void progress.push(update),
+    })
+    expect(outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
+    expect(progress).toEqual([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2, message: 'almost' },
+    ])
+    expect(audited).toEqual([{ tool: 'browser_list_tabs', plugin: 'browser', client: 'claude' }])
+  })
+
+  it('leaves no listener behind on the session’s signal, however many calls it made', async () => {
+    const { deps } = start()
+    const session = new AbortController()
+    for (let i = 0; i < 25; i++) {
+      const request = new AbortController()
+      await callTool(deps, {
+        name: 'browser_list_tabs',
+        input: {},
+        client: 'claude',
+        session: 's-1',
+        signal: request.signal,
+        sessionSignal: session.signal,
+      })
+      expect(getEventListeners(request.signal, 'abort')).toHaveLength(0)
+    }
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('cancels a running call when its session closes', async () => {
+    const { deps } = start({ answer: false })
+    const session = new AbortController()
+    const pending = callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      sessionSignal: session.signal,
+    })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    session.abort()
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+  })
+})
