@@ -95,6 +95,8 @@ export async function dispatchTool(
 
   const order = named !== undefined ? [named] : rankTabs(candidates)
   for (const tabId of order) {
+    // Only a document whose adapter started with it has a channel the page could not have forged.
+    if (!tracker.isIsolated(tabId, plugin.name)) continue
     // The stored state may be stale: ask the page again right before running.
     let ready: boolean | null
     try {
@@ -141,8 +143,8 @@ export async function dispatchTool(
   }
   throw new RpcError(
     JsonRpcErrorCode.tabUnavailable,
-    tracker.staleTabs(plugin.name).length > 0
-      ? `${label} was updated: reload its tab so the new version of the plugin runs there, then try again`
+    tracker.staleTabs(plugin.name).some((id) => candidates.some((c) => c.tabId === id))
+      ? `${label} is open in a tab that was loaded before its plugin was turned on, installed or updated (or before the extension started): reload its tab so the plugin starts with the page, then try again`
       : `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
   )
 }

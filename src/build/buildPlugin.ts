@@ -39,12 +39,15 @@ export async function buildPlugin(dir: string): Promise<BuildOutput> {
   return { pkg, manifest, toolsFile, adapterFile, adapterBytes: Buffer.byteLength(adapter) }
 }
 
-/** The page bundle: the plugin plus the SDK runtime, registering itself on the frozen page global. */
+/**
+ * The page bundle: the SDK runtime plus the plugin, in one closure. The runtime is imported first so
+ * it captures the built-ins before any plugin module runs; it opens the adapter's private channel.
+ */
 async function bundleAdapter(pkg: PluginPackage): Promise<string> {
   const meta = { name: pkg.name, version: pkg.version }
   const wrapper = [
-    `import plugin from ${JSON.stringify(pkg.entry)}`,
     `import { registerAdapter } from 'bridge/sdk/runtime'`,
+    `import plugin from ${JSON.stringify(pkg.entry)}`,
     `registerAdapter(plugin, ${JSON.stringify(meta)})`,
   ].join('\n')
   return bundle(pkg, {

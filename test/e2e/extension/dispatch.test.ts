@@ -22,6 +22,7 @@ describe('extension tabs and dispatch', () => {
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
     await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    await browser.waitForAdapter(plugin.state().name)
   })
   afterAll(async () => {
     await browser?.close()

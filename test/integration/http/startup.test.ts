@@ -151,7 +151,7 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     writeFileSync(join(dir, 'config.json'), '{"port": "9515"}')
     const result = await runDaemonToExit({ engine, configDir: dir })
     expect(result.code).toBe(1)
-    expect(result.output).toMatch(/"port" must be integer/)
+    expect(result.output).toMatch(/config\.json: port must be integer/)
   })
 
   it('refuses a broken auth.json without replacing it and without printing its content', async () => {

@@ -66,7 +66,8 @@ describe('buildPlugin', () => {
       inputSchema: { type: 'object', properties: {} },
     })
     const adapter = readFileSync(join(dir, 'dist', 'adapter.iife.js'), 'utf8')
-    expect(adapter).toContain('__bridgeAdapter:')
+    expect(adapter).toContain('bridge-adapter-channel') // the runtime's channel hello
+    expect(adapter).not.toContain('__bridgeAdapter:')
     expect(adapter).toContain('toUpperCase') // the fixture's second module is bundled
     expect(out.adapterBytes).toBe(Buffer.byteLength(adapter))
     expect(statSync(join(dir, 'dist', 'tools.json')).mode & 0o777).toBe(0o644)

@@ -296,12 +296,12 @@ describe('discoverPlugins', () => {
       [
         'no-version',
         { ...goodManifest(), name: 'noversion', version: undefined },
-        /^dist\/tools\.json is invalid at the top level: must have required property 'version' \(version\)/,
+        /^dist\/tools\.json is invalid: version is required/,
       ],
       [
         'bad-tools',
         { ...goodManifest(), name: 'badtools', tools: [{ name: 'x' }] },
-        /^dist\/tools\.json is invalid at "tools\.0": must have required property/,
+        /^dist\/tools\.json is invalid: tools\.0\.\w+ is required/,
       ],
       ['reserved', { ...goodManifest(), name: 'extension' }, /^plugin name "extension" is reserved/],
       ['bad-name', { ...goodManifest(), name: 'Has_Underscore' }, /^plugin name "Has_Underscore" is invalid/],
