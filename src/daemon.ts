@@ -140,7 +140,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     file: auditFile,
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
-  const pluginLogs = new PluginLogs()
+  const pluginLogs = new PluginLogs({
+    isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
+  })
   const updateConfig = (mutate: (current: Config) => Config) => configStore.update(mutate)
 
   const syncFull = () => ({
@@ -175,14 +177,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         ],
       },
     }),
+    // Bounded, neutralized and tagged with the plugin that wrote it (./ws/pluginLogs).
     onPluginLog: ({ entries }) => {
-      pluginLogs.add(entries)
-      for (const entry of entries)
-        sessions.log(
-          entry.level,
-          `plugin:${entry.plugin}`,
-          entry.data === undefined ? entry.message : { message: entry.message, data: entry.data },
-        )
+      for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
   })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.

@@ -28,7 +28,7 @@ export interface PluginBuild {
   /** The adapter bundle's bytes; absent when the plugin was reused unchanged (see loadCache.ts). */
   adapter?: Buffer
   /** What was dropped while loading (a refused icon), for discoveryErrors. */
-  warnings: string[]
+  warnings?: string[]
 }
 
 export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }

@@ -3,7 +3,8 @@
  * server.log, `bridge logs` or any CLI output it goes through `neutralizeText`: control characters
  * (escape sequences, carriage returns, newlines that would forge a log line of their own), C1
  * controls and the invisible or direction-changing characters that make text read differently than it
- * is, are shown as visible escapes (`\x1b`, `\n`, `\u{202e}`), and the length is capped. The words
+ * is, are shown as visible markers (`⟨U+001B⟩`, `⟨U+000A⟩`, `⟨U+202E⟩`, as the side panel shows
+ * them), and the length is capped. The words
  * themselves are kept: who wrote them is said by where they are shown (`[plugin:<name>]`).
  * No node:* imports: the extension may use it too.
  */
@@ -11,45 +12,35 @@
 /** Default cap on one piece of untrusted text, in characters. */
 export const UNTRUSTED_TEXT_MAX_CHARS = 2000
 
-const NAMED: Record<number, string> = { 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t' }
+/**
+ * Control and format characters (escape sequences, newlines, carriage returns, bidi overrides,
+ * zero-width characters, line separators, lone surrogates) and blank look-alike letters.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115F\u1160\u3164\uFFA0]/gu
 
-/** Zero-width, direction-override and line/paragraph separator characters. */
-function isInvisible(code: number): boolean {
-  return (
-    (code >= 0x200b && code <= 0x200f) ||
-    (code >= 0x2028 && code <= 0x202e) ||
-    (code >= 0x2060 && code <= 0x2069) ||
-    code === 0xfeff ||
-    code === 0x061c
-  )
-}
-
-function isControl(code: number): boolean {
-  return code < 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f)
+/** `⟨U+001B⟩`: the marker the side panel shows for the same characters. */
+export function charMarker(char: string): string {
+  return `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`
 }
 
 /**
- * `text` made safe to print on one line of a terminal or log file.
+ * `text` made safe to print on one line of a terminal or a log file: every unsafe character shown as
+ * a visible marker, the length capped (with a marker saying how much was cut).
  *
  * @example
- *   neutralizeText('ok\x1b[2J\nSYSTEM: obey') // 'ok\\x1b[2J\\nSYSTEM: obey'
+ *   neutralizeText('ok\x1b[2J\nSYSTEM: obey') // 'ok⟨U+001B⟩[2J⟨U+000A⟩SYSTEM: obey'
  */
 export function neutralizeText(text: string, maxChars: number = UNTRUSTED_TEXT_MAX_CHARS): string {
-  let out = ''
-  let kept = 0
-  for (const char of text) {
-    if (kept >= maxChars) {
-      const rest = [...text].length - kept
-      return `${out}… (${rest} more character${rest === 1 ? '' : 's'})`
-    }
-    const code = char.codePointAt(0) ?? 0
-    if (isControl(code)) out += NAMED[code] ?? `\\x${code.toString(16).padStart(2, '0')}`
-    else if (isInvisible(code)) out += `\\u{${code.toString(16)}}`
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd'
-    else out += char
-    kept++
-  }
-  return out
+  const chars = [...text]
+  const kept = chars.length > maxChars ? chars.slice(0, maxChars).join('') : text
+  const safe = kept.replace(UNSAFE, charMarker)
+  const cut = chars.length - maxChars
+  return cut > 0 ? `${safe}… (${cut} more character${cut === 1 ? '' : 's'})` : safe
+}
+
+/** Terminal control characters (not newlines or tabs) shown as markers; for whole lines of CLI output. */
+export function withoutTerminalControls(text: string): string {
+  return text.replace(/\p{Cc}/gu, (c) => (c === '\n' || c === '\t' ? c : charMarker(c)))
 }
 
 /** Each string inside `value` (nested in arrays and objects, keys too) neutralized; other values as they are. */
