@@ -58,9 +58,14 @@ chrome.cookies.onChanged.addListener(({ cookie }) => {
 chrome.runtime.onConnect.addListener((port) => app.panels.accept(port))
 chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r: unknown) => void) => {
   if (sender.id !== chrome.runtime.id || typeof message !== 'object' || message === null) return false
-  const m = message as { adapterEvent?: unknown; panel?: PanelCommand }
-  if (m.adapterEvent !== undefined && sender.tab?.id !== undefined) {
+  const m = message as { adapterEvent?: unknown; channelRefused?: { plugin?: unknown }; panel?: PanelCommand }
+  // Adapter events come only from the content script of a tab's top document.
+  if (m.adapterEvent !== undefined && sender.tab?.id !== undefined && sender.frameId === 0) {
     app.adapterEvent(sender.tab.id, m.adapterEvent)
+    return false
+  }
+  if (m.channelRefused !== undefined && sender.tab?.id !== undefined) {
+    app.channelRefused(sender.tab.id, m.channelRefused.plugin)
     return false
   }
   // Panel commands come only from extension pages, never from content scripts in web pages.

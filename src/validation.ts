@@ -54,6 +54,53 @@ export function compileSchema<T = unknown>(schema: object, label = 'input'): Val
   return { ok: true, value: (value) => result<T>(check, value, label) }
 }
 
+/**
+ * Why this Ajv (strict) would refuse to compile `schema`, found without compiling it (cheap: a
+ * meta-schema check and a walk over the keywords and formats); null when it would compile.
+ */
+export function schemaProblem(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null) return 'schema must be an object'
+  if (!ajv.validateSchema(schema)) return `schema is invalid: ${ajv.errorsText(ajv.errors)}`
+  return unknownKeyword(schema)
+}
+
+const SUBSCHEMA = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'items',
+]
+const SUBSCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'items']
+const SUBSCHEMA_MAP = ['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']
+
+/** Walks every subschema for keywords and formats Ajv does not know (its strict `unknown keyword`). */
+function unknownKeyword(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return null
+  const rules = ajv.RULES.keywords
+  const record = schema as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    if (!rules[key]) return `strict mode: unknown keyword: "${key}"`
+    const value = record[key]
+    if (key === 'format' && typeof value === 'string' && !(value in ajv.formats))
+      return `unknown format "${value}" ignored in schema`
+    const nested: unknown[] = []
+    if (SUBSCHEMA.includes(key) && !Array.isArray(value)) nested.push(value)
+    if (SUBSCHEMA_LIST.includes(key) && Array.isArray(value)) nested.push(...(value as unknown[]))
+    if (SUBSCHEMA_MAP.includes(key) && typeof value === 'object' && value !== null)
+      nested.push(...Object.values(value as Record<string, unknown>).filter((v) => !Array.isArray(v)))
+    for (const sub of nested) {
+      const problem = unknownKeyword(sub)
+      if (problem) return problem
+    }
+  }
+  return null
+}
+
 /** Checks `value` against `schema`, compiling it on first use; never throws. */
 export function validate<S extends TSchema>(
   schema: S,

@@ -15,15 +15,19 @@ import type {
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
 import { configureBuiltins, recordExtensionLog } from '../builtins'
+import { AdapterScripts } from './adapterScripts'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
 import { dispatchTool, runningDispatches, type DispatchParams } from './dispatcher'
+import { proveDaemon } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
-import { LogRelay, type LogEntry } from './logRelay'
+import { LogRelay, RateWindow, type LogEntry } from './logRelay'
 import { PanelHub } from './panelHub'
 import { RpcError } from './rpc'
 import { TabTracker } from './tabTracker'
 
+/** Progress reports a plugin's pages may send per second; more are dropped (each extends a call's timeout). */
+const PROGRESS_PER_SECOND = 20
 /** The daemon gives npm 30 s for a search or version lookup. */
 const REGISTRY_QUERY_TIMEOUT_MS = 45_000
 /** An install may take npm 5 min, and as long again to put the previous version back. */
@@ -37,6 +41,7 @@ export class BackgroundApp {
   readonly approvals: ApprovalQueue
   readonly panels: PanelHub
   private readonly logs: LogRelay
+  private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
   private failedPlugins: FailedPlugin[] = []
   private skipPermissions = false
@@ -51,11 +56,14 @@ export class BackgroundApp {
   constructor() {
     this.panels = new PanelHub(() => this.panelState())
     this.approvals = new ApprovalQueue(() => this.panels.publish())
-    this.tracker = new TabTracker((plugin, tabs) => {
-      this.panels.publish()
-      const peer = this.connection.current
-      if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
-    })
+    this.tracker = new TabTracker(
+      (plugin, tabs) => {
+        this.panels.publish()
+        const peer = this.connection.current
+        if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
+      },
+      new AdapterScripts((message) => recordExtensionLog('warning', message)),
+    )
     this.logs = new LogRelay((entries) => {
       const peer = this.connection.current
       if (!peer || !this.synced) return false
@@ -85,6 +93,7 @@ export class BackgroundApp {
       onProblem: (message) => recordExtensionLog('warning', `daemon message ignored: ${message}`),
     })
     configureBuiltins({
+      reconnect: () => this.connection.reconnectNow(),
       getState: () => {
         const s = this.panelState()
         return {
@@ -104,6 +113,12 @@ export class BackgroundApp {
           approvalsWaiting: s.approvals.length,
           running: s.running.length,
         }
+      },
+      // Asked fresh: sync.full's copy is not updated when a browser tool's permission changes.
+      toolPermission: async (tool) => {
+        const state = (await this.connection.current?.request('config.getState', {})) as
+          { browserTools?: ToolState[] } | undefined
+        return state?.browserTools?.find((t) => t.name === tool)?.permission
       },
     })
     this.ready = this.tracker.load().then(() => this.connection.ensure())
@@ -195,11 +210,22 @@ export class BackgroundApp {
 
   // ---- from pages (the content-script relay) ----------------------------------------------------
 
-  /** An adapter event relayed by content.js from tab `tabId`. */
+  /** A page tried to open a second channel as `plugin` in tab `tabId`: refused by content.js. */
+  channelRefused(tabId: number, plugin: unknown): void {
+    recordExtensionLog(
+      'warning',
+      `tab ${tabId}: a page tried to open another adapter channel as plugin ${JSON.stringify(String(plugin).slice(0, 64))}; refused`,
+    )
+  }
+
+  /**
+   * An adapter event relayed by content.js from tab `tabId`. `plugin` is the channel's (content.js
+   * tags it); events count only from a document whose channel for that plugin is trusted.
+   */
   adapterEvent(tabId: number, event: unknown): void {
     if (typeof event !== 'object' || event === null) return
     const e = event as Record<string, unknown>
-    if (typeof e.plugin !== 'string' || !this.tracker.tabMatches(tabId, e.plugin)) return
+    if (typeof e.plugin !== 'string' || !this.tracker.isIsolated(tabId, e.plugin)) return
     if (e.kind === 'flush' && typeof e.dispatchId === 'string') {
       const run = runningDispatches.get(e.dispatchId)
       if (run?.tabId === tabId && run.plugin === e.plugin) run.flushed?.()
@@ -207,6 +233,7 @@ export class BackgroundApp {
       // Only the tab that runs the call may report its progress.
       const run = runningDispatches.get(e.dispatchId)
       if (!run || run.tabId !== tabId || run.plugin !== e.plugin) return
+      if (!this.progressRate.allow(e.plugin)) return
       this.sendProgress(
         e.dispatchId,
         e.progress,
@@ -298,6 +325,14 @@ export class BackgroundApp {
   private async fetchAudit(limit: number): Promise<unknown> {
     const { port, secret } = await readDaemonAddress()
     if (!secret) throw new Error('No auth.json: cannot read the audit log.')
+    // The secret goes only to a server that proved it knows it (see daemonProof.ts).
+    const proof = await proveDaemon(daemonBaseUrl(port), secret)
+    if (proof !== 'proven')
+      throw new Error(
+        proof === 'unreachable'
+          ? `The bridge daemon is not reachable on 127.0.0.1:${port}.`
+          : `Another program is on port ${port}: the audit log was not requested from it.`,
+      )
     const res = await fetch(
       `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`,
       {

@@ -19,6 +19,9 @@ export interface DispatchParams {
   tool: string
   input: unknown
   tabId?: number
+  /** The calling MCP client and its session, when the daemon sends them (built-ins group tabs per agent). */
+  client?: string
+  session?: string
 }
 
 export interface DispatchHooks {
@@ -95,6 +98,8 @@ export async function dispatchTool(
 
   const order = named !== undefined ? [named] : rankTabs(candidates)
   for (const tabId of order) {
+    // Only a document whose adapter started with it has a channel the page could not have forged.
+    if (!tracker.isIsolated(tabId, plugin.name)) continue
     // The stored state may be stale: ask the page again right before running.
     let ready: boolean | null
     try {
@@ -141,8 +146,8 @@ export async function dispatchTool(
   }
   throw new RpcError(
     JsonRpcErrorCode.tabUnavailable,
-    tracker.staleTabs(plugin.name).length > 0
-      ? `${label} was updated: reload its tab so the new version of the plugin runs there, then try again`
+    tracker.staleTabs(plugin.name).some((id) => candidates.some((c) => c.tabId === id))
+      ? `${label} is open in a tab that was loaded before its plugin was turned on, installed or updated (or before the extension started): reload its tab so the plugin starts with the page, then try again`
       : `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
   )
 }
@@ -152,6 +157,8 @@ async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise
   try {
     const output = await runBuiltinTool(params.tool, params.input, {
       dispatchId: params.dispatchId,
+      ...(params.client !== undefined ? { client: params.client } : {}),
+      ...(params.session !== undefined ? { session: params.session } : {}),
       progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
       log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
     })

@@ -1,8 +1,11 @@
 /**
  * Plugin log entries from pages (and built-in tools), batched into `plugin.log` notifications: one
- * frame per 200 ms at most, 1000 entries per frame. Oversized data is replaced by a marker, and a
- * plugin may log at most 200 entries a second (the rest are counted and reported in one entry), so
- * one chatty page cannot flood the socket or the agents.
+ * frame per 200 ms at most, 1000 entries per frame. Each entry is bounded before it is relayed: a
+ * message of at most 2 KB (longer ones are cut and marked), data of at most 8 KB as JSON (larger data
+ * is replaced by a marker), and at most 50 entries a second per plugin (the rest are counted and
+ * reported in one entry), so one chatty or hostile page cannot flood the socket or the agents. The
+ * plugin of an entry is the one whose channel it came through (content.js tags it), never a name the
+ * page wrote.
  */
 import type { LogLevel } from '../../src/protocol/messages'
 
@@ -17,10 +20,32 @@ export interface LogEntry {
 const FLUSH_MS = 200
 const MAX_BATCH = 1000
 const MAX_QUEUE = 5000
-const MAX_MESSAGE_CHARS = 8 * 1024
-const MAX_DATA_CHARS = 32 * 1024
+export const MAX_LOG_MESSAGE_CHARS = 2 * 1024
+export const MAX_LOG_DATA_CHARS = 8 * 1024
 const RATE_WINDOW_MS = 1_000
-const MAX_PER_WINDOW = 200
+export const MAX_LOGS_PER_SECOND = 50
+const MAX_MESSAGE_CHARS = MAX_LOG_MESSAGE_CHARS
+const MAX_DATA_CHARS = MAX_LOG_DATA_CHARS
+const MAX_PER_WINDOW = MAX_LOGS_PER_SECOND
+
+/** A per-key budget of `limit` events a second. */
+export class RateWindow {
+  private readonly windows = new Map<string, { start: number; count: number }>()
+  constructor(
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  allow(key: string): boolean {
+    const t = this.now()
+    let w = this.windows.get(key)
+    if (!w || t - w.start >= RATE_WINDOW_MS) {
+      w = { start: t, count: 0 }
+      this.windows.set(key, w)
+    }
+    return w.count++ < this.limit
+  }
+}
 
 export class LogRelay {
   private queue: LogEntry[] = []

@@ -1,13 +1,20 @@
 /**
  * Every tab in every window, which plugins match it, and whether each plugin's adapter says it is
- * ready there. Owns injection and readiness probes; reports a plugin's `{ state, tabs }` whenever it
- * changes. Probes run on load, navigation, activation, cookie changes (logins) and periodically
- * while a matching tab is not ready.
+ * ready there. Owns the adapters' script registrations and readiness probes; reports a plugin's
+ * `{ state, tabs }` whenever it changes. Probes run on load, navigation, activation, cookie changes
+ * (logins) and periodically while a matching tab is not ready.
+ *
+ * A tab counts for a plugin only when its document is isolated: the adapter was registered before the
+ * document started, so it ran before the page's scripts and its channel is the one the content script
+ * took (see adapterScripts.ts). Other matching tabs are listed with `isolated: false` and never run a
+ * call until reloaded. A plugin whose tools are all off is reported from the tabs alone: `closed`
+ * when none matches, else `unavailable` with every tab not ready and not isolated.
  */
 import type { PluginState, PluginTabs, TabInfo, TabStateName } from '../../src/protocol'
 import { matchesAny } from '../lib/matchPattern'
 import { rankTabs, type TabCandidate } from '../lib/tabChoice'
-import { ensureRelay, hasAdapter, injectAdapter, probeReady, TabGoneError } from './adapterHost'
+import { channelStatus, probeReady, TabGoneError } from './adapterHost'
+import { AdapterScripts, isActive, REGISTRATION_MARGIN_MS } from './adapterScripts'
 
 interface TrackedTab {
   id: number
@@ -28,26 +35,22 @@ export class TabTracker {
   private readonly plugins = new Map<string, PluginState>()
   /** `${tabId}:${plugin}` -> ready. Absent: not probed yet (counts as not ready). */
   private readonly ready = new Map<string, boolean>()
-  /** `${tabId}:${plugin}` -> adapterHash injected into that document. */
-  private readonly injected = new Map<string, string>()
-  /**
-   * Pairs whose page still runs an older adapter build. A page keeps the first adapter registered
-   * under a name, so a new build needs a reload of the tab; until then the tab counts as not ready.
-   */
-  private readonly stale = new Set<string>()
+  /** `${tabId}:${plugin}` -> whether that document runs the plugin's current adapter over a trusted channel. */
+  private readonly isolated = new Map<string, boolean>()
   /** Plugins whose tabs are reloaded on a new build (dev mode `plugin.update`), not just marked. */
   private readonly reloadOnNewBuild = new Set<string>()
   /** When each not-ready pair was first seen not ready (for the slower probe rhythm). */
   private readonly notReadySince = new Map<string, number>()
-  /** Documents whose relay was checked in this worker's life (cleared when the tab navigates). */
-  private readonly relayChecked = new Set<number>()
   private readonly probing = new Map<string, Promise<void>>()
   /** Probes asked for while one was running: it runs once more when done. */
   private readonly again = new Set<string>()
   private readonly reported = new Map<string, string>()
   private focusedWindowId = -1
 
-  constructor(private readonly onChange: (plugin: string, tabs: PluginTabs) => void) {}
+  constructor(
+    private readonly onChange: (plugin: string, tabs: PluginTabs) => void,
+    readonly scripts: AdapterScripts = new AdapterScripts(),
+  ) {}
 
   /**
    * Reads every open tab. Called at worker start; the adapters in pages survive a worker restart.
@@ -77,6 +80,7 @@ export class TabTracker {
     const names = new Set(list.map((p) => p.name))
     for (const name of [...this.plugins.keys()]) if (!names.has(name)) this.removePlugin(name)
     for (const p of list) this.plugins.set(p.name, p)
+    await this.scripts.sync(this.pluginList()).catch(() => undefined)
     await this.refreshAll()
   }
 
@@ -84,14 +88,22 @@ export class TabTracker {
   async updatePlugin(p: PluginState): Promise<void> {
     this.plugins.set(p.name, p)
     this.reloadOnNewBuild.add(p.name)
+    await this.scripts.sync(this.pluginList()).catch(() => undefined)
     await this.refreshAll()
   }
 
-  /** Tabs of a plugin that need a reload to run its current build. */
+  /** Matching tabs of a plugin that is on whose document is not isolated: they need a reload. */
   staleTabs(plugin: string): number[] {
-    return [...this.stale]
-      .filter((k) => k.endsWith(`:${plugin}`))
-      .map((k) => Number(k.slice(0, k.indexOf(':'))))
+    const p = this.plugins.get(plugin)
+    if (!p || !isActive(p)) return []
+    return this.pluginTabs(plugin)
+      .tabs.filter((t) => t.isolated === false)
+      .map((t) => t.tabId)
+  }
+
+  /** Whether the tab's document has the plugin's trusted channel (events from it are accepted). */
+  isIsolated(tabId: number, plugin: string): boolean {
+    return this.isolated.get(key(tabId, plugin)) === true && this.tabMatches(tabId, plugin)
   }
 
   removePlugin(name: string): void {
@@ -99,9 +111,9 @@ export class TabTracker {
     this.reported.delete(name)
     for (const k of [...this.ready.keys()]) if (k.endsWith(`:${name}`)) this.ready.delete(k)
     for (const k of [...this.notReadySince.keys()]) if (k.endsWith(`:${name}`)) this.notReadySince.delete(k)
-    for (const k of [...this.injected.keys()]) if (k.endsWith(`:${name}`)) this.injected.delete(k)
-    for (const k of [...this.stale]) if (k.endsWith(`:${name}`)) this.stale.delete(k)
+    for (const k of [...this.isolated.keys()]) if (k.endsWith(`:${name}`)) this.isolated.delete(k)
     this.reloadOnNewBuild.delete(name)
+    void this.scripts.sync(this.pluginList()).catch(() => undefined)
   }
 
   /** State of one plugin's tabs as reported to the daemon, ready tabs ranked as a call would pick them. */
@@ -110,7 +122,8 @@ export class TabTracker {
       tabId: t.id,
       url: t.url,
       title: t.title,
-      ready: this.ready.get(key(t.id, name)) === true,
+      ready: this.readyIn(t.id, name),
+      isolated: this.isolatedIn(t.id, name),
     }))
     const order = rankTabs(this.candidates(name))
     for (const info of tabs) {
@@ -144,10 +157,21 @@ export class TabTracker {
     this.reported.clear()
   }
 
+  /** The plugin is on and the tab's document runs its current adapter over a trusted channel. */
+  private isolatedIn(tabId: number, plugin: string): boolean {
+    const p = this.plugins.get(plugin)
+    return p !== undefined && isActive(p) && this.isolated.get(key(tabId, plugin)) === true
+  }
+
+  /** Ready counts only in an isolated document. */
+  private readyIn(tabId: number, plugin: string): boolean {
+    return this.isolatedIn(tabId, plugin) && this.ready.get(key(tabId, plugin)) === true
+  }
+
   candidates(plugin: string): TabCandidate[] {
     return this.matching(plugin).map((t) => ({
       tabId: t.id,
-      ready: this.ready.get(key(t.id, plugin)) === true,
+      ready: this.readyIn(t.id, plugin),
       active: t.active,
       windowFocused: t.windowId === this.focusedWindowId,
       lastFocusedAt: t.lastFocusedAt,
@@ -244,6 +268,7 @@ export class TabTracker {
    * only; events (load, activation, cookies) still probe it at once.
    */
   async sweep(all: boolean, pass = 0): Promise<void> {
+    await this.scripts.retryFailed().catch(() => undefined)
     const jobs: Promise<void>[] = []
     const now = Date.now()
     for (const t of this.tabs.values())
@@ -320,30 +345,31 @@ export class TabTracker {
     }
     const k = key(tabId, p.name)
     let ready = false
-    try {
-      if (!this.relayChecked.has(tabId)) {
-        await ensureRelay(tabId)
-        this.relayChecked.add(tabId)
+    let isolated = false
+    // A plugin that is off runs nothing: its tabs are not even asked.
+    if (isActive(p))
+      try {
+        const status = await channelStatus(tabId)
+        const opened = status?.channels.some((c) => c.plugin === p.name) === true
+        isolated = status !== null && opened && this.scripts.covers(p.name, status.timeOrigin)
+        // Dev mode: a document older than the plugin's new build is reloaded to get it.
+        if (!isolated && status !== null && this.reloadOnNewBuild.has(p.name)) {
+          const since = this.scripts.since(p.name)
+          // Not sooner than the margin after the registration, or the new document is not covered.
+          if (since !== undefined && !this.scripts.covers(p.name, status.timeOrigin))
+            setTimeout(
+              () => void chrome.tabs.reload(tabId).catch(() => undefined),
+              Math.max(0, since + 2 * REGISTRATION_MARGIN_MS - Date.now()),
+            )
+        }
+        ready = isolated && (await probeReady(tabId, p.name)) === true
+      } catch (err) {
+        // Pages the extension may not script (the store, error pages) or a tab closing mid-probe.
+        if (err instanceof TabGoneError) this.forgetDocument(tabId)
+        ready = false
       }
-      const known = this.injected.get(k)
-      const present = await hasAdapter(tabId, p.name)
-      if (!present) {
-        if (await injectAdapter(tabId, p.name, p.adapterFile)) this.injected.set(k, p.adapterHash)
-        this.stale.delete(k)
-      } else if (known === undefined) {
-        // After a worker restart `known` is empty but the page kept its adapter: trust it.
-        this.injected.set(k, p.adapterHash)
-      } else if (known !== p.adapterHash) {
-        this.stale.add(k)
-        if (this.reloadOnNewBuild.has(p.name)) void chrome.tabs.reload(tabId).catch(() => undefined)
-      }
-      ready = !this.stale.has(k) && (await probeReady(tabId, p.name)) === true
-    } catch (err) {
-      // Pages the extension may not script (the store, error pages) or a tab closing mid-probe.
-      if (err instanceof TabGoneError) this.forgetDocument(tabId)
-      ready = false
-    }
     if (this.tabs.get(tabId)?.url !== t.url) return
+    this.isolated.set(k, isolated)
     this.ready.set(k, ready)
     if (ready) this.notReadySince.delete(k)
     else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
@@ -364,9 +390,7 @@ export class TabTracker {
     for (const k of [...this.ready.keys()]) if (k.startsWith(`${tabId}:`)) this.ready.delete(k)
     for (const k of [...this.notReadySince.keys()])
       if (k.startsWith(`${tabId}:`)) this.notReadySince.delete(k)
-    for (const k of [...this.injected.keys()]) if (k.startsWith(`${tabId}:`)) this.injected.delete(k)
-    for (const k of [...this.stale]) if (k.startsWith(`${tabId}:`)) this.stale.delete(k)
-    this.relayChecked.delete(tabId)
+    for (const k of [...this.isolated.keys()]) if (k.startsWith(`${tabId}:`)) this.isolated.delete(k)
   }
 
   emitChanges(): void {

@@ -59,7 +59,10 @@ export interface ApprovalView {
 export interface PluginView extends PluginState {
   tabState: TabStateName
   tabs: TabInfo[]
-  /** Tabs still running an older build of the adapter: they need a reload. */
+  /**
+   * Matching tabs whose document did not start with the plugin's current adapter (open before the
+   * extension started, the plugin was turned on, or its adapter changed): they need a reload.
+   */
   staleTabIds: number[]
 }
 

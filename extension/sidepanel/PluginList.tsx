@@ -206,12 +206,12 @@ function PluginCard({
       {p.tabs.length > 0 && (
         <ul class="plain small tabs" data-testid="plugin-tabs">
           {p.tabs.map((t) => (
-            <li key={t.tabId} data-ready={String(t.ready)}>
+            <li key={t.tabId} data-ready={String(t.ready)} data-isolated={String(t.isolated !== false)}>
               {t.ready ? '●' : '○'} {t.title || t.url}
               {p.staleTabIds.includes(t.tabId) && (
                 <span class="warning-text" data-testid="stale-tab">
                   {' '}
-                  (plugin updated: reload this tab)
+                  (not isolated: opened before this version of the plugin was on; reload this tab)
                 </span>
               )}
             </li>

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PluginManifest } from '../protocol/manifest'
-import { validate } from '../config/validate'
+import { validate } from '../validation'
 import { PluginBuildError } from './errors'
 
 export function readBuiltManifest(dir: string): PluginManifest {
@@ -19,7 +19,7 @@ export function readBuiltManifest(dir: string): PluginManifest {
   } catch (error) {
     throw new PluginBuildError(`${file} is not valid JSON; run "bridge-plugin build" again`, { cause: error })
   }
-  const checked = validate(PluginManifest, parsed)
+  const checked = validate(PluginManifest, parsed, 'the top level')
   if (!checked.ok) throw new PluginBuildError(`${file}: ${checked.message}; run "bridge-plugin build" again`)
   return checked.value
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
 import { AuthFile } from './schema'
-import { validate } from './validate'
+import { validate } from '../validation'
 
 export function generateSecret(): string {
   return randomBytes(32).toString('hex')
@@ -26,7 +26,7 @@ export function readSecret(path: string): string {
       { cause: error },
     )
   }
-  const checked = validate(AuthFile, parsed)
+  const checked = validate(AuthFile, parsed, 'the top level')
   if (!checked.ok)
     throw new BridgeError(
       BridgeErrorCode.authInvalid,

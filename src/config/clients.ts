@@ -14,7 +14,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode, removeStaleTempFiles } from './atomicWrite'
 import { withFileLock } from './fileLock'
-import { validate } from './validate'
+import { validate } from '../validation'
 
 /** Client names: lowercase letters, digits and hyphens, up to 32 characters, not starting with a hyphen. */
 export const CLIENT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/
@@ -52,7 +52,7 @@ export function readClients(path: string): ClientEntry[] {
   } catch (error) {
     throw new BridgeError(BridgeErrorCode.authInvalid, `${path} is not valid JSON`, { cause: error })
   }
-  const checked = validate(ClientsFile, parsed)
+  const checked = validate(ClientsFile, parsed, 'the top level')
   if (!checked.ok)
     throw new BridgeError(
       BridgeErrorCode.authInvalid,

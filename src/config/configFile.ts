@@ -8,7 +8,7 @@ import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
 import { withFileLock, withFileLockAsync } from './fileLock'
 import { Config, ConfigFile, defaultConfig } from './schema'
-import { validate } from './validate'
+import { validate } from '../validation'
 
 /** Reads and validates config.json; missing keys take their defaults. Throws BridgeError. */
 export function readConfigFile(path: string): Config {
@@ -24,7 +24,7 @@ export function readConfigFile(path: string): Config {
       { cause: error },
     )
   }
-  const onDisk = validate(ConfigFile, parsed)
+  const onDisk = validate(ConfigFile, parsed, 'the top level')
   if (!onDisk.ok)
     throw new BridgeError(
       BridgeErrorCode.configInvalid,
@@ -35,7 +35,7 @@ export function readConfigFile(path: string): Config {
 
 /** Validates and atomically writes config.json (mode 0600). */
 export function writeConfigFile(path: string, config: Config): void {
-  const checked = validate(Config, config)
+  const checked = validate(Config, config, 'the top level')
   if (!checked.ok)
     throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
   atomicWriteFile(path, `${JSON.stringify(config, null, 2)}\n`)

@@ -28,6 +28,15 @@ export interface ConfigStore {
   reload(): Promise<Config>
 }
 
+/** Freezes a config snapshot and everything in it, so a reader that tries to change it fails loudly. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}
+
 export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>): ConfigStore {
   const submit = (change: ConfigChange): Promise<Config> =>
     new Promise((resolve, reject) => {
@@ -47,7 +56,8 @@ export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>
     })
 
   return {
-    get: () => actor.getSnapshot().context.config as Config,
+    // Frozen once per snapshot (Object.isFrozen is the check): reads stay as cheap as a property access.
+    get: () => deepFreeze(actor.getSnapshot().context.config as Config),
     update: (mutate) =>
       submit({ kind: 'update', mutate: (current) => mutate(structuredClone(current) as Config) }),
     reload: () => submit({ kind: 'reload' }),

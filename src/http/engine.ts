@@ -42,6 +42,15 @@ export type UpgradeDecision =
 /** Decides on an upgrade. The request has no body. */
 export type UpgradeHandler = (request: Request, info: RequestInfo) => Promise<UpgradeDecision>
 
+/**
+ * Bytes a peer may leave unread (a WebSocket's send queue, an event stream) before the engine cuts it
+ * off: a client or an extension that stops reading must not make the daemon hold its traffic forever.
+ * Three times the largest message (10 MB), so a slow but live peer is never mistaken for a stuck one.
+ */
+export const PEER_MAX_BUFFERED_BYTES = 32 * 1024 * 1024
+/** The same for an MCP event stream, whose messages are smaller (a tool result is capped at 100 KB of text). */
+export const EVENT_STREAM_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+
 export interface EngineLimits {
   /** Request bodies above this get 413 (Content-Length up front and counted while streaming). */
   maxBodyBytes: number

@@ -82,9 +82,13 @@ export interface Diagnostics {
   resources: Record<string, number>
   rssBytes: number
   heapUsedBytes: number
+  /** Memory outside the JS heap: buffers, queued socket data. */
+  externalBytes: number
 }
 
 export function processDiagnostics(actors: number): Diagnostics {
+  // Started with --expose-gc (a leak test does): measure what is still referenced, not garbage.
+  ;(globalThis as { gc?: () => void }).gc?.()
   const resources: Record<string, number> = {}
   for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1
   const memory = process.memoryUsage()
@@ -94,6 +98,7 @@ export function processDiagnostics(actors: number): Diagnostics {
     resources,
     rssBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
+    externalBytes: memory.external,
   }
 }
 

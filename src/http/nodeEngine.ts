@@ -6,7 +6,15 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
-import type { EngineFactory, EngineOptions, EngineSocket, HttpEngine, RequestInfo } from './engine'
+import {
+  EVENT_STREAM_MAX_BUFFERED_BYTES,
+  PEER_MAX_BUFFERED_BYTES,
+  type EngineFactory,
+  type EngineOptions,
+  type EngineSocket,
+  type HttpEngine,
+  type RequestInfo,
+} from './engine'
 import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 
@@ -246,6 +254,10 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
   }
   cork()
   res.flushHeaders()
+  // An event stream has no end: waiting for a client that stopped reading would leave its events
+  // queued upstream without limit. They are written as they come, and past EVENT_STREAM_MAX_BUFFERED_BYTES
+  // unread the client is cut off. A finite body just waits for the client.
+  const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true
   const reader = response.body.getReader()
   const cancel = () => void reader.cancel().catch(() => undefined)
   signal.addEventListener('abort', cancel, { once: true })
@@ -256,9 +268,14 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
       cork()
       const ok = res.write(value)
       releaseHead()
-      if (!ok) {
-        uncork()
-        await drained(res)
+      if (ok) continue
+      uncork()
+      if (!eventStream) await drained(res)
+      else if (res.writableLength > EVENT_STREAM_MAX_BUFFERED_BYTES) {
+        logger.warn(
+          `closing an event stream its client is not reading (${megabytes(res.writableLength)} MB unread)`,
+        )
+        res.destroy()
       }
     }
   } catch {
@@ -266,9 +283,12 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
   } finally {
     signal.removeEventListener('abort', cancel)
     releaseHead()
-    if (!res.destroyed) res.end()
+    if (res.destroyed) cancel()
+    else res.end()
   }
 }
+
+const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -323,6 +343,13 @@ function wrapSocket(ws: WebSocket, remoteAddress: string): EngineSocket {
         process.nextTick(uncork)
       }
       ws.send(text)
+      // A peer that stopped reading: its frames would pile up here without end. Cut it off instead.
+      if (ws.bufferedAmount > PEER_MAX_BUFFERED_BYTES) {
+        logger.warn(
+          `closing a WebSocket peer that is not reading (${megabytes(ws.bufferedAmount)} MB unread)`,
+        )
+        ws.terminate()
+      }
     },
     close(code, reason) {
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason)

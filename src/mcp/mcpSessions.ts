@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import {
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type {
   CallToolRequestSchema,
+  CallToolResult,
   isInitializeRequest,
   ListToolsRequestSchema,
-  type CallToolResult,
-  type LoggingLevel,
-  type Tool,
+  LoggingLevel,
+  Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ActorRefFrom } from 'xstate'
 import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
@@ -45,6 +45,32 @@ interface Session {
   /** Tool calls still running: a session with one is never evicted. */
   callsInFlight: number
 }
+
+/**
+ * The SDK's server side, imported on first use: it is the daemon's largest import (zod included), and
+ * /health, /ws and /reload never need it. The daemon starts loading it once it is listening.
+ */
+let sdk:
+  | Promise<{
+      Server: typeof Server
+      WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
+      CallToolRequestSchema: typeof CallToolRequestSchema
+      ListToolsRequestSchema: typeof ListToolsRequestSchema
+      isInitializeRequest: typeof isInitializeRequest
+    }>
+  | undefined
+export const loadMcpSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({
+    Server: server.Server,
+    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    isInitializeRequest: types.isInitializeRequest,
+  })))
 
 const rpcError = (status: number, code: number, message: string) =>
   jsonResponse({ jsonrpc: '2.0', error: { code, message }, id: null }, status)
@@ -91,6 +117,7 @@ export class McpSessions {
       session.lastActiveAt = Date.now()
       return session.transport.handleRequest(request, { parsedBody })
     }
+    const { isInitializeRequest } = await loadMcpSdk()
     const initializing = Array.isArray(parsedBody)
       ? parsedBody.some(isInitializeRequest)
       : isInitializeRequest(parsedBody)
@@ -163,6 +190,12 @@ export class McpSessions {
   }
 
   private async open(client: string): Promise<WebStandardStreamableHTTPServerTransport> {
+    const {
+      Server,
+      WebStandardStreamableHTTPServerTransport,
+      CallToolRequestSchema,
+      ListToolsRequestSchema,
+    } = await loadMcpSdk()
     const server = new Server(
       { name: 'bridge', version: BRIDGE_VERSION },
       { capabilities: { tools: { listChanged: true }, logging: {} } },

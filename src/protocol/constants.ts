@@ -6,6 +6,11 @@ declare const __BRIDGE_VERSION__: string | undefined
 
 /** The npm package `bridge update` installs (package.json `name`). */
 export const BRIDGE_PACKAGE_NAME = 'bridge'
+/**
+ * How this project's published package.json identifies itself: `"bridge": { "role": "cli" }`.
+ * `bridge update` installs only a package whose registry metadata carries it.
+ */
+export const BRIDGE_PACKAGE_ROLE = 'cli'
 /** Version of bridge (daemon, CLI and extension ship together). Injected at build time. */
 export const BRIDGE_VERSION: string =
   typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'
@@ -94,8 +99,3 @@ export const EXTENSION_PUBLIC_KEY =
   'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAuhfnQEoR6mms24D6bqcVtg+3eLP/gGwBnvFLMjIAVifJifRZ6dcv7WmHX6T8tDC6ejoslaWaw27jInd5+78TnUcxxY7YbC1MNlKXIRvbpvTwpVGWEYhNa6G+d6TWbLf1VjUlOqTg9JrNAG9z9fow4s/OBN55tcYnHOoI6TUFHxh4rBkGxMnYq6fKqiWawYugNPzclzNJZ69y4o7QKl6Rh2cRjAKpE57s8KC7DL8pMUWv/g/hlKK0mpj43wT7KwAQt3j6+7Xxz70wssoWXatBKaQXcjT1sOtHzApmX/f+DycpN0Sra+86ID6GjaiGwxBLJdB8SGx0ZEO1eoAZGYAFRwIDAQAB'
 export const EXTENSION_ID = 'acfdhdlkhjaeoaphklaaombmbgodghoh'
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`
-
-/** Prefix of the frozen page global an adapter bundle defines: `globalThis['__bridgeAdapter:<plugin>']`. */
-export const ADAPTER_GLOBAL_PREFIX = '__bridgeAdapter:'
-/** `source` field of window.postMessage events from an adapter (progress, logs) to the content script. */
-export const ADAPTER_EVENT_SOURCE = 'bridge-adapter'

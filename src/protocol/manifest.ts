@@ -99,6 +99,12 @@ export const TabInfo = Type.Object({
   title: Type.String(),
   ready: Type.Boolean(),
   /**
+   * False when the plugin's adapter did not start with the document (the tab was open before the
+   * extension started, before the plugin was turned on, or before its adapter changed): no call runs
+   * there until the tab is reloaded. Absent from older extensions.
+   */
+  isolated: Type.Optional(Type.Boolean()),
+  /**
    * Ready tabs only: where a call would run now, 0 first (DESIGN.md section 8: the active tab of the
    * focused window, then any active tab, then the most recently focused). The daemon picks the tab
    * it shows in an approval by it.

@@ -71,8 +71,14 @@ const has = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, 
 const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.hasOwn(table, key) ? table[key] : undefined
 
+/**
+ * Request ids are unique across every peer of the process, not per connection: an answer that
+ * arrives late, over a newer connection, to a request of a connection that is gone (a dropped
+ * tool.dispatch) must find nothing, not a new request that happens to carry the same number.
+ */
+let lastRequestId = 0
+
 export class Peer {
-  private nextId = 1
   private readonly pending = new Map<JsonRpcId, Pending>()
   private closed = false
 
@@ -116,7 +122,7 @@ export class Peer {
     params: unknown,
     options: RequestOptions = {},
   ): { id: number; result: Promise<unknown> } {
-    const id = this.nextId++
+    const id = ++lastRequestId
     const result = new Promise<unknown>((resolve, reject) => {
       if (this.closed) {
         reject(new RpcError(JsonRpcErrorCode.internalError, 'connection closed'))

@@ -3,6 +3,7 @@
  * failure is a ToolError, so a tool can let it propagate and the agent still gets a useful message.
  */
 import { PAGE_FETCH_TIMEOUT_MS } from '../protocol/constants'
+import { call, intrinsics as I } from './pageIntrinsics'
 import { categoryForStatus, isRetryableStatus, ToolError } from './toolError'
 import type { FetchJSONInit } from './types'
 
@@ -15,19 +16,24 @@ export interface FetchEnv {
 }
 
 export function createPageFetch(env: FetchEnv) {
-  const origin = new URL(env.baseUrl).origin
+  const origin = urlPart(new I.URL(env.baseUrl), I.urlOrigin, 'origin')
   const timeoutMs = env.timeoutMs ?? PAGE_FETCH_TIMEOUT_MS
 
   async function pageFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     const url = resolveSameOrigin(input, env.baseUrl, origin)
     const method = (init.method ?? 'GET').toUpperCase()
-    const label = `${method} ${url.pathname}${url.search}`
+    const label = `${method} ${urlPart(url, I.urlPathname, 'pathname')}${urlPart(url, I.urlSearch, 'search')}`
     const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(), timeoutMs)
+    const timer = call<ReturnType<typeof setTimeout>>(
+      I.setTimeout,
+      globalThis,
+      () => timeout.abort(),
+      timeoutMs,
+    )
     const signal = init.signal ? anySignal([init.signal, timeout.signal]) : timeout.signal
     let response: Response
     try {
-      response = await env.fetch(url.href, { ...init, credentials: 'include', signal })
+      response = await env.fetch(urlPart(url, I.urlHref, 'href'), { ...init, credentials: 'include', signal })
     } catch (error) {
       if (timeout.signal.aborted)
         throw new ToolError(`${label} did not answer within ${Math.round(timeoutMs / 1000)} s`, {
@@ -42,35 +48,45 @@ export function createPageFetch(env: FetchEnv) {
         retryable: true,
       })
     } finally {
-      clearTimeout(timer)
+      call(I.clearTimeout, globalThis, timer)
     }
-    if (!response.ok) {
-      throw new ToolError(
-        `${label} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
-        {
-          code: `http_${response.status}`,
-          category: categoryForStatus(response.status),
-          retryable: isRetryableStatus(response.status),
-        },
-      )
+    // Read through the captured getters: a page cannot turn a 404 into a 200.
+    const status = I.responseStatus ? call<number>(I.responseStatus, response) : response.status
+    const statusText = I.responseStatusText
+      ? call<string>(I.responseStatusText, response)
+      : response.statusText
+    if (status < 200 || status > 299) {
+      throw new ToolError(`${label} answered ${status}${statusText ? ` ${statusText}` : ''}`, {
+        code: `http_${status}`,
+        category: categoryForStatus(status),
+        retryable: isRetryableStatus(status),
+      })
     }
     return response
   }
 
   async function fetchJSON<T = unknown>(input: string | URL, init: FetchJSONInit = {}): Promise<T> {
     const { json, ...rest } = init
-    const headers = new Headers(rest.headers)
-    if (!headers.has('accept')) headers.set('accept', 'application/json')
-    if (json !== undefined) headers.set('content-type', 'application/json')
+    const headers = new (I.Headers ?? Headers)(rest.headers)
+    const has = (name: string): boolean =>
+      I.headersHas ? call<boolean>(I.headersHas, headers, name) : headers.has(name)
+    const set = (name: string, value: string): void =>
+      I.headersSet ? call(I.headersSet, headers, name, value) : headers.set(name, value)
+    if (!has('accept')) set('accept', 'application/json')
+    if (json !== undefined) set('content-type', 'application/json')
     const response = await pageFetch(input, {
       ...rest,
       headers,
-      ...(json !== undefined ? { body: JSON.stringify(json), method: rest.method ?? 'POST' } : {}),
+      ...(json !== undefined
+        ? { body: call<string>(I.stringify, JSON, json), method: rest.method ?? 'POST' }
+        : {}),
     })
-    const text = await response.text()
-    if (text.trim() === '') return null as T
+    const text = I.responseText
+      ? await call<Promise<string>>(I.responseText, response)
+      : await response.text()
+    if (/^\s*$/.test(text)) return null as T
     try {
-      return JSON.parse(text) as T
+      return call<T>(I.parse, JSON, text)
     } catch {
       throw new ToolError(`${String(input)} did not return JSON (got: ${text.slice(0, 80)})`, {
         code: 'invalid_response',
@@ -82,18 +98,24 @@ export function createPageFetch(env: FetchEnv) {
   return { fetch: pageFetch, fetchJSON }
 }
 
+/** A URL field read with the getter captured at document_start (a page may redefine URL.prototype). */
+function urlPart(url: URL, get: unknown, name: 'href' | 'origin' | 'pathname' | 'search'): string {
+  return get ? call<string>(get, url) : url[name]
+}
+
 function resolveSameOrigin(input: string | URL, baseUrl: string, origin: string): URL {
   let url: URL
   try {
-    url = new URL(input, baseUrl)
+    url = new I.URL(input, baseUrl)
   } catch {
     throw new ToolError(`ctx.fetch: "${String(input)}" is not a valid URL`, {
       code: 'invalid_url',
       category: 'validation',
     })
   }
-  if (url.origin !== origin)
-    throw new ToolError(`ctx.fetch only reaches the page's own origin (${origin}); refused ${url.origin}`, {
+  const target = urlPart(url, I.urlOrigin, 'origin')
+  if (target !== origin)
+    throw new ToolError(`ctx.fetch only reaches the page's own origin (${origin}); refused ${target}`, {
       code: 'cross_origin',
       category: 'validation',
     })

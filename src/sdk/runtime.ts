@@ -1,15 +1,32 @@
 /**
- * The adapter runtime: turns a plugin definition into the page contract (`PageAdapter`) and defines
- * it on the frozen page global `globalThis['__bridgeAdapter:<plugin>']`. `bridge-plugin build` wraps
- * every adapter bundle so that it calls `registerAdapter()` once when injected into a tab.
+ * The adapter runtime: turns a plugin definition into the page contract and serves it to the
+ * extension over a private MessageChannel (see src/protocol/adapter.ts). `bridge-plugin build` wraps
+ * every adapter bundle so that it opens the channel (`openAdapterChannel()`) before the plugin's own
+ * modules run and then hands it the plugin, at `document_start`, before any page script runs. No
+ * global is defined: the adapter lives only in this closure and the port.
+ *
+ * The paths from the port to a handler and back use only the built-ins captured in pageIntrinsics and
+ * callbacks (never `await` on values a handler made, never resolving a promise with an object), so a
+ * page that replaces JSON, fetch, postMessage or Promise.prototype.then cannot change what the
+ * extension receives. Where the page can still reach a handler's own promises, the result is refused
+ * (`page_tampered`) instead of delivered.
  *
  * Nothing here validates input (the daemon did), and nothing here throws: the extension gets
  * `{ ok: false, error }` for every failure.
  */
-import type { AdapterError, AdapterEvent, AdapterResult, PageAdapter } from '../protocol/adapter'
-import { ADAPTER_EVENT_SOURCE, ADAPTER_GLOBAL_PREFIX, SDK_VERSION } from '../protocol/constants'
+import type {
+  AdapterError,
+  AdapterEvent,
+  AdapterResult,
+  ChannelHello,
+  ChannelMessage,
+  PageAdapter,
+} from '../protocol/adapter'
+import { CHANNEL_HELLO } from '../protocol/adapter'
+import { SDK_VERSION } from '../protocol/constants'
 import type { LogLevel } from '../protocol/messages'
 import { createPageFetch, type FetchEnv } from './pageFetch'
+import { call, intrinsics as I, promiseTampering, settle } from './pageIntrinsics'
 import { isToolError } from './toolError'
 import type { PluginDefinition, ToolContext, ToolDefinition } from './types'
 
@@ -23,106 +40,246 @@ export interface AdapterEnv extends FetchEnv {
   post(event: AdapterEvent): void
 }
 
-/** Builds the PageAdapter for a plugin without registering it. */
-export function createAdapter(
-  plugin: PluginDefinition,
-  meta: AdapterMeta,
-  env: AdapterEnv = pageEnv(),
-): PageAdapter {
-  const tools = new Map<string, ToolDefinition>(plugin.tools.map((t) => [t.name, t]))
+/** The callback form of the adapter that the channel serves. */
+interface AdapterCore {
+  tools: readonly string[]
+  ready(done: (ready: boolean) => void): void
+  invoke(tool: string, input: unknown, dispatchId: string, done: (result: AdapterResult) => void): void
+}
+
+function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv): AdapterCore {
+  // A prototype-less lookup table: a page that patches Map.prototype.get cannot swap a handler.
+  const tools = I.create(null) as Record<string, ToolDefinition>
+  const names: string[] = []
+  for (const t of plugin.tools) {
+    tools[t.name] = t
+    names.push(t.name)
+  }
   const { fetch, fetchJSON } = createPageFetch(env)
 
   const emit = (event: AdapterEvent): void => {
     try {
       env.post(event)
     } catch {
-      // Data that cannot be cloned must not fail the tool: send the entry without it.
+      // Data that cannot be serialized must not fail the tool: send the entry without it.
       if (event.kind === 'log' && event.data !== undefined) emit({ ...event, data: safeText(event.data) })
     }
   }
   const log = (level: LogLevel) => (message: string, data?: unknown) =>
     emit({
-      source: ADAPTER_EVENT_SOURCE,
       kind: 'log',
-      plugin: meta.name,
       level,
       message: String(message),
       ...(data === undefined ? {} : { data }),
-      ts: Date.now(),
+      ts: call<number>(I.now, Date),
     })
 
   const contextFor = (dispatchId: string): ToolContext => ({
     dispatchId,
     progress: (progress, total, message) =>
       emit({
-        source: ADAPTER_EVENT_SOURCE,
         kind: 'progress',
-        plugin: meta.name,
         dispatchId,
         progress,
         ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
+        ...(message === undefined ? {} : { message: String(message) }),
       }),
     log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
     fetch,
     fetchJSON,
   })
 
-  const adapter: PageAdapter = {
+  const tampered = (): AdapterResult | null => {
+    const what = promiseTampering()
+    return what === null
+      ? null
+      : failure({
+          code: 'page_tampered',
+          message: `the page replaced ${what}, so a result of ${meta.name} could be forged by the page: reload the tab (a site that patches promises cannot run plugin tools)`,
+          category: 'internal',
+        })
+  }
+
+  return {
+    tools: I.freeze(names),
+    ready(done) {
+      if (!plugin.isReady) return done(true)
+      let value: unknown
+      try {
+        value = plugin.isReady()
+      } catch {
+        return done(false)
+      }
+      settle(
+        value,
+        (v) => done(v === true && tampered() === null),
+        () => done(false),
+      )
+    },
+    invoke(toolName, input, dispatchId, done) {
+      const tool = tools[toolName]
+      if (!tool)
+        return done(
+          failure({
+            code: 'unknown_tool',
+            message: `plugin ${meta.name} has no tool "${toolName}"`,
+            category: 'validation',
+          }),
+        )
+      const before = tampered()
+      if (before) return done(before)
+      let value: unknown
+      try {
+        value = tool.handle(input as never, contextFor(dispatchId))
+      } catch (error) {
+        return done(failure(toAdapterError(error)))
+      }
+      settle(
+        value,
+        (output) => done(tampered() ?? { ok: true, output: output === undefined ? null : output }),
+        (error) => done(failure(toAdapterError(error))),
+      )
+    },
+  }
+}
+
+/** Builds the PageAdapter for a plugin without registering it (tests and page stubs use it). */
+export function createAdapter(
+  plugin: PluginDefinition,
+  meta: AdapterMeta,
+  env: AdapterEnv = pageEnv(() => undefined),
+): PageAdapter {
+  const core = createCore(plugin, meta, env)
+  return Object.freeze({
     name: meta.name,
     version: meta.version,
     sdkVersion: SDK_VERSION,
-    tools: Object.freeze([...tools.keys()]),
-    async isReady() {
-      if (!plugin.isReady) return true
-      try {
-        return (await plugin.isReady()) === true
-      } catch {
-        return false
-      }
-    },
-    async invoke(toolName, input, dispatchId): Promise<AdapterResult> {
-      const tool = tools.get(toolName)
-      if (!tool)
-        return failure({
-          code: 'unknown_tool',
-          message: `plugin ${meta.name} has no tool "${toolName}"`,
-          category: 'validation',
-        })
-      try {
-        const output: unknown = await tool.handle(input as never, contextFor(dispatchId))
-        return { ok: true, output: output === undefined ? null : output }
-      } catch (error) {
-        return failure(toAdapterError(error))
-      }
-    },
-  }
-  return Object.freeze(adapter)
+    tools: core.tools,
+    isReady: () => new Promise<boolean>((resolve) => core.ready(resolve)),
+    invoke: (tool: string, input: unknown, dispatchId: string) =>
+      new Promise<AdapterResult>((resolve) => core.invoke(tool, input, dispatchId, resolve)),
+  })
 }
 
 /**
- * Defines the adapter global once. A page keeps the first adapter registered under a name (the
- * global is frozen and non-configurable); a changed adapter takes effect after the tab reloads.
+ * Opens the adapter's channel and serves the plugin on it. Defines nothing on the page. Returns false
+ * when the page has no channel to offer (not a browser window).
  */
-export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env?: AdapterEnv): PageAdapter {
-  const key = ADAPTER_GLOBAL_PREFIX + meta.name
-  const existing = (globalThis as Record<string, unknown>)[key]
-  if (existing !== undefined) return existing as PageAdapter
-  const adapter = createAdapter(plugin, meta, env)
-  Object.defineProperty(globalThis, key, {
-    value: adapter,
-    writable: false,
-    configurable: false,
-    enumerable: false,
+export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env?: AdapterEnv): boolean {
+  const attach = openAdapterChannel(meta, env)
+  if (!attach) return false
+  attach(plugin)
+  return true
+}
+
+/**
+ * Opens the adapter's channel to the extension: one MessageChannel, one port handed to the content
+ * script with one window message, and requests served on the other port. `bridge-plugin build` calls
+ * it before the plugin's modules run, so the plugin's name is taken even when its code throws while
+ * loading (the adapter then answers "not ready"). The returned function gives it the plugin, once.
+ * Undefined when the page has no channel to offer (not a browser window).
+ */
+export function openAdapterChannel(
+  meta: AdapterMeta,
+  env?: AdapterEnv,
+): ((plugin: PluginDefinition) => void) | undefined {
+  const win = globalThis
+  if (!I.MessageChannel || !I.windowPost || !I.portPost || !I.addEventListener || !I.eventData)
+    return undefined
+  const channel = new I.MessageChannel()
+  const port = channel.port1
+  const send = (message: ChannelMessage): void => {
+    let text: string
+    try {
+      text = call<string>(I.stringify, JSON, message)
+    } catch (error) {
+      if (!('id' in message) || message.op !== 'invoke') throw error
+      text = call<string>(I.stringify, JSON, {
+        id: message.id,
+        op: 'invoke',
+        result: failure({
+          code: 'tool_error',
+          message: `the result of the tool is not JSON: ${error instanceof Error ? error.message : safeText(error)}`,
+          category: 'internal',
+        }),
+      })
+    }
+    call(I.portPost, port, text)
+  }
+  let core: AdapterCore | null = null
+  const notLoaded = (): AdapterResult =>
+    failure({
+      code: 'plugin_not_loaded',
+      message: `the adapter of ${meta.name} failed while loading in this page`,
+      category: 'internal',
+    })
+
+  call(I.addEventListener, port, 'message', (event: MessageEvent) => {
+    const data = call<unknown>(I.eventData, event)
+    if (typeof data !== 'string') return
+    let request: Record<string, unknown>
+    try {
+      request = call<Record<string, unknown>>(I.parse, JSON, data)
+    } catch {
+      return
+    }
+    if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return
+    const id = request.id
+    if (request.op === 'ready') {
+      if (core) core.ready((ready) => send({ id, op: 'ready', ready }))
+      else send({ id, op: 'ready', ready: false })
+    } else if (request.op === 'invoke' && typeof request.tool === 'string') {
+      if (core)
+        core.invoke(request.tool, request.input, String(request.dispatchId), (result) =>
+          send({ id, op: 'invoke', result }),
+        )
+      else send({ id, op: 'invoke', result: notLoaded() })
+    }
   })
-  return adapter
+  if (I.portStart) call(I.portStart, port)
+
+  // The content script's listener is the first on the window and hides the hello from the page. If it
+  // is missing (the extension was reloaded), this one keeps the page from receiving the port.
+  let handedOver = false
+  try {
+    call(
+      I.addEventListener,
+      win,
+      'message',
+      (event: MessageEvent) => {
+        if (handedOver) return
+        const data = call<Partial<ChannelHello> | null>(I.eventData, event)
+        if (data?.kind !== CHANNEL_HELLO || data.plugin !== meta.name) return
+        handedOver = true
+        if (I.stopImmediatePropagation) call(I.stopImmediatePropagation, event)
+      },
+      true,
+    )
+  } catch {
+    // Not a window that takes listeners (a test page stub): nothing for a page to listen with either.
+  }
+  const hello: ChannelHello = {
+    kind: CHANNEL_HELLO,
+    plugin: meta.name,
+    version: meta.version,
+    sdkVersion: SDK_VERSION,
+  }
+  call(I.windowPost, win, hello, '*', [channel.port2])
+  return (plugin) => {
+    core ??= createCore(plugin, meta, env ?? pageEnv((event) => send(event)))
+  }
 }
 
 /** Maps anything a tool threw to the wire error: ToolErrors keep their fields, the rest is internal. */
 export function toAdapterError(error: unknown): AdapterError {
   if (isToolError(error))
-    return { code: error.code, message: error.message, category: error.category, retryable: error.retryable }
-  const message = error instanceof Error ? error.message : safeText(error)
+    return {
+      code: String(error.code),
+      message: String(error.message),
+      category: String(error.category),
+      retryable: error.retryable === true,
+    }
+  const message = error instanceof Error ? String(error.message) : safeText(error)
   return { code: 'tool_error', message: message || 'the tool failed without a message', category: 'internal' }
 }
 
@@ -132,25 +289,25 @@ function failure(error: AdapterError): AdapterResult {
 
 function safeText(value: unknown): string {
   try {
-    return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
+    return typeof value === 'string'
+      ? value
+      : (call<string | undefined>(I.stringify, JSON, value) ?? String(value))
   } catch {
     return String(value)
   }
 }
 
-function pageEnv(): AdapterEnv {
-  // Taken once, at injection: page code that replaces fetch or postMessage later does not see calls.
-  const fetch = globalThis.fetch.bind(globalThis)
-  const postMessage = globalThis.postMessage.bind(globalThis)
+function pageEnv(post: (event: AdapterEvent) => void): AdapterEnv {
+  // Taken at document_start: page code that replaces fetch later does not see the calls.
+  const fetch = I.fetch
   const location = globalThis.location
-  // The message goes to this same window; opaque origins (file:, sandboxed frames) cannot be named.
-  const origin = location.origin === 'null' ? '*' : location.origin
   return {
-    // Read per request: single-page apps change the path without a new injection.
+    // Read per request: single-page apps change the path without a new injection. Location's
+    // properties are unforgeable: a page cannot redefine them.
     get baseUrl() {
       return location.href
     },
-    fetch,
-    post: (event) => postMessage(event, origin),
+    fetch: (input, init) => call<Promise<Response>>(fetch, globalThis, input, init),
+    post,
   }
 }

@@ -1,13 +1,17 @@
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoSite } from '../../examples/demo-site/server.mjs'
 import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
+import { CLI_JS, daemonEnv, ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
 import { connectMcp, textOf } from '../helpers/mcpClient'
 import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
+
+const run = promisify(execFile)
 
 // The extension and the daemon over time: the daemon restarts (on another port), the extension is
 // told to reload, the secret is rotated. Each time the extension must find its way back on its own.
@@ -57,7 +61,11 @@ describe('extension and daemon over time', () => {
     }
   }
 
-  it('connects to the daemon that bridge start set up and serves the open tab', async () => {
+  it('connects to the daemon that bridge start set up and serves the open tab once it is reloaded', async () => {
+    // The tab opened while the extension was still starting, before it registered the plugin's
+    // adapter: it is not isolated until reloaded.
+    await browser.waitForAdapter('notes')
+    await tab.reload()
     await expect.poll(notesState, { timeout: 15_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
   })
@@ -70,8 +78,19 @@ describe('extension and daemon over time', () => {
     })
     try {
       const goodState = async () => (await health()).pluginDetails?.find((p) => p.name === 'good')?.tabState
-      // The demo tab on 127.0.0.1 matches; the fixture is ready only once its page flag is set.
+      // The demo tab on 127.0.0.1 matches; with its tools off the new plugin runs nothing there.
       await expect.poll(goodState, { timeout: 15_000 }).toBe('unavailable')
+      await run(
+        process.execPath,
+        [CLI_JS, 'config', 'set', 'plugin-permission.good', 'auto', '--port', String(daemon.port)],
+        { env: daemonEnv(configDir, 'node'), timeout: 30_000 },
+      )
+      // Turned on, it runs in documents loaded from then on: the open tab gets it when reloaded.
+      await browser.waitForAdapter('good')
+      await tab.reload()
+      // The fixture is ready only once its page flag is set.
+      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      expect(await goodState()).toBe('unavailable')
       await tab.evaluate(() => ((window as unknown as { fixtureReady: boolean }).fixtureReady = true))
       await expect.poll(goodState, { timeout: 15_000 }).toBe('ready')
       expect(await notesState()).toBe('ready')
@@ -113,6 +132,11 @@ describe('extension and daemon over time', () => {
       .poll(() => daemon.output().match(/extension connected/g)?.length ?? 0, { timeout: 20_000 })
       .toBe(connectedBefore + 1)
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
+    // The reloaded extension does not trust channels opened before it: the open tab waits for a reload.
+    await expect.poll(notesState, { timeout: 10_000 }).toBe('unavailable')
+    expect(await whoami()).toMatch(/^\[tab_unavailable\].*reload its tab/)
+    await browser.waitForAdapter('notes')
+    await tab.reload()
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
     expect(JSON.parse(await whoami())).toEqual({ user: 'gina' })
   })

@@ -79,7 +79,10 @@ describe('plugin store in the side panel', () => {
     expect(await result.getByTestId('installed').textContent()).toBe('Installed 0.1.0')
     expect(existsSync(installedDir())).toBe(true)
 
-    // The daemon wrote the new plugin's adapter where the extension loads it: an open tab comes alive.
+    // The daemon wrote the new plugin's adapter where the extension loads it. A new plugin's tools are
+    // off, so it runs nowhere yet; once the user turns it on, a tab opened on the site comes alive.
+    await card().getByTestId('plugin-permission-auto').click()
+    await browser.waitForAdapter('notes')
     const tab = await browser.newPage(`${site.url}/login?user=hana`)
     await expect
       .poll(() => card().getByTestId('tab-state').getAttribute('data-state'), { timeout: 15_000 })

@@ -62,7 +62,7 @@ describe('tool calls end to end', () => {
       permissions: Record<string, { permission?: string; tools?: Record<string, string> }>
     }
 
-  it('shows the plugin tab state in /health: closed, then unavailable signed out, then ready signed in', async () => {
+  it('shows the tab state of a plugin whose tools are all off from the tabs alone: closed, then unavailable', async () => {
     await expect
       .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 15_000 })
       .toBe('connected')
@@ -70,11 +70,11 @@ describe('tool calls end to end', () => {
     notesTab = await browser.newPage(`${site.url}/`)
     await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('unavailable')
     await notesTab.goto(`${site.url}/login?user=erin`)
-    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('ready')
-    expect((await notesHealth())?.tabs).toEqual([
-      expect.objectContaining({ url: `${site.url}/`, ready: true }),
-    ])
-    await expect.poll(() => card().getByTestId('tab-state').getAttribute('data-state')).toBe('ready')
+    // Signed in, but the plugin runs no code while it is off: nothing says the page is ready.
+    await expect
+      .poll(async () => (await notesHealth())?.tabs, { timeout: 15_000 })
+      .toEqual([expect.objectContaining({ url: `${site.url}/`, ready: false })])
+    expect((await notesHealth())?.tabState).toBe('unavailable')
   })
 
   it('refuses a call to a tool that is off', async () => {
@@ -87,6 +87,13 @@ describe('tool calls end to end', () => {
     await card().getByTestId('toggle-tools').click()
     await card().getByTestId('tool-whoami').getByTestId('tool-permission-auto').click()
     await expect.poll(() => config().permissions.notes?.tools?.whoami).toBe('auto')
+    // The tab was loaded while the plugin was off: it gets the plugin when it reloads.
+    await expect.poll(() => card().getByTestId('stale-tab').count(), { timeout: 10_000 }).toBe(1)
+    expect(textOf(await call('notes_whoami'))).toMatch(/^\[tab_unavailable\].*reload its tab/)
+    await browser.waitForAdapter('notes')
+    await notesTab.reload()
+    await expect.poll(async () => (await notesHealth())?.tabState, { timeout: 15_000 }).toBe('ready')
+    await expect.poll(() => card().getByTestId('tab-state').getAttribute('data-state')).toBe('ready')
     const result = await call('notes_whoami')
     expect(result.isError).toBeFalsy()
     expect(JSON.parse(textOf(result))).toEqual({ user: 'erin' })

@@ -40,6 +40,11 @@ export interface BrowserHarness {
   openSidePanel(): Promise<Page>
   /** Opens a new tab, optionally navigated to `url`. */
   newPage(url?: string): Promise<Page>
+  /**
+   * Waits until the extension has registered the plugin's adapter, so that a tab opened from now on
+   * starts with it (tabs opened earlier are "not isolated" until reloaded).
+   */
+  waitForAdapter(plugin: string, timeoutMs?: number): Promise<void>
   /** Closes the browser and removes the profile (and the temp extension copy). Safe to call twice. */
   close(): Promise<void>
 }
@@ -142,6 +147,21 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
       const page = await context.newPage()
       if (url !== undefined) await page.goto(url)
       return page
+    },
+    async waitForAdapter(plugin, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const ids = await (
+          await serviceWorker()
+        )
+          .evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).map((s) => s.id))
+          .catch(() => [] as string[])
+        if (ids.includes(`adapter:${plugin}`)) break
+        if (Date.now() > deadline) throw new Error(`the extension registered no adapter for ${plugin}`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      // A document must start after the registration plus the extension's clock margin.
+      await new Promise((resolve) => setTimeout(resolve, 200))
     },
     close,
   }

@@ -151,6 +151,11 @@ export class FakeExtension {
     await this.closed
   }
 
+  /** Stops reading the socket (a hung extension): the daemon's frames pile up in the buffers. */
+  stopReading(): void {
+    ;(this.ws as WebSocket & { _socket?: { pause(): void } })._socket?.pause()
+  }
+
   /** Drops the TCP connection without a close frame (a crashed browser). */
   terminate(): void {
     this.ws.terminate()

@@ -22,7 +22,7 @@ export function writeConfig(configDir: string, config: ReliabilityConfig): void 
   )
 }
 
-/** A plugin of `count` tools named t0, t1, ... that take `{ n: integer }`. */
+/** A plugin of `count` tools named t0, t1, ... that take `{ n: integer, pad?: string }`. */
 export function echoPlugin(name: string, count: number): PluginFixture {
   return {
     name,
@@ -30,7 +30,7 @@ export function echoPlugin(name: string, count: number): PluginFixture {
       name: `t${i}`,
       inputSchema: {
         type: 'object',
-        properties: { n: { type: 'integer' } },
+        properties: { n: { type: 'integer' }, pad: { type: 'string' } },
         required: ['n'],
         additionalProperties: false,
       },

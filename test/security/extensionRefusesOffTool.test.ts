@@ -44,6 +44,7 @@ describe('the extension refuses a tool.dispatch for a tool that is off', () => {
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
     await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    await browser.waitForAdapter(plugin.state().name)
     page = await browser.newPage(`${site.url}/login?user=mallory-target`)
     await daemon.waitFor(
       (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',

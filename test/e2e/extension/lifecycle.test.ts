@@ -22,6 +22,7 @@ describe('extension lifecycle', () => {
     daemon = await startTinyDaemon({ secret, plugins: [plugin.state('auto')] })
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
+    await browser.waitForAdapter(plugin.state().name)
     tab = await browser.newPage(`${site.url}/login?user=dana`)
     // Ready is reported by tab.stateChanged, or already in tab.syncAll when the worker connected late.
     const name = plugin.state().name
@@ -59,15 +60,33 @@ describe('extension lifecycle', () => {
     return { answer, progress: progress.length }
   }
 
-  it('reloads itself on extension.reload, reconnects and keeps relaying progress from open tabs', async () => {
+  it('reloads itself on extension.reload, reconnects, marks open tabs not isolated, and serves them again once reloaded', async () => {
     const before = daemon.connections()
     const since = daemon.frames.length
     daemon.notify('extension.reload', {})
     await expect.poll(() => daemon.connections(), { timeout: 15_000 }).toBe(before + 1)
     await daemon.waitFor((f) => f.method === 'tab.syncAll', 10_000, since)
+    // The open document's adapter channel belonged to the extension before the reload: nothing the
+    // new extension hears from that page can be trusted, so the tab waits for a reload.
+    const last = () => {
+      const frame = daemon.frames
+        .filter((f) => f.method === 'tab.syncAll' || f.method === 'tab.stateChanged')
+        .at(-1)?.params as { plugins?: Record<string, unknown>; plugin?: string } | undefined
+      return frame?.plugins ? frame.plugins.notes : frame?.plugin === 'notes' ? frame : undefined
+    }
     await expect
-      .poll(() => daemon.frames.filter((f) => f.method === 'tab.syncAll').at(-1)?.params, { timeout: 10_000 })
-      .toMatchObject({ plugins: { notes: { state: 'ready' } } })
+      .poll(last, { timeout: 10_000 })
+      .toMatchObject({ state: 'unavailable', tabs: [{ ready: false, isolated: false }] })
+    const refused = await daemon.request('tool.dispatch', {
+      dispatchId: 'life-refused',
+      plugin: 'notes',
+      tool: 'slow_count',
+      input: { to: 2, stepMs: 0 },
+    })
+    expect(refused.error?.message).toContain('reload its tab')
+    await browser.waitForAdapter('notes')
+    await tab.reload()
+    await expect.poll(last, { timeout: 10_000 }).toMatchObject({ state: 'ready' })
     const { answer, progress } = await slowCount()
     expect(answer.result).toEqual({ output: { counted: 2 } })
     expect(progress).toBe(2)

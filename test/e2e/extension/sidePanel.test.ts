@@ -25,6 +25,7 @@ describe('side panel', () => {
     browser = await launchBrowser({ port: daemon.port, secret })
     plugin.installAdapter(browser.extensionDir)
     await daemon.waitFor((f) => f.method === 'tab.syncAll')
+    await browser.waitForAdapter(plugin.state().name)
     panel = await browser.openSidePanel()
   })
   afterAll(async () => {

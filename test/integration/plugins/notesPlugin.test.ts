@@ -30,24 +30,18 @@ beforeEach(() => {
 })
 
 describe('notes plugin adapter', () => {
-  it('registers a frozen, non-writable page global', () => {
+  it('defines no page global and hands its channel over with one hello', () => {
     expect(adapter).toMatchObject({ name: 'notes', version: '0.1.0', sdkVersion: '1.0.0' })
-    expect([...adapter.tools]).toEqual(['whoami', 'list_notes', 'create_note', 'delete_note', 'slow_count'])
-    expect(page.run(`Object.isFrozen(globalThis['__bridgeAdapter:notes'])`)).toBe(true)
-    expect(page.run(`Object.getOwnPropertyDescriptor(globalThis, '__bridgeAdapter:notes').writable`)).toBe(
-      false,
-    )
-    expect(
-      page.run(`Object.getOwnPropertyDescriptor(globalThis, '__bridgeAdapter:notes').configurable`),
-    ).toBe(false)
-    expect(
-      page.run(`globalThis['__bridgeAdapter:notes'] = 1; typeof globalThis['__bridgeAdapter:notes']`),
-    ).toBe('object')
+    expect(page.hellos).toEqual([
+      { kind: 'bridge-adapter-channel', plugin: 'notes', version: '0.1.0', sdkVersion: '1.0.0' },
+    ])
+    expect(page.run(`Object.getOwnPropertyNames(globalThis).filter((k) => /bridge/i.test(k))`)).toEqual([])
   })
 
-  it('keeps the first adapter when the bundle is injected twice', () => {
+  it('opens a second channel when the bundle is injected twice (the extension keeps the first)', async () => {
     page.inject(bundle)
-    expect(page.adapter('notes')).toBe(adapter)
+    expect(page.hellos).toHaveLength(2)
+    expect(await page.adapter('notes').isReady()).toBe(false)
   })
 
   it('is ready only when the page shows a signed-in user', async () => {
@@ -76,12 +70,10 @@ describe('notes plugin adapter', () => {
     const listed = await adapter.invoke('list_notes', { limit: 5 }, 'd3')
     expect(listed).toMatchObject({ ok: true, output: { notes: [{ title: 'Buy milk' }] } })
     expect(
-      page.events
-        .filter((e) => e.kind === 'log')
-        .map((e) => e.kind === 'log' && [e.plugin, e.level, e.message]),
+      page.events.filter((e) => e.kind === 'log').map((e) => e.kind === 'log' && [e.level, e.message]),
     ).toEqual([
-      ['notes', 'info', 'created a note'],
-      ['notes', 'info', 'found 1 notes'],
+      ['info', 'created a note'],
+      ['info', 'found 1 notes'],
     ])
   })
 
@@ -105,9 +97,7 @@ describe('notes plugin adapter', () => {
     const progress = page.events.filter((e) => e.kind === 'progress')
     expect(progress).toEqual(
       [1, 2, 3].map((i) => ({
-        source: 'bridge-adapter',
         kind: 'progress',
-        plugin: 'notes',
         dispatchId: 'd5',
         progress: i,
         total: 3,

@@ -66,7 +66,8 @@ describe('buildPlugin', () => {
       inputSchema: { type: 'object', properties: {} },
     })
     const adapter = readFileSync(join(dir, 'dist', 'adapter.iife.js'), 'utf8')
-    expect(adapter).toContain('__bridgeAdapter:')
+    expect(adapter).toContain('bridge-adapter-channel') // the runtime's channel hello
+    expect(adapter).not.toContain('__bridgeAdapter:')
     expect(adapter).toContain('toUpperCase') // the fixture's second module is bundled
     expect(out.adapterBytes).toBe(Buffer.byteLength(adapter))
     expect(statSync(join(dir, 'dist', 'tools.json')).mode & 0o777).toBe(0o644)
@@ -184,6 +185,8 @@ export default definePlugin({ tools: [defineTool({ name: 'a', description: 'd', 
   it('refuses an icon with active content', async () => {
     const dir = copyFixture('good', tmp.dir)
     writeFileSync(join(dir, 'icon.svg'), '<svg onload="alert(1)"></svg>')
-    expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(/icon contains active content/)
+    expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(
+      /icon\.svg: the icon is not plain SVG: it has an event handler \(onload on <svg>\)/,
+    )
   })
 })

@@ -49,7 +49,7 @@ describe('scaffoldPlugin', () => {
     expect(JSON.parse(s.files['tsconfig.json']!).compilerOptions.paths).toEqual({
       'bridge/sdk': [base.sdkEntry],
     })
-    expect(s.files['test/adapter.test.mjs']).toContain(`globalThis['__bridgeAdapter:my-site']`)
+    expect(s.files['test/adapter.test.mjs']).toContain(`hello.plugin === 'my-site'`)
   })
 
   it('takes display name and description, and strips a bridge-plugin- prefix', () => {

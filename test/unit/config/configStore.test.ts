@@ -67,9 +67,15 @@ describe('configStore', () => {
     await expect(store.update((c) => ({ ...c, port: 9600 }))).resolves.toMatchObject({ port: 9600 })
   })
 
-  it('hands out copies: mutating what get() returns changes nothing', () => {
-    store.get().localPlugins.push('./sneaky')
+  it('hands out the current snapshot itself, frozen: trying to change it throws and changes nothing', async () => {
+    expect(store.get()).toBe(store.get())
+    expect(() => store.get().localPlugins.push('./sneaky')).toThrow(TypeError)
     expect(store.get().localPlugins).toEqual([])
+    // A change makes a new snapshot.
+    const before = store.get()
+    await store.update((config) => ({ ...config, port: 9601 }))
+    expect(store.get()).not.toBe(before)
+    expect(store.get().port).toBe(9601)
   })
 
   it('reload() adopts an outside edit, and rejects a broken file without adopting it', async () => {

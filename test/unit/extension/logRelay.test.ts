@@ -13,8 +13,20 @@ describe('plugin log batching', () => {
     const [a, b, c] = batches[0] ?? []
     expect(a).toEqual({ plugin: 'p', level: 'info', message: 'short', data: { n: 1 }, ts: 1 })
     expect(b?.message.endsWith('… [truncated]')).toBe(true)
-    expect(b?.message.length).toBe(8 * 1024 + '… [truncated]'.length)
+    expect(b?.message.length).toBe(2 * 1024 + '… [truncated]'.length)
     expect(c?.data).toEqual({ truncated: true, bytes: 40_002 })
+  })
+
+  it('cuts data of more than 8 KB as JSON', () => {
+    const batches: LogEntry[][] = []
+    const relay = new LogRelay((entries) => (batches.push(entries), true))
+    relay.add({ plugin: 'p', level: 'info', message: 'fits', data: 'z'.repeat(8 * 1024 - 2), ts: 1 })
+    relay.add({ plugin: 'p', level: 'info', message: 'too big', data: 'z'.repeat(8 * 1024), ts: 2 })
+    relay.flush()
+    expect(batches.flat().map((e) => e.data)).toEqual([
+      'z'.repeat(8 * 1024 - 2),
+      { truncated: true, bytes: 8 * 1024 + 2 },
+    ])
   })
 
   it('keeps entries while disconnected and sends them once it can, at most 1000 a batch', () => {
@@ -26,7 +38,7 @@ describe('plugin log batching', () => {
       () => clock,
     )
     for (let i = 0; i < 1500; i++) {
-      clock = i * 10 // 100 a second: under the rate limit
+      clock = i * 25 // 40 a second: under the rate limit
       relay.add({ plugin: 'p', level: 'debug', message: `m${i}`, ts: i })
     }
     relay.flush()
@@ -37,26 +49,26 @@ describe('plugin log batching', () => {
     expect(batches[1]?.at(-1)?.message).toBe('m1499')
   })
 
-  it('lets a plugin log 200 entries a second and reports how many more it dropped', () => {
+  it('lets a plugin log 50 entries a second and reports how many more it dropped', () => {
     let clock = 0
     const batches: LogEntry[][] = []
     const relay = new LogRelay(
       (entries) => (batches.push(entries), true),
       () => clock,
     )
-    for (let i = 0; i < 250; i++) relay.add({ plugin: 'noisy', level: 'info', message: `n${i}`, ts: 0 })
+    for (let i = 0; i < 100; i++) relay.add({ plugin: 'noisy', level: 'info', message: `n${i}`, ts: 0 })
     relay.add({ plugin: 'quiet', level: 'info', message: 'still heard', ts: 0 })
     clock = 1_000
     relay.add({ plugin: 'noisy', level: 'info', message: 'next second', ts: 1_000 })
     relay.flush()
     const all = batches.flat()
-    expect(all.filter((e) => e.plugin === 'noisy' && /^n\d+$/.test(e.message))).toHaveLength(200)
+    expect(all.filter((e) => e.plugin === 'noisy' && /^n\d+$/.test(e.message))).toHaveLength(50)
     expect(all.filter((e) => e.plugin === 'quiet').map((e) => e.message)).toEqual(['still heard'])
     expect(all.slice(-2)).toEqual([
       {
         plugin: 'noisy',
         level: 'warning',
-        message: '50 log entries dropped: more than 200 a second',
+        message: '50 log entries dropped: more than 50 a second',
         ts: 1_000,
       },
       { plugin: 'noisy', level: 'info', message: 'next second', ts: 1_000 },

@@ -3,39 +3,47 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { PluginState } from '../../../src/protocol'
 
-import { ADAPTER_GLOBAL_PREFIX } from '../../../src/protocol/constants'
 import { TabTracker } from '../../../extension/background/tabTracker'
 
-// The page side is Chrome's: chrome.scripting runs the extension's page functions against a fake
-// page per tab, where the adapter file defines a global whose isReady() answers from `page.ready`.
-const page = { globals: new Map<number, Record<string, unknown>>(), ready: new Set<number>(), probes: 0 }
-
-async function executeScript(injection: {
-  target: { tabId: number }
-  files?: string[]
-  func?: (...args: never[]) => unknown
-  args?: unknown[]
-}): Promise<Array<{ result: unknown }>> {
-  const tabId = injection.target.tabId
-  const globals = page.globals.get(tabId) ?? {}
-  page.globals.set(tabId, globals)
-  for (const file of injection.files ?? []) {
-    const plugin = /^adapters\/(.+)\.js$/.exec(file)?.[1]
-    if (plugin)
-      globals[ADAPTER_GLOBAL_PREFIX + plugin] = {
-        isReady: () => (page.probes++, Promise.resolve(page.ready.has(tabId))),
-      }
-    else globals.__bridgeRelayInstalled = true
-  }
-  if (!injection.func) return [{ result: undefined }]
-  // The page functions read their globals synchronously, before any await.
-  Object.assign(globalThis, globals)
-  try {
-    return [{ result: await (injection.func as (...a: unknown[]) => unknown)(...(injection.args ?? [])) }]
-  } finally {
-    for (const k of Object.keys(globals)) delete (globalThis as Record<string, unknown>)[k]
-  }
+// The page side is Chrome's: the content script answers chrome.tabs.sendMessage for the channels its
+// document has. Here each tab is a fake document: `page.ready` says whether its adapter's isReady()
+// answers true, `page.startedAt` when its navigation started (default: after every registration).
+const page = {
+  ready: new Set<number>(),
+  startedAt: new Map<number, number>(),
+  probes: 0,
+  messages: 0,
 }
+const registered = new Map<string, chrome.scripting.RegisteredContentScript>()
+
+function sendMessage(tabId: number, message: { channel: { op: string; plugin?: string } }): Promise<unknown> {
+  page.messages++
+  const request = message.channel
+  const plugins = [...registered.values()].map((r) => r.id.slice('adapter:'.length))
+  if (request.op === 'status')
+    return Promise.resolve({
+      timeOrigin: page.startedAt.get(tabId) ?? Date.now() + 60_000,
+      channels: plugins.map((plugin) => ({ plugin, version: '1.0.0' })),
+      refused: 0,
+    })
+  if (request.plugin === undefined || !plugins.includes(request.plugin))
+    return Promise.resolve({ missing: true })
+  page.probes++
+  return Promise.resolve({ ready: page.ready.has(tabId) })
+}
+
+const scripting = {
+  getRegisteredContentScripts: () => Promise.resolve([...registered.values()]),
+  registerContentScripts: (scripts: chrome.scripting.RegisteredContentScript[]) => {
+    for (const s of scripts) registered.set(s.id, s)
+    return Promise.resolve()
+  },
+  unregisterContentScripts: ({ ids }: { ids: string[] }) => {
+    for (const id of ids) registered.delete(id)
+    return Promise.resolve()
+  },
+}
+const storage = { local: { get: () => Promise.resolve({}), set: () => Promise.resolve() } }
 
 const URL = 'http://127.0.0.1:8787/'
 const notes: PluginState = {
@@ -49,7 +57,7 @@ const notes: PluginState = {
   adapterHash: 'a'.repeat(64),
   permission: 'auto',
   reviewed: true,
-  tools: [],
+  tools: [{ name: 'list', displayName: 'List', description: 'd', permission: 'auto' }],
 }
 
 type Tab = chrome.tabs.Tab
@@ -69,9 +77,11 @@ function fakeChrome(live: { tab: Tab }) {
       }),
       get: vi.fn(() => Promise.resolve({ ...live.tab })),
       reload: vi.fn(() => Promise.resolve()),
+      sendMessage,
     },
     windows: { getLastFocused: vi.fn(() => Promise.resolve({ id: 1, focused: true })) },
-    scripting: { executeScript },
+    scripting,
+    storage,
     runtime: { id: 'bridge-test' },
   }
   return { api, releaseQuery: () => releaseQuery?.() }
@@ -79,9 +89,11 @@ function fakeChrome(live: { tab: Tab }) {
 
 describe('tab tracker', () => {
   beforeEach(() => {
-    page.globals.clear()
     page.ready.clear()
+    page.startedAt.clear()
     page.probes = 0
+    page.messages = 0
+    registered.clear()
   })
   afterEach(() => vi.unstubAllGlobals())
 
@@ -144,12 +156,71 @@ describe('tab tracker', () => {
     await tracker.setPlugins([notes])
     expect(tracker.pluginTabs('notes')).toEqual({
       state: 'unavailable',
-      tabs: [{ tabId: 7, url: URL, title: 'Notes', ready: false }],
+      tabs: [{ tabId: 7, url: URL, title: 'Notes', ready: false, isolated: true }],
     })
     page.ready.add(7)
     await tracker.sweep(false)
     expect(tracker.pluginTabs('notes').state).toBe('ready')
     tracker.tabRemoved(7)
     expect(tracker.pluginTabs('notes')).toEqual({ state: 'closed', tabs: [] })
+  })
+
+  it('registers a MAIN-world document_start script for a plugin that is on, and none for one that is off', async () => {
+    vi.stubGlobal('chrome', fakeChrome({ tab: tab('complete') }).api)
+    const tracker = new TabTracker(() => undefined)
+    await tracker.setPlugins([notes])
+    expect([...registered.values()]).toEqual([
+      expect.objectContaining({
+        id: 'adapter:notes',
+        js: ['adapters/notes.js'],
+        matches: ['http://127.0.0.1/*'],
+        runAt: 'document_start',
+        world: 'MAIN',
+        persistAcrossSessions: true,
+      }),
+    ])
+    const off = { ...notes, tools: notes.tools.map((t) => ({ ...t, permission: 'off' as const })) }
+    await tracker.setPlugins([off])
+    expect(registered.size).toBe(0)
+  })
+
+  it('reports an off plugin from the tabs alone, without asking the page anything', async () => {
+    const live = { tab: tab('complete') }
+    vi.stubGlobal('chrome', fakeChrome(live).api)
+    const tracker = new TabTracker(() => undefined)
+    tracker.upsert(live.tab)
+    page.ready.add(7)
+    await tracker.setPlugins([
+      { ...notes, tools: notes.tools.map((t) => ({ ...t, permission: 'off' as const })) },
+    ])
+    await tracker.sweep(true)
+    expect(tracker.pluginTabs('notes')).toEqual({
+      state: 'unavailable',
+      tabs: [{ tabId: 7, url: URL, title: 'Notes', ready: false, isolated: false }],
+    })
+    expect(page.messages).toBe(0)
+    expect(tracker.staleTabs('notes')).toEqual([])
+  })
+
+  it('keeps a document that started before the plugin was registered not isolated and not ready, even if it answers', async () => {
+    const live = { tab: tab('complete') }
+    vi.stubGlobal('chrome', fakeChrome(live).api)
+    const tracker = new TabTracker(() => undefined)
+    tracker.upsert(live.tab)
+    page.ready.add(7)
+    page.startedAt.set(7, Date.now() - 1_000)
+    await tracker.setPlugins([notes])
+    expect(tracker.pluginTabs('notes')).toEqual({
+      state: 'unavailable',
+      tabs: [{ tabId: 7, url: URL, title: 'Notes', ready: false, isolated: false }],
+    })
+    expect(tracker.isIsolated(7, 'notes')).toBe(false)
+    expect(tracker.staleTabs('notes')).toEqual([7])
+    expect(page.probes).toBe(0)
+    // The reload starts a new document after the registration.
+    page.startedAt.set(7, Date.now() + 1_000)
+    tracker.tabUpdated(live.tab, { status: 'complete' })
+    await vi.waitFor(() => expect(tracker.pluginTabs('notes').state).toBe('ready'))
+    expect(tracker.isIsolated(7, 'notes')).toBe(true)
   })
 })

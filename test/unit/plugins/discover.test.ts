@@ -296,12 +296,12 @@ describe('discoverPlugins', () => {
       [
         'no-version',
         { ...goodManifest(), name: 'noversion', version: undefined },
-        /^dist\/tools\.json is invalid at the top level: must have required property 'version' \(version\)/,
+        /^dist\/tools\.json is invalid: version is required/,
       ],
       [
         'bad-tools',
         { ...goodManifest(), name: 'badtools', tools: [{ name: 'x' }] },
-        /^dist\/tools\.json is invalid at "tools\.0": must have required property/,
+        /^dist\/tools\.json is invalid: tools\.0\.\w+ is required/,
       ],
       ['reserved', { ...goodManifest(), name: 'extension' }, /^plugin name "extension" is reserved/],
       ['bad-name', { ...goodManifest(), name: 'Has_Underscore' }, /^plugin name "Has_Underscore" is invalid/],
@@ -314,11 +314,6 @@ describe('discoverPlugins', () => {
         'old-sdk',
         { ...goodManifest(), name: 'oldsdk', sdkVersion: '0.9.0' },
         /^built with SDK 0\.9\.0, but this bridge runs SDK 1\.0\.0; run "bridge-plugin build"/,
-      ],
-      [
-        'bad-icon',
-        { ...goodManifest(), name: 'badicon', iconSvg: '<svg><script>alert(1)</script></svg>' },
-        /^the icon contains active content/,
       ],
       [
         'bad-schema',

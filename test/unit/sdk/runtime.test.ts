@@ -69,37 +69,14 @@ describe('createAdapter', () => {
       ok: true,
       output: { double: 42, dispatchId: 'call-1' },
     })
+    // Events name no plugin: the channel they travel on says whose they are.
     expect(events.map(({ ...e }) => ('ts' in e ? { ...e, ts: 0 } : e))).toEqual([
-      {
-        source: 'bridge-adapter',
-        kind: 'progress',
-        plugin: 'demo',
-        dispatchId: 'call-1',
-        progress: 1,
-        total: 2,
-        message: 'half',
-      },
-      { source: 'bridge-adapter', kind: 'progress', plugin: 'demo', dispatchId: 'call-1', progress: 2 },
-      { source: 'bridge-adapter', kind: 'log', plugin: 'demo', level: 'debug', message: 'dbg', ts: 0 },
-      {
-        source: 'bridge-adapter',
-        kind: 'log',
-        plugin: 'demo',
-        level: 'warning',
-        message: 'careful',
-        data: { n: 21 },
-        ts: 0,
-      },
+      { kind: 'progress', dispatchId: 'call-1', progress: 1, total: 2, message: 'half' },
+      { kind: 'progress', dispatchId: 'call-1', progress: 2 },
+      { kind: 'log', level: 'debug', message: 'dbg', ts: 0 },
+      { kind: 'log', level: 'warning', message: 'careful', data: { n: 21 }, ts: 0 },
       // structuredClone refuses functions: the entry still arrives, with its data as text.
-      {
-        source: 'bridge-adapter',
-        kind: 'log',
-        plugin: 'demo',
-        level: 'error',
-        message: 'uncloneable',
-        data: '{}',
-        ts: 0,
-      },
+      { kind: 'log', level: 'error', message: 'uncloneable', data: '{}', ts: 0 },
     ])
   })
 
@@ -196,15 +173,79 @@ describe('toAdapterError', () => {
 })
 
 describe('registerAdapter', () => {
-  it('defines a frozen, non-writable, non-configurable global once', () => {
-    const first = registerAdapter(plugin(), { name: 'reg-test', version: '1.0.0' }, env())
-    const second = registerAdapter(plugin(), { name: 'reg-test', version: '9.9.9' }, env())
-    expect(second).toBe(first)
-    const descriptor = Object.getOwnPropertyDescriptor(globalThis, '__bridgeAdapter:reg-test')
-    expect(descriptor).toMatchObject({ writable: false, configurable: false, enumerable: false })
-    expect(descriptor?.value).toBe(first)
-    expect(() => Object.defineProperty(globalThis, '__bridgeAdapter:reg-test', { value: 1 })).toThrow(
-      TypeError,
+  it('defines no page global (outside a browser window it has no channel to open)', () => {
+    const before = Object.getOwnPropertyNames(globalThis).length
+    expect(registerAdapter(plugin(), { name: 'reg-test', version: '1.0.0' }, env())).toBe(false)
+    expect(Object.getOwnPropertyNames(globalThis).filter((k) => k.includes('reg-test'))).toEqual([])
+    expect(Object.getOwnPropertyNames(globalThis)).toHaveLength(before)
+  })
+})
+
+describe('a page that patches promises', () => {
+  const tamper = (target: object, key: string | symbol, value: unknown): (() => void) => {
+    const original = Object.getOwnPropertyDescriptor(target, key)
+    Object.defineProperty(target, key, { value, configurable: true, writable: true })
+    return () => {
+      if (original) Object.defineProperty(target, key, original)
+      else delete (target as Record<string | symbol, unknown>)[key]
+    }
+  }
+
+  it('gets page_tampered instead of a result, and the handler does not run, when Promise.prototype.then was replaced', async () => {
+    let ran = 0
+    const adapter = createAdapter(
+      definePlugin({
+        tools: [
+          defineTool({ name: 't', description: 'd', input: Type.Object({}), handle: () => (ran++, 'real') }),
+        ],
+      }),
+      { name: 'demo', version: '1.0.0' },
+      env(),
     )
+    const then = Object.getOwnPropertyDescriptor(Promise.prototype, 'then')
+      ?.value as typeof Promise.prototype.then
+    const restore = tamper(Promise.prototype, 'then', function (this: Promise<unknown>, ...args: unknown[]) {
+      return Reflect.apply(then, this, args) as unknown
+    })
+    let result: unknown
+    try {
+      result = adapter.invoke('t', {}, 'x')
+    } finally {
+      restore()
+    }
+    expect(await result).toMatchObject({ ok: false, error: { code: 'page_tampered' } })
+    expect(ran).toBe(0)
+    expect(await adapter.invoke('t', {}, 'y')).toEqual({ ok: true, output: 'real' })
+  })
+
+  it('refuses a result when the page defined Object.prototype.toJSON while the handler ran', async () => {
+    let restore = (): void => undefined
+    const adapter = createAdapter(
+      definePlugin({
+        tools: [
+          defineTool({
+            name: 't',
+            description: 'd',
+            input: Type.Object({}),
+            handle: () => {
+              restore = tamper(Object.prototype, 'toJSON', () => ({ forged: true }))
+              return { real: true }
+            },
+          }),
+        ],
+      }),
+      { name: 'demo', version: '1.0.0' },
+      env(),
+    )
+    let result: unknown
+    try {
+      result = adapter.invoke('t', {}, 'x')
+    } finally {
+      restore()
+    }
+    expect(await result).toMatchObject({
+      ok: false,
+      error: { code: 'page_tampered', message: expect.stringContaining('Object.prototype.toJSON') },
+    })
   })
 })
