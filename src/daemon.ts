@@ -195,6 +195,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     link.notify('plugins.changed', {
       plugins: catalog.pluginStates(),
       failedPlugins: catalog.failedPlugins(),
+      browserTools: catalog.browserToolStates(),
+      skipPermissions: catalog.skipPermissions(),
     })
     sessions.toolsChanged()
   }

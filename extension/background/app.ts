@@ -137,6 +137,8 @@ export class BackgroundApp {
       case 'plugins.changed': {
         const p = params as Notif<'plugins.changed'>
         this.failedPlugins = p.failedPlugins
+        if (p.browserTools) this.browserTools = p.browserTools
+        if (p.skipPermissions !== undefined) this.skipPermissions = p.skipPermissions
         void this.tracker.setPlugins(p.plugins).then(() => this.panels.publish())
         this.panels.publish()
         break
@@ -193,7 +195,7 @@ export class BackgroundApp {
 
   private async onRequest(method: string, params: unknown): Promise<unknown> {
     if (method === 'tool.dispatch')
-      return dispatchTool(params as DispatchParams, this.tracker, {
+      return dispatchTool(params as DispatchParams, this.tracker, this.browserTools, {
         progress: (dispatchId, progress, total, message) =>
           this.sendProgress(dispatchId, progress, total, message),
         log: (plugin, level, message, data) =>

@@ -5,7 +5,7 @@
  * -32003 (the tool failed; data `{ code, category?, retryable? }`). Built-in `browser` tools run in
  * the extension itself.
  */
-import { BROWSER_PLUGIN, JsonRpcErrorCode, type PluginState, type ToolErrorData } from '../../src/protocol'
+import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } from '../../src/protocol'
 import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool } from '../builtins'
 import { rankTabs } from '../lib/tabChoice'
@@ -48,16 +48,16 @@ const toolError = (message: string, data: ToolErrorData): RpcError =>
  * by what the daemon last told it (sync.full, plugins.changed). Whoever speaks for the daemon on the
  * socket cannot run a tool the user has not enabled.
  */
-function assertEnabled(plugin: PluginState, tool: string): void {
-  const state = plugin.tools.find((t) => t.name === tool)
+function assertEnabled(owner: string, tools: readonly ToolState[], tool: string, fullName: string): void {
+  const state = tools.find((t) => t.name === tool)
   if (!state)
-    throw toolError(`${plugin.displayName || plugin.name} has no tool ${tool}`, {
+    throw toolError(`the extension knows no ${owner} tool ${tool}`, {
       code: 'unknown_tool',
       category: 'validation',
     })
   if (state.permission === 'off')
     throw toolError(
-      `the extension refuses ${plugin.name}_${tool}: its permission is off. Enable it in the bridge side panel first.`,
+      `the extension refuses ${fullName}: its permission is off. Enable it in the bridge side panel first.`,
       { code: 'permission_off', category: 'permission' },
     )
 }
@@ -65,9 +65,13 @@ function assertEnabled(plugin: PluginState, tool: string): void {
 export async function dispatchTool(
   params: DispatchParams,
   tracker: TabTracker,
+  browserTools: readonly ToolState[],
   hooks: DispatchHooks,
 ): Promise<{ output: unknown }> {
-  if (params.plugin === BROWSER_PLUGIN) return runBuiltin(params, hooks)
+  if (params.plugin === BROWSER_PLUGIN) {
+    assertEnabled('built-in', browserTools, params.tool, params.tool)
+    return runBuiltin(params, hooks)
+  }
   const plugin = tracker.plugin(params.plugin)
   if (!plugin)
     throw toolError(`the extension does not know the plugin ${params.plugin}`, {
@@ -75,7 +79,7 @@ export async function dispatchTool(
       category: 'validation',
     })
   const label = plugin.displayName || plugin.name
-  assertEnabled(plugin, params.tool)
+  assertEnabled(label, plugin.tools, params.tool, `${plugin.name}_${params.tool}`)
 
   await tracker.refreshFocus()
   const named = params.tabId

@@ -94,6 +94,12 @@ export const WsMethods = {
     Type.Object({
       plugins: Type.Array(PluginState),
       failedPlugins: Type.Array(FailedPlugin),
+      /**
+       * The built-in tools with their effective permissions: a permission change reaches the panel,
+       * and the extension refuses a dispatch for a tool that is off by it.
+       */
+      browserTools: Type.Optional(Type.Array(ToolState)),
+      skipPermissions: Type.Optional(Type.Boolean()),
     }),
   ),
   /** A tool call started running in the browser. */

@@ -94,6 +94,42 @@ describe('the extension refuses a tool.dispatch for a tool that is off', () => {
     expect(answer.error?.data).toMatchObject({ code: 'permission_off' })
   })
 
+  it('refuses a built-in tool that is off, and follows its permission in plugins.changed', async () => {
+    const listTabs = (permission: 'off' | 'auto') => ({
+      name: 'browser_list_tabs',
+      displayName: 'List tabs',
+      description: 'List open tabs',
+      permission,
+    })
+    daemon.browserTools = [listTabs('off')]
+    daemon.resync()
+    await daemon.waitFor((f) => f.method === 'tab.syncAll', 10_000, daemon.frames.length)
+    const dispatchListTabs = () =>
+      daemon.request('tool.dispatch', {
+        dispatchId: `attack${++seq}`,
+        plugin: 'browser',
+        tool: 'browser_list_tabs',
+        input: {},
+      })
+    const refused = await dispatchListTabs()
+    expect(refused.error).toMatchObject({ code: -32003, data: { code: 'permission_off' } })
+    expect(refused.error?.message).toContain('browser_list_tabs')
+    daemon.notify('plugins.changed', {
+      plugins: [withOff()],
+      failedPlugins: [],
+      browserTools: [listTabs('auto')],
+    })
+    const allowed = await dispatchListTabs()
+    expect(JSON.stringify(allowed.result)).toContain('Demo Notes')
+    const unknown = await daemon.request('tool.dispatch', {
+      dispatchId: `attack${++seq}`,
+      plugin: 'browser',
+      tool: 'browser_evaluate',
+      input: { expression: 'document.cookie' },
+    })
+    expect(unknown.error?.data).toMatchObject({ code: 'unknown_tool' })
+  })
+
   it('refuses a tool the plugin does not have', async () => {
     daemon.notify('plugins.changed', { plugins: [withOff()], failedPlugins: [] })
     const answer = await daemon.request('tool.dispatch', {

@@ -175,7 +175,13 @@ describe.each(ENGINES)('permissions and approvals (%s engine)', (engine) => {
     expect(answer.result).toEqual({ ok: true })
     await changed
     const broadcast = await ext.waitFor('plugins.changed')
-    expect(broadcast.params).toEqual({ plugins: [], failedPlugins: [] })
+    // The built-in tools travel with it: the extension refuses a dispatch for a tool off by this list.
+    expect(broadcast.params).toMatchObject({ plugins: [], failedPlugins: [], skipPermissions: false })
+    expect(
+      (broadcast.params?.browserTools as { name: string; permission: string }[]).find(
+        (t) => t.name === 'browser_close_tab',
+      )?.permission,
+    ).toBe('auto')
     expect(configOnDisk(fx).permissions.browser?.tools?.browser_close_tab).toBe('auto')
     expect(Object.keys(await listed())).toContain('browser_close_tab')
     const state = await ext.request('config.getState', {})
