@@ -42,9 +42,13 @@ describe('bridge audit', () => {
     expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DURATION\s+CLIENT\s+TOOL\s+ERROR$/)
     expect(lines).toHaveLength(5)
     expect(lines[1]).toMatch(
-      /^\d{4}-\d\d-\d\dT\S+Z\s+FAILED\s+\d+ ms\s+\S+\s+browser_close_tab\s+permission_off: this tool is off/,
+      /^\d{4}-\d\d-\d\dT\S+Z\s+FAILED\s+\d+ ms\s+cli\s+browser_close_tab\s+permission_off: this tool is off/,
     )
-    expect(lines[2]).toMatch(/\s+ok\s+\d+ ms\s+\S+\s+browser_list_tabs$/)
+    expect(lines[2]).toMatch(/\s+ok\s+\d+ ms\s+cli\s+browser_list_tabs$/)
+    // The daemon filters by client (GET /audit?client=): the MCP calls here used the secret, as the CLI.
+    const mine = JSON.parse((await cli(['--json', '--client', 'cli'])).stdout) as AuditEntry[]
+    expect(mine.map((e) => e.client)).toEqual(['cli', 'cli', 'cli', 'cli'])
+    expect(JSON.parse((await cli(['--json', '--client', 'someone-else'])).stdout)).toEqual([])
   })
 
   it('--json gives failed entries their code, category and message; --limit and --tool filter', async () => {
