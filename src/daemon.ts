@@ -285,6 +285,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       extensionConnections: link.connected ? 1 : 0,
       mcpClients: sessions.count,
       auditSummary: audit.summary(),
+      auditLog: audit.diskStatus(),
       ...plugins,
       toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,

@@ -9,6 +9,7 @@ export const BridgeErrorCode = {
   configUnparseable: 'config_unparseable',
   configInvalid: 'config_invalid',
   configLocked: 'config_locked',
+  diskWriteFailed: 'disk_write_failed',
   authInvalid: 'auth_invalid',
   clientInvalid: 'client_invalid',
   clientExists: 'client_exists',
