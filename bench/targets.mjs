@@ -113,43 +113,34 @@ export async function startTarget({ kind, configDir, toolsFile, probe = true, no
 /**
  * The scripted extension: one real WebSocket on /ws that answers every `tool.dispatch` at once, and
  * after each `sync.full` reports every plugin's tab as ready. `connect()` resolves with the time from
- * opening the socket to the `sync.full` (null for the floor, which sends none).
+ * opening the socket to the `sync.full` (null for the floor, which sends none). Like the real
+ * extension it reconnects when the server drops the socket; `reconnects` counts those.
  */
 export function createExtension(target) {
   let ws
-  const frame = (tabs) => JSON.stringify({ jsonrpc: '2.0', method: 'tab.syncAll', params: { plugins: tabs } })
-  const onMessage = (data) => {
-    const m = JSON.parse(data.toString('utf8'))
-    if (m.method === 'tool.dispatch') {
-      ws.send(
-        `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"output":${JSON.stringify({ echoed: m.params.input })}}}`,
-      )
-    } else if (m.method === 'sync.full') {
-      const tabs = {}
-      for (const p of m.params.plugins)
-        tabs[p.name] = {
-          state: 'ready',
-          tabs: [{ tabId: 1, url: `http://127.0.0.1/${p.name}/`, title: p.name, ready: true }],
-        }
-      ws.send(frame(tabs))
-      syncWaiter?.()
-    }
-  }
+  let closing = false
   let syncWaiter
-  return {
+  const extension = {
+    reconnects: 0,
     async connect() {
       const previous = ws
       const t0 = performance.now()
-      ws = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, ['bridge', target.secret], {
+      const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, ['bridge', target.secret], {
         origin: EXTENSION_ORIGIN,
         perMessageDeflate: false,
       })
-      ws.on('message', onMessage)
+      ws = socket
+      socket.on('message', (data) => onMessage(socket, data))
+      socket.on('close', () => {
+        if (closing || socket !== ws) return
+        extension.reconnects++
+        setTimeout(() => void extension.connect().catch(() => undefined), 100)
+      })
       const synced =
         target.kind === 'floor' ? Promise.resolve() : new Promise((resolve) => (syncWaiter = resolve))
       await new Promise((resolve, reject) => {
-        ws.once('open', resolve)
-        ws.once('error', reject)
+        socket.once('open', resolve)
+        socket.once('error', reject)
       })
       await synced
       const ms = target.kind === 'floor' ? null : performance.now() - t0
@@ -159,8 +150,29 @@ export function createExtension(target) {
       await new Promise((r) => setTimeout(r, 50))
       return ms
     },
-    close: () => ws?.close(),
+    close() {
+      closing = true
+      ws?.close()
+    },
   }
+  const onMessage = (socket, data) => {
+    const m = JSON.parse(data.toString('utf8'))
+    if (m.method === 'tool.dispatch') {
+      socket.send(
+        `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"output":${JSON.stringify({ echoed: m.params.input })}}}`,
+      )
+    } else if (m.method === 'sync.full') {
+      const tabs = {}
+      for (const p of m.params.plugins)
+        tabs[p.name] = {
+          state: 'ready',
+          tabs: [{ tabId: 1, url: `http://127.0.0.1/${p.name}/`, title: p.name, ready: true }],
+        }
+      socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'tab.syncAll', params: { plugins: tabs } }))
+      syncWaiter?.()
+    }
+  }
+  return extension
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   APPROVAL_TIMEOUT_MS,
   TOOL_MAX_DURATION_MS,
   TOOL_TIMEOUT_MS,
+  type ApprovalTab,
   type Decision,
   type Permission,
   type ToolErrorCode,
@@ -39,9 +40,14 @@ export interface ToolInvocationInput {
 
 export interface ToolInvocationContext extends ToolInvocationInput {
   outcome?: ToolOutcome
+  /** The tab an `ask` call will run in, chosen before the user is asked (absent for built-ins). */
+  tab?: ApprovalTab
   /** "waiting for approval" reports so far: the `progress` value of the next one. */
   waitingTicks: number
 }
+
+/** Whether an `ask` call may be put to the user now, and in which tab it will run. */
+export type ApprovalCheck = { ok: true; tab?: ApprovalTab } | { ok: false; error: ToolFailure }
 
 export interface PermissionCheck {
   permission: Permission
@@ -78,6 +84,11 @@ const FAILURES = {
     category: 'internal',
   },
   internalDispatch: { code: 'tool_error', message: 'the call could not be dispatched', category: 'internal' },
+  internalApproval: {
+    code: 'tool_error',
+    message: 'the approval could not be prepared',
+    category: 'internal',
+  },
   permissionOff: {
     code: 'permission_off',
     message: 'this tool is off; enable it in the bridge side panel or with `bridge config set`',
@@ -137,8 +148,8 @@ const pluginTabOf = (system: AnySystem, plugin: string): AnyActorRef | undefined
 type AnySystem = { get(systemId: string): unknown }
 
 /**
- * One tool call: validating -> checkingPermission -> (awaitingApproval) -> dispatching -> running ->
- * recording -> succeeded | failed. The call's data is its input; its outcome is its output, produced
+ * One tool call: validating -> checkingPermission -> (preparingApproval -> awaitingApproval) ->
+ * dispatching -> running -> recording -> succeeded | failed. The call's data is its input; its outcome is its output, produced
  * only after `record` (the audit entry) has finished; progress is an emitted `tool.progress` event.
  * `dispatching` asks the plugin's `pluginTab:<plugin>` actor for a slot and waits for its answer;
  * leaving `running` gives the slot back. The daemon provides the effects once (catalog, extension
@@ -156,13 +167,23 @@ export const toolInvocationMachine = setup({
     /** Unknown tool or input that does not match the tool's schema. */
     validate: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('validate')),
     checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() => notProvided('checkPermission')),
-    /** Sends tool.dispatch and reports dispatch.succeeded / dispatch.failed; stopping it forgets the request. */
-    dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(() => undefined),
+    /**
+     * Before the user is asked: a ready tab to run in (named in the approval) and room in the client's
+     * approval queue. A call that could not run, or one too many, fails here and nobody is asked.
+     */
+    prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(() => notProvided('prepareApproval')),
+    /**
+     * Sends tool.dispatch (in the approved tab, when one was shown) and reports dispatch.succeeded /
+     * dispatch.failed; stopping it forgets the request.
+     */
+    dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(() => undefined),
     /** Writes the audit entry; the call answers once it has settled. */
     record: fromPromise<void, ToolInvocationContext>(() => notProvided('record')),
   },
   actions: {
     requestApproval: () => undefined,
+    /** Gives back the call's place in its client's approval queue; every way out of an approval runs it. */
+    releaseApproval: () => undefined,
     cancelApproval: (_, _params: { reason: string }) => undefined,
     persistAlways: () => undefined,
     announceStart: () => undefined,
@@ -267,7 +288,7 @@ export const toolInvocationMachine = setup({
             target: 'recording',
             actions: failWith('askWithoutExtension'),
           },
-          { guard: { type: 'isAsk', params: ({ event }) => event.output }, target: 'awaitingApproval' },
+          { guard: { type: 'isAsk', params: ({ event }) => event.output }, target: 'preparingApproval' },
           {
             guard: { type: 'isWithoutExtension', params: ({ event }) => event.output },
             target: 'recording',
@@ -278,8 +299,31 @@ export const toolInvocationMachine = setup({
         onError: { target: 'recording', actions: failWith('internalPermission') },
       },
     },
+    preparingApproval: {
+      invoke: {
+        id: 'prepareApproval',
+        src: 'prepareApproval',
+        input: ({ context }) => context,
+        onDone: [
+          {
+            guard: { type: 'isOk', params: ({ event }) => event.output },
+            target: 'awaitingApproval',
+            actions: assign({ tab: ({ event }) => (event.output.ok ? event.output.tab : undefined) }),
+          },
+          {
+            target: 'recording',
+            actions: {
+              type: 'takeFailure',
+              params: ({ event }) => ({ error: (event.output as { error: ToolFailure }).error }),
+            },
+          },
+        ],
+        onError: { target: 'recording', actions: failWith('internalApproval') },
+      },
+    },
     awaitingApproval: {
       entry: 'requestApproval',
+      exit: 'releaseApproval',
       initial: 'waiting',
       states: {
         // Re-entered on every tick so a client with a progress token hears "waiting for approval".
@@ -391,6 +435,8 @@ export const toolInvocationMachine = setup({
     },
     // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
     recording: {
+      // A cancel while the approval was being prepared leaves a reserved place: give it back.
+      entry: 'releaseApproval',
       on: { cancel: {}, 'daemon.stopping': {} },
       invoke: {
         id: 'record',

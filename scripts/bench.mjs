@@ -65,10 +65,21 @@ function* rotations(items, rounds) {
     for (let i = 0; i < items.length; i++) yield [items[(r + i) % items.length], r]
 }
 
-/** One echo call; a tool error would mean the bench measures a refusal, so it stops the run. */
+/**
+ * One echo call. A call refused because the extension's socket just dropped is made again once the
+ * scripted extension is back (counted in `retried`); any other tool error would mean the bench measures
+ * a refusal, so it stops the run.
+ */
 async function call(t, plugin, i) {
-  const result = await t.mcp.client.callTool({ name: `${plugin}_echo`, arguments: { text: `hello ${i}` } })
-  if (result.isError) throw new Error(`${t.kind}: ${plugin}_echo failed: ${JSON.stringify(result.content)}`)
+  for (let attempt = 0; ; attempt++) {
+    const result = await t.mcp.client.callTool({ name: `${plugin}_echo`, arguments: { text: `hello ${i}` } })
+    if (!result.isError) break
+    const text = JSON.stringify(result.content)
+    if (!/extension_(not_connected|disconnected)/.test(text) || attempt >= 20)
+      throw new Error(`${t.kind}: ${plugin}_echo failed: ${text}`)
+    t.retried = (t.retried ?? 0) + 1
+    await new Promise((r) => setTimeout(r, 200))
+  }
   t.calls++
 }
 
@@ -97,8 +108,12 @@ async function startAll(dirs, toolsFile) {
   return targets
 }
 
-async function stopAll(targets) {
+/** Extension reconnects and retried calls per phase and target: a quiet run has none. */
+const incidents = {}
+
+async function stopAll(targets, phase) {
   for (const t of Object.values(targets)) {
+    incidents[`${phase} ${t.kind}`] = { extensionReconnects: t.ext.reconnects, callsRetried: t.retried ?? 0 }
     await t.mcp.close().catch(() => undefined)
     t.ext.close()
     await t.stop()
@@ -213,7 +228,7 @@ async function fewPlugins() {
       }
       return { coldStart, seq, conc, memory }
     } finally {
-      await stopAll(targets)
+      await stopAll(targets, `${FEW} plugins`)
     }
   } finally {
     for (const d of Object.values(dirs)) rmSync(d.dir, { recursive: true, force: true })
@@ -303,7 +318,7 @@ async function manyPlugins() {
         memory,
       }
     } finally {
-      await stopAll(targets)
+      await stopAll(targets, `${MANY} plugins`)
     }
   } finally {
     for (const d of Object.values(dirs)) rmSync(d.dir, { recursive: true, force: true })
@@ -484,4 +499,6 @@ const report = {
 }
 const file = join(root, 'bench', quick ? 'results-quick.json' : 'results.json')
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+const troubled = Object.entries(incidents).filter(([, v]) => v.extensionReconnects || v.callsRetried)
+if (troubled.length) console.log(`\nincidents: ${JSON.stringify(Object.fromEntries(troubled))}`)
 console.log(`\nsaved ${file} (${report.durationS} s)`)

@@ -24,7 +24,7 @@ import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { callTool } from './mcp/toolCalls'
 import { provideToolInvocation } from './mcp/invocationEffects'
-import { McpSessions } from './mcp/mcpSessions'
+import { loadMcpSdk, McpSessions } from './mcp/mcpSessions'
 import { toCallToolResult } from './mcp/toolResults'
 import { ExtensionLink } from './ws/extensionLink'
 import { createMethodHandlers } from './ws/methods'
@@ -33,7 +33,7 @@ import { AuditFile, AuditLog } from './audit'
 import { createToolCatalog } from './catalog/toolCatalog'
 import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
-import { withToolPermission } from './config/permissions'
+import { allowAlwaysPersists, withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
@@ -104,7 +104,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // Named MCP clients (clients.json): their tokens open /mcp only. Re-read at each reload and on change.
   const onClientRemoved = (name: string): void => {
-    logger.info(`MCP client "${name}" no longer has access`)
+    logger.info(`MCP client "${name}" no longer has access: its sessions end now`)
+    sessions.closeClient(name)
   }
   const clients = createClientRegistry({
     file: paths.clientsFile,
@@ -142,7 +143,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     file: auditFile,
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
-  const pluginLogs = new PluginLogs()
+  const pluginLogs = new PluginLogs({
+    isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
+  })
   const updateConfig = (mutate: (current: Config) => Config) => configStore.update(mutate)
 
   const syncFull = () => ({
@@ -177,14 +180,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         ],
       },
     }),
+    // Bounded, neutralized and tagged with the plugin that wrote it (./ws/pluginLogs).
     onPluginLog: ({ entries }) => {
-      pluginLogs.add(entries)
-      for (const entry of entries)
-        sessions.log(
-          entry.level,
-          `plugin:${entry.plugin}`,
-          entry.data === undefined ? entry.message : { message: entry.message, data: entry.data },
-        )
+      for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
   })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
@@ -234,15 +232,19 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         toolInvocation: provideToolInvocation({
           catalog,
           port: link,
+          tabs: (plugin) => link.tab(plugin),
           audit,
           limits,
-          allowAlways: (plugin, tool, version) =>
+          // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+          allowAlways: (plugin, tool, version) => {
+            if (!allowAlwaysPersists(plugin, tool)) return
             void updateConfig((config) => ({
               ...config,
               permissions: withToolPermission(config.permissions, plugin, tool, 'auto', version),
             })).then(configChanged, (error: unknown) =>
               logger.error(`could not save "always allow" for ${plugin} ${tool}:`, error),
-            ),
+            )
+          },
         }),
       },
     }),
@@ -365,6 +367,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
+  // Healthy first; the MCP SDK (the largest import) loads right after, before a client needs it.
+  setImmediate(() => {
+    loadMcpSdk().catch((error: unknown) => logger.error('loading the MCP SDK failed:', error))
+  })
 
   return {
     port,

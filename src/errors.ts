@@ -10,6 +10,8 @@ export const BridgeErrorCode = {
   configInvalid: 'config_invalid',
   configLocked: 'config_locked',
   diskWriteFailed: 'disk_write_failed',
+  /** The config directory or one of its files is another user's, writable by others, or a link. */
+  configUnsafe: 'config_unsafe',
   authInvalid: 'auth_invalid',
   clientInvalid: 'client_invalid',
   clientExists: 'client_exists',

@@ -5,6 +5,7 @@
  * `<config>/audit.log` and `audit.log.1` (which also hold what happened before the last restart).
  */
 import type { CAC } from 'cac'
+import { neutralizeText } from '../../src/protocol/untrustedText'
 import { existsSync, readFileSync } from 'node:fs'
 import type { AuditEntry } from '../../src/audit/auditEntry'
 import { readConfigFile } from '../../src/config/configFile'
@@ -154,8 +155,8 @@ export function formatTable(entries: readonly AuditEntry[]): string[] {
     entry.success ? 'ok' : 'FAILED',
     `${entry.durationMs} ms`,
     entry.client === undefined ? '-' : oneLine(entry.client),
-    entry.tool,
-    entry.error ? `${entry.error.code}: ${oneLine(entry.error.message)}` : '',
+    oneLine(entry.tool),
+    entry.error ? `${oneLine(entry.error.code)}: ${oneLine(entry.error.message)}` : '',
   ])
   const header = ['TIME', 'RESULT', 'DURATION', 'CLIENT', 'TOOL', 'ERROR']
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
@@ -168,17 +169,12 @@ export function formatTable(entries: readonly AuditEntry[]): string[] {
 }
 
 /**
- * One line of a terminal table. Messages come from pages and plugins: control and format characters
- * (escape sequences, bidi overrides) are shown as `⟨U+001B⟩`, never sent to the terminal.
+ * One line of a terminal table. Tool names come from agents, messages from pages and plugins: runs of
+ * white space become one space, control and format characters (escape sequences, bidi overrides) are
+ * shown as `⟨U+001B⟩` (src/protocol/untrustedText), never sent to the terminal.
  */
 function oneLine(text: string): string {
-  const flat = text
-    .replace(/\s+/g, ' ')
-    .replace(
-      /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu,
-      (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
-    )
-  return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat
+  return neutralizeText(text.replace(/[ \t\n\r]+/g, ' '), 99)
 }
 
 /** A flag value as the user typed it (cac gives numbers for numeric text, arrays for repeats). */

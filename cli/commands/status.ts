@@ -2,6 +2,7 @@
  * `bridge status [--json]` (also plain `bridge`): what the running daemon reports on /health.
  */
 import type { CAC } from 'cac'
+import { neutralizeText } from '../../src/protocol/untrustedText'
 import { existsSync } from 'node:fs'
 import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
@@ -56,12 +57,13 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
   if (health.skipPermissions) lines.push('  permissions      SKIPPED: ask-mode tools run without approval')
   for (const plugin of health.pluginDetails) {
     lines.push(
-      `    ${plugin.name.padEnd(20)} ${plugin.tabState.padEnd(12)} ${String(plugin.toolCount).padStart(3)} tools  ${plugin.source}`,
+      `    ${neutralizeText(plugin.name, 64).padEnd(20)} ${plugin.tabState.padEnd(12)} ${String(plugin.toolCount).padStart(3)} tools  ${plugin.source}`,
     )
   }
   if (health.failedPlugins.length) {
     lines.push('  failed plugins')
-    for (const failed of health.failedPlugins) lines.push(`    ${failed.path}: ${failed.error}`)
+    for (const failed of health.failedPlugins)
+      lines.push(`    ${neutralizeText(failed.path, 500)}: ${neutralizeText(failed.error)}`)
   }
   return lines
 }

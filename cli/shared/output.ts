@@ -1,11 +1,15 @@
 /**
  * Terminal output of the `bridge` CLI: plain lines on stdout, problems on stderr. Every line passes
- * the same redaction as the daemon's log, except where a command prints the secret on purpose.
+ * the same redaction as the daemon's log, except where a command prints the secret on purpose, and no
+ * terminal control character (an escape sequence from a page, a plugin or an agent) is ever written:
+ * it is shown as a marker (`⟨U+001B⟩`). Commands also neutralize each untrusted field they print
+ * (src/protocol/untrustedText), so its newlines cannot start a line of their own.
  */
 import { redact } from '../../src/log'
+import { withoutTerminalControls } from '../../src/protocol/untrustedText'
 
 export function say(text = ''): void {
-  process.stdout.write(`${redact(text)}\n`)
+  process.stdout.write(`${withoutTerminalControls(redact(text))}\n`)
 }
 
 /** Prints text that is meant to contain the secret (setup instructions, --show-secret). */
@@ -14,12 +18,12 @@ export function sayWithSecret(text: string): void {
 }
 
 export function warn(text: string): void {
-  process.stderr.write(`${redact(text)}\n`)
+  process.stderr.write(`${withoutTerminalControls(redact(text))}\n`)
 }
 
 /** Prints the problem and sets exit code 1. */
 export function fail(text: string): void {
-  process.stderr.write(`bridge: ${redact(text)}\n`)
+  process.stderr.write(`bridge: ${withoutTerminalControls(redact(text))}\n`)
   process.exitCode = 1
 }
 

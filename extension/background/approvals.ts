@@ -53,10 +53,9 @@ export class ApprovalQueue {
     if (count) void chrome.action.setBadgeBackgroundColor({ color: '#d97706' })
     if (count === 0) void chrome.notifications.clear(NOTIFICATION_ID)
     else if (added) {
-      const who = added.client ?? 'An MCP client'
       const message = visibleText(
         count === 1
-          ? `${who} asks ${added.pluginDisplayName} to run ${added.tool}. Open the bridge side panel to allow or deny.`
+          ? `${added.client} asks ${added.pluginDisplayName} to run ${added.tool}. Open the bridge side panel to allow or deny.`
           : `${count} tool calls wait for your approval in the bridge side panel.`,
       )
       chrome.notifications.create(

@@ -19,6 +19,9 @@ export interface DispatchParams {
   tool: string
   input: unknown
   tabId?: number
+  /** The calling MCP client and its session, when the daemon sends them (built-ins group tabs per agent). */
+  client?: string
+  session?: string
 }
 
 export interface DispatchHooks {
@@ -154,6 +157,8 @@ async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise
   try {
     const output = await runBuiltinTool(params.tool, params.input, {
       dispatchId: params.dispatchId,
+      ...(params.client !== undefined ? { client: params.client } : {}),
+      ...(params.session !== undefined ? { session: params.session } : {}),
       progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
       log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
     })

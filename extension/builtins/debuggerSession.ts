@@ -193,3 +193,21 @@ export function debuggerSessions(): { tabId: number; holds: string[]; dialogOpen
     dialogOpen: s.dialog !== undefined,
   }))
 }
+
+/** Forgets a tab's dialog once it is answered (Chrome's closed event may come a moment later). */
+export function forgetDialog(tabId: number): void {
+  const session = sessions.get(tabId)
+  if (!session) return
+  session.dialog = undefined
+  scheduleIdleDetach(tabId, session)
+}
+
+/** The JavaScript dialog open in a tab, as seen by an attached session. */
+export function openDialog(tabId: number): OpenDialog | undefined {
+  return sessions.get(tabId)?.dialog
+}
+
+/** Every tab with an open dialog bridge knows of. */
+export function openDialogs(): { tabId: number; type: string; message: string }[] {
+  return [...sessions].flatMap(([tabId, s]) => (s.dialog ? [{ tabId, ...s.dialog }] : []))
+}

@@ -1,9 +1,9 @@
 /** Handlers of src/tools/devtools.ts: screenshots, console, network capture. */
 import type { devtools as defs } from '../../src/tools'
-import { consoleLogs } from './consoleLogs'
+import { consoleClear, consoleLogs, consoleMessage } from './consoleLogs'
 import type { Handlers } from './context'
 import { networkExportHar, networkRequests, networkStart, networkStop } from './networkTools'
-import { screenshot } from './screenshot'
+import { savePdf, screenshot } from './screenshot'
 
 export const devtoolsHandlers: Handlers<typeof defs> = {
   screenshot,
@@ -12,4 +12,7 @@ export const devtoolsHandlers: Handlers<typeof defs> = {
   networkStop,
   networkRequests,
   networkExportHar,
+  savePdf,
+  consoleClear,
+  consoleMessage,
 }

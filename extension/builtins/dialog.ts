@@ -1,6 +1,6 @@
 /** browser_handle_dialog through Page.handleJavaScriptDialog. */
 import type { storage as defs, BrowserToolInput } from '../../src/tools'
-import { withDebugger } from './debuggerSession'
+import { forgetDialog, withDebugger } from './debuggerSession'
 import { messageOf, notFound } from './errors'
 import { resolveTab, tabIdOf } from './tabs'
 
@@ -23,6 +23,7 @@ export async function handleDialog(input: In) {
         )
       throw err
     }
+    forgetDialog(tabId)
     return {
       handled: true,
       accepted: input.accept,

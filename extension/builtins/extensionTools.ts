@@ -4,6 +4,7 @@ import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { extension as defs, BrowserToolInput } from '../../src/tools'
 import { debuggerSessions } from './debuggerSession'
 import { extensionLogEntries, type ExtensionLogEntry } from './extensionLog'
+import { internal } from './errors'
 import { captureSummaries } from './networkCapture'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
@@ -16,6 +17,10 @@ export interface BuiltinHooks {
   getState?: () => unknown
   /** The extension's log, when it keeps one of its own; else the built-in tools' log is used. */
   getLogs?: () => readonly ExtensionLogEntry[]
+  /** A built-in tool's effective permission as the daemon has it now (asked fresh, not from a cache). */
+  toolPermission?: (tool: string) => Promise<string | undefined>
+  /** Closes the daemon connection and opens it again at once. */
+  reconnect?: () => void
 }
 
 export const hooks: BuiltinHooks = {}
@@ -54,4 +59,12 @@ export async function reloadExtension(_input: In<'reloadExtension'>) {
   return Promise.resolve({ reloading: true, inMs: RELOAD_DELAY_MS })
 }
 
-export const extensionHandlers: Handlers<typeof defs> = { getState, getLogs, reloadExtension }
+/** Answers first, then drops the socket: the reply must leave on the old connection. */
+async function forceReconnect(_input: In<'forceReconnect'>) {
+  const reconnect = hooks.reconnect
+  if (!reconnect) throw internal('this extension build has no daemon connection to reconnect')
+  setTimeout(reconnect, RELOAD_DELAY_MS)
+  return Promise.resolve({ reconnecting: true })
+}
+
+export const extensionHandlers: Handlers<typeof defs> = { getState, getLogs, reloadExtension, forceReconnect }

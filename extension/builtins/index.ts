@@ -4,16 +4,27 @@
  * validated `input` against the tool's schema in `src/tools`. Failures throw an Error carrying `code`
  * ('tool_error'), `category` and `retryable` (see ./errors). Screenshots return `{ type: 'image', data, mimeType }`.
  */
-import { BROWSER_TOOL_GROUPS, type BrowserToolGroups } from '../../src/tools'
+import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
+import { OTHER_AGENT_FIELD } from '../../src/tools/common'
+import { assertMayAct, otherOwner } from './agentGroups'
 import type { BuiltinContext, BuiltinHandler, Handlers } from './context'
+import { openDialogs } from './debuggerSession'
 import { devtoolsHandlers } from './devtoolsTools'
+import { emulationHandlers } from './emulationTools'
 import { BuiltinToolError, internal } from './errors'
 import { recordExtensionLog } from './extensionLog'
 import { extensionHandlers, hooks, type BuiltinHooks } from './extensionTools'
+import { formHandlers } from './formTools'
 import { inputHandlers } from './inputTools'
+import { mouseHandlers } from './mouseTools'
+import { networkHandlers } from './networkExtras'
 import { pageHandlers } from './pageTools'
+import { readingHandlers } from './readingTools'
+import { scriptHandlers } from './scriptTools'
 import { storageHandlers } from './storageTools'
+import { resolveTab } from './tabs'
 import { tabHandlers } from './tabTools'
+import { windowHandlers } from './windowTools'
 
 export type { BuiltinContext } from './context'
 export { BuiltinToolError } from './errors'
@@ -22,11 +33,55 @@ export { recordExtensionLog } from './extensionLog'
 /** One handler map per definition module of src/tools; the type requires every group and every tool. */
 const GROUPS: { [G in keyof BrowserToolGroups]: Handlers<BrowserToolGroups[G]> } = {
   tabs: tabHandlers,
+  windows: windowHandlers,
   page: pageHandlers,
+  reading: readingHandlers,
   input: inputHandlers,
+  forms: formHandlers,
+  mouse: mouseHandlers,
   devtools: devtoolsHandlers,
+  network: networkHandlers,
   storage: storageHandlers,
+  emulation: emulationHandlers,
+  script: scriptHandlers,
   extension: extensionHandlers,
+}
+
+/** Tools that act on one tab: they are checked against the agents' tab groups first. */
+const TAB_TOOLS = new Set(
+  BROWSER_TOOLS.filter((t) => 'tabId' in ((t.inputSchema.properties as object | undefined) ?? {})).map(
+    (t) => t.name,
+  ),
+)
+
+/** The open dialogs a caller may hear of: not those in another agent's tabs. */
+async function dialogsFor(ctx: BuiltinContext) {
+  const visible = []
+  for (const dialog of openDialogs()) {
+    const tab = await chrome.tabs.get(dialog.tabId).catch(() => undefined)
+    if (tab && (await otherOwner(tab, ctx)) === undefined) visible.push(dialog)
+  }
+  return visible
+}
+
+/** Every result says which dialogs are open, so an agent whose page froze learns why at once. */
+async function withDialogs(output: unknown, ctx: BuiltinContext): Promise<unknown> {
+  const dialogs = await dialogsFor(ctx)
+  if (!dialogs.length) return output
+  const note = dialogs.map((d) => ({
+    ...d,
+    message: d.message.slice(0, 500),
+    answerWith: 'browser_handle_dialog',
+  }))
+  if (typeof output === 'string') return `${output}\n[open dialogs: ${JSON.stringify(note)}]`
+  if (
+    output &&
+    typeof output === 'object' &&
+    !Array.isArray(output) &&
+    (output as { type?: unknown }).type !== 'image'
+  )
+    return { ...output, openDialogs: note }
+  return output
 }
 
 const HANDLERS = new Map<string, BuiltinHandler>()
@@ -51,14 +106,22 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
       category: 'validation',
     })
   const started = Date.now()
+  const args = (input ?? {}) as Record<string, unknown>
   try {
-    const output = await handler((input ?? {}) as never, ctx)
+    if (TAB_TOOLS.has(tool)) {
+      const tab = await resolveTab(args.tabId as number | undefined)
+      await assertMayAct(tab, ctx, args[OTHER_AGENT_FIELD] === true)
+    }
+    const output = await handler(args as never, ctx)
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)
-    return output
+    return await withDialogs(output, ctx)
   } catch (err) {
     const failure =
       err instanceof BuiltinToolError ? err : internal(err instanceof Error ? err.message : String(err))
     recordExtensionLog('warning', `${tool} failed: ${failure.message}`)
+    const dialogs = await dialogsFor(ctx).catch(() => [])
+    if (dialogs.length && !failure.message.includes('dialog'))
+      failure.message += ` (open dialogs: ${JSON.stringify(dialogs.map((d) => ({ tabId: d.tabId, type: d.type, message: d.message.slice(0, 200) })))}; answer with browser_handle_dialog)`
     throw failure
   }
 }

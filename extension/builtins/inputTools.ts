@@ -1,23 +1,18 @@
 /** browser_click, browser_hover, browser_type, browser_press_key, browser_select_option, browser_scroll. */
-import type { Handlers } from './context'
+import { adoptTab } from './agentGroups'
+import type { BuiltinContext, Handlers } from './context'
 import type { input as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { invalid, sleep } from './errors'
+import { locateElement, type Located } from './frames'
 import { runInPage } from './pageScript'
 import { getTab, resolveTab, tabIdOf, waitForLoad } from './tabs'
 import { insertText, modifierBits, mouseClick, mouseMove, pressCombination } from './trustedInput'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 
-interface Located {
-  description: string
-  x: number
-  y: number
-  coveredBy?: string
-}
-
 async function locate(tab: chrome.tabs.Tab, input: { ref?: string; selector?: string }): Promise<Located> {
-  const where = await runInPage<Located>(tab, 'locate', { ref: input.ref, selector: input.selector })
+  const where = await locateElement(tab, { ref: input.ref, selector: input.selector })
   if (where.coveredBy)
     throw invalid(
       `${where.description} is covered by ${where.coveredBy}: close or scroll away what covers it, or act on that element instead`,
@@ -26,7 +21,7 @@ async function locate(tab: chrome.tabs.Tab, input: { ref?: string; selector?: st
 }
 
 /** After an action the page may start navigating; give it a moment and wait for the new page. */
-async function afterAction(tabId: number): Promise<chrome.tabs.Tab> {
+export async function afterAction(tabId: number): Promise<chrome.tabs.Tab> {
   await sleep(150)
   const tab = await getTab(tabId).catch(() => undefined)
   if (tab?.status === 'loading') return waitForLoad(tabId, 15_000).catch(() => getTab(tabId))
@@ -34,14 +29,14 @@ async function afterAction(tabId: number): Promise<chrome.tabs.Tab> {
 }
 
 /** Tabs the action opened (links with target=_blank, window.open), so the agent can switch to them. */
-async function openedTabs(tabId: number, before: Set<number>) {
+export async function openedTabs(tabId: number, before: Set<number>) {
   const tabs = await chrome.tabs.query({})
   return tabs
     .filter((t) => t.id !== undefined && !before.has(t.id) && t.openerTabId === tabId)
     .map((t) => ({ tabId: t.id!, url: t.pendingUrl ?? t.url ?? '' }))
 }
 
-export async function click(input: In<'click'>) {
+export async function click(input: In<'click'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   const where = await locate(tab, input)
@@ -55,6 +50,8 @@ export async function click(input: In<'click'>) {
   )
   const after = await afterAction(tabId)
   const opened = await openedTabs(tabId, before)
+  // Tabs an agent's click opens belong to that agent too.
+  for (const tab of opened) await adoptTab(tab.tabId, ctx).catch(() => undefined)
   return {
     clicked: where.description,
     url: after.url ?? '',

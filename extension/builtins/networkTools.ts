@@ -2,7 +2,10 @@
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { notFound } from './errors'
+import { credentialsAllowed } from './credentialRedaction'
+import { hooks } from './extensionTools'
 import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
+import { recordWebSockets, stopWebSockets } from './networkExtras'
 import { resolveTab, tabIdOf } from './tabs'
 import { isRestrictedUrl, restricted } from './errors'
 
@@ -26,13 +29,20 @@ export async function networkStart(input: In<'networkStart'>) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
-  await startCapture(tabId, tab.url)
-  return { tabId, capturing: true }
+  // Asked for, and the daemon's current permission for this tool is ask: a person approved this call.
+  const keep =
+    input.includeCredentials === true &&
+    credentialsAllowed(true, await hooks.toolPermission?.('browser_network_start'))
+  await startCapture(tabId, tab.url, keep)
+  await recordWebSockets(tabId, tab.url)
+  if (input.includeCredentials !== true) return { tabId, capturing: true }
+  return { tabId, capturing: true, credentials: keep ? 'included' : 'redacted' }
 }
 
 export async function networkStop(input: In<'networkStop'>) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   if (!captureOf(tabId)) throw notFound(`no network recording for tab ${tabId}`)
+  stopWebSockets(tabId)
   return { tabId, capturing: false, requests: stopCapture(tabId) }
 }
 

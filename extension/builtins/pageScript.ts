@@ -1,5 +1,16 @@
-/** Runs one operation of the page library (./page) in a tab's top frame, in the extension's isolated world. */
-import { BuiltinToolError, fromChromeError, isRestrictedUrl, restricted, withTimeout } from './errors'
+/**
+ * Runs one operation of the page library (./page) in one frame of a tab, in the extension's isolated
+ * world: the top frame, or the frame a ref names (`f<frameId>e<n>`).
+ */
+import { openDialog } from './debuggerSession'
+import {
+  BuiltinToolError,
+  fromChromeError,
+  invalid,
+  isRestrictedUrl,
+  restricted,
+  withTimeout,
+} from './errors'
 import { tabIdOf } from './tabs'
 
 export const PAGE_LIBRARY_FILE = 'builtinsPage.js'
@@ -17,14 +28,16 @@ async function execute(
   url: string | undefined,
   op: string,
   args: unknown,
+  frameId: number,
 ): Promise<PageResult> {
-  const target = { tabId, frameIds: [0] }
+  const target = { tabId, frameIds: [frameId] }
   try {
     await chrome.scripting.executeScript({ target, files: [PAGE_LIBRARY_FILE] })
     const [first] = await chrome.scripting.executeScript({
       target,
-      func: (name: string, input: unknown) => globalThis.__bridgeBuiltins?.run(name, input),
-      args: [op, args],
+      func: (name: string, input: unknown, frame: number) =>
+        globalThis.__bridgeBuiltins?.run(name, input, frame),
+      args: [op, args, frameId],
     })
     const result = first?.result as PageResult | undefined
     if (!result)
@@ -39,12 +52,32 @@ async function execute(
   }
 }
 
-/** Runs `op` in the tab and returns its value; page failures become tool errors with their category. */
-export async function runInPage<T>(tab: chrome.tabs.Tab, op: string, args: unknown = {}): Promise<T> {
+/** The frame a ref belongs to: `f12e3` is in frame 12, `e3` in the top frame. */
+export function frameOfRef(ref: string | undefined): number {
+  const match = ref === undefined ? null : /^f(\d+)e\d+$/.exec(ref)
+  return match ? Number(match[1]) : 0
+}
+
+/**
+ * Runs `op` in the tab (in the frame of `args.ref`, or `frameId`) and returns its value; page failures
+ * become tool errors with their category.
+ */
+export async function runInPage<T>(
+  tab: chrome.tabs.Tab,
+  op: string,
+  args: unknown = {},
+  frameId = frameOfRef((args as { ref?: string } | undefined)?.ref),
+): Promise<T> {
   const tabId = tabIdOf(tab)
   if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
+  // While a dialog is open the page runs no script: say so at once instead of timing out.
+  const dialog = openDialog(tabId)
+  if (dialog)
+    throw invalid(
+      `a ${dialog.type} dialog is open in tab ${tabId} ("${dialog.message.slice(0, 200)}"): answer it with browser_handle_dialog first`,
+    )
   const result = await withTimeout(
-    execute(tabId, tab.url, op, args),
+    execute(tabId, tab.url, op, args, frameId),
     PAGE_OP_TIMEOUT_MS,
     `the page in tab ${tabId} did not respond within ${PAGE_OP_TIMEOUT_MS / 1000} s; if a JavaScript dialog is open, close it with browser_handle_dialog`,
   )

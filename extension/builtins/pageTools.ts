@@ -3,6 +3,7 @@ import type { Handlers } from './context'
 import type { page as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { BuiltinToolError, invalid, sleep, timedOut } from './errors'
+import { snapshotWithFrames } from './frames'
 import { runInPage } from './pageScript'
 import { getTab, resolveTab, tabIdOf } from './tabs'
 
@@ -14,11 +15,11 @@ const PROGRESS_EVERY_MS = 2_000
 /** The snapshot is returned as text so the agent reads the outline as it is. */
 export async function snapshot(input: In<'snapshot'>) {
   const tab = await resolveTab(input.tabId)
-  const result = await runInPage<{ text: string }>(tab, 'snapshot', {
+  return snapshotWithFrames(tab, {
     selector: input.selector,
     maxLength: input.maxLength ?? 40_000,
+    depth: input.depth,
   })
-  return result.text
 }
 
 export async function getText(input: In<'getText'>) {

@@ -2,6 +2,7 @@
 import type { Handlers } from './context'
 import type { tabs as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
+import { adoptTab } from './agentGroups'
 import { withDebugger } from './debuggerSession'
 import { invalid, isRestrictedUrl, messageOf, notFound } from './errors'
 import { getTab, resolveTab, tabIdOf, tabInfo, waitForLoad } from './tabs'
@@ -47,6 +48,7 @@ export async function openTab(input: In<'openTab'>, ctx: BuiltinContext) {
   if (input.url !== undefined) assertWebUrl(input.url)
   const tab = await chrome.tabs.create({ url: input.url ?? 'about:blank', active: input.active ?? true })
   const tabId = tabIdOf(tab)
+  await adoptTab(tabId, ctx)
   if (!input.url || input.url === 'about:blank') return tabInfo(await getTab(tabId))
   return settle(tabId, input.waitForLoad, undefined, ctx)
 }

@@ -7,6 +7,14 @@ export type MouseButton = 'left' | 'right' | 'middle'
 export const modifierBits = (modifiers: readonly string[] = []): number =>
   modifiers.reduce((bits, m) => bits | (MODIFIER_BITS[m] ?? 0), 0)
 
+/** Modifier keys held down per tab by browser_key_down, applied to the mouse tools' events. */
+const held = new Map<number, { bits: number }>()
+export function heldModifiers(tabId: number): { bits: number } {
+  let entry = held.get(tabId)
+  if (!entry) held.set(tabId, (entry = { bits: 0 }))
+  return entry
+}
+
 export async function mouseMove(cdp: Cdp, x: number, y: number, modifiers = 0): Promise<void> {
   await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none' })
 }

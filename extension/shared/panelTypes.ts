@@ -50,8 +50,8 @@ export interface ApprovalView {
   tool: string
   params: unknown
   expiresAt: number
-  /** The MCP client that asked (absent from a daemon that does not say). */
-  client?: string
+  /** The MCP client that asked (`cli` / `extension` for the secret's holders). */
+  client: string
   /** The tab the call will run in; absent for built-in tools. */
   tab?: ApprovalTab
 }

@@ -82,7 +82,7 @@ export function ApprovalList({
           <article class="approval" key={a.id} data-testid="approval" data-approval-id={a.id}>
             <p>
               <strong data-testid="approval-client">
-                <Visible text={a.client ?? 'An MCP client'} />
+                <Visible text={a.client} />
               </strong>{' '}
               asks{' '}
               <span data-testid="approval-plugin">

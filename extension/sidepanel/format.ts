@@ -1,8 +1,9 @@
 import { BROWSER_PLUGIN } from '../../src/protocol/constants'
+import { pluginToolName, splitToolName } from '../../src/protocol/toolNames'
 
 /** The name an agent calls: `<plugin>_<tool>`, or the full name of a built-in tool (either form accepted). */
 export const toolLabel = (plugin: string, tool: string): string =>
-  plugin === BROWSER_PLUGIN || tool.startsWith(`${plugin}_`) ? tool : `${plugin}_${tool}`
+  plugin === BROWSER_PLUGIN || splitToolName(tool)?.plugin === plugin ? tool : pluginToolName(plugin, tool)
 
 /** Arguments as the user reviews them: indented JSON, all of it. */
 export function formatParams(params: unknown): string {

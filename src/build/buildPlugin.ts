@@ -8,7 +8,9 @@ import { join } from 'node:path'
 import { atomicWriteFile } from '../config/atomicWrite'
 import type { PluginManifest } from '../protocol/manifest'
 import { SDK_VERSION } from '../protocol/constants'
+import type { Plugin } from 'esbuild'
 import { bundle, loadDefinition } from './loadDefinition'
+import { sdkResolver } from './sdkLocation'
 import { createManifest } from './manifest'
 import { readPluginPackage, type PluginPackage } from './readPackage'
 
@@ -21,6 +23,8 @@ export interface BuildOutput {
 }
 
 const PUBLIC_FILE_MODE = 0o644
+/** The virtual first module of an adapter bundle: it opens the channel. */
+const CHANNEL_MODULE = 'bridge-adapter-channel-open'
 
 /** Builds the plugin in `dir`. Throws PluginBuildError with a user-facing message on any problem. */
 export async function buildPlugin(dir: string): Promise<BuildOutput> {
@@ -40,17 +44,37 @@ export async function buildPlugin(dir: string): Promise<BuildOutput> {
 }
 
 /**
- * The page bundle: the SDK runtime plus the plugin, in one closure. The runtime is imported first so
- * it captures the built-ins before any plugin module runs; it opens the adapter's private channel.
+ * The page bundle: the SDK runtime plus the plugin, in one closure. A first module (imported before
+ * the plugin's) opens the adapter's private channel, so the runtime has captured the built-ins and
+ * taken the plugin's name before any plugin module runs, even one that throws; then the plugin is
+ * handed to it.
  */
 async function bundleAdapter(pkg: PluginPackage): Promise<string> {
   const meta = { name: pkg.name, version: pkg.version }
   const wrapper = [
-    `import { registerAdapter } from 'bridge/sdk/runtime'`,
+    `import { attach } from '${CHANNEL_MODULE}'`,
     `import plugin from ${JSON.stringify(pkg.entry)}`,
-    `registerAdapter(plugin, ${JSON.stringify(meta)})`,
+    `attach(plugin)`,
   ].join('\n')
+  const channelModule: Plugin = {
+    name: 'bridge-adapter-channel',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^${CHANNEL_MODULE}$`) }, () => ({
+        path: CHANNEL_MODULE,
+        namespace: 'bridge-adapter',
+      }))
+      build.onLoad({ filter: /.*/, namespace: 'bridge-adapter' }, () => ({
+        contents: [
+          `import { openAdapterChannel } from 'bridge/sdk/runtime'`,
+          `export const attach = openAdapterChannel(${JSON.stringify(meta)}) ?? (() => undefined)`,
+        ].join('\n'),
+        resolveDir: pkg.dir,
+        loader: 'js',
+      }))
+    },
+  }
   return bundle(pkg, {
+    plugins: [sdkResolver(), channelModule],
     stdin: { contents: wrapper, resolveDir: pkg.dir, sourcefile: 'bridge-adapter-entry.js', loader: 'js' },
     format: 'iife',
     target: 'chrome120',

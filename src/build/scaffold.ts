@@ -170,12 +170,16 @@ const adapterTest = (
 // runs it in a tab. \`npm test\` builds first, then runs this with node --test.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import { createContext, runInContext } from 'node:vm'
 import { MessageChannel, MessagePort } from 'node:worker_threads'
 
 const manifest = JSON.parse(readFileSync(new URL('../dist/tools.json', import.meta.url), 'utf8'))
 const bundle = readFileSync(new URL('../dist/adapter.iife.js', import.meta.url), 'utf8')
+
+// Each page's channel is closed at the end, or its open port would keep the test process alive.
+const channels = []
+after(() => channels.forEach((port) => port.close()))
 
 function page({ title = 'Example page', text = '' } = {}) {
   const events = []
@@ -201,7 +205,7 @@ function page({ title = 'Example page', text = '' } = {}) {
   })
   runInContext(bundle, window)
   assert.ok(channel, 'the adapter opened no channel')
-  channel.unref()
+  channels.push(channel)
   let next = 1
   const pending = new Map()
   channel.on('message', (text) => {

@@ -1,4 +1,5 @@
 import { BROWSER_PLUGIN, type Permission } from '../protocol'
+import { browserToolDefaultCap } from '../tools'
 
 /** One plugin's entry under `permissions` in config.json (`browser` holds the built-in tools). */
 export interface PluginPermissionConfig {
@@ -69,7 +70,21 @@ export function configuredPermission(
 ): Permission {
   const entry = entryOf(permissions, plugin)
   const override = entry?.tools && Object.hasOwn(entry.tools, tool) ? entry.tools[tool] : undefined
-  return override ?? entry?.permission ?? 'off'
+  if (override) return override
+  const fallback = entry?.permission ?? 'off'
+  // Some built-ins keep the `browser` default at a distance (src/tools `defaultCap`).
+  const cap = plugin === BROWSER_PLUGIN ? browserToolDefaultCap(tool) : undefined
+  if (cap === 'off') return 'off'
+  if (cap === 'ask' && fallback === 'auto') return 'ask'
+  return fallback
+}
+
+/**
+ * Whether an "allow always" answer may set this tool to auto. Not for built-ins whose `defaultCap` is
+ * `off` (JavaScript evaluation): they become auto only when the user sets that tool explicitly.
+ */
+export function allowAlwaysPersists(plugin: string, tool: string): boolean {
+  return !(plugin === BROWSER_PLUGIN && browserToolDefaultCap(tool) === 'off')
 }
 
 /**

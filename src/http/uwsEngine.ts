@@ -261,13 +261,43 @@ function headersOf(req: Uws.HttpRequest): Headers {
   return headers
 }
 
-/** Writes a Response: status and headers, then the body with backpressure; stops if the client leaves. */
+/** How long an event stream's head may wait to leave together with its first event. */
+const EVENT_STREAM_HEAD_DELAY_MS = 20
+/** A burst of ready body chunks written in one corked write stops at this many bytes. */
+const BURST_MAX_BYTES = 64 * 1024
+const LATER = Symbol('later')
+
+/** The promise's value if it settles within the current turn (before pending ticks run), else LATER. */
+function ifReadyNow<T>(promise: Promise<T>): Promise<T | typeof LATER> {
+  return new Promise((resolve, reject) => {
+    promise.then(resolve, reject)
+    process.nextTick(() => resolve(LATER))
+  })
+}
+
+/** True if the promise settles within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    const settled = () => (clearTimeout(timer), resolve(true))
+    promise.then(settled, settled)
+  })
+}
+
+/**
+ * Writes a Response: status and headers, then the body with backpressure; stops if the client leaves.
+ * What is ready together (the head, chunks already queued, the end) goes out in one corked write, and
+ * an event stream's head waits a moment for its first event (an MCP answer usually follows at once).
+ */
 async function send(ex: Exchange, response: Response): Promise<void> {
   if (ex.aborted || ex.responded) return void (await response.body?.cancel().catch(() => undefined))
   ex.responded = true
   const { res } = ex
   const closeAfter = response.headers.get('connection')?.toLowerCase() === 'close'
+  let headSent = false
   const head = () => {
+    if (headSent) return
+    headSent = true
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`)
     response.headers.forEach((value, key) => {
       if (key !== 'content-length' && key !== 'connection' && key !== 'transfer-encoding')
@@ -282,33 +312,51 @@ async function send(ex: Exchange, response: Response): Promise<void> {
   ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), {
     once: true,
   })
+  let pending = reader.read()
   let ok = true
-  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    // uWS sends the header block only together with body bytes. An event stream may stay silent for
-    // long, so open it with an SSE comment line (ignored by every SSE parser) to deliver the headers now.
-    res.cork(() => (head(), (ok = res.write(': stream open\n\n'))))
-  } else {
-    const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const)
-    if (ex.aborted) return
-    if (first.done) {
-      res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
-      return
-    }
-    res.cork(() => (head(), (ok = res.write(first.value))))
-  }
   try {
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      const ready = await settlesWithin(pending, EVENT_STREAM_HEAD_DELAY_MS)
+      if (ex.aborted) return
+      // uWS sends the header block only together with body bytes. An event stream may stay silent for
+      // long, so open it with an SSE comment line (ignored by every SSE parser) to deliver the headers now.
+      if (!ready) res.cork(() => (head(), (ok = res.write(': stream open\n\n'))))
+    }
     for (;;) {
       if (!ok) await writable(ex)
       if (ex.aborted) return
-      const { done, value } = await reader.read()
+      // The pending read, then every read that settles within the same turn, up to BURST_MAX_BYTES.
+      const chunks: Uint8Array[] = []
+      let bytes = 0
+      let done = false
+      let next: ReadableStreamReadResult<Uint8Array> | typeof LATER = await pending
+      while (next !== LATER) {
+        if (next.done) {
+          done = true
+          break
+        }
+        chunks.push(next.value)
+        bytes += next.value.byteLength
+        pending = reader.read()
+        if (bytes >= BURST_MAX_BYTES) break
+        next = await ifReadyNow(pending)
+      }
       if (ex.aborted) return
-      if (done) break
-      res.cork(() => (ok = res.write(value)))
+      res.cork(() => {
+        head()
+        ok = true
+        for (const chunk of chunks) ok = res.write(chunk) && ok
+        if (done) {
+          res.end(undefined, closeAfter)
+          ex.ended = true
+        }
+      })
+      if (done) return
     }
   } catch {
     // The body stream failed: end the response so the client is not left hanging.
   }
-  if (!ex.aborted) res.cork(() => (res.end(undefined, closeAfter), (ex.ended = true)))
+  if (!ex.aborted && !ex.ended) res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
 }
 
 function writable(ex: Exchange): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * The real effects of every tool call, provided once to `toolInvocationMachine` (src/daemon.ts) behind
- * three narrow interfaces: the tool catalog (validation, permissions), the extension port (approvals,
- * `tool.dispatch`) and the audit log. Each effect reads the call's own data from the actor's context.
+ * narrow interfaces: the tool catalog (validation, permissions), the extension port (approvals,
+ * `tool.dispatch`), the plugins' tabs as the extension reports them, and the audit log. Each effect
+ * reads the call's own data from the actor's context.
  */
 import { fromCallback, fromPromise } from 'xstate'
 import {
   toolInvocationMachine,
+  type ApprovalCheck,
   type PermissionCheck,
   type StepResult,
   type ToolFailure,
@@ -16,14 +18,25 @@ import {
 import type { AuditEntry } from '../audit'
 import type { PluginBuildIdentity } from '../config/permissions'
 import type { ToolCatalog } from '../catalog/toolCatalog'
-import { BROWSER_PLUGIN, JsonRpcErrorCode, splitToolName } from '../protocol'
+import {
+  BROWSER_PLUGIN,
+  JsonRpcErrorCode,
+  MAX_APPROVALS_WAITING_PER_CLIENT,
+  MAX_INPUT_DEPTH,
+  splitToolName,
+} from '../protocol'
 import { RpcError } from '../rpc/peer'
-import type { ExtensionPort } from '../ws/extensionLink'
+import type { ExtensionPort, TabSnapshot } from '../ws/extensionLink'
+import { createApprovalQueue } from './approvalQueue'
+import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
+import { chooseTab } from './tabChoice'
 
 export interface InvocationEffectsDeps {
   catalog: ToolCatalog
   port: ExtensionPort
+  /** A plugin's tabs as the extension last reported them (its pluginTab actor); undefined when unknown. */
+  tabs(plugin: string): TabSnapshot | undefined
   audit: { record(entry: AuditEntry): Promise<void> }
   /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
   allowAlways(plugin: string, tool: string, build: PluginBuildIdentity | undefined): void
@@ -79,11 +92,49 @@ const refuse = (code: 'unknown_tool' | 'invalid_input', message: string): StepRe
 /** toolInvocationMachine with the daemon's effects, for the root system's `toolInvocation` children. */
 export function provideToolInvocation(deps: InvocationEffectsDeps) {
   const { catalog, port, limits } = deps
+  const approvals = createApprovalQueue(MAX_APPROVALS_WAITING_PER_CLIENT)
   /** The tool's name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
   const wireName = (call: ToolInvocationInput): string =>
     catalog.get(call.tool)?.key ??
     (call.plugin === BROWSER_PLUGIN ? call.tool : splitToolName(call.tool)?.tool) ??
     call.tool
+
+  /** A ready tab to name in the approval (plugin tools), then a place in the client's approval queue. */
+  const prepareApproval = (call: ToolInvocationInput): ApprovalCheck => {
+    let tab: ApprovalCheck & { ok: true }
+    if (call.plugin === BROWSER_PLUGIN) tab = { ok: true }
+    else {
+      const reported = deps.tabs(call.plugin)
+      const chosen = chooseTab(reported?.tabs ?? [])
+      if (!chosen)
+        return {
+          ok: false,
+          error:
+            (reported?.tabs.length ?? 0) === 0
+              ? {
+                  code: 'tab_closed',
+                  message: `no open tab matches the ${call.plugin} plugin; open the site first, then call again`,
+                  category: 'tab',
+                }
+              : {
+                  code: 'tab_unavailable',
+                  message: `the ${call.plugin} tab is not ready: sign in to the site, or reload its tab, then call again`,
+                  category: 'tab',
+                },
+        }
+      tab = { ok: true, tab: { tabId: chosen.tabId, title: chosen.title, url: chosen.url } }
+    }
+    if (!approvals.reserve(call.client, call.invocationId))
+      return {
+        ok: false,
+        error: {
+          code: 'approval_queue_full',
+          message: `${MAX_APPROVALS_WAITING_PER_CLIENT} calls of ${call.client.slice(0, WIRE_NAME_MAX)} already wait for approval in the bridge side panel; wait until the user answers them (or they time out) before calling again`,
+          category: 'concurrency',
+        },
+      }
+    return tab
+  }
 
   return toolInvocationMachine.provide({
     actors: {
@@ -91,6 +142,11 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         const tool = catalog.get(call.tool)
         if (!tool)
           return Promise.resolve(refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`))
+        // Before the schema: a validator walks the value recursively, and so would whatever follows.
+        if (tooDeep(call.input) !== null)
+          return Promise.resolve(
+            refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`),
+          )
         const check = tool.validate(call.input)
         return Promise.resolve(check.ok ? { ok: true as const } : refuse('invalid_input', check.message))
       }),
@@ -100,12 +156,18 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           extensionConnected: port.connected,
         }),
       ),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input: call }) => {
+      // Checked and reserved in one synchronous step, so concurrent calls cannot overfill a queue.
+      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(({ input: call }) =>
+        Promise.resolve(prepareApproval(call)),
+      ),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input: call }) => {
         const sent = port.request('tool.dispatch', {
           dispatchId: call.invocationId,
           plugin: call.plugin,
           tool: wireName(call),
           input: call.input,
+          // An approved call runs in the tab the user saw, or fails with tab_closed.
+          ...(call.tab ? { tabId: call.tab.tabId } : {}),
           client: call.client.slice(0, WIRE_NAME_MAX),
           session: call.session.slice(0, WIRE_NAME_MAX),
         })
@@ -131,7 +193,10 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           tool: call.tool,
           params: call.input,
           expiresAt: Date.now() + limits.approvalTimeoutMs,
+          client: call.client.slice(0, WIRE_NAME_MAX),
+          ...(call.tab ? { tab: call.tab } : {}),
         }),
+      releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
       cancelApproval: ({ context: call }, { reason }) =>
         void port.notify('confirmation.cancel', { id: call.invocationId, reason }),
       persistAlways: ({ context: call }) => {

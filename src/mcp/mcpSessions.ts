@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import {
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type {
   CallToolRequestSchema,
+  CallToolResult,
   isInitializeRequest,
   ListToolsRequestSchema,
-  type CallToolResult,
-  type LoggingLevel,
-  type Tool,
+  LoggingLevel,
+  Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { ActorRefFrom } from 'xstate'
 import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
@@ -24,7 +24,7 @@ export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's ready-to-send `tools/list` result. */
   listTools(): { tools: readonly Tool[] }
   callTool(request: ToolCallRequest): Promise<CallToolResult>
-  /** 5 per minute on initialize. */
+  /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
@@ -45,6 +45,32 @@ interface Session {
   /** Tool calls still running: a session with one is never evicted. */
   callsInFlight: number
 }
+
+/**
+ * The SDK's server side, imported on first use: it is the daemon's largest import (zod included), and
+ * /health, /ws and /reload never need it. The daemon starts loading it once it is listening.
+ */
+let sdk:
+  | Promise<{
+      Server: typeof Server
+      WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
+      CallToolRequestSchema: typeof CallToolRequestSchema
+      ListToolsRequestSchema: typeof ListToolsRequestSchema
+      isInitializeRequest: typeof isInitializeRequest
+    }>
+  | undefined
+export const loadMcpSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({
+    Server: server.Server,
+    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    isInitializeRequest: types.isInitializeRequest,
+  })))
 
 const rpcError = (status: number, code: number, message: string) =>
   jsonResponse({ jsonrpc: '2.0', error: { code, message }, id: null }, status)
@@ -86,16 +112,18 @@ export class McpSessions {
     }
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId)
-      if (!session) return rpcError(404, -32001, 'Session not found')
+      // A session belongs to the client that opened it: another credential gets the same 404.
+      if (session?.client !== client) return rpcError(404, -32001, 'Session not found')
       session.lastActiveAt = Date.now()
       return session.transport.handleRequest(request, { parsedBody })
     }
+    const { isInitializeRequest } = await loadMcpSdk()
     const initializing = Array.isArray(parsedBody)
       ? parsedBody.some(isInitializeRequest)
       : isInitializeRequest(parsedBody)
     if (request.method !== 'POST' || !initializing)
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-    if (!this.deps.initializeLimiter.take()) return rateLimitedResponse()
+    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
     const transport = await this.open(client)
     return transport.handleRequest(request, { parsedBody })
   }
@@ -109,6 +137,12 @@ export class McpSessions {
   log(level: LoggingLevel, logger: string, data: unknown): void {
     for (const [id, session] of this.sessions)
       session.server.sendLoggingMessage({ level, logger, data }, id).catch(() => undefined)
+  }
+
+  /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
+  closeClient(client: string): void {
+    for (const session of [...this.sessions.values()])
+      if (session.client === client) session.actor.send({ type: 'session.close', reason: 'client removed' })
   }
 
   async closeAll(): Promise<void> {
@@ -156,6 +190,12 @@ export class McpSessions {
   }
 
   private async open(client: string): Promise<WebStandardStreamableHTTPServerTransport> {
+    const {
+      Server,
+      WebStandardStreamableHTTPServerTransport,
+      CallToolRequestSchema,
+      ListToolsRequestSchema,
+    } = await loadMcpSdk()
     const server = new Server(
       { name: 'bridge', version: BRIDGE_VERSION },
       { capabilities: { tools: { listChanged: true }, logging: {} } },

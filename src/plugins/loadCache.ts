@@ -1,8 +1,8 @@
 /**
  * What lets a reload read only the plugins that changed: a loaded plugin (manifest, adapter bytes and
  * hash, compiled validators) is reused for as long as both build files, `dist/tools.json` and
- * `dist/adapter.iife.js`, keep the same identity: inode, size, and change and modification times in
- * nanoseconds. A rebuild, a copy or an atomic rename changes at least one of them. Failed loads are
+ * `dist/adapter.iife.js`, and the package.json that names the plugin keep the same identity: inode,
+ * size, and change and modification times in nanoseconds. A rebuild, a copy or an atomic rename changes at least one of them. Failed loads are
  * not kept: a broken plugin is read again on every reload, so its message stays current. The adapter
  * bytes are not kept either (a reused build has no `adapter`): they are read again only if the copy
  * under the config dir has to be rewritten.
@@ -28,7 +28,10 @@ export function createPluginLoadCache(): PluginLoadCache {
       if (identity !== undefined && cached?.identity === identity) return cached.result
       const result = loadPlugin(dir, source)
       if (result.ok && identity !== undefined)
-        entries.set(dir, { identity, result: { ok: true, value: { plugin: result.value.plugin } } })
+        entries.set(dir, {
+          identity,
+          result: { ok: true, value: { plugin: result.value.plugin, warnings: result.value.warnings } },
+        })
       else entries.delete(dir)
       return result
     },
@@ -51,5 +54,7 @@ export function fileIdentity(path: string): string | undefined {
 function buildIdentity(dir: string, source: PluginSource): string | undefined {
   const tools = fileIdentity(join(dir, 'dist', 'tools.json'))
   const adapter = fileIdentity(join(dir, 'dist', 'adapter.iife.js'))
-  return tools && adapter ? `${source}|${tools}|${adapter}` : undefined
+  // package.json names the plugin (./packageIdentity): a changed one is loaded again.
+  const pkg = fileIdentity(join(dir, 'package.json')) ?? 'none'
+  return tools && adapter ? `${source}|${tools}|${adapter}|${pkg}` : undefined
 }

@@ -126,7 +126,7 @@ export const WsMethods = {
       params: Type.Unknown(),
       expiresAt: Type.Integer({ description: 'ms since epoch' }),
       /** The MCP client that asked (`cli`/`extension` for the built-in roles). */
-      client: Type.Optional(Type.String({ maxLength: 64 })),
+      client: Type.String({ maxLength: 64 }),
       /** The tab the call will run in, chosen before anyone is asked (absent for built-in tools). */
       tab: Type.Optional(ApprovalTab),
     }),

@@ -1,8 +1,9 @@
 /**
  * The adapter runtime: turns a plugin definition into the page contract and serves it to the
  * extension over a private MessageChannel (see src/protocol/adapter.ts). `bridge-plugin build` wraps
- * every adapter bundle so that it calls `registerAdapter()` once, at `document_start`, before any page
- * script runs. No global is defined: the adapter lives only in this closure and the port.
+ * every adapter bundle so that it opens the channel (`openAdapterChannel()`) before the plugin's own
+ * modules run and then hands it the plugin, at `document_start`, before any page script runs. No
+ * global is defined: the adapter lives only in this closure and the port.
  *
  * The paths from the port to a handler and back use only the built-ins captured in pageIntrinsics and
  * callbacks (never `await` on values a handler made, never resolving a promise with an object), so a
@@ -161,13 +162,30 @@ export function createAdapter(
 }
 
 /**
- * Opens the adapter's channel to the extension: one MessageChannel, one port handed to the content
- * script with one window message, and the adapter served on the other port. Defines nothing on the
- * page. Returns false when the page has no channel to offer (not a browser window).
+ * Opens the adapter's channel and serves the plugin on it. Defines nothing on the page. Returns false
+ * when the page has no channel to offer (not a browser window).
  */
 export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env?: AdapterEnv): boolean {
+  const attach = openAdapterChannel(meta, env)
+  if (!attach) return false
+  attach(plugin)
+  return true
+}
+
+/**
+ * Opens the adapter's channel to the extension: one MessageChannel, one port handed to the content
+ * script with one window message, and requests served on the other port. `bridge-plugin build` calls
+ * it before the plugin's modules run, so the plugin's name is taken even when its code throws while
+ * loading (the adapter then answers "not ready"). The returned function gives it the plugin, once.
+ * Undefined when the page has no channel to offer (not a browser window).
+ */
+export function openAdapterChannel(
+  meta: AdapterMeta,
+  env?: AdapterEnv,
+): ((plugin: PluginDefinition) => void) | undefined {
   const win = globalThis
-  if (!I.MessageChannel || !I.windowPost || !I.portPost || !I.addEventListener || !I.eventData) return false
+  if (!I.MessageChannel || !I.windowPost || !I.portPost || !I.addEventListener || !I.eventData)
+    return undefined
   const channel = new I.MessageChannel()
   const port = channel.port1
   const send = (message: ChannelMessage): void => {
@@ -188,7 +206,13 @@ export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env
     }
     call(I.portPost, port, text)
   }
-  const core = createCore(plugin, meta, env ?? pageEnv((event) => send(event)))
+  let core: AdapterCore | null = null
+  const notLoaded = (): AdapterResult =>
+    failure({
+      code: 'plugin_not_loaded',
+      message: `the adapter of ${meta.name} failed while loading in this page`,
+      category: 'internal',
+    })
 
   call(I.addEventListener, port, 'message', (event: MessageEvent) => {
     const data = call<unknown>(I.eventData, event)
@@ -201,11 +225,16 @@ export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env
     }
     if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return
     const id = request.id
-    if (request.op === 'ready') core.ready((ready) => send({ id, op: 'ready', ready }))
-    else if (request.op === 'invoke' && typeof request.tool === 'string')
-      core.invoke(request.tool, request.input, String(request.dispatchId), (result) =>
-        send({ id, op: 'invoke', result }),
-      )
+    if (request.op === 'ready') {
+      if (core) core.ready((ready) => send({ id, op: 'ready', ready }))
+      else send({ id, op: 'ready', ready: false })
+    } else if (request.op === 'invoke' && typeof request.tool === 'string') {
+      if (core)
+        core.invoke(request.tool, request.input, String(request.dispatchId), (result) =>
+          send({ id, op: 'invoke', result }),
+        )
+      else send({ id, op: 'invoke', result: notLoaded() })
+    }
   })
   if (I.portStart) call(I.portStart, port)
 
@@ -236,7 +265,9 @@ export function registerAdapter(plugin: PluginDefinition, meta: AdapterMeta, env
     sdkVersion: SDK_VERSION,
   }
   call(I.windowPost, win, hello, '*', [channel.port2])
-  return true
+  return (plugin) => {
+    core ??= createCore(plugin, meta, env ?? pageEnv((event) => send(event)))
+  }
 }
 
 /** Maps anything a tool threw to the wire error: ToolErrors keep their fields, the rest is internal. */

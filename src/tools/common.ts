@@ -4,15 +4,14 @@ import { Type } from '@sinclair/typebox'
 export const TabIdField = Type.Optional(
   Type.Integer({
     minimum: 0,
-    description: 'Tab to act on, from browser_list_tabs. Default: the active tab of the focused window.',
+    description: 'From browser_list_tabs; default: the active tab.',
   }),
 )
 
 export const RefField = Type.Optional(
   Type.String({
-    pattern: '^e[0-9]{1,7}$',
-    description:
-      'Element ref from the latest browser_snapshot of this tab, e.g. "e12". Give ref or selector.',
+    pattern: '^(f[0-9]{1,12})?e[0-9]{1,7}$',
+    description: 'Ref from browser_snapshot (e12, or f3e7 in a frame); or give selector.',
   }),
 )
 
@@ -20,7 +19,7 @@ export const SelectorField = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'CSS selector; the first matching element is used. Give ref or selector.',
+    description: 'CSS selector (first match); or give ref.',
   }),
 )
 
@@ -54,3 +53,9 @@ export const WebUrlField = Type.String({
   maxLength: 8192,
   description: 'An http:// or https:// URL (or about:blank).',
 })
+
+/** Files an agent sends (upload, drop): their decoded size in all. */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024
+
+/** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
+export const OTHER_AGENT_FIELD = 'otherAgent'

@@ -11,14 +11,39 @@ export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
   displayName: 'Screenshot',
   description:
-    'Take a PNG screenshot of the visible part of a tab, of the full page (fullPage), or of one element (ref or selector). The tab is not brought to front; in a visible browser a background tab may not paint, and the call then fails with a timeout asking to focus it (browser_focus_tab). Returns an image. Full-page shots are cut at 16384 pixels high.',
+    'Screenshot the visible part of a tab, the full page (fullPage, cut at 16384 px high) or one element (ref or selector), as png, jpeg or webp. Scaled down so that no side exceeds maxSide (default 1568 px). The tab is not brought to front; if a background tab does not paint the call times out: focus it with browser_focus_tab. Returns an image.',
   input: Type.Object({
     tabId: TabIdField,
-    fullPage: Type.Optional(
-      Type.Boolean({ default: false, description: 'Capture the whole scrollable page (default false).' }),
-    ),
+    fullPage: Type.Optional(Type.Boolean({ default: false, description: 'The whole scrollable page.' })),
     ref: RefField,
     selector: SelectorField,
+    format: Type.Optional(
+      Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], {
+        default: 'png',
+        description: 'Default png.',
+      }),
+    ),
+    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg/webp quality.' })),
+    maxSide: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 16_384, default: 1568, description: 'Longest side in pixels.' }),
+    ),
+  }),
+})
+
+export const savePdf = defineBrowserTool({
+  name: 'browser_save_pdf',
+  displayName: 'Save as PDF',
+  description:
+    "Print the page to a PDF file in the user's downloads folder. Returns { downloadId, filename, bytes }.",
+  input: Type.Object({
+    tabId: TabIdField,
+    filename: Type.Optional(
+      Type.String({ pattern: '^[\\w .()-]{1,100}\\.pdf$', description: 'Default: page title.pdf' }),
+    ),
+    landscape: Type.Optional(Type.Boolean({ default: false, description: 'Landscape pages.' })),
+    printBackground: Type.Optional(
+      Type.Boolean({ default: true, description: 'Print backgrounds (default true).' }),
+    ),
   }),
 })
 
@@ -26,7 +51,7 @@ export const consoleLogs = defineBrowserTool({
   name: 'browser_console_logs',
   displayName: 'Console logs',
   description:
-    'Read the console messages and uncaught errors of the current page in a tab, oldest first, including those logged before this call (since the page loaded). Returns { entries: [{ level, text, timestamp, url?, line? }], total } where level is debug, info, warning or error.',
+    'Read the console messages and uncaught errors of the current page in a tab, oldest first, including those logged before this call (since the page loaded or browser_console_clear). Returns { entries: [{ id, level, text, timestamp, url?, line? }], total } where level is debug, info, warning or error; id is for browser_console_message.',
   input: Type.Object({
     tabId: TabIdField,
     level: Type.Optional(
@@ -55,8 +80,16 @@ export const networkStart = defineBrowserTool({
   name: 'browser_network_start',
   displayName: 'Start network capture',
   description:
-    'Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests, and never records request or response bodies. Returns { tabId, capturing: true }.',
-  input: Type.Object({ tabId: TabIdField }),
+    "Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Credential headers and credential-looking URL parameters are recorded as [redacted], unless includeCredentials is true and this tool's permission is ask, so a person approves it. Returns { tabId, capturing: true } (+ credentials: included|redacted when includeCredentials was given).",
+  input: Type.Object({
+    tabId: TabIdField,
+    includeCredentials: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Record credential values as they are; honoured only when this tool is set to ask.',
+      }),
+    ),
+  }),
 })
 
 export const networkStop = defineBrowserTool({
@@ -71,7 +104,7 @@ export const networkRequests = defineBrowserTool({
   name: 'browser_network_requests',
   displayName: 'Network requests',
   description:
-    'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Cookie, Set-Cookie and Authorization header values are always redacted.',
+    'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Credential headers and credential-looking URL parameters are [redacted] unless the recording was started with includeCredentials under an ask permission.',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
@@ -93,7 +126,7 @@ export const networkExportHar = defineBrowserTool({
   name: 'browser_network_export_har',
   displayName: 'Export HAR',
   description:
-    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with Cookie, Set-Cookie and Authorization values redacted. Returns the most recent maxEntries requests.',
+    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
@@ -105,5 +138,24 @@ export const networkExportHar = defineBrowserTool({
         description: 'Most recent requests to include (default 200).',
       }),
     ),
+  }),
+})
+
+export const consoleClear = defineBrowserTool({
+  name: 'browser_console_clear',
+  displayName: 'Clear console',
+  description:
+    'Forget the console messages and errors of the page so far; browser_console_logs then shows only newer ones. Returns { cleared: N }.',
+  input: Type.Object({ tabId: TabIdField }),
+})
+
+export const consoleMessage = defineBrowserTool({
+  name: 'browser_console_message',
+  displayName: 'Console message',
+  description:
+    'One console message or error in full (id from browser_console_logs), with its stack. Returns { id, level, text, timestamp, stack: [{ function, url, line, column }] }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    id: Type.Integer({ minimum: 0, description: 'From browser_console_logs.' }),
   }),
 })

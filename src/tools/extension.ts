@@ -42,3 +42,11 @@ export const reloadExtension = defineBrowserTool({
     'Reload the bridge extension (for example after an update). The extension disconnects and reconnects within seconds; calls in flight fail. Returns { reloading: true, inMs } before the reload starts.',
   input: Type.Object({}),
 })
+
+export const forceReconnect = defineBrowserTool({
+  name: 'extension_force_reconnect',
+  displayName: 'Reconnect extension',
+  description:
+    "Close and reopen the extension's connection to the daemon, e.g. after it got stuck. This call may fail as the socket closes; the next one runs on the new connection. Returns { reconnecting: true }.",
+  input: Type.Object({}),
+})

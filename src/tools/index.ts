@@ -3,22 +3,58 @@
  * lists and validates them; the extension runs them (`extension/builtins`). No `node:*` here: the
  * extension bundles this module too.
  */
+import { OTHER_AGENT_FIELD } from './common'
 import type { BrowserToolDefinition } from './define'
 import * as devtools from './devtools'
+import * as emulation from './emulation'
 import * as extension from './extension'
+import * as forms from './forms'
 import * as input from './input'
+import * as mouse from './mouse'
+import * as network from './network'
 import * as page from './page'
+import * as reading from './reading'
+import * as script from './script'
 import * as storage from './storage'
 import * as tabs from './tabs'
+import * as windows from './windows'
 
 export type { BrowserToolDefinition, BrowserToolInput } from './define'
-export { devtools, extension, input, page, storage, tabs }
+export {
+  devtools,
+  emulation,
+  extension,
+  forms,
+  input,
+  mouse,
+  network,
+  page,
+  reading,
+  script,
+  storage,
+  tabs,
+  windows,
+}
 
 /**
  * The definition modules, in the order agents see them. The extension keeps one handler map per
  * module (extension/builtins), checked against it by type: a tool is one export here and one handler there.
  */
-export const BROWSER_TOOL_GROUPS = { tabs, page, input, devtools, storage, extension }
+export const BROWSER_TOOL_GROUPS = {
+  tabs,
+  windows,
+  page,
+  reading,
+  input,
+  forms,
+  mouse,
+  devtools,
+  network,
+  storage,
+  emulation,
+  script,
+  extension,
+}
 export type BrowserToolGroups = typeof BROWSER_TOOL_GROUPS
 
 /** Every built-in tool with its TypeBox schema, in the order agents see them. */
@@ -39,11 +75,26 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
   name: tool.name,
   displayName: tool.displayName,
   description: tool.description,
-  inputSchema: JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>,
+  inputSchema: withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>),
 }))
+
+/** Tools acting on a tab refuse a tab in another agent's group unless the call sets this field. */
+function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, unknown> | undefined
+  if (!properties || !('tabId' in properties)) return schema
+  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "Act in another agent's tab." }
+  return schema
+}
 
 export const BROWSER_TOOL_NAMES: readonly string[] = BROWSER_TOOLS.map((tool) => tool.name)
 
 export function isBrowserToolName(name: string): boolean {
   return BROWSER_TOOL_NAMES.includes(name)
+}
+
+const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))
+
+/** A built-in tool's `defaultCap` (see BrowserToolDefinition), undefined for most. */
+export function browserToolDefaultCap(name: string): 'ask' | 'off' | undefined {
+  return CAPS.get(name)
 }

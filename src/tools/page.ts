@@ -7,7 +7,7 @@ export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
   displayName: 'Page snapshot',
   description:
-    'Describe the visible page as an indented accessibility-style outline, one element per line, e.g. `- button "Save" [ref=e12]` or `- textbox "Email" [ref=e3]: current value`. Interactive and named elements get a ref usable by browser_click, browser_type, browser_get_text and the other tools until the page navigates or a new snapshot is taken. Hidden elements are left out; iframes are not entered. Returns text starting with the page URL and title.',
+    'Describe the visible page as an indented accessibility-style outline, one element per line, e.g. `- button "Save" [ref=e12]` or `- textbox "Email" [ref=e3]: current value`. Interactive and named elements get a ref usable by browser_click, browser_type, browser_get_text and the other tools until the page navigates or a new snapshot is taken. Hidden elements are left out; iframes (any origin) are outlined under their iframe line, with refs like f3e7. Returns text starting with the page URL and title.',
   input: Type.Object({
     tabId: TabIdField,
     selector: Type.Optional(
@@ -16,6 +16,9 @@ export const snapshot = defineBrowserTool({
         maxLength: 2000,
         description: 'Only the subtree under the first element matching this CSS selector.',
       }),
+    ),
+    depth: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: 'Leave out elements nested deeper than this.' }),
     ),
     maxLength: MaxLengthField(40_000, 200_000),
   }),

@@ -1,7 +1,7 @@
 /** Browser state: cookies, web storage, dialogs, downloads. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, TimeoutMsField, WebUrlField } from './common'
 
 export const getCookies = defineBrowserTool({
   name: 'browser_get_cookies',
@@ -79,4 +79,131 @@ export const listDownloads = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'How many (default 20).' }),
     ),
   }),
+})
+
+const StorageKind = Type.Optional(
+  Type.Union([Type.Literal('local'), Type.Literal('session')], {
+    default: 'local',
+    description: 'Default local.',
+  }),
+)
+const ORIGIN = "Acts on the tab page's origin only, which the result names."
+const HttpUrl = Type.String({
+  pattern: '^https?://\\S+$',
+  maxLength: 8192,
+  description: "Default: the tab's page.",
+})
+
+export const setCookie = defineBrowserTool({
+  name: 'browser_set_cookie',
+  displayName: 'Set cookie',
+  description:
+    "Set one cookie for a URL (default: the tab's page). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
+  input: Type.Object({
+    tabId: TabIdField,
+    url: Type.Optional(HttpUrl),
+    name: Type.String({ minLength: 1, maxLength: 4096, description: 'Cookie name.' }),
+    value: Type.String({ maxLength: 4096, description: 'Cookie value.' }),
+    path: Type.Optional(Type.String({ maxLength: 1000, description: 'Default: the URL path.' })),
+    secure: Type.Optional(Type.Boolean({ description: 'HTTPS only.' })),
+    httpOnly: Type.Optional(Type.Boolean({ description: 'Hidden from page scripts.' })),
+    sameSite: Type.Optional(
+      Type.Union([Type.Literal('no_restriction'), Type.Literal('lax'), Type.Literal('strict')], {
+        description: 'SameSite.',
+      }),
+    ),
+    expiresInSeconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 400 * 86_400, description: 'Default: a session cookie.' }),
+    ),
+  }),
+})
+
+export const deleteCookie = defineBrowserTool({
+  name: 'browser_delete_cookie',
+  displayName: 'Delete cookie',
+  description:
+    "Delete one cookie by name for a URL (default: the tab's page). Returns { url, name, deleted }.",
+  input: Type.Object({
+    tabId: TabIdField,
+    url: Type.Optional(HttpUrl),
+    name: Type.String({ minLength: 1, maxLength: 4096, description: 'Cookie name.' }),
+  }),
+})
+
+export const storageSet = defineBrowserTool({
+  name: 'browser_storage_set',
+  displayName: 'Set storage item',
+  description: `Set a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, count }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    key: Type.String({ maxLength: 4096, description: 'Item key.' }),
+    value: Type.String({ maxLength: 1_000_000, description: 'Item value.' }),
+    storage: StorageKind,
+  }),
+})
+
+export const storageRemove = defineBrowserTool({
+  name: 'browser_storage_remove',
+  displayName: 'Remove storage item',
+  description: `Remove a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, existed, count }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    key: Type.String({ maxLength: 4096, description: 'Item key.' }),
+    storage: StorageKind,
+  }),
+})
+
+export const storageClear = defineBrowserTool({
+  name: 'browser_storage_clear',
+  displayName: 'Clear storage',
+  description: `Remove every localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, removed }.`,
+  input: Type.Object({ tabId: TabIdField, storage: StorageKind }),
+})
+
+export const clearSiteData = defineBrowserTool({
+  name: 'browser_clear_site_data',
+  displayName: 'Clear site data',
+  description:
+    "Delete everything one origin stored (cookies, storage, IndexedDB, cache, service workers): the tab page's origin, which origin must repeat. Asks first unless this tool is set to auto itself. Returns { origin, cleared }.",
+  defaultCap: 'ask',
+  input: Type.Object({
+    tabId: TabIdField,
+    origin: Type.String({
+      pattern: '^https?://[^/\\s]+$',
+      maxLength: 300,
+      description: 'e.g. https://example.com',
+    }),
+  }),
+})
+
+const DOWNLOAD = '{ id, url, filename, state, bytesReceived, totalBytes, error? }'
+
+export const download = defineBrowserTool({
+  name: 'browser_download',
+  displayName: 'Download',
+  description: `Download a URL to the user's downloads folder (with the browser's cookies) and wait for it (up to timeoutMs). Returns ${DOWNLOAD}.`,
+  input: Type.Object({
+    url: WebUrlField,
+    filename: Type.Optional(
+      Type.String({ pattern: '^[\\w .()-]{1,100}$', description: 'File name in the downloads folder.' }),
+    ),
+    timeoutMs: TimeoutMsField(30_000, 120_000),
+  }),
+})
+
+export const waitForDownload = defineBrowserTool({
+  name: 'browser_wait_for_download',
+  displayName: 'Wait for download',
+  description: `Wait for a download started on or after sinceMs (default: 10 s ago), e.g. by a click, to finish. Returns ${DOWNLOAD}.`,
+  input: Type.Object({
+    sinceMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms.' })),
+    timeoutMs: TimeoutMsField(30_000, 120_000),
+  }),
+})
+
+export const downloadStatus = defineBrowserTool({
+  name: 'browser_download_status',
+  displayName: 'Download status',
+  description: `The state of one download (id from the other download tools). Returns ${DOWNLOAD}.`,
+  input: Type.Object({ id: Type.Integer({ minimum: 0, description: 'Download id.' }) }),
 })

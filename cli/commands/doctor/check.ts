@@ -1,4 +1,5 @@
 /** One line of `bridge doctor`: pass ✓, warning ! (bridge works, something is off) or error ✗ (fatal). */
+import { neutralizeText } from '../../../src/protocol/untrustedText'
 export type Mark = 'pass' | 'warn' | 'fail'
 
 export interface CheckResult {
@@ -15,7 +16,8 @@ export const failOf = (text: string, hint?: string): CheckResult => ({ mark: 'fa
 const SYMBOL: Record<Mark, string> = { pass: '✓', warn: '!', fail: '✗' }
 
 export function formatCheck(result: CheckResult): string[] {
-  const lines = [`${SYMBOL[result.mark]} ${result.text}`]
-  if (result.hint) lines.push(`    ${result.hint}`)
+  // Check texts quote plugin builds, registry answers and files: one line each, no terminal controls.
+  const lines = [`${SYMBOL[result.mark]} ${neutralizeText(result.text)}`]
+  if (result.hint) lines.push(`    ${neutralizeText(result.hint)}`)
   return lines
 }

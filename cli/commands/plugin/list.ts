@@ -3,6 +3,7 @@
  * state); offline, what discovery would load from config.json and the global npm packages.
  */
 import { existsSync } from 'node:fs'
+import { neutralizeText } from '../../../src/protocol/untrustedText'
 import { cliPort } from '../../../src/build/cliPort'
 import { readSecret } from '../../../src/config/auth'
 import { readConfigFile } from '../../../src/config/configFile'
@@ -97,13 +98,14 @@ export function formatPluginList(list: PluginList, verbose: boolean): string {
   for (const p of list.plugins) {
     const state = p.tabState ? `  tab ${p.tabState}` : ''
     lines.push(
-      `  ${p.name.padEnd(20)} ${p.displayName}  ${p.toolCount} tool${p.toolCount === 1 ? '' : 's'}  ${p.source}  sdk ${p.sdkVersion ?? 'unknown'}${state}`,
+      `  ${neutralizeText(p.name, 64).padEnd(20)} ${neutralizeText(p.displayName, 100)}  ${p.toolCount} tool${p.toolCount === 1 ? '' : 's'}  ${p.source}  sdk ${p.sdkVersion ?? 'unknown'}${state}`,
     )
-    if (verbose) for (const tool of p.tools) lines.push(`      ${tool}`)
+    if (verbose) for (const tool of p.tools) lines.push(`      ${neutralizeText(tool, 200)}`)
   }
   if (list.failedPlugins.length) {
     lines.push('Failed to load:')
-    for (const f of list.failedPlugins) lines.push(`  ${f.path}: ${f.error}`)
+    for (const f of list.failedPlugins)
+      lines.push(`  ${neutralizeText(f.path, 500)}: ${neutralizeText(f.error)}`)
   }
   return lines.join('\n')
 }

@@ -9,6 +9,7 @@
  *   bridge plugin remove notes --confirm
  */
 import { existsSync } from 'node:fs'
+import { neutralizeText } from '../../../src/protocol/untrustedText'
 import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { defaultConfig } from '../../../src/config/schema'
 import { OFFICIAL_PLUGIN_SCOPE, searchPlugins } from '../../../src/plugins/npmPackages'
@@ -26,10 +27,20 @@ export async function runSearch(query: string | undefined, flags: RegistryFlags)
   const results = await searchPlugins(query, process.env)
   if (flags.json) return say(JSON.stringify(results, null, 2))
   if (results.length === 0) {
-    say(query ? `No plugins in the registry match "${query}".` : 'No plugins in the registry.')
+    say(
+      query
+        ? `No plugins in the registry match "${neutralizeText(query, 200)}".`
+        : 'No plugins in the registry.',
+    )
     return
   }
-  const rows = results.map((r) => [r.name, r.version, r.description, r.author])
+  // Registry text is written by package authors: one line each, no terminal controls.
+  const rows = results.map((r) => [
+    neutralizeText(r.name, 214),
+    neutralizeText(r.version, 40),
+    neutralizeText(r.description, 300),
+    neutralizeText(r.author, 100),
+  ])
   const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)))
   for (const [name = '', version = '', description, author] of rows)
     say(

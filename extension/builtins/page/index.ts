@@ -5,16 +5,19 @@
  */
 import * as ops from './ops'
 import { PageError, type PageResult } from './pageError'
+import { markdown } from './markdown'
+import { setFramePrefix } from './refs'
 import { snapshot } from './snapshot'
 
-const operations: Record<string, (args: never) => unknown> = { ...ops, snapshot }
+const operations: Record<string, (args: never) => unknown> = { ...ops, snapshot, markdown }
 
 declare global {
-  var __bridgeBuiltins: { run(op: string, args: unknown): PageResult } | undefined
+  var __bridgeBuiltins: { run(op: string, args: unknown, frameId?: number): PageResult } | undefined
 }
 
 globalThis.__bridgeBuiltins ??= {
-  run(op, args) {
+  run(op, args, frameId = 0) {
+    setFramePrefix(frameId)
     const fn = operations[op]
     if (!fn) return { ok: false, category: 'internal', message: `unknown page operation ${op}` }
     try {

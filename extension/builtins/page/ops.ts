@@ -1,7 +1,7 @@
 /** Page-side operations the service worker asks for by name (see ./index.ts). */
 import { PageError } from './pageError'
-import { querySelector, resolveTarget, type Target } from './refs'
-import { describe } from './roles'
+import { querySelector, refFor, resolveTarget, type Target } from './refs'
+import { collapse, describe, nameOf, roleOf } from './roles'
 import { truncate } from './truncate'
 
 /** Scrolls the element into view and reports where its center is, and what (if anything) covers it. */
@@ -244,4 +244,224 @@ export function storage(args: { key?: string; storage: 'local' | 'session' }) {
     }
   }
   return { origin: location.origin, storage: args.storage, count: store.length, items }
+}
+
+const frameElements = () => [...document.querySelectorAll<HTMLIFrameElement>('iframe, frame')]
+
+/** The document's frames in order, with the URL each was given (to match them to Chrome's frame ids). */
+export function frameList() {
+  return frameElements().map((el) => ({
+    src: el.hasAttribute('srcdoc') ? 'about:srcdoc' : el.src || 'about:blank',
+  }))
+}
+
+/** Where a child frame's content box is in this document's viewport (scrolled into view first if asked). */
+export function frameRect(args: { index: number; scroll?: boolean }) {
+  const el = frameElements()[args.index]
+  if (!el) throw new PageError('not_found', 'the frame is no longer on the page: take a new snapshot')
+  if (args.scroll) el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' })
+  const rect = el.getBoundingClientRect()
+  const style = getComputedStyle(el)
+  return {
+    x: rect.left + el.clientLeft + parseFloat(style.paddingLeft),
+    y: rect.top + el.clientTop + parseFloat(style.paddingTop),
+  }
+}
+
+/** The elements matching a selector, capped, with refs the other tools accept. */
+export function query(args: { selector: string; attributes?: string[]; limit: number }) {
+  let all: Element[]
+  try {
+    all = [...document.querySelectorAll(args.selector)]
+  } catch {
+    throw new PageError('validation', `invalid CSS selector: ${args.selector}`)
+  }
+  const elements = all.slice(0, args.limit).map((el) => {
+    const role = roleOf(el)
+    const text = collapse((el as HTMLElement).innerText ?? el.textContent ?? '')
+    const out: Record<string, unknown> = {
+      ref: refFor(el),
+      tag: el.tagName.toLowerCase(),
+      role: role || null,
+      name: role ? nameOf(el, role) || null : null,
+      text: text.length > 200 ? `${text.slice(0, 199)}…` : text,
+      visible: isVisible(el),
+    }
+    if (args.attributes?.length)
+      out.attributes = Object.fromEntries(args.attributes.map((a) => [a, el.getAttribute(a)]))
+    return out
+  })
+  return {
+    total: all.length,
+    elements,
+    ...(all.length > args.limit
+      ? { truncated: `showing ${args.limit} of ${all.length}: narrow the selector or raise limit` }
+      : {}),
+  }
+}
+
+const fire = (el: Element) => {
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }))
+  el.dispatchEvent(new Event('change', { bubbles: true }))
+}
+
+/** Sets a value the way a page's own code sees a user's: through the native setter, then input and change. */
+function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, v: string): void {
+  const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype
+  Object.getOwnPropertyDescriptor(proto, 'value')?.set?.call(el, v)
+  fire(el)
+}
+
+/** One field of browser_fill_form; checkboxes and radios are reported back for a trusted click. */
+export function fillField(args: Target & { value: string | boolean | number }) {
+  const el = resolveTarget(args)!
+  const description = describe(el)
+  if ((el as HTMLInputElement).disabled) throw new PageError('validation', `${description} is disabled`)
+  if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+    const want = args.value === true || args.value === 'true' || args.value === 'on'
+    return { field: description, value: want, toggle: el.checked !== want }
+  }
+  const text = String(args.value)
+  if (el instanceof HTMLSelectElement) {
+    const result = selectOption({ ...args, values: [text] })
+    return { field: description, value: result.selected[0]?.label ?? text }
+  }
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    if (el instanceof HTMLInputElement && el.type === 'file')
+      throw new PageError('validation', `${description} is a file input: use browser_upload_file`)
+    if (el.readOnly) throw new PageError('validation', `${description} is read-only`)
+    el.focus()
+    setNativeValue(el, text)
+    return {
+      field: description,
+      value: el instanceof HTMLInputElement && el.type === 'password' ? '••••••' : el.value,
+    }
+  }
+  if (el instanceof HTMLElement && el.isContentEditable) {
+    el.focus()
+    el.textContent = text
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText' }))
+    return { field: description, value: el.innerText }
+  }
+  throw new PageError('validation', `${description} is not a form field`)
+}
+
+/** The state of a checkbox or radio, for browser_set_checked. */
+export function checkedState(args: Target) {
+  const el = resolveTarget(args)!
+  const checkable =
+    el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')
+      ? el.checked
+      : el.getAttribute('role') === 'checkbox' ||
+          el.getAttribute('role') === 'radio' ||
+          el.getAttribute('role') === 'switch'
+        ? el.getAttribute('aria-checked') === 'true'
+        : undefined
+  if (checkable === undefined)
+    throw new PageError('validation', `${describe(el)} is not a checkbox, radio or switch`)
+  return { field: describe(el), checked: checkable }
+}
+
+export interface SentFile {
+  name: string
+  mimeType?: string
+  base64: string
+}
+
+function toFiles(files: SentFile[]): File[] {
+  return files.map((f) => {
+    const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))
+    return new File([bytes], f.name, { type: f.mimeType ?? 'application/octet-stream' })
+  })
+}
+
+/** Answers an intercepted file chooser: the element Chrome named gets the files, then input and change. */
+export function assignFiles(args: Target & { files: SentFile[] }) {
+  const el = resolveTarget(args)!
+  if (!(el instanceof HTMLInputElement) || el.type !== 'file')
+    throw new PageError('validation', `${describe(el)} is not a file input`)
+  const transfer = new DataTransfer()
+  for (const file of toFiles(el.multiple ? args.files : args.files.slice(0, 1))) transfer.items.add(file)
+  el.files = transfer.files
+  fire(el)
+  return { field: describe(el), files: [...el.files].map((f) => ({ name: f.name, size: f.size })) }
+}
+
+/** The file input itself when the target is one (no chooser needed), else null. */
+export function fileInputRef(args: Target) {
+  const el = resolveTarget(args)!
+  return el instanceof HTMLInputElement && el.type === 'file' ? refFor(el) : null
+}
+
+/** Tags the element under a point so the service worker can address it by ref (chooser answers). */
+export function refAtPoint(args: { x: number; y: number }) {
+  const el = document.elementFromPoint(args.x, args.y)
+  return el ? { ref: refFor(el), description: describe(el) } : null
+}
+
+/** A drop from outside the page: files and typed data in a DataTransfer, through dragenter, dragover, drop. */
+export function dropOn(args: Target & { files?: SentFile[]; data?: Record<string, string> }) {
+  const el = resolveTarget(args)!
+  el.scrollIntoView({ block: 'center', behavior: 'instant' })
+  const rect = el.getBoundingClientRect()
+  const transfer = new DataTransfer()
+  for (const [type, value] of Object.entries(args.data ?? {})) transfer.setData(type, value)
+  for (const file of toFiles(args.files ?? [])) transfer.items.add(file)
+  const init = {
+    bubbles: true,
+    cancelable: true,
+    composed: true,
+    dataTransfer: transfer,
+    clientX: rect.left + rect.width / 2,
+    clientY: rect.top + rect.height / 2,
+  }
+  el.dispatchEvent(new DragEvent('dragenter', init))
+  el.dispatchEvent(new DragEvent('dragover', init))
+  const accepted = !el.dispatchEvent(new DragEvent('drop', init))
+  return {
+    droppedOn: describe(el),
+    files: (args.files ?? []).map((f) => f.name),
+    types: Object.keys(args.data ?? {}),
+    handled: accepted,
+  }
+}
+
+export function storageWrite(args: {
+  storage: 'local' | 'session'
+  action: 'set' | 'remove' | 'clear'
+  key?: string
+  value?: string
+}) {
+  let store: Storage
+  try {
+    store = args.storage === 'session' ? sessionStorage : localStorage
+  } catch {
+    throw new PageError(
+      'validation',
+      `this page (${location.origin}) does not allow access to ${args.storage}Storage`,
+    )
+  }
+  const base = { origin: location.origin, storage: args.storage }
+  if (args.action === 'clear') {
+    const removed = store.length
+    store.clear()
+    return { ...base, removed }
+  }
+  const key = args.key ?? ''
+  if (args.action === 'remove') {
+    const existed = store.getItem(key) !== null
+    store.removeItem(key)
+    return { ...base, key, existed, count: store.length }
+  }
+  try {
+    store.setItem(key, args.value ?? '')
+  } catch (err) {
+    throw new PageError('validation', `the page's ${args.storage}Storage refused the item: ${String(err)}`)
+  }
+  return { ...base, key, count: store.length }
+}
+
+export function describeAt(args: { x: number; y: number }) {
+  const el = document.elementFromPoint(args.x, args.y)
+  return { target: el ? describe(el) : null }
 }

@@ -8,11 +8,17 @@ import { PageError } from './pageError'
 const byRef = new Map<string, WeakRef<Element>>()
 const refOf = new WeakMap<Element, string>()
 let counter = 0
+/** `f<frameId>` in a child frame, so a ref names its frame: the service worker routes calls by it. */
+let prefix = ''
+
+export function setFramePrefix(frameId: number): void {
+  prefix = frameId ? `f${frameId}` : ''
+}
 
 export function refFor(el: Element): string {
   let ref = refOf.get(el)
   if (!ref) {
-    ref = `e${++counter}`
+    ref = `${prefix}e${++counter}`
     refOf.set(el, ref)
     byRef.set(ref, new WeakRef(el))
   }

@@ -110,13 +110,21 @@ function valueOf(el: Element, role: string): string | undefined {
   return el.getAttribute('aria-valuenow') ?? undefined
 }
 
+/** Marks where a child frame's outline goes; the service worker replaces it (see frames.ts). */
+export const FRAME_MARK = '\u0001frame '
+
 class Outline {
   lines: string[] = []
   refCount = 0
+  /** Elements left out below maxDepth. */
+  deeper = 0
   private chars = 0
 
   /** The walk stops once the outline is longer than the budget: huge pages cost no more than needed. */
-  constructor(private readonly budget: number) {}
+  constructor(
+    private readonly budget: number,
+    private readonly maxDepth = Infinity,
+  ) {}
 
   get full(): boolean {
     return this.chars > this.budget
@@ -163,6 +171,10 @@ class Outline {
       return
     }
     this.flush()
+    if (depth > this.maxDepth) {
+      this.deeper++
+      return
+    }
     const leaf =
       LEAF_ROLES.has(role) &&
       !(role === 'clickable' && el.querySelector('a, button, input, select, textarea, [role], [tabindex]'))
@@ -181,6 +193,14 @@ class Outline {
     // Multi-line values (textareas) stay on their line.
     if (value !== undefined) line += `: ${clip(value.replace(/\r?\n/g, '\\n'))}`
     this.push(line)
+    if (el instanceof HTMLIFrameElement || el instanceof HTMLFrameElement) {
+      // The frame's own document is outlined by the service worker, in that frame, under this line;
+      // the mark names the frame by its position among the document's frames (see frames.ts).
+      const index = [...document.querySelectorAll('iframe, frame')].indexOf(el)
+      this.lines[this.lines.length - 1] += ':'
+      this.push(`${'  '.repeat(depth + 1)}${FRAME_MARK}${index}`)
+      return
+    }
     if (el instanceof HTMLSelectElement) {
       // Options of a closed select are not rendered, so they are listed without a visibility check.
       for (const option of [...el.options].slice(0, MAX_OPTIONS)) {
@@ -218,7 +238,7 @@ class Outline {
   }
 }
 
-export function snapshot(args: { selector?: string; maxLength: number }): {
+export function snapshot(args: { selector?: string; maxLength: number; depth?: number }): {
   text: string
   refs: number
   truncated: boolean
@@ -226,9 +246,13 @@ export function snapshot(args: { selector?: string; maxLength: number }): {
   const root =
     args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
-  const outline = new Outline(args.maxLength)
+  const outline = new Outline(args.maxLength, args.depth)
   outline.element(root, 0)
   outline.flush()
+  if (outline.deeper)
+    outline.lines.push(
+      `[${outline.deeper} elements deeper than depth ${args.depth} left out: raise depth or pass selector]`,
+    )
   const header = `URL: ${location.href}\nTitle: ${document.title}\n`
   const text = header + (outline.lines.join('\n') || '(no visible content)')
   if (text.length <= args.maxLength && !outline.full)
@@ -236,7 +260,7 @@ export function snapshot(args: { selector?: string; maxLength: number }): {
   const cut = text.lastIndexOf('\n', args.maxLength)
   const kept = text.slice(0, cut > header.length ? cut : args.maxLength)
   return {
-    text: `${kept}\n[truncated: showing ${kept.length} characters, the page has more; pass selector to snapshot one part of the page]`,
+    text: `${kept}\n[truncated: showing ${kept.length} characters, the page has more; pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find]`,
     refs: outline.refCount,
     truncated: true,
   }

@@ -11,11 +11,19 @@ export type ToolResult =
   | { ok: true; value: unknown; progress: { progress: number; total?: number; message?: string }[] }
   | { ok: false; error: { code: string; message: string; category?: string; retryable?: boolean } }
 
+/** Who makes a call, as tool.dispatch names it. */
+export interface Caller {
+  client?: string
+  session?: string
+}
+
 export interface BuiltinsHarness {
   browser: BrowserHarness
   site: FixtureSite
   /** Calls runBuiltinTool in the service worker, as the dispatcher does for `tool.dispatch`. */
   call(tool: string, input?: Record<string, unknown>): Promise<ToolResult>
+  /** Like call, as the dispatcher runs a call that carries the MCP client's name and session. */
+  callAs(caller: Caller, tool: string, input?: Record<string, unknown>): Promise<ToolResult>
   /** Like call, but fails the test with the tool's error message when the tool fails. */
   ok<T = unknown>(tool: string, input?: Record<string, unknown>): Promise<T>
   /** Like call, but expects a failure and returns it. */
@@ -76,9 +84,14 @@ async function bundleTestWorker(dir: string): Promise<void> {
   })
 }
 
-async function invoke(sw: Worker, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
+async function invoke(
+  sw: Worker,
+  tool: string,
+  input: Record<string, unknown>,
+  caller: Caller = {},
+): Promise<ToolResult> {
   return sw.evaluate(
-    async ([name, args]) => {
+    async ([name, args, who]) => {
       const progress: { progress: number; total?: number; message?: string }[] = []
       const hook = (
         globalThis as unknown as {
@@ -87,6 +100,7 @@ async function invoke(sw: Worker, tool: string, input: Record<string, unknown>):
       ).__bridgeTest
       try {
         const value = await hook.runBuiltinTool(name, args, {
+          ...who,
           dispatchId: 'test',
           progress: (p: number, total?: number, message?: string) =>
             progress.push({ progress: p, total, message }),
@@ -101,7 +115,7 @@ async function invoke(sw: Worker, tool: string, input: Record<string, unknown>):
         }
       }
     },
-    [tool, input] as const,
+    [tool, input, caller] as const,
   )
 }
 
@@ -124,6 +138,7 @@ export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
     browser,
     site,
     call,
+    callAs: async (caller, tool, input = {}) => invoke(await browser.serviceWorker(), tool, input, caller),
     async ok<T>(tool: string, input: Record<string, unknown> = {}) {
       const result = await call(tool, input)
       if (!result.ok)

@@ -72,7 +72,8 @@ describe('built-in browser tools through the daemon and the real extension', () 
     }
     expect([...health.browserToolNames].sort()).toEqual([...BROWSER_TOOL_NAMES].sort())
     expect(health.browserToolCount).toBe(BROWSER_TOOL_NAMES.length)
-    expect(health.disabledBrowserTools).toEqual(['browser_get_cookies'])
+    // browser_evaluate stays off under the auto default: only a setting of its own enables it.
+    expect(health.disabledBrowserTools).toEqual(['browser_get_cookies', 'browser_evaluate'])
   })
 
   it('opens a tab, snapshots it as text and clicks a ref from the snapshot', async () => {

@@ -68,7 +68,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(snap).toMatch(/- button "Create account" \[ref=e\d+\]/)
   })
 
-  it('browser_snapshot reports ARIA roles and states, lists iframes and skips aria-hidden and invisible content', async () => {
+  it('browser_snapshot reports ARIA roles and states, enters iframes and skips aria-hidden and invisible content', async () => {
     const tab = await open('/aria')
     const snap = await h.ok<string>('browser_snapshot', { tabId: tab.tabId })
     expect(snap).toMatch(/^- button "Bold" \[pressed\] \[ref=e\d+\]$/m)
@@ -78,14 +78,16 @@ describe('built-in page reading and input tools in real Chromium', () => {
       /^- dialog "Settings" \[ref=e\d+\]:\n {2}- checkbox "Dark mode" \[checked\] \[ref=e\d+\]$/m,
     )
     expect(snap).toMatch(/^- group \[collapsed\] \[ref=e\d+\]:\n {2}- button "More details" \[ref=e\d+\]$/m)
-    expect(snap).toMatch(/^- iframe "Embedded frame" \[ref=e\d+\]$/m)
+    expect(snap).toMatch(
+      /^- iframe "Embedded frame" \[ref=e\d+\]:\n {2}- document "about:srcdoc"\n {2}- button "In frame" \[ref=f\d+e\d+\]$/m,
+    )
     expect(snap).toMatch(/^- slider "Volume" \[ref=e\d+\]: 30$/m)
     expect(snap).toMatch(/^- table "Prices" \[ref=e\d+\]:/m)
     expect(snap).toMatch(/^ {4,}- columnheader \[ref=e\d+\]: Item$/m)
     expect(snap).toMatch(/^ {4,}- cell \[ref=e\d+\]: Tea$/m)
     expect(snap).toMatch(/^- link "Script link" \[ref=e\d+\]$/m)
     expect(snap).toContain('- text: Peeking text')
-    for (const hidden of ['Ghost button', 'Invisible button', 'In frame', 'Hidden until opened'])
+    for (const hidden of ['Ghost button', 'Invisible button', 'Hidden until opened'])
       expect(snap).not.toContain(hidden)
   })
 
@@ -97,7 +99,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
       /^ {4}- listitem \[ref=e\d+\]:\n {6}- text: Row 0\n {6}- link "open 0" \[ref=e\d+\] -> \/r\/0\n {6}- button "Delete 0" \[ref=e\d+\]$/m,
     )
     expect(snap).toMatch(
-      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page\]$/,
+      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find\]$/,
     )
     const part = await h.ok<string>('browser_snapshot', { tabId: tab.tabId, selector: 'li:nth-child(4000)' })
     expect(part).toContain('- button "Delete 3999"')
@@ -115,7 +117,7 @@ describe('built-in page reading and input tools in real Chromium', () => {
     const cut = await h.ok<string>('browser_snapshot', { tabId: form.tabId, maxLength: 200 })
     expect(cut.length).toBeLessThan(400)
     expect(cut).toMatch(
-      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page\]$/,
+      /\[truncated: showing \d+ characters, the page has more; pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find\]$/,
     )
     expect((await h.fails('browser_snapshot', { tabId: form.tabId, selector: '#nope' })).category).toBe(
       'not_found',

@@ -27,6 +27,83 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     expect(tab.active).toBe(true)
   })
 
+  it("keeps each MCP client in a tab group of its own and refuses another agent's tab unless told", async () => {
+    const ok = async <T>(caller: { client?: string; session?: string }, tool: string, input = {}) => {
+      const result = await h.callAs(caller, tool, input)
+      if (!result.ok) throw new Error(`${tool}: ${result.error.message}`)
+      return result.value as T
+    }
+    const alice = { client: 'alice-agent', session: 'a1b2c3d4e5' }
+    const bob = { session: '0f9e8d7c6b5a' }
+    const a1 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/') })
+    const a2 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/form') })
+    const b1 = await ok<Tab>(bob, 'browser_open_tab', { url: h.site.url('/long') })
+    const info = (tabId: number) =>
+      ok<{ groupId: number | null; agent?: string }>(alice, 'browser_tab_info', { tabId })
+    const [i1, i2] = [await info(a1.tabId), await info(a2.tabId)]
+    expect(i1).toMatchObject({ agent: 'alice-agent' })
+    expect(i2.groupId).toBe(i1.groupId)
+    const groups = await ok<{
+      groups: { groupId: number; title: string; agent?: string; tabIds: number[] }[]
+    }>(bob, 'browser_list_tab_groups')
+    expect(groups.groups).toContainEqual(
+      expect.objectContaining({ title: 'alice-agent', agent: 'alice-agent', tabIds: [a1.tabId, a2.tabId] }),
+    )
+    expect(groups.groups).toContainEqual(
+      expect.objectContaining({ title: 'agent 0f9e8d7c', agent: 'agent 0f9e8d7c', tabIds: [b1.tabId] }),
+    )
+    const refused = await h.callAs(bob, 'browser_get_text', { tabId: a1.tabId })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'tool_error',
+        category: 'validation',
+        message: `tab ${a1.tabId} is in the tab group of "alice-agent", another agent: use your own tabs (browser_open_tab), or pass otherAgent: true if the user asked you to act there`,
+      },
+    })
+    expect(
+      await ok<{ text: string }>(bob, 'browser_get_text', {
+        tabId: a1.tabId,
+        selector: 'h1',
+        otherAgent: true,
+      }),
+    ).toMatchObject({ text: 'Welcome to the fixture' })
+    // A tab an agent's click opens joins that agent's group.
+    const b2 = await ok<Tab>(bob, 'browser_open_tab', { url: h.site.url('/form') })
+    const clicked = await ok<{ openedTabs: { tabId: number }[] }>(bob, 'browser_click', {
+      tabId: b2.tabId,
+      selector: '#popup',
+    })
+    const popup = clicked.openedTabs[0]!.tabId
+    const bobInfo = (tabId: number) =>
+      ok<{ groupId: number | null; agent?: string }>(bob, 'browser_tab_info', { tabId })
+    expect(await bobInfo(popup)).toMatchObject({
+      agent: 'agent 0f9e8d7c',
+      groupId: (await bobInfo(b1.tabId)).groupId,
+    })
+    // A dialog open in alice's tab is named in alice's results, not in bob's.
+    const a3 = await ok<Tab>(alice, 'browser_open_tab', { url: h.site.url('/dialog') })
+    ;(await h.pageAt(h.site.url('/dialog'))).on('dialog', () => undefined)
+    await ok(alice, 'browser_click', { tabId: a3.tabId, selector: '#ask' })
+    await expect
+      .poll(
+        async () =>
+          (await ok<{ openDialogs?: { tabId: number }[] }>(alice, 'browser_list_windows')).openDialogs,
+      )
+      .toEqual([
+        {
+          tabId: a3.tabId,
+          type: 'confirm',
+          message: 'Delete everything?',
+          answerWith: 'browser_handle_dialog',
+        },
+      ])
+    expect((await ok<{ openDialogs?: unknown }>(bob, 'browser_list_windows')).openDialogs).toBeUndefined()
+    await ok(alice, 'browser_handle_dialog', { tabId: a3.tabId, accept: false })
+    // Calls that name no client (the daemon did not say who) are not refused.
+    expect((await h.call('browser_get_text', { tabId: a1.tabId, selector: 'h1' })).ok).toBe(true)
+  })
+
   it('browser_list_tabs lists open tabs and filters by URL', async () => {
     const { tabs } = await h.ok<{ tabs: (Tab & { focusedWindow: boolean })[] }>('browser_list_tabs')
     expect(tabs.some((t) => t.title === 'Fixture home')).toBe(true)
@@ -121,7 +198,7 @@ describe('built-in tab and navigation tools in real Chromium', () => {
   })
 
   it('rejects unknown tool names with unknown_tool', async () => {
-    const err = await h.fails('browser_evaluate', { code: '1' })
+    const err = await h.fails('browser_run_shell', { code: '1' })
     expect(err).toMatchObject({ code: 'unknown_tool', category: 'validation' })
   })
 

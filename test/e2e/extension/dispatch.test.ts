@@ -178,6 +178,7 @@ describe('extension tabs and dispatch', () => {
     const answer = await dispatch('whoami', {})
     expect(answer.error?.code).toBe(-32002)
     expect(answer.error?.message).toContain('reload its tab')
+    await browser.waitForAdapter('notes')
     await tab.reload()
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
     expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })

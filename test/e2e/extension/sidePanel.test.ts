@@ -45,6 +45,7 @@ describe('side panel', () => {
       tool,
       params,
       expiresAt: Date.now() + 60_000,
+      client: 'test-agent',
     })
 
   it('shows each plugin with its tab state, tool count, source and version', async () => {
@@ -127,6 +128,7 @@ describe('side panel', () => {
       tool: 'whoami',
       params: {},
       expiresAt: Date.now() + 800,
+      client: 'test-agent',
     })
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
     await expect.poll(() => panel.getByTestId('approval').count(), { timeout: 5_000 }).toBe(0)

@@ -543,9 +543,9 @@ describe.each(ENGINES)('the %s engine', (engineName) => {
   })
 })
 
-describe('the node engine', () => {
+describe.each(ENGINES)('what the %s engine writes', (engineName) => {
   it('sends the head of an event stream together with an event that follows within moments', async () => {
-    const server = await serve('node', [
+    const server = await serve(engineName, [
       {
         path: '/answer',
         auth: 'required',

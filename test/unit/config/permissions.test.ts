@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   isReviewed,
+  allowAlwaysPersists,
   resolvePermission,
   withPluginPermission,
   withReviewedVersion,
@@ -138,5 +139,42 @@ describe('permission changes', () => {
     expect(withPluginPermission({}, 'browser', 'auto', build('0.1.0'))).toEqual({
       browser: { permission: 'auto' },
     })
+  })
+})
+
+describe('built-in tools that keep the browser default at a distance', () => {
+  const query = (
+    permissions: Record<
+      string,
+      { permission?: 'off' | 'ask' | 'auto'; tools?: Record<string, 'off' | 'ask' | 'auto'> }
+    >,
+    tool: string,
+  ) => resolvePermission({ permissions, plugin: 'browser', tool, skipPermissions: false })
+
+  it('leaves browser_evaluate off whatever the browser default, until the user sets that tool', () => {
+    for (const permission of ['ask', 'auto'] as const)
+      expect(query({ browser: { permission } }, 'browser_evaluate')).toBe('off')
+    expect(
+      query({ browser: { permission: 'auto', tools: { browser_evaluate: 'ask' } } }, 'browser_evaluate'),
+    ).toBe('ask')
+    expect(query({ browser: { tools: { browser_evaluate: 'auto' } } }, 'browser_evaluate')).toBe('auto')
+  })
+
+  it('caps browser_clear_site_data at ask under an auto default, unless set to auto itself', () => {
+    expect(query({ browser: { permission: 'auto' } }, 'browser_clear_site_data')).toBe('ask')
+    expect(query({ browser: { permission: 'ask' } }, 'browser_clear_site_data')).toBe('ask')
+    expect(
+      query(
+        { browser: { permission: 'auto', tools: { browser_clear_site_data: 'auto' } } },
+        'browser_clear_site_data',
+      ),
+    ).toBe('auto')
+    expect(query({ browser: { permission: 'auto' } }, 'browser_snapshot')).toBe('auto')
+  })
+
+  it('never lets "allow always" turn browser_evaluate to auto', () => {
+    expect(allowAlwaysPersists('browser', 'browser_evaluate')).toBe(false)
+    expect(allowAlwaysPersists('browser', 'browser_clear_site_data')).toBe(true)
+    expect(allowAlwaysPersists('notes', 'browser_evaluate')).toBe(true)
   })
 })

@@ -5,6 +5,7 @@ import { extensionConnectionMachine } from '../../../machines/extensionConnectio
 import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
 import {
   toolInvocationMachine,
+  type ApprovalCheck,
   type PermissionCheck,
   type StepResult,
   type ToolInvocationContext,
@@ -22,7 +23,8 @@ function callLogic(options: { permission?: PermissionCheck['permission']; record
       checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
         Promise.resolve({ permission: options.permission ?? 'auto', extensionConnected: true }),
       ),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input }) => {
+      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
         sendBack({ type: 'dispatch.succeeded', output: `ran ${input.tool}` })
       }),
       record: fromPromise<void, ToolInvocationContext>(({ input }) => {

@@ -1,11 +1,11 @@
 import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate'
 import {
   toolInvocationMachine,
+  type ApprovalCheck,
   type PermissionCheck,
   type StepResult,
   type ToolInvocationContext,
   type ToolInvocationEvent,
-  type ToolInvocationInput,
   type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
 
@@ -24,6 +24,10 @@ export const flush = () => new Promise((r) => setTimeout(r, 0))
 export interface HarnessOptions {
   validate?: StepResult
   permission?: PermissionCheck
+  /** The daemon's answer before an approval (tab, queue room); resolved at once even with manualSteps. */
+  approval?: ApprovalCheck
+  /** Hold that answer until the test resolves `steps.approval`. */
+  holdApproval?: boolean
   /** The pluginTab's answer to the slot request: ok grants it, a failure refuses it. */
   slot?: StepResult
   hasProgressToken?: boolean
@@ -36,11 +40,15 @@ export function startInvocation(options: HarnessOptions = {}) {
   const effects: string[] = []
   const outcomes: (ToolOutcome | undefined)[] = []
   const progress: unknown[] = []
+  /** The state the call was in each time it gave its approval-queue place back. */
+  const releases: string[] = []
   const steps = {
     validate: deferred<StepResult>(),
     checkPermission: deferred<PermissionCheck>(),
     slot: deferred<StepResult>(),
+    approval: deferred<ApprovalCheck>(),
   }
+  if (!options.holdApproval) steps.approval.resolve(options.approval ?? { ok: true })
   if (!options.manualSteps) {
     steps.validate.resolve(options.validate ?? { ok: true })
     steps.checkPermission.resolve(options.permission ?? { permission: 'auto', extensionConnected: true })
@@ -52,7 +60,8 @@ export function startInvocation(options: HarnessOptions = {}) {
     actors: {
       validate: fromPromise(() => steps.validate.promise),
       checkPermission: fromPromise(() => steps.checkPermission.promise),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack: back }) => {
+      prepareApproval: fromPromise(() => steps.approval.promise),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack: back }) => {
         effects.push('dispatch')
         sendBack = back
         return () => {
@@ -68,6 +77,7 @@ export function startInvocation(options: HarnessOptions = {}) {
     },
     actions: {
       requestApproval: record('requestApproval'),
+      releaseApproval: ({ self }) => void releases.push(JSON.stringify(self.getSnapshot().value)),
       cancelApproval: (_, params) => void effects.push(`cancelApproval:${params.reason}`),
       persistAlways: record('persistAlways'),
       announceStart: record('announceStart'),
@@ -106,6 +116,7 @@ export function startInvocation(options: HarnessOptions = {}) {
     effects,
     outcomes,
     progress,
+    releases,
     steps,
     /** Events the running dispatch actor would send (the extension's answer). */
     answer: (event: ToolInvocationEvent) => sendBack?.(event),

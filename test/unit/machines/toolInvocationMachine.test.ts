@@ -58,6 +58,46 @@ describe('toolInvocationMachine', () => {
   describe('approval', () => {
     const ask = { permission: { permission: 'ask' as const, extensionConnected: true } }
 
+    it('fails before anyone is asked when the approval cannot be prepared (no ready tab, queue full)', async () => {
+      const error = {
+        code: 'approval_queue_full' as const,
+        message: '20 calls of claude already wait for approval',
+        category: 'concurrency',
+      }
+      const t = startInvocation({ ...ask, approval: { ok: false, error } })
+      await flush()
+      expect(t.state()).toBe('failed')
+      expect(t.outcomes).toEqual([{ ok: false, error }])
+      expect(t.effects).toEqual(['recordOutcome'])
+    })
+
+    it('keeps the tab chosen before the approval, for the approval and the dispatch', async () => {
+      const tab = { tabId: 9, title: 'My notes', url: 'http://127.0.0.1/mine' }
+      const t = startInvocation({ ...ask, approval: { ok: true, tab } })
+      await flush()
+      expect(t.state()).toEqual({ awaitingApproval: 'waiting' })
+      expect(t.actor.getSnapshot().context.tab).toEqual(tab)
+      expect(t.releases).toEqual([])
+      t.actor.send({ type: 'confirmation.response', decision: 'allow_once' })
+      await flush()
+      expect(t.state()).toEqual({ running: 'waiting' })
+      expect(t.actor.getSnapshot().context.tab).toEqual(tab)
+      // The call's place in the approval queue is given back as soon as the user answered.
+      expect(t.releases).toEqual([JSON.stringify({ awaitingApproval: 'waiting' })])
+    })
+
+    it('gives its approval-queue place back when cancelled while the approval is prepared', async () => {
+      const t = startInvocation({ ...ask, holdApproval: true })
+      await flush()
+      expect(t.state()).toBe('preparingApproval')
+      t.actor.send({ type: 'cancel', reason: 'client cancelled' })
+      t.steps.approval.resolve({ ok: true })
+      await flush()
+      expect(t.state()).toBe('failed')
+      expect(t.releases).toEqual([JSON.stringify('preparingApproval')])
+      expect(t.effects).not.toContain('requestApproval')
+    })
+
     it('dispatches after allow_once', async () => {
       const t = startInvocation(ask)
       await flush()

@@ -26,7 +26,7 @@ function start(options: { answer?: boolean } = {}) {
             checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
               Promise.resolve({ permission: 'auto', extensionConnected: true }),
             ),
-            dispatch: fromCallback<ToolInvocationEvent, ToolInvocationInput>(({ sendBack, input }) => {
+            dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
               sendBack({ type: 'tool.progress', progress: 1, total: 2 })
               sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
               if (options.answer !== false)

@@ -2,7 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
 import { describe, expect, it } from 'vitest'
 import { BROWSER_PLUGIN, TOOL_NAME_PATTERN } from '../../../src/protocol/constants'
-import { BROWSER_TOOLS, BROWSER_TOOL_NAMES, isBrowserToolName } from '../../../src/tools/index'
+import {
+  BROWSER_TOOLS,
+  BROWSER_TOOL_NAMES,
+  browserToolDefaultCap,
+  isBrowserToolName,
+} from '../../../src/tools/index'
 
 // The daemon validates inputs with ajv in strict mode; every schema must compile there.
 const ajv = new Ajv({ strict: true, allErrors: true, useDefaults: false })
@@ -50,8 +55,18 @@ describe('BROWSER_TOOLS', () => {
       expect(BROWSER_TOOL_NAMES).toContain(name)
   })
 
-  it('does not offer arbitrary script evaluation', () => {
-    expect(BROWSER_TOOL_NAMES.filter((n) => /eval|script|exec/.test(n))).toEqual([])
+  it('offers page script evaluation only as browser_evaluate, off unless enabled by name', () => {
+    expect(BROWSER_TOOL_NAMES.filter((n) => /eval|script|exec/.test(n))).toEqual(['browser_evaluate'])
+    expect(browserToolDefaultCap('browser_evaluate')).toBe('off')
+    expect(browserToolDefaultCap('browser_clear_site_data')).toBe('ask')
+  })
+
+  it('offers at least 65 tools, each taking a tabId also taking otherAgent', () => {
+    expect(BROWSER_TOOL_NAMES.length).toBeGreaterThanOrEqual(65)
+    for (const tool of BROWSER_TOOLS) {
+      const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>
+      expect('otherAgent' in props, tool.name).toBe('tabId' in props)
+    }
   })
 
   it('names every tool browser_* or extension_* with a valid base name, each once', () => {

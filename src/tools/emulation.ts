@@ -1,0 +1,123 @@
+/** Emulation of a tab (viewport, device, user agent, media, location, CPU) and the window size. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { TabIdField } from './common'
+
+const HELD =
+  'Holds the Chrome debugger on the tab until browser_clear_emulation; reloading may be needed for the page to notice.'
+
+export const setViewport = defineBrowserTool({
+  name: 'browser_set_viewport',
+  displayName: 'Set viewport',
+  description: `Emulate a viewport size (and device pixel ratio, mobile, touch) or a named device. ${HELD} Returns { width, height, deviceScaleFactor, mobile }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    device: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('iphone-15'),
+          Type.Literal('pixel-8'),
+          Type.Literal('ipad'),
+          Type.Literal('desktop-hd'),
+        ],
+        { description: 'A named device.' },
+      ),
+    ),
+    width: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000, description: 'CSS pixels.' })),
+    height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000, description: 'CSS pixels.' })),
+    deviceScaleFactor: Type.Optional(Type.Number({ minimum: 0.5, maximum: 4, description: 'Pixel ratio.' })),
+    mobile: Type.Optional(Type.Boolean({ description: 'Mobile viewport and touch.' })),
+  }),
+})
+
+export const setUserAgent = defineBrowserTool({
+  name: 'browser_set_user_agent',
+  displayName: 'Set user agent',
+  description: `Send another User-Agent (header and navigator.userAgent) from a tab. ${HELD} Returns { userAgent }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    userAgent: Type.String({ minLength: 1, maxLength: 1000, description: 'The User-Agent.' }),
+  }),
+})
+
+export const emulateMedia = defineBrowserTool({
+  name: 'browser_emulate_media',
+  displayName: 'Emulate media',
+  description: `Emulate CSS media: type (screen/print), colour scheme, reduced motion, other media features. ${HELD} Returns { media, features }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    media: Type.Optional(
+      Type.Union([Type.Literal('screen'), Type.Literal('print')], { description: 'Media type.' }),
+    ),
+    colorScheme: Type.Optional(
+      Type.Union([Type.Literal('light'), Type.Literal('dark')], { description: 'prefers-color-scheme.' }),
+    ),
+    reducedMotion: Type.Optional(
+      Type.Union([Type.Literal('reduce'), Type.Literal('no-preference')], {
+        description: 'prefers-reduced-motion.',
+      }),
+    ),
+    features: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z-]{1,50}$' }), Type.String({ maxLength: 50 }), {
+        description: 'e.g. { "forced-colors": "active" }.',
+      }),
+    ),
+  }),
+})
+
+export const setGeolocation = defineBrowserTool({
+  name: 'browser_set_geolocation',
+  displayName: 'Set geolocation',
+  description: `Report this position to the page's geolocation API (the page still needs the user's location permission). ${HELD} Returns { latitude, longitude, accuracy }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    latitude: Type.Number({ minimum: -90, maximum: 90, description: 'Degrees.' }),
+    longitude: Type.Number({ minimum: -180, maximum: 180, description: 'Degrees.' }),
+    accuracy: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 100_000, default: 10, description: 'Metres.' }),
+    ),
+  }),
+})
+
+export const throttleCpu = defineBrowserTool({
+  name: 'browser_throttle_cpu',
+  displayName: 'Throttle CPU',
+  description: `Slow the tab's CPU down by a factor (1 = normal). ${HELD} Returns { rate }.`,
+  input: Type.Object({
+    tabId: TabIdField,
+    rate: Type.Number({ minimum: 1, maximum: 20, description: 'Slowdown factor.' }),
+  }),
+})
+
+export const clearEmulation = defineBrowserTool({
+  name: 'browser_clear_emulation',
+  displayName: 'Clear emulation',
+  description:
+    'End every emulation of a tab (viewport, user agent, media, geolocation, CPU) and release the debugger unless a capture holds it. Returns { cleared: true }.',
+  input: Type.Object({ tabId: TabIdField }),
+})
+
+export const resizeWindow = defineBrowserTool({
+  name: 'browser_resize_window',
+  displayName: 'Resize window',
+  description:
+    "Resize (and optionally move) a tab's browser window, or set it to maximized, minimized, fullscreen or normal. Returns { windowId, width, height, left, top, state }.",
+  input: Type.Object({
+    tabId: TabIdField,
+    width: Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' })),
+    height: Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' })),
+    left: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'Screen x.' })),
+    top: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'Screen y.' })),
+    state: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('normal'),
+          Type.Literal('maximized'),
+          Type.Literal('minimized'),
+          Type.Literal('fullscreen'),
+        ],
+        { description: 'Window state.' },
+      ),
+    ),
+  }),
+})

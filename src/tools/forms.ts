@@ -1,0 +1,120 @@
+/** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { RefField, SelectorField, TabIdField } from './common'
+
+const Key = Type.String({
+  minLength: 1,
+  maxLength: 30,
+  description: 'DOM key name: "Shift", "a", "Enter", "ArrowDown"...',
+})
+
+const FileBytes = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$', description: 'File name.' }),
+  mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'Default application/octet-stream.' })),
+  base64: Type.String({ maxLength: 7_100_000, description: 'File content, base64.' }),
+})
+
+export const fillForm = defineBrowserTool({
+  name: 'browser_fill_form',
+  displayName: 'Fill form',
+  description:
+    'Set several form fields in one call: text fields, textareas, selects (value or label), checkboxes and radios (true/false), sliders. Fires input and change events. Returns { filled: [{ field, value }] }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    fields: Type.Array(
+      Type.Object({
+        ref: RefField,
+        selector: SelectorField,
+        value: Type.Union([Type.String({ maxLength: 20_000 }), Type.Boolean(), Type.Number()]),
+      }),
+      { minItems: 1, maxItems: 100, description: 'Fields and their values.' },
+    ),
+  }),
+})
+
+export const setChecked = defineBrowserTool({
+  name: 'browser_set_checked',
+  displayName: 'Set checkbox',
+  description:
+    'Check or uncheck a checkbox, or select a radio button, with a trusted click when its state differs. Returns { field, checked }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    checked: Type.Boolean({ description: 'The state wanted.' }),
+  }),
+})
+
+export const uploadFile = defineBrowserTool({
+  name: 'browser_upload_file',
+  displayName: 'Upload file',
+  description:
+    'Give files to a file input, or to the element that opens a file chooser: the chooser is intercepted after a trusted click and answered with the files you send (5 MB in all). Returns { field, files: [{ name, size }] }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    files: Type.Array(FileBytes, { minItems: 1, maxItems: 20, description: 'Files to give.' }),
+  }),
+})
+
+export const drag = defineBrowserTool({
+  name: 'browser_drag',
+  displayName: 'Drag',
+  description:
+    'Drag one element onto another with trusted mouse input (HTML drag and drop and pointer-based dragging). Returns { dragged, onto }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    fromRef: RefField,
+    fromSelector: SelectorField,
+    toRef: RefField,
+    toSelector: SelectorField,
+  }),
+})
+
+export const drop = defineBrowserTool({
+  name: 'browser_drop',
+  displayName: 'Drop',
+  description:
+    'Drop files (bytes you send, 5 MB in all) and/or data (by MIME type, e.g. text/plain) on an element, as a drop from outside the page. Returns { droppedOn, files, types }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files to drop.' })),
+    data: Type.Optional(
+      Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 100_000 }), {
+        description: 'MIME type to content, e.g. { "text/plain": "hi" }.',
+      }),
+    ),
+  }),
+})
+
+export const insertText = defineBrowserTool({
+  name: 'browser_insert_text',
+  displayName: 'Insert text',
+  description:
+    'Insert text at the caret of the focused element (or of ref/selector, focused first) as one input, without key events: for rich editors. Returns { inserted, focused }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    ref: RefField,
+    selector: SelectorField,
+    text: Type.String({ minLength: 1, maxLength: 100_000, description: 'Text to insert.' }),
+  }),
+})
+
+export const keyDown = defineBrowserTool({
+  name: 'browser_key_down',
+  displayName: 'Key down',
+  description:
+    'Press and hold a key (trusted) until browser_key_up, e.g. Shift while clicking. Returns { down, focused }.',
+  input: Type.Object({ tabId: TabIdField, key: Key }),
+})
+
+export const keyUp = defineBrowserTool({
+  name: 'browser_key_up',
+  displayName: 'Key up',
+  description: 'Release a key held with browser_key_down. Returns { up, focused }.',
+  input: Type.Object({ tabId: TabIdField, key: Key }),
+})

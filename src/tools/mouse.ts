@@ -1,0 +1,84 @@
+/** Coordinate actions for canvases and maps: trusted mouse input at x,y of the viewport. */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { TabIdField } from './common'
+
+const X = Type.Number({ minimum: 0, maximum: 100_000, description: 'CSS pixels from the viewport left.' })
+const Y = Type.Number({ minimum: 0, maximum: 100_000, description: 'CSS pixels from the viewport top.' })
+const Button = Type.Optional(
+  Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
+    default: 'left',
+    description: 'Default left.',
+  }),
+)
+const AT = 'Returns { x, y, target } where target describes the element under the point.'
+
+export const mouseClickXy = defineBrowserTool({
+  name: 'browser_mouse_click_xy',
+  displayName: 'Click at point',
+  description: `Trusted click at viewport coordinates (e.g. on a canvas; see browser_screenshot). ${AT}`,
+  input: Type.Object({
+    tabId: TabIdField,
+    x: X,
+    y: Y,
+    button: Button,
+    clickCount: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3, default: 1, description: '2 for a double click.' }),
+    ),
+  }),
+})
+
+export const mouseMoveXy = defineBrowserTool({
+  name: 'browser_mouse_move_xy',
+  displayName: 'Move mouse',
+  description: `Move the mouse to viewport coordinates (trusted). ${AT}`,
+  input: Type.Object({ tabId: TabIdField, x: X, y: Y }),
+})
+
+export const mouseDown = defineBrowserTool({
+  name: 'browser_mouse_down',
+  displayName: 'Mouse down',
+  description: `Press a mouse button at x,y (trusted) and keep it pressed until browser_mouse_up. ${AT}`,
+  input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
+})
+
+export const mouseUp = defineBrowserTool({
+  name: 'browser_mouse_up',
+  displayName: 'Mouse up',
+  description: `Release a mouse button at x,y (trusted). ${AT}`,
+  input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
+})
+
+export const mouseWheel = defineBrowserTool({
+  name: 'browser_mouse_wheel',
+  displayName: 'Mouse wheel',
+  description: `Turn the mouse wheel at x,y (trusted): deltaY > 0 scrolls down, deltaX > 0 right. ${AT}`,
+  input: Type.Object({
+    tabId: TabIdField,
+    x: X,
+    y: Y,
+    deltaX: Type.Optional(
+      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels right.' }),
+    ),
+    deltaY: Type.Optional(
+      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels down.' }),
+    ),
+  }),
+})
+
+export const mouseDragXy = defineBrowserTool({
+  name: 'browser_mouse_drag_xy',
+  displayName: 'Drag between points',
+  description:
+    'Press at (fromX, fromY), move in steps to (toX, toY) and release (trusted), e.g. to draw or pan a map. Returns { from, to, target }.',
+  input: Type.Object({
+    tabId: TabIdField,
+    fromX: X,
+    fromY: Y,
+    toX: X,
+    toY: Y,
+    steps: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Intermediate moves.' }),
+    ),
+  }),
+})

@@ -1,0 +1,16 @@
+/** JavaScript in the page: off unless the user enables this one tool, and never auto through "allow always". */
+import { Type } from '@sinclair/typebox'
+import { defineBrowserTool } from './define'
+import { TabIdField } from './common'
+
+export const evaluate = defineBrowserTool({
+  name: 'browser_evaluate',
+  displayName: 'Run JavaScript',
+  description:
+    "Run a JavaScript expression in the page (the page's own world, with its cookies and globals; promises are awaited, 10 s at most). Off unless enabled for this tool alone. Returns { value } as JSON (cut at 20000 characters) or { exception }.",
+  defaultCap: 'off',
+  input: Type.Object({
+    tabId: TabIdField,
+    expression: Type.String({ minLength: 1, maxLength: 50_000, description: 'e.g. "document.title".' }),
+  }),
+})
