@@ -27,7 +27,8 @@ export interface PersistInput {
 
 export type ConfigStoreEmitted =
   | { type: 'config.changed'; requestId: string; config: ConfigDocument }
-  | { type: 'config.failed'; requestId: string; message: string }
+  /** `cause` is what the persist effect threw, so the daemon can pass its error code on. */
+  | { type: 'config.failed'; requestId: string; message: string; cause: unknown }
 
 export const configStoreMachine = setup({
   types: {
@@ -85,6 +86,7 @@ export const configStoreMachine = setup({
               type: 'config.failed' as const,
               requestId: context.queue[0]!.requestId,
               message: event.error instanceof Error ? event.error.message : String(event.error),
+              cause: event.error,
             })),
             assign({ queue: ({ context }) => context.queue.slice(1) }),
           ],

@@ -61,6 +61,8 @@ export type ToolInvocationEvent =
   | { type: 'dispatch.failed'; error: ToolFailure }
   | { type: 'extension.lost' }
   | { type: 'cancel'; reason: string }
+  /** The daemon is stopping and its grace period for calls in flight is over. */
+  | { type: 'daemon.stopping' }
   | SlotAnswer
 
 /** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
@@ -129,6 +131,11 @@ const FAILURES = {
     category: 'connection',
   },
   cancelled: { code: 'cancelled', message: 'the client cancelled the call', category: 'connection' },
+  shuttingDown: {
+    code: 'shutting_down',
+    message: 'the daemon is shutting down; call again once it is back',
+    category: 'connection',
+  },
 } satisfies Record<string, ToolFailure>
 type FailureReason = keyof typeof FAILURES
 
@@ -242,6 +249,7 @@ export const toolInvocationMachine = setup({
   initial: 'validating',
   on: {
     cancel: { target: '.recording', actions: failWith('cancelled') },
+    'daemon.stopping': { target: '.recording', actions: failWith('shuttingDown') },
     // A slot granted after the call moved on (it was cancelled meanwhile) goes straight back.
     'slot.granted': { actions: 'releaseSlot' },
   },
@@ -351,6 +359,13 @@ export const toolInvocationMachine = setup({
           target: 'recording',
           actions: [failWith('cancelled'), { type: 'cancelApproval', params: { reason: 'cancelled' } }],
         },
+        'daemon.stopping': {
+          target: 'recording',
+          actions: [
+            failWith('shuttingDown'),
+            { type: 'cancelApproval', params: { reason: 'daemon stopping' } },
+          ],
+        },
       },
     },
     // The plugin's pluginTab actor answers: a tab is ready and a slot is free, or why not.
@@ -415,13 +430,14 @@ export const toolInvocationMachine = setup({
         },
         'extension.lost': { target: 'recording', actions: [failWith('lostDuringCall'), 'announceEnd'] },
         cancel: { target: 'recording', actions: [failWith('cancelled'), 'announceEnd'] },
+        'daemon.stopping': { target: 'recording', actions: [failWith('shuttingDown'), 'announceEnd'] },
       },
     },
     // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
     recording: {
       // A cancel while the approval was being prepared leaves a reserved place: give it back.
       entry: 'releaseApproval',
-      on: { cancel: {} },
+      on: { cancel: {}, 'daemon.stopping': {} },
       invoke: {
         id: 'record',
         src: 'record',

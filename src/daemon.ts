@@ -2,7 +2,7 @@
  * The composition root: the only place real effects are wired into the machines. Reading it top to
  * bottom tells how the daemon fits together: files -> actor system -> routes -> front -> engine.
  */
-import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
+import { createActor, fromPromise, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
@@ -17,6 +17,7 @@ import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
+import { errorResponse } from './http/responses'
 import { processDiagnostics, type HealthPayload } from './http/health'
 import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
@@ -51,6 +52,8 @@ import {
 } from './protocol/constants'
 
 const logger = log.withTag('daemon')
+/** How long calls in flight may take to finish after SIGTERM, and then to record their failure. */
+const SHUTDOWN_GRACE_MS = 1_500
 
 export interface DaemonOptions {
   configDir: string
@@ -289,6 +292,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       extensionConnections: link.connected ? 1 : 0,
       mcpClients: sessions.count,
       auditSummary: audit.summary(),
+      auditLog: audit.diskStatus(),
       ...plugins,
       toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,
@@ -319,8 +323,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     clients: () => clients.current(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
   })
+  // Shutting down: requests already running finish; new ones are refused.
+  let stopping = false
   const engine = createEngine(options.engine, {
-    handler: front.handle,
+    handler: (request, info) =>
+      stopping
+        ? Promise.resolve(errorResponse('service_unavailable', 'the daemon is shutting down'))
+        : front.handle(request, info),
     upgrade: front.upgrade,
     limits: {
       maxBodyBytes: HTTP_MAX_BODY_BYTES,
@@ -330,6 +339,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       maxConnections: 256,
     },
   })
+  const runningCalls = () =>
+    Object.entries(system.getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(
+      ([id, ref]) => (ref && id.startsWith('toolInvocation') ? [ref] : []),
+    )
+  const callsSettled = async (withinMs: number) => {
+    const deadline = Date.now() + withinMs
+    while (runningCalls().length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+  }
   const stopCalls = async () => {
     await sessions.closeAll()
     link.stop()
@@ -364,7 +382,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configStore,
     system,
     async stop() {
+      stopping = true
       await devWatcher?.close()
+      // Calls in flight get a grace period to finish; those still running then fail with
+      // shutting_down. Either way each records its audit entry and answers before sessions close.
+      await callsSettled(SHUTDOWN_GRACE_MS)
+      for (const call of runningCalls()) call.send({ type: 'daemon.stopping' })
+      await callsSettled(SHUTDOWN_GRACE_MS)
+      // Let the last answers leave before the sessions and their streams close.
+      await new Promise((resolve) => setTimeout(resolve, 200))
       clients.close()
       await stopCalls()
       await engine.stop()

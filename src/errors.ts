@@ -9,6 +9,7 @@ export const BridgeErrorCode = {
   configUnparseable: 'config_unparseable',
   configInvalid: 'config_invalid',
   configLocked: 'config_locked',
+  diskWriteFailed: 'disk_write_failed',
   /** The config directory or one of its files is another user's, writable by others, or a link. */
   configUnsafe: 'config_unsafe',
   authInvalid: 'auth_invalid',

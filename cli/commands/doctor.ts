@@ -12,6 +12,7 @@ import { resolvePort } from '../../src/config/port'
 import { findChromiumBrowser } from './doctor/browsers'
 import { failOf, formatCheck, pass, warnOf, type CheckResult } from './doctor/check'
 import {
+  checkAuditLog,
   checkConfig,
   checkExtensionFiles,
   checkLocalPlugins,
@@ -77,6 +78,8 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
             `load ${paths.extensionDir} unpacked in chrome://extensions, or open the browser`,
           ),
     )
+    // An older daemon does not report it.
+    results.push(...checkAuditLog(health.health.auditLog, paths.dir))
   }
   results.push(...checkExtensionFiles(paths))
   results.push(

@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { BridgeError, BridgeErrorCode } from '../errors'
 import { isProcessAlive } from './processAlive'
 
 export const PRIVATE_FILE_MODE = 0o600
@@ -35,12 +36,33 @@ export function ensurePrivateDir(dir: string): void {
   if ((mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
 }
 
-/** Atomically replaces `path` with `data`, mode 0600. */
+/**
+ * Atomically replaces `path` with `data`, mode 0600. A disk that refuses (full, read-only) throws
+ * BridgeError disk_write_failed naming the file and the disk's error; the target is left as it was
+ * and no temp file stays behind.
+ */
 export function atomicWriteFile(
   path: string,
   data: string | Uint8Array,
   mode: number = PRIVATE_FILE_MODE,
 ): void {
+  try {
+    replaceFile(path, data, mode)
+  } catch (error) {
+    throw diskWriteFailed(path, error)
+  }
+}
+
+/** `could not write <path>: ENOSPC: no space left on device, write` as a BridgeError (kept if it is one). */
+export function diskWriteFailed(path: string, error: unknown): BridgeError {
+  if (error instanceof BridgeError) return error
+  const reason = error instanceof Error ? error.message : String(error)
+  return new BridgeError(BridgeErrorCode.diskWriteFailed, `could not write ${path}: ${reason}`, {
+    cause: error,
+  })
+}
+
+function replaceFile(path: string, data: string | Uint8Array, mode: number): void {
   const dir = dirname(path)
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   const fd = openSync(temp, 'wx', mode)

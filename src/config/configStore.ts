@@ -14,6 +14,7 @@ import type {
   PersistInput,
 } from '../../machines/configStoreMachine'
 import { readConfigFile, updateConfigFileAsync } from './configFile'
+import { isBridgeError } from '../errors'
 import type { Config } from './schema'
 
 export interface ConfigStore {
@@ -49,7 +50,8 @@ export function createConfigStore(actor: ActorRefFrom<typeof configStoreMachine>
       const failed = actor.on('config.failed', (event) => {
         if (event.requestId !== requestId) return
         unsubscribe()
-        reject(new Error(event.message))
+        // A BridgeError (disk_write_failed, config_locked, config_invalid) reaches the caller as it is.
+        reject(isBridgeError(event.cause) ? event.cause : new Error(event.message))
       })
       const unsubscribe = () => (done.unsubscribe(), failed.unsubscribe())
       actor.send({ type: 'config.change', requestId, change })

@@ -7,6 +7,7 @@
  */
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
+import { diskWriteFailed } from './atomicWrite'
 import { isProcessAlive } from './processAlive'
 
 export const LOCK_TIMEOUT_MS = 5_000
@@ -52,16 +53,24 @@ export async function withFileLockAsync<T>(
 /** One attempt: true when the lock is ours now; false to wait and try again; throws past `deadline`. */
 function tryAcquire(lockPath: string, deadline: number): boolean {
   for (;;) {
+    let fd: number
     try {
-      const fd = openSync(lockPath, 'wx', 0o600)
+      fd = openSync(lockPath, 'wx', 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw diskWriteFailed(lockPath, error)
+      fd = -1
+    }
+    if (fd >= 0) {
       try {
         writeSync(fd, `${process.pid}\n`)
+        return true
+      } catch (error) {
+        // A full disk: an empty lock would stand in everyone's way until it went stale.
+        rmSync(lockPath, { force: true })
+        throw diskWriteFailed(lockPath, error)
       } finally {
         closeSync(fd)
       }
-      return true
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const owner = readOwner(lockPath)
     if (owner.stale && takeOver(lockPath, owner.text)) continue

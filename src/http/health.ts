@@ -2,6 +2,7 @@
  * `GET /health`: `{ status: 'ok' }` to anyone who passes the gate; the full payload to a caller with
  * the secret. The payload comes from a provider the daemon composes from every subsystem.
  */
+import type { AuditDiskStatus } from '../audit/auditEntry'
 import type { DiscoveryError, FailedPlugin, PluginSource, TabInfo, TabStateName } from '../protocol/manifest'
 import type { EngineName } from './engine'
 import { jsonResponse } from './responses'
@@ -68,6 +69,8 @@ export interface HealthPayload {
   /** Dev mode only. */
   fileWatcher?: FileWatcherHealth
   auditSummary: AuditSummary
+  /** Whether audit.log is being written: `ok: false` with the disk's error while it refuses (full, read-only). */
+  auditLog: AuditDiskStatus
   /** Only with BRIDGE_DIAGNOSTICS=1: what a leak test watches. */
   diagnostics?: Diagnostics
 }

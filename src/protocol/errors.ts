@@ -51,6 +51,8 @@ export const ToolErrorCode = {
   cancelled: 'cancelled',
   /** Too many of this client's calls already wait for the user's approval. */
   approvalQueueFull: 'approval_queue_full',
+  /** The daemon stopped (SIGTERM) before the call finished; the client may call again once it is back. */
+  shuttingDown: 'shutting_down',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -84,6 +86,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   tool_error: undefined,
   cancelled: 'connection',
   approval_queue_full: 'concurrency',
+  shutting_down: 'connection',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

@@ -15,7 +15,7 @@ import { echoPlugin, latency, report, sleep, writeConfig } from './support'
 const TOOL_TIMEOUT_MS = 1_000
 /** The spec's 30 s : 5 min. */
 const TOOL_MAX_DURATION_MS = 10 * TOOL_TIMEOUT_MS
-const PLUGINS = ['fast', 'stuck', 'chatty', 'big']
+const PLUGINS = ['fast', 'stuck', 'chatty', 'big', 'flood']
 const tabs = Object.fromEntries(PLUGINS.map((name) => [name, READY]))
 
 interface Diagnostics {
@@ -47,6 +47,8 @@ describe('slow and stuck peers', () => {
   let ext: FakeExtension
   let extStopped = false
   const progressTimers = new Set<NodeJS.Timeout>()
+  let gotFloodDispatch: (dispatch: Dispatch) => void = () => undefined
+  const floodDispatch = new Promise<Dispatch>((resolve) => (gotFloodDispatch = resolve))
 
   /** The scripted extension: fast answers at once, stuck never, chatty reports progress forever. */
   const serve = async (extension: FakeExtension) => {
@@ -58,6 +60,7 @@ describe('slow and stuck peers', () => {
         continue
       }
       if (dispatch.params.plugin === 'fast') dispatch.succeed(dispatch.params.input)
+      if (dispatch.params.plugin === 'flood') gotFloodDispatch(dispatch)
       if (dispatch.params.plugin === 'chatty') {
         let step = 0
         const timer = setInterval(() => dispatch.progress(++step, undefined, `step ${step}`), 250)
@@ -155,24 +158,27 @@ describe('slow and stuck peers', () => {
   }, 120_000)
 
   it('drops an MCP client that stops reading its event stream before it holds much memory, and serves the others meanwhile', async () => {
-    // The healthy client hears errors only; the stuck one takes every level.
-    await healthy.client.setLoggingLevel('error')
-    const entry = { plugin: 'fast', level: 'debug', message: 'x'.repeat(2_000), ts: Date.now() }
+    // plugin.log is rate-limited per plugin, so the flood is progress of a call the stuck client made:
+    // each report goes to that call's event stream, which the client does not read.
+    const stuck = await openStuckStream(daemon)
+    const dispatch = await floodDispatch
+    const message = 'x'.repeat(200_000)
     let flooded = 0
-    /** plugin.log batches of 200 KB at about 5 MB/s. */
-    const floodOf = async (batches: number) => {
-      for (let i = 0; i < batches; i++) {
-        ext.notify('plugin.log', { entries: Array.from({ length: 100 }, () => entry) })
-        flooded += 100 * 2_000
+    /** Progress reports of 200 KB at about 5 MB/s. */
+    const floodOf = async (reports: number) => {
+      for (let i = 0; i < reports; i++) {
+        dispatch.progress(flooded, undefined, message)
+        flooded += message.length
         await sleep(40)
       }
     }
-    // The same flood with no stuck client: what it costs the daemon by itself.
-    const control = latency(await measureListing(floodOf(60)))
-    const stuck = await openStuckStream(daemon)
+    // Before the client stops reading, the same flood: what it costs the daemon by itself.
+    stuck.socket.resume()
+    const control = latency(await measureListing(floodOf(25)))
+    stuck.socket.pause()
     const before = await diagnostics()
     flooded = 0
-    // 32 MB: twice what the daemon may hold for a client that does not read.
+    // 32 MB (within the call's 10 s cap): twice the 16 MB the daemon may hold for a client that does not read.
     const flood = floodOf(160)
     const during = await measureListing(flood)
     await sleep(1_000)
@@ -192,7 +198,8 @@ describe('slow and stuck peers', () => {
     })
     expect(streamClosed).toBe(true)
     expect(delivered.bytes).toBeLessThan(flooded / 2)
-    expect(growthMb).toBeLessThan(16)
+    // Without the cut-off the daemon would hold all of it.
+    expect(growthMb).toBeLessThan(24)
     // Compared with the flood alone: a daemon that waited on the stuck client would make this seconds.
     expect(latency(during).p50).toBeLessThan(2 * control.p50 + 100)
     stuck.socket.destroy()
@@ -236,7 +243,7 @@ describe('slow and stuck peers', () => {
   }, 180_000)
 })
 
-/** An MCP session opened by hand whose GET event stream is never read (its socket is paused). */
+/** An MCP session opened by hand that calls flood_t0 with a progress token, then stops reading the answer's event stream. */
 async function openStuckStream(daemon: RunningDaemon): Promise<{
   socket: Socket
   /** Reads again until the daemon ends the stream (or `timeoutMs`): whether it ended, and the bytes read. */
@@ -270,16 +277,24 @@ async function openStuckStream(daemon: RunningDaemon): Promise<{
   await initialized.text()
   const socket = connect(daemon.port, '127.0.0.1')
   await new Promise<void>((resolve) => socket.once('connect', resolve))
+  const call = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'flood_t0', arguments: { n: 0 }, _meta: { progressToken: 'flood' } },
+  })
   socket.write(
     [
-      'GET /mcp HTTP/1.1',
+      'POST /mcp HTTP/1.1',
       `Host: 127.0.0.1:${daemon.port}`,
       `Authorization: Bearer ${daemon.secret}`,
-      'Accept: text/event-stream',
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      `Content-Length: ${Buffer.byteLength(call)}`,
       `mcp-session-id: ${session}`,
       'mcp-protocol-version: 2025-06-18',
       '',
-      '',
+      call,
     ].join('\r\n'),
   )
   // Read the response head, then stop reading.

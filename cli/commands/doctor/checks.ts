@@ -1,6 +1,7 @@
 /** The checks of `bridge doctor` that read only local files and the runtime. */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import type { AuditDiskStatus } from '../../../src/audit/auditEntry'
 import { readSecret } from '../../../src/config/auth'
 import { readConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
@@ -72,6 +73,19 @@ export function checkExtensionFiles(paths: BridgePaths): CheckResult[] {
     warnOf(
       `extension version ${typeof version === 'string' ? version : '(none)'} differs from the CLI (${BRIDGE_VERSION})`,
       '`bridge start` updates the extension files; then reload the extension in chrome://extensions',
+    ),
+  ]
+}
+
+/** The daemon's audit.log: written, or refused by the disk (an error: calls run without a durable record). */
+export function checkAuditLog(status: AuditDiskStatus | undefined, configDir: string): CheckResult[] {
+  if (!status) return []
+  if (status.ok) return [pass('audit.log is being written')]
+  return [
+    failOf(
+      `audit.log cannot be written since ${status.since}: ${status.error}`,
+      `free space or make ${configDir} writable; ${status.waitingForRetry} entries wait to be written, ` +
+        `${status.dropped} were dropped`,
     ),
   ]
 }

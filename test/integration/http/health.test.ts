@@ -66,6 +66,7 @@ describe.each(ENGINES)('GET /health on the %s engine', (engine) => {
         last24h: { total: 0, success: 0, failure: 0 },
         avgDurationMs: 0,
       },
+      auditLog: { ok: true, linesWritten: 0, syncs: 0 },
     })
     expect(Number.isInteger(health.uptime)).toBe(true)
     expect(health.uptime).toBeGreaterThanOrEqual(0)

@@ -73,14 +73,15 @@ describe('configStoreMachine', () => {
     actor.send({ type: 'config.change', requestId: 'bad', change: { kind: 'update', mutate: increment } })
     actor.send({ type: 'config.change', requestId: 'good', change: { kind: 'reload' } })
     await settle()
-    persist.calls[0]!.reject(new Error('disk full'))
+    const diskFull = new Error('disk full')
+    persist.calls[0]!.reject(diskFull)
     await settle()
     expect(actor.getSnapshot().context.config).toEqual({ n: 0 })
     expect(persist.calls[1]!.input).toEqual({ current: { n: 0 }, change: { kind: 'reload' } })
     persist.calls[1]!.resolve({ n: 7 })
     await settle()
     expect(emitted).toEqual([
-      { type: 'config.failed', requestId: 'bad', message: 'disk full' },
+      { type: 'config.failed', requestId: 'bad', message: 'disk full', cause: diskFull },
       { type: 'config.changed', requestId: 'good', config: { n: 7 } },
     ])
   })
@@ -93,7 +94,12 @@ describe('configStoreMachine', () => {
     actor.send({ type: 'config.change', requestId: 'x', change: { kind: 'reload' } })
     await settle()
     expect(emitted).toEqual([
-      { type: 'config.failed', requestId: 'x', message: 'configStore: persist is not provided' },
+      {
+        type: 'config.failed',
+        requestId: 'x',
+        message: 'configStore: persist is not provided',
+        cause: expect.any(Error),
+      },
     ])
   })
 })

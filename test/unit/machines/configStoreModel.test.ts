@@ -93,8 +93,9 @@ describe('configStoreMachine (model-based paths)', () => {
           expected.push({ type: 'config.changed', requestId, config: next })
           call.resolve(next)
         } else {
-          expected.push({ type: 'config.failed', requestId, message: `write ${requestId} failed` })
-          call.reject(new Error(`write ${requestId} failed`))
+          const error = new Error(`write ${requestId} failed`)
+          expected.push({ type: 'config.failed', requestId, message: error.message, cause: error })
+          call.reject(error)
         }
         await settle()
       }
