@@ -15,6 +15,12 @@ const EXTENSION_ORIGIN = 'chrome-extension://acfdhdlkhjaeoaphklaaombmbgodghoh'
 const FLOOR_SECRET = 'f'.repeat(64)
 const TICK_MS = 10 // /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ = 100 on Linux)
 
+// A bench that stops on an error must not leave its servers running.
+const live = new Set()
+process.on('exit', () => {
+  for (const proc of live) proc.kill('SIGKILL')
+})
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
@@ -65,7 +71,9 @@ export async function startTarget({ kind, configDir, toolsFile, probe = true, no
   }
   proc.stdout.on('data', onData)
   proc.stderr.on('data', onData)
+  live.add(proc)
   const exited = new Promise((resolve) => proc.once('exit', resolve))
+  void exited.then(() => live.delete(proc))
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${kind} exited with ${proc.exitCode}:\n${out}`)

@@ -494,6 +494,7 @@ const report = {
   quick,
   durationS: Math.round((performance.now() - startedAt) / 1000),
   rows,
+  incidents,
   few,
   many,
 }
