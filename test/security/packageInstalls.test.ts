@@ -13,7 +13,7 @@ import { FakeExtension } from '../helpers/fakeExtension'
 import { startRegistry, type TestRegistry } from '../helpers/registry'
 import { runCli } from '../integration/cli/runCli'
 
-describe('package installs', () => {
+describe('package installs', { timeout: 120_000 }, () => {
   let registry: TestRegistry
   let good: BuiltPlugin
   let configDir: string
