@@ -2,8 +2,8 @@
  * Plugin discovery: global npm packages (`bridge-plugin-*`, `@<scope>/bridge-plugin-*` under `npm root -g`,
  * skipped with BRIDGE_SKIP_REGISTRY_DISCOVERY=1) and the `localPlugins` folders of config.json. A
  * local plugin overrides a package of the same name (noted in discoveryErrors; the reviewed state binds
- * the package and its adapter, so the override does not inherit the package's review). Two packages, or
- * two local folders, that would load under one name are both refused. One broken plugin never stops the others: it
+ * the package and its adapter, so the override does not inherit the package's review). Two packages
+ * that would load under one name are both refused; of two local folders, the first listed keeps it. One broken plugin never stops the others: it
  * lands in `failedPlugins` (or `discoveryErrors` when a whole source failed) with what to fix.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -57,16 +57,23 @@ export async function discoverPlugins({
       byName.set(name, [...(byName.get(name) ?? []), result.value])
     }
     for (const [name, builds] of byName) {
-      if (builds.length > 1) {
+      if (builds.length > 1 && source === 'npm') {
         // Neither is loaded: whichever won would run under the other's reviewed permissions.
         const who = builds.map((b) => `${b.plugin.packageName} (${b.plugin.path})`).join(' and ')
         for (const b of builds)
           failedPlugins.push({
             path: b.plugin.path,
-            error: `${source === 'npm' ? 'the packages' : 'the local folders'} ${who} would both load as the plugin "${name}"; neither was loaded, so neither runs under the other's permissions: ${source === 'npm' ? 'uninstall' : 'remove from localPlugins'} one of them`,
+            error: `the packages ${who} would both load as the plugin "${name}"; neither was loaded, so neither runs under the other's permissions: uninstall one of them`,
           })
         continue
       }
+      // Local folders the user listed: the first keeps the name (a review binds its package and
+      // adapter hash, so another folder's build does not inherit it), the others are refused.
+      for (const extra of builds.slice(1))
+        failedPlugins.push({
+          path: extra.plugin.path,
+          error: `another local plugin already uses the name "${name}" (${builds[0]?.plugin.path ?? ''}); remove or rename one`,
+        })
       const build = builds[0]
       if (!build) continue
       const replaced = chosen.get(name)

@@ -14,7 +14,7 @@ interface Health {
   pluginDetails: Array<{ name: string; version: string; source: string }>
 }
 
-describe('plugins from the npm registry', () => {
+describe('plugins from the npm registry', { timeout: 120_000 }, () => {
   let registry: TestRegistry
   let notes: BuiltPlugin
   let good: BuiltPlugin

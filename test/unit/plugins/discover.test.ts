@@ -326,7 +326,8 @@ describe('discoverPlugins', () => {
       ],
     ]
     const dirs = cases.map(([name, manifest]) => handMade(name, manifest))
-    const snapshot = await discover([missing, notBuilt, good, ...dirs])
+    const duplicate = local(goodBuilt, 'good-again')
+    const snapshot = await discover([missing, notBuilt, good, ...dirs, duplicate])
 
     expect(snapshot.plugins.map((p) => p.name)).toEqual(['good'])
     const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
@@ -335,7 +336,10 @@ describe('discoverPlugins', () => {
       `not built: dist/tools.json is missing; run "bridge-plugin build" in ${notBuilt}`,
     )
     cases.forEach(([, , expected], i) => expect(errorFor(dirs[i]!)).toMatch(expected))
-    expect(snapshot.failedPlugins).toHaveLength(cases.length + 2)
+    expect(errorFor(duplicate)).toBe(
+      `another local plugin already uses the name "good" (${good}); remove or rename one`,
+    )
+    expect(snapshot.failedPlugins).toHaveLength(cases.length + 3)
   })
 
   it('resolves ./ entries against the config dir and removes adapters of plugins that are gone', async () => {
