@@ -9,6 +9,8 @@ export const BridgeErrorCode = {
   configUnparseable: 'config_unparseable',
   configInvalid: 'config_invalid',
   configLocked: 'config_locked',
+  /** The config directory or one of its files is another user's, writable by others, or a link. */
+  configUnsafe: 'config_unsafe',
   authInvalid: 'auth_invalid',
   clientInvalid: 'client_invalid',
   clientExists: 'client_exists',

@@ -5,8 +5,9 @@
  * (mode 0600). Anything that looks like a secret is redacted before it is written anywhere.
  */
 import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from 'consola'
-import { closeSync, fchmodSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs'
+import { closeSync, fchmodSync, fstatSync, renameSync, writeSync } from 'node:fs'
 import { format } from 'node:util'
+import { openNoFollow } from './config/privateFiles'
 
 export type LogLevelName = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const LEVELS: Record<LogLevelName, number> = {
@@ -48,7 +49,8 @@ export const LOG_ROTATE_BYTES = 10 * 1024 * 1024
 let file: { fd: number; path: string; size: number; rotateBytes: number } | undefined
 
 function openLog(path: string): number {
-  const fd = openSync(path, 'a', 0o600)
+  // Never through a symbolic link: a planted link would make the daemon append to another file.
+  const fd = openNoFollow(path, 'a')
   fchmodSync(fd, 0o600)
   return fd
 }

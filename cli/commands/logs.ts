@@ -1,12 +1,15 @@
 /**
  * `bridge logs [--lines 50] [-f|--follow] [--plugin <name>]`: the end of `<config>/server.log`
  * (after server.log.1 when the file has just rolled over). `--plugin` keeps the lines the daemon tagged
- * `[plugin:<name>]`; `--follow` keeps printing new lines, across a rollover, until Ctrl-C.
+ * `[plugin:<name>]`; `--follow` keeps printing new lines, across a rollover, until Ctrl-C. Lines are
+ * printed neutralized (no escape or control characters), and server.log is never read through a link.
  */
 import type { CAC } from 'cac'
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, readSync, statSync } from 'node:fs'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
+import { existsNoFollow, openNoFollow, readFileNoFollow } from '../../src/config/privateFiles'
 import { PLUGIN_NAME_PATTERN } from '../../src/protocol/constants'
+import { neutralizeText } from '../../src/protocol/untrustedText'
 import { fail, say } from '../shared/output'
 
 interface LogsFlags {
@@ -38,17 +41,17 @@ async function logs(flags: LogsFlags): Promise<void> {
     keep = (line) => line.includes(`[plugin:${name}]`)
   }
   const { serverLog } = bridgePaths(configDirFromEnv())
-  if (!existsSync(serverLog))
+  if (!existsNoFollow(serverLog))
     return fail(`no log at ${serverLog} yet (bridge has not run with this config directory)`)
 
   // Read the current file once, at a known size, so following starts exactly where printing ended.
-  const fd = openSync(serverLog, 'r')
+  const fd = openNoFollow(serverLog, 'r')
   const size = fstatSync(fd).size
   const text = readRange(fd, 0, size)
   const rotated = `${serverLog}.1`
-  const earlier = existsSync(rotated) ? readFileSync(rotated, 'utf8') : ''
+  const earlier = existsNoFollow(rotated) ? readFileNoFollow(rotated) : ''
   const lines = `${earlier}${text}`.split('\n').filter((line) => line !== '' && keep(line))
-  for (const line of lines.slice(-count)) say(line)
+  for (const line of lines.slice(-count)) say(printable(line))
   if (!flags.follow) return closeSync(fd)
   await follow(serverLog, fd, size, keep)
 }
@@ -77,7 +80,7 @@ function follow(
   const emit = (chunk: string) => {
     const parts = `${partial}${chunk}`.split('\n')
     partial = parts.pop() ?? ''
-    for (const line of parts) if (line !== '' && keep(line)) say(line)
+    for (const line of parts) if (line !== '' && keep(line)) say(printable(line))
   }
   const drain = () => {
     const size = fstatSync(fd).size
@@ -98,19 +101,27 @@ function follow(
       }
       if (current === fstatSync(fd).ino) return
       closeSync(fd)
-      fd = openSync(path, 'r')
+      fd = openNoFollow(path, 'r')
       offset = 0
       drain()
     }, POLL_MS)
     const stop = () => {
       clearInterval(timer)
-      if (partial && keep(partial)) say(partial)
+      if (partial && keep(partial)) say(printable(partial))
       closeSync(fd)
       resolve()
     }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
+}
+
+/**
+ * A log line as it may be printed: plugin and page text in it is already neutralized by the daemon,
+ * but the file may be older or edited, so escapes and control characters never reach the terminal.
+ */
+function printable(line: string): string {
+  return neutralizeText(line, 20_000)
 }
 
 /** A flag value as the user typed it (cac gives numbers for numeric text, arrays for repeats). */

@@ -5,6 +5,7 @@
  */
 import type { CAC } from 'cac'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsNoFollow, readFileNoFollow } from '../../src/config/privateFiles'
 import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
@@ -26,7 +27,7 @@ export function registerStop(cli: CAC): void {
 
 async function stop(flags: StopFlags): Promise<void> {
   const paths = bridgePaths(configDirFromEnv())
-  if (existsSync(paths.pidFile)) return stopByPid(paths)
+  if (existsNoFollow(paths.pidFile)) return stopByPid(paths)
   let port: number
   let secret: string | null
   try {
@@ -47,7 +48,12 @@ async function stop(flags: StopFlags): Promise<void> {
 }
 
 async function stopByPid(paths: BridgePaths): Promise<void> {
-  const text = readFileSync(paths.pidFile, 'utf8').trim()
+  let text: string
+  try {
+    text = readFileNoFollow(paths.pidFile).trim()
+  } catch (error) {
+    return fail(errorText(error))
+  }
   const pid = /^\d+$/.test(text) ? Number(text) : NaN
   if (!Number.isSafeInteger(pid) || pid <= 1) {
     rmSync(paths.pidFile, { force: true })

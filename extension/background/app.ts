@@ -19,6 +19,7 @@ import { AdapterScripts } from './adapterScripts'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
 import { dispatchTool, runningDispatches, type DispatchParams } from './dispatcher'
+import { proveDaemon } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
 import { LogRelay, RateWindow, type LogEntry } from './logRelay'
 import { PanelHub } from './panelHub'
@@ -112,6 +113,12 @@ export class BackgroundApp {
           approvalsWaiting: s.approvals.length,
           running: s.running.length,
         }
+      },
+      // Asked fresh: sync.full's copy is not updated when a browser tool's permission changes.
+      toolPermission: async (tool) => {
+        const state = (await this.connection.current?.request('config.getState', {})) as
+          { browserTools?: ToolState[] } | undefined
+        return state?.browserTools?.find((t) => t.name === tool)?.permission
       },
     })
     this.ready = this.tracker.load().then(() => this.connection.ensure())
@@ -318,6 +325,14 @@ export class BackgroundApp {
   private async fetchAudit(limit: number): Promise<unknown> {
     const { port, secret } = await readDaemonAddress()
     if (!secret) throw new Error('No auth.json: cannot read the audit log.')
+    // The secret goes only to a server that proved it knows it (see daemonProof.ts).
+    const proof = await proveDaemon(daemonBaseUrl(port), secret)
+    if (proof !== 'proven')
+      throw new Error(
+        proof === 'unreachable'
+          ? `The bridge daemon is not reachable on 127.0.0.1:${port}.`
+          : `Another program is on port ${port}: the audit log was not requested from it.`,
+      )
     const res = await fetch(
       `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`,
       {

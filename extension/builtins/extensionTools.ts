@@ -19,6 +19,8 @@ export interface BuiltinHooks {
   getLogs?: () => readonly ExtensionLogEntry[]
   /** Closes the daemon connection and opens it again at once. */
   reconnect?: () => void
+  /** A built-in tool's effective permission as the daemon has it now (asked fresh, not from a cache). */
+  toolPermission?: (tool: string) => Promise<string | undefined>
 }
 
 export const hooks: BuiltinHooks = {}

@@ -1,14 +1,14 @@
 /**
  * Network recording per tab through the DevTools Network domain. Only metadata is kept (never
- * bodies), at most MAX_REQUESTS per tab, and credential-bearing header values are redacted on the
- * way in, so they never sit in the extension's memory.
+ * bodies), at most MAX_REQUESTS per tab, and credentials (header values and URL parameters, see
+ * ./credentialRedaction) are redacted on the way in, so they never sit in the extension's memory,
+ * unless the recording was started with credentials allowed (a person approved that call).
  */
+import { redactHeaders, redactUrl } from './credentialRedaction'
 import { holdDebugger, onSessionDetached, releaseDebugger, type Cdp } from './debuggerSession'
 
 const HOLD = 'network'
 export const MAX_REQUESTS = 1_000
-const SENSITIVE_HEADERS =
-  /^(cookie|set-cookie|authorization|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i
 
 export interface RecordedRequest {
   id: string
@@ -35,20 +35,16 @@ interface Capture {
   requests: Map<string, RecordedRequest>
   pageUrl: string
   startedAt: number
+  /** Credentials are recorded as they are (only after an approved call asked for them). */
+  keepCredentials: boolean
   off?: () => void
 }
 
 const captures = new Map<number, Capture>()
 
-export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers ?? {}))
-    out[name] = SENSITIVE_HEADERS.test(name) ? '[redacted]' : String(value)
-  return out
-}
-
 function record(capture: Capture, method: string, p: Record<string, unknown>): void {
   const id = p.requestId as string
+  const keep = capture.keepCredentials
   if (method === 'Network.requestWillBeSent') {
     const request = p.request as { url: string; method: string; headers: Record<string, unknown> }
     const redirect = p.redirectResponse as
@@ -62,7 +58,7 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
         id: hopId,
         status: redirect.status,
         statusText: redirect.statusText,
-        responseHeaders: redactHeaders(redirect.headers),
+        responseHeaders: redactHeaders(redirect.headers, keep),
         mimeType: redirect.mimeType,
         endTime: p.timestamp as number,
       })
@@ -71,11 +67,11 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
     capture.requests.set(id, {
       id,
       method: request.method,
-      url: request.url,
+      url: keep ? request.url : redactUrl(request.url),
       type: (p.type as string | undefined) ?? 'Other',
       startedAt: Math.round(((p.wallTime as number | undefined) ?? Date.now() / 1000) * 1000),
       startTime: p.timestamp as number,
-      requestHeaders: redactHeaders(request.headers),
+      requestHeaders: redactHeaders(request.headers, keep),
       failed: false,
     })
     while (capture.requests.size > MAX_REQUESTS)
@@ -95,7 +91,7 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
     Object.assign(entry, {
       status: r.status,
       statusText: r.statusText,
-      responseHeaders: redactHeaders(r.headers),
+      responseHeaders: redactHeaders(r.headers, keep),
       mimeType: r.mimeType,
       httpVersion: r.protocol,
     })
@@ -106,10 +102,20 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
   }
 }
 
-export async function startCapture(tabId: number, url: string | undefined): Promise<void> {
+export async function startCapture(
+  tabId: number,
+  url: string | undefined,
+  keepCredentials = false,
+): Promise<void> {
   stopCapture(tabId)
   const cdp: Cdp = await holdDebugger(tabId, url, HOLD)
-  const capture: Capture = { capturing: true, requests: new Map(), pageUrl: url ?? '', startedAt: Date.now() }
+  const capture: Capture = {
+    capturing: true,
+    requests: new Map(),
+    pageUrl: keepCredentials ? (url ?? '') : redactUrl(url ?? ''),
+    startedAt: Date.now(),
+    keepCredentials,
+  }
   capture.off = cdp.on((method, params) => {
     if (method.startsWith('Network.')) record(capture, method, params)
   })

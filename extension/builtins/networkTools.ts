@@ -2,6 +2,8 @@
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { notFound } from './errors'
+import { credentialsAllowed } from './credentialRedaction'
+import { hooks } from './extensionTools'
 import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
 import { recordWebSockets, stopWebSockets } from './networkExtras'
 import { resolveTab, tabIdOf } from './tabs'
@@ -27,9 +29,14 @@ export async function networkStart(input: In<'networkStart'>) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   if (isRestrictedUrl(tab.url)) throw restricted(tabId, tab.url)
-  await startCapture(tabId, tab.url)
+  // Asked for, and the daemon's current permission for this tool is ask: a person approved this call.
+  const keep =
+    input.includeCredentials === true &&
+    credentialsAllowed(true, await hooks.toolPermission?.('browser_network_start'))
+  await startCapture(tabId, tab.url, keep)
   await recordWebSockets(tabId, tab.url)
-  return { tabId, capturing: true }
+  if (input.includeCredentials !== true) return { tabId, capturing: true }
+  return { tabId, capturing: true, credentials: keep ? 'included' : 'redacted' }
 }
 
 export async function networkStop(input: In<'networkStop'>) {

@@ -1,4 +1,13 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, type PathLike } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  type PathLike,
+} from 'node:fs'
 import { chmod, open, rename, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { log } from '../log'
@@ -150,7 +159,12 @@ export class AuditFile {
 
   private async ensureOpen(): Promise<FileHandle> {
     if (this.handle) return this.handle
-    const handle = await open(this.path, 'a', 0o600)
+    // O_NOFOLLOW: a symbolic link planted as audit.log is refused (ELOOP), never written through.
+    const handle = await open(
+      this.path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o600,
+    )
     try {
       // An older file may have been created with a looser mode.
       await chmod(this.path, 0o600)

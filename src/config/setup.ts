@@ -1,13 +1,15 @@
 /**
  * First-run and every-run preparation of the config directory: directories 0700, config.json and
  * extension/auth.json 0600 (created with defaults and a fresh secret when missing). Broken files
- * are reported with their path and problem, never replaced.
+ * are reported with their path and problem, never replaced; a directory or file that another user
+ * owns or could write is refused (./privateFiles).
  */
 import { ensurePrivateDir, removeStaleTempFiles } from './atomicWrite'
 import { ensureSecret } from './auth'
 import { ensureClientsFile, type ClientEntry } from './clients'
 import { ensureConfigFile } from './configFile'
 import type { BridgePaths } from './paths'
+import { assertPrivateConfigDir } from './privateFiles'
 import type { Config } from './schema'
 
 export interface PreparedFiles {
@@ -21,6 +23,8 @@ export interface PreparedFiles {
 }
 
 export function prepareConfigDir(paths: BridgePaths): PreparedFiles {
+  // Before anything is created or read: a directory someone else can write is refused, not repaired.
+  assertPrivateConfigDir(paths)
   ensurePrivateDir(paths.dir)
   ensurePrivateDir(paths.extensionDir)
   removeStaleTempFiles(paths.configFile)

@@ -53,6 +53,7 @@ export async function discoverPlugins({
         continue
       }
       const { name } = result.value.plugin
+      for (const message of result.value.warnings) discoveryErrors.push({ source, path: dir, message })
       byName.set(name, [...(byName.get(name) ?? []), result.value])
     }
     for (const [name, builds] of byName) {

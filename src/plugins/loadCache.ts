@@ -28,7 +28,10 @@ export function createPluginLoadCache(): PluginLoadCache {
       if (identity !== undefined && cached?.identity === identity) return cached.result
       const result = loadPlugin(dir, source)
       if (result.ok && identity !== undefined)
-        entries.set(dir, { identity, result: { ok: true, value: { plugin: result.value.plugin } } })
+        entries.set(dir, {
+          identity,
+          result: { ok: true, value: { plugin: result.value.plugin, warnings: result.value.warnings } },
+        })
       else entries.delete(dir)
       return result
     },

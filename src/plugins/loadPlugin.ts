@@ -27,6 +27,8 @@ export interface PluginBuild {
   plugin: LoadedPlugin
   /** The adapter bundle's bytes; absent when the plugin was reused unchanged (see loadCache.ts). */
   adapter?: Buffer
+  /** What was dropped while loading (a refused icon), for discoveryErrors. */
+  warnings: string[]
 }
 
 export type LoadResult = { ok: true; value: PluginBuild } | { ok: false; error: string }
@@ -82,10 +84,14 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     if (names.has(tool.name)) return fail(`two tools are named "${tool.name}"`)
     names.add(tool.name)
   }
-  if (manifest.iconSvg !== undefined) {
-    const problem = iconSvgProblem(manifest.iconSvg)
-    if (problem) return fail(`${problem}; fix the icon and ${rebuild}`)
-  }
+  // A refused icon is dropped, not the plugin: the panel shows a placeholder and discovery says why.
+  const warnings: string[] = []
+  const iconProblem = manifest.iconSvg === undefined ? undefined : iconSvgProblem(manifest.iconSvg)
+  if (iconProblem)
+    warnings.push(
+      `the icon of plugin "${manifest.name}" was dropped: ${iconProblem}; fix the icon and ${rebuild}`,
+    )
+  const iconSvg = iconProblem ? undefined : manifest.iconSvg
 
   const size = statSync(adapterPath).size
   if (size > ADAPTER_MAX_BYTES)
@@ -98,6 +104,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
     ok: true,
     value: {
       adapter,
+      warnings,
       plugin: {
         name: manifest.name,
         packageName,
@@ -107,7 +114,7 @@ export function loadPlugin(dir: string, source: PluginSource): LoadResult {
         path: dir,
         sdkVersion: manifest.sdkVersion,
         urlPatterns: manifest.urlPatterns,
-        ...(manifest.iconSvg !== undefined ? { iconSvg: manifest.iconSvg } : {}),
+        ...(iconSvg !== undefined ? { iconSvg } : {}),
         tools: manifest.tools,
         adapterFile: `${manifest.name}.js`,
         adapterHash: createHash('sha256').update(adapter).digest('hex'),

@@ -2,7 +2,8 @@
  * Plugin packages in the npm registry: search, resolve a name, install, uninstall and check for
  * updates. Everything goes through the user's own `npm`, so the registry, proxies, auth tokens and the
  * global prefix come from their npm configuration, exactly as for `npm install -g`. Packages install
- * with `--ignore-scripts`: a plugin is built files only and never needs to run code on this machine.
+ * with `--ignore-scripts` and `--no-bin-links`: a plugin is built files only and never needs to run
+ * code on this machine or put a program on PATH.
  */
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { PLUGIN_NAME_PATTERN, PLUGIN_PACKAGE_PREFIX } from '../protocol/constants'
@@ -11,6 +12,7 @@ import { npmProblem, runNpm, type NpmRun } from './npm'
 import { npmGlobalRoot } from './npmRoot'
 import { packageDirs } from './discover'
 import { isPluginPackageName, PACKAGE_NAME, readPackageJson } from './packageIdentity'
+import { neutralizeText } from '../protocol/untrustedText'
 
 export { isPluginPackageName, readPackageJson }
 
@@ -158,20 +160,66 @@ export async function resolvePluginPackage(
   )
 }
 
-/** Installs (or updates) `packageName@version` into the global npm folder, without install scripts. */
+/**
+ * Installs (or updates) `packageName@version` into the global npm folder, without install scripts and,
+ * unless `binLinks` (only `bridge update`, whose package is this CLI), without linking any program
+ * onto PATH.
+ */
 export async function installPackage(
   packageName: string,
   version: string,
   env: NodeJS.ProcessEnv,
+  options: { binLinks?: boolean } = {},
 ): Promise<void> {
   if (!PACKAGE_NAME.test(packageName))
     throw new BridgeError(BridgeErrorCode.pluginNameInvalid, `"${packageName}" is not a package name`)
   const run = await runNpm(
-    ['install', '--global', '--ignore-scripts', '--no-audit', '--no-fund', '--', `${packageName}@${version}`],
+    [
+      'install',
+      '--global',
+      '--ignore-scripts',
+      ...(options.binLinks ? [] : ['--no-bin-links']),
+      '--no-audit',
+      '--no-fund',
+      '--',
+      `${packageName}@${version}`,
+    ],
     env,
     NPM_INSTALL_TIMEOUT_MS,
   )
   if (run.code !== 0) throw registryError(`install ${packageName}@${version}`, run)
+}
+
+/** The registry's package.json of one published version (`npm view --json <name>@<version>`). */
+export async function publishedManifest(
+  packageName: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, unknown>> {
+  if (!PACKAGE_NAME.test(packageName))
+    throw new BridgeError(BridgeErrorCode.pluginNameInvalid, `"${packageName}" is not a package name`)
+  const run = await runNpm(['view', '--json', '--', `${packageName}@${version}`], env, NPM_QUERY_TIMEOUT_MS)
+  if (run.code !== 0) throw registryError(`look up ${packageName}@${version}`, run)
+  const parsed = parseJson(run.stdout)
+  const manifest: unknown = Array.isArray(parsed) ? (parsed as unknown[]).at(-1) : parsed
+  if (typeof manifest !== 'object' || manifest === null)
+    throw new BridgeError(BridgeErrorCode.npmFailed, `npm view printed nothing for ${packageName}@${version}`)
+  return manifest as Record<string, unknown>
+}
+
+/**
+ * The programs a package.json (or the registry's copy of it) asks npm to put on PATH: its `bin`
+ * entries and a `directories.bin` folder. Names are neutralized for printing.
+ */
+export function declaredExecutables(pkg: Record<string, unknown>): string[] {
+  const names: string[] = []
+  const bin = pkg.bin
+  if (typeof bin === 'string' && bin !== '') names.push(str(pkg.name).split('/').pop() || 'bin')
+  else if (typeof bin === 'object' && bin !== null) names.push(...Object.keys(bin))
+  const directories = pkg.directories
+  if (typeof directories === 'object' && directories !== null && 'bin' in directories)
+    names.push('directories.bin')
+  return names.map((n) => neutralizeText(n, 60))
 }
 
 export async function uninstallPackage(packageName: string, env: NodeJS.ProcessEnv): Promise<void> {

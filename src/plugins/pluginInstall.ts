@@ -1,8 +1,9 @@
 /**
  * Installing, updating and removing plugin packages, for the CLI (`bridge plugin install|remove`) and
- * the side panel (`plugin.*` requests) alike. An installed package must load as a plugin before the
- * command succeeds: one that does not is rolled back (the previous version put back, or removed), so
- * a bad package never replaces a working plugin.
+ * the side panel (`plugin.*` requests) alike. A package that declares programs (`bin`) is refused
+ * before it is downloaded (registry metadata) and again after (the installed package.json). An
+ * installed package must load as a plugin before the command succeeds: one that does not is rolled
+ * back (the previous version put back, or removed), so a bad package never replaces a working plugin.
  */
 import { join } from 'node:path'
 import type { Config } from '../config/schema'
@@ -11,10 +12,12 @@ import { BridgeError, BridgeErrorCode } from '../errors'
 import { loadPlugin } from './loadPlugin'
 import {
   compareVersions,
+  declaredExecutables,
   installedPluginPackages,
   installPackage,
   latestVersion,
   pluginPackageCandidates,
+  publishedManifest,
   readPackageJson,
   resolvePluginPackage,
   uninstallPackage,
@@ -126,19 +129,32 @@ async function installVerified(
   version: string,
   env: NodeJS.ProcessEnv,
 ): Promise<InstallOutcome> {
+  // A plugin never installs programs: refused before anything is downloaded, on the registry's word.
+  const published = declaredExecutables(await publishedManifest(packageName, version, env))
+  if (published.length > 0)
+    throw new BridgeError(
+      BridgeErrorCode.pluginInvalid,
+      `${packageName}@${version} ${declaresPrograms(published)}; nothing was installed`,
+    )
   const dir = join(await npmGlobalRoot(env), packageName)
   // The version installed now, if any (npm's own record): reported, and put back if the new one fails.
   const previous = readPackageJson(dir)?.version
   const before = typeof previous === 'string' ? previous : undefined
   await installPackage(packageName, version, env)
+  // The tarball may say otherwise than the registry's metadata: what landed on disk decides.
+  const installed = declaredExecutables(readPackageJson(dir) ?? {})
   const loaded = loadPlugin(dir, 'npm')
-  if (loaded.ok)
+  if (installed.length === 0 && loaded.ok)
     return {
       packageName,
       version: loaded.value.plugin.version,
       plugin: loaded.value.plugin.name,
       ...(before ? { previousVersion: before } : {}),
     }
+  const problem =
+    installed.length > 0
+      ? declaresPrograms(installed)
+      : `is not a usable bridge plugin: ${loaded.ok ? '' : loaded.error}`
   // Put things back as they were before reporting the problem.
   let rollback = before ? `put ${packageName}@${before} back` : `removed it again`
   try {
@@ -147,10 +163,12 @@ async function installVerified(
   } catch (error) {
     rollback = `could not undo the install (${error instanceof Error ? error.message : String(error)})`
   }
-  throw new BridgeError(
-    BridgeErrorCode.pluginInvalid,
-    `${packageName}@${version} is not a usable bridge plugin: ${loaded.error}; ${rollback}`,
-  )
+  throw new BridgeError(BridgeErrorCode.pluginInvalid, `${packageName}@${version} ${problem}; ${rollback}`)
+}
+
+function declaresPrograms(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ') + (names.length > 5 ? `, and ${names.length - 5} more` : '')
+  return `declares programs to put on PATH (bin: ${shown}); a plugin is built files only and never installs programs`
 }
 
 async function findInstalled(name: string, env: NodeJS.ProcessEnv): Promise<InstalledPackage[]> {

@@ -6,6 +6,11 @@ declare const __BRIDGE_VERSION__: string | undefined
 
 /** The npm package `bridge update` installs (package.json `name`). */
 export const BRIDGE_PACKAGE_NAME = 'bridge'
+/**
+ * How this project's published package.json identifies itself: `"bridge": { "role": "cli" }`.
+ * `bridge update` installs only a package whose registry metadata carries it.
+ */
+export const BRIDGE_PACKAGE_ROLE = 'cli'
 /** Version of bridge (daemon, CLI and extension ship together). Injected at build time. */
 export const BRIDGE_VERSION: string =
   typeof __BRIDGE_VERSION__ === 'string' ? __BRIDGE_VERSION__ : '0.0.0-dev'

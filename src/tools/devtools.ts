@@ -80,8 +80,17 @@ export const networkStart = defineBrowserTool({
   name: 'browser_network_start',
   displayName: 'Start network capture',
   description:
-    'Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Returns { tabId, capturing: true }.',
-  input: Type.Object({ tabId: TabIdField }),
+    "Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Credential headers (Authorization, Cookie, Set-Cookie, API keys, CSRF and session tokens) and credential-looking URL parameters (token, key, signature, password, code, session...) are recorded as [redacted], unless includeCredentials is true and this tool's permission is ask, so a person approves it. Returns { tabId, capturing: true }, plus credentials: included|redacted when includeCredentials was given.",
+  input: Type.Object({
+    tabId: TabIdField,
+    includeCredentials: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Record credential values as they are. Honoured only when browser_network_start is set to ask, so the user approves this call; otherwise they stay redacted.',
+      }),
+    ),
+  }),
 })
 
 export const networkStop = defineBrowserTool({
@@ -96,7 +105,7 @@ export const networkRequests = defineBrowserTool({
   name: 'browser_network_requests',
   displayName: 'Network requests',
   description:
-    'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Cookie, Set-Cookie and Authorization header values are always redacted.',
+    'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Credential headers and credential-looking URL parameters are [redacted] unless the recording was started with includeCredentials under an ask permission.',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
@@ -118,7 +127,7 @@ export const networkExportHar = defineBrowserTool({
   name: 'browser_network_export_har',
   displayName: 'Export HAR',
   description:
-    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with Cookie, Set-Cookie and Authorization values redacted. Returns the most recent maxEntries requests.',
+    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,

@@ -23,6 +23,8 @@ export interface PublishOptions {
 
 export interface TestRegistry {
   url: string
+  /** Verdaccio's storage folder: `<storage>/<package>/package.json` is the metadata it serves. */
+  storage: string
   /** A global npm prefix of its own (packages land in `<prefix>/lib/node_modules`). */
   prefix: string
   /** Environment for npm, the CLI and the daemon: this registry, its token, a temp cache and `prefix`. */
@@ -70,6 +72,7 @@ export async function startRegistry(): Promise<TestRegistry> {
 
   return {
     url,
+    storage: join(root, 'storage'),
     prefix,
     env,
     async publish(dir, options) {

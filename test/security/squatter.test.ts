@@ -194,6 +194,17 @@ describe('a program squatting on the daemon port', () => {
       )
       expect(squatter.seen.filter((r) => r.kind === 'upgrade')).toEqual([])
       expect(everything(squatter.seen)).not.toContain(extensionSecret)
+
+      // The side panel's audit list asks the service worker, which would fetch GET /audit with the secret.
+      const reply = await panel.evaluate(() =>
+        chrome.runtime.sendMessage({ panel: { type: 'getAudit', limit: 5 } }),
+      )
+      expect(reply).toEqual({
+        ok: false,
+        message: `Another program is on port ${squatter.port}: the audit log was not requested from it.`,
+      })
+      expect(squatter.seen.filter((r) => r.url.startsWith('/audit'))).toEqual([])
+      expect(everything(squatter.seen)).not.toContain(extensionSecret)
     })
   })
 })

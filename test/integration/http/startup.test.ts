@@ -70,7 +70,7 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
     chmodSync(join(dir, 'config.json'), 0o644)
     chmodSync(join(dir, 'extension/auth.json'), 0o644)
-    chmodSync(join(dir, 'server.log'), 0o666)
+    chmodSync(join(dir, 'server.log'), 0o644)
     chmodSync(dir, 0o755)
     writeFileSync(join(dir, '.config.json.999999.deadbeef.tmp'), '{"half": ')
     const second = await startDaemon({ engine, configDir: dir })

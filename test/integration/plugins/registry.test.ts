@@ -279,9 +279,9 @@ describe('plugins from the npm registry', () => {
       await ext?.close()
       await daemon?.stop()
     }
-  })
+  }, 120_000)
 
-  it('bridge update installs a newer published bridge and says when there is none', async () => {
+  it('bridge update installs a newer published bridge that identifies as this project, and says when there is none', async () => {
     const unpublished = await cli(['update'])
     expect(unpublished.code).toBe(1)
     expect(unpublished.stderr).toContain('bridge is not published in the npm registry')
@@ -301,7 +301,7 @@ describe('plugins from the npm registry', () => {
     await registry.publish(pkgDir, {
       name: 'bridge',
       version: '99.0.0',
-      fields: { bin: { bridge: 'cli.js' } },
+      fields: { bin: { bridge: 'cli.js' }, bridge: { role: 'cli' } },
     })
     const newer = await cli(['update'])
     expect(newer.code).toBe(0)

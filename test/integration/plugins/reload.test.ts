@@ -96,6 +96,8 @@ describe.each(ENGINES)('plugins and /reload (%s engine)', SLOW, (engine) => {
         name: 'notes',
         displayName: 'Demo Notes',
         version: '0.1.0',
+        packageName: 'bridge-plugin-notes',
+        adapterHash: expect.stringMatching(/^[0-9a-f]{64}$/),
         toolCount: 5,
         tools: [
           'notes_whoami',

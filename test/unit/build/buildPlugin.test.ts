@@ -185,6 +185,8 @@ export default definePlugin({ tools: [defineTool({ name: 'a', description: 'd', 
   it('refuses an icon with active content', async () => {
     const dir = copyFixture('good', tmp.dir)
     writeFileSync(join(dir, 'icon.svg'), '<svg onload="alert(1)"></svg>')
-    expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(/icon contains active content/)
+    expect(await buildPlugin(dir).catch((e: Error) => e.message)).toMatch(
+      /icon\.svg: the icon is not plain SVG: it has an event handler \(onload on <svg>\)/,
+    )
   })
 })

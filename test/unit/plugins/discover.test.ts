@@ -316,11 +316,6 @@ describe('discoverPlugins', () => {
         /^built with SDK 0\.9\.0, but this bridge runs SDK 1\.0\.0; run "bridge-plugin build"/,
       ],
       [
-        'bad-icon',
-        { ...goodManifest(), name: 'badicon', iconSvg: '<svg><script>alert(1)</script></svg>' },
-        /^the icon contains active content/,
-      ],
-      [
         'bad-schema',
         {
           ...goodManifest(),
