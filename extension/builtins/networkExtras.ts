@@ -7,6 +7,7 @@ import type { network as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { holdDebugger, onSessionDetached, releaseDebugger, withDebugger, type Cdp } from './debuggerSession'
 import { invalid, isRestrictedUrl, messageOf, notFound, restricted } from './errors'
+import { isCredentialParam, REDACTED } from './credentialRedaction'
 import { captureOf } from './networkCapture'
 import { resolveTab, tabIdOf } from './tabs'
 
@@ -57,16 +58,43 @@ export function stopWebSockets(tabId: number): void {
   socketLogs.get(tabId)?.off()
 }
 
+/** Credential-named fields of a JSON or form body (password, access_token...) become [redacted]. */
+function redactBody(text: string): string {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk)
+    if (value && typeof value === 'object')
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k,
+          isCredentialParam(k) && (v === null || typeof v !== 'object') ? REDACTED : walk(v),
+        ]),
+      )
+    return value
+  }
+  try {
+    return JSON.stringify(walk(JSON.parse(text)))
+  } catch {
+    // not JSON: maybe a form
+  }
+  if (/^[^\s=&]+=\S*$/.test(text)) {
+    const form = new URLSearchParams(text)
+    for (const key of new Set(form.keys())) if (isCredentialParam(key)) form.set(key, REDACTED)
+    return form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED)
+  }
+  return text
+}
+
 async function networkRequest(input: In<'networkRequest'>) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
-  const request = captureOf(tabId)?.requests.get(input.id)
+  const capture = captureOf(tabId)
+  const request = capture?.requests.get(input.id)
   if (!request)
     throw notFound(`no recorded request ${input.id} in tab ${tabId}: ids come from browser_network_requests`)
   let text: string
   // Headers were recorded already redacted (or kept, when a person approved includeCredentials).
   if (input.part === 'requestHeaders') text = JSON.stringify(request.requestHeaders, null, 1)
-  else if (input.part === 'responseHeaders') text = JSON.stringify(request.responseHeaders, null, 1)
+  else if (input.part === 'responseHeaders') text = JSON.stringify(request.responseHeaders ?? {}, null, 1)
   else {
     text = await withDebugger(tabId, tab.url, async (cdp) => {
       try {
@@ -83,6 +111,8 @@ async function networkRequest(input: In<'networkRequest'>) {
         )
       }
     })
+    // Bodies follow the recording's rule for credentials (see browser_network_start).
+    if (!capture?.keepCredentials) text = redactBody(text)
   }
   const offset = input.offset ?? 0
   const maxLength = input.maxLength ?? 20_000

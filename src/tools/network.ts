@@ -7,7 +7,7 @@ export const networkRequest = defineBrowserTool({
   name: 'browser_network_request',
   displayName: 'Network request',
   description:
-    'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credential headers are redacted. Returns { id, url, part, text, length, truncated }.',
+    'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credentials (headers, and credential-named fields of JSON or form bodies) stay redacted unless the recording includes them. Returns { id, url, part, text, length, truncated }.',
   input: Type.Object({
     tabId: TabIdField,
     id: Type.String({ minLength: 1, maxLength: 200, description: 'From browser_network_requests.' }),

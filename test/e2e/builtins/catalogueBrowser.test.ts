@@ -121,27 +121,6 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
     expect(await out(tabId)).toMatch(/^dark:false width:(?!412\b)\d+ ua:Mozilla\/5\.0/)
   })
 
-  it('browser_throttle_cpu slows the page down until browser_clear_emulation', async () => {
-    const tabId = await h.open(h.site.url('/media'))
-    /** The fastest of a few runs of the same work in the page, in ms. */
-    const work = async (runs: number) => {
-      const times: number[] = []
-      for (let i = 0; i < runs; i++) {
-        await h.json('browser_click', { tabId, selector: '#work' })
-        times.push(
-          Number((await h.json<{ text: string }>('browser_get_text', { tabId, selector: '#took' })).text),
-        )
-      }
-      return Math.min(...times)
-    }
-    const normal = await work(3)
-    await h.json('browser_throttle_cpu', { tabId, rate: 20 })
-    const slowed = await work(2)
-    await h.json('browser_clear_emulation', { tabId })
-    expect(slowed).toBeGreaterThan(normal * 3)
-    expect(await work(3)).toBeLessThan(slowed / 2)
-  })
-
   it('browser_resize_window resizes the window of a tab and sets its state', async () => {
     const tabId = await h.open(h.site.url('/read'))
     const resized = await h.json<WindowView>('browser_resize_window', { tabId, width: 900, height: 700 })

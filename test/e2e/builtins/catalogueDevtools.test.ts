@@ -122,8 +122,9 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
         part: p,
         ...extra,
       })
-    expect((await part('requestBody')).text).toBe('{"hello":"world"}')
-    expect(JSON.parse((await part('responseBody')).text)).toEqual({ echoed: 17, note: 'echo reply body' })
+    // Credential-named fields stay redacted in bodies too, as in the recording.
+    expect((await part('requestBody')).text).toBe('{"hello":"world","password":"[redacted]"}')
+    expect(JSON.parse((await part('responseBody')).text)).toEqual({ echoed: 38, note: 'echo reply body' })
     expect(JSON.parse((await part('requestHeaders')).text)).toMatchObject({
       'content-type': 'application/json',
     })
@@ -132,7 +133,7 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
     })
     const cut = await part('responseBody', { maxLength: 100, offset: 10 })
     expect(cut.truncated).toBe(false)
-    expect(cut.text).toBe('{"echoed":17,"note":"echo reply body"}'.slice(10))
+    expect(cut.text).toBe('{"echoed":38,"note":"echo reply body"}'.slice(10))
     const frames = await h.json<{
       sockets: { url: string }[]
       frames: { direction: string; text: string }[]

@@ -85,7 +85,7 @@ const pages = (other: string): Record<string, string> => ({
     '<p id="out"></p>',
     `function helperThatFails() { console.error(new Error('exploded in helper').stack) }
      console.log('first message'); helperThatFails()
-     fetch('/api/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: 'world' }) })
+     fetch('/api/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: 'world', password: 'hunter2' }) })
      const ws = new WebSocket('ws://' + location.host + '/socket')
      ws.onopen = () => ws.send('ping from page')
      ws.onmessage = (e) => { document.getElementById('out').textContent = 'ws:' + e.data }`,
@@ -99,14 +99,11 @@ const pages = (other: string): Record<string, string> => ({
   ),
   '/media': page(
     'Media',
-    '<p id="out"></p><button id="geo">Where</button><button id="work">Work</button><p id="took"></p>',
+    '<p id="out"></p><button id="geo">Where</button>',
     `document.getElementById('out').textContent = 'dark:' + matchMedia('(prefers-color-scheme: dark)').matches + ' width:' + screen.width + ' ua:' + navigator.userAgent.slice(0, 40)
      document.getElementById('geo').onclick = () => navigator.geolocation.getCurrentPosition(
        (p) => { document.getElementById('out').textContent = 'at ' + p.coords.latitude + ',' + p.coords.longitude },
-       (e) => { document.getElementById('out').textContent = 'geo error ' + e.message })
-     document.getElementById('work').onclick = () => { const t = performance.now(); let x = 0
-       for (let i = 0; i < 3e6; i++) x += Math.sqrt(i)
-       document.getElementById('took').textContent = String(Math.round(performance.now() - t) + (x > 0 ? 0 : 1)) }`,
+       (e) => { document.getElementById('out').textContent = 'geo error ' + e.message })`,
   ),
   '/dialog': page(
     'Dialog',
