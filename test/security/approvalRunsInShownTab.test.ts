@@ -43,13 +43,15 @@ describe('an approved call runs in the tab the approval showed', () => {
     panel = await browser.openSidePanel()
     // Cookies are per host: the same site on localhost is signed in as another user, so the answer
     // says which tab ran the call.
-    alice = await browser.newPage(`${site.url}/login?user=alice`)
-    bob = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
     const set = await runCli(
       ['config', 'set', 'plugin-permission.notes', 'ask', '--port', String(daemon.port)],
       configDir,
     )
     expect(set.code).toBe(0)
+    // A plugin with its tools on has its adapter registered; tabs opened from then on are isolated.
+    await browser.waitForAdapter('notes')
+    alice = await browser.newPage(`${site.url}/login?user=alice`)
+    bob = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
   })
   afterAll(async () => {
     await mcp?.close()

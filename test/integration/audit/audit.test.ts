@@ -39,6 +39,7 @@ describe.each(ENGINES)('audit (%s engine)', (engine) => {
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       tool: 'browser_close_tab',
       plugin: 'browser',
+      client: 'cli',
       success: false,
       durationMs: expect.any(Number),
       error: {
