@@ -416,14 +416,14 @@ describe('discoverPlugins', () => {
     })
 
     it('reads a broken plugin again on every reload, so a fix is picked up', async () => {
-      const dir = handMade('fixme', '{ "name": "fixme", ')
+      const dir = handMade('mendme', '{ "name": "mendme", ')
       const cache = cached()
       const broken = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
       expect(broken.failedPlugins).toHaveLength(1)
-      writeFileSync(join(dir, 'dist', 'tools.json'), JSON.stringify({ ...goodManifest(), name: 'fixme' }))
+      writeFileSync(join(dir, 'dist', 'tools.json'), JSON.stringify({ ...goodManifest(), name: 'mendme' }))
       const fixed = await discoverPlugins({ configDir, config: { localPlugins: [dir] }, env: env(), cache })
       expect(fixed.failedPlugins).toEqual([])
-      expect(fixed.plugins.map((p) => p.name)).toEqual(['fixme'])
+      expect(fixed.plugins.map((p) => p.name)).toEqual(['mendme'])
     })
   })
 })
