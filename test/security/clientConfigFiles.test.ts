@@ -176,6 +176,8 @@ describe('bridge client add --for', () => {
     const client = new Client({ name: 'desktop', version: '1.0.0' })
     await client.connect(transport)
     try {
+      // The relay answered initialize with the daemon's own identity, and tools/list went through.
+      expect(client.getServerVersion()?.name).toBe('bridge')
       const { tools } = await client.listTools()
       expect(Array.isArray(tools)).toBe(true)
     } finally {
