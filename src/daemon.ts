@@ -24,7 +24,7 @@ import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
 import { callTool } from './mcp/toolCalls'
 import { provideToolInvocation } from './mcp/invocationEffects'
-import { loadMcpSdk, McpSessions } from './mcp/mcpSessions'
+import { McpSessions } from './mcp/mcpSessions'
 import { toCallToolResult } from './mcp/toolResults'
 import { ExtensionLink } from './ws/extensionLink'
 import { createMethodHandlers } from './ws/methods'
@@ -187,9 +187,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
   const sessions: McpSessions = new McpSessions({
-    listTools: () => catalog.listed(),
-    callTool: async (request) =>
-      toCallToolResult(await callTool({ system, catalog, audit }, request), limits.resultMaxBytes),
+    listToolsJson: () => catalog.listedJson(),
+    callTool: (request) => {
+      const call = callTool({ system, catalog, audit }, request)
+      return {
+        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes)),
+        cancel: call.cancel,
+      }
+    },
     initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
     maxSessions: limits.maxMcpSessions,
   })
@@ -326,10 +331,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Shutting down: requests already running finish; new ones are refused.
   let stopping = false
   const engine = createEngine(options.engine, {
-    handler: (request, info) =>
+    handler: (request) =>
       stopping
         ? Promise.resolve(errorResponse('service_unavailable', 'the daemon is shutting down'))
-        : front.handle(request, info),
+        : front.handle(request),
     upgrade: front.upgrade,
     limits: {
       maxBodyBytes: HTTP_MAX_BODY_BYTES,
@@ -369,10 +374,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine.name}, ${options.mode} mode, config ${paths.dir})`)
-  // Healthy first; the MCP SDK (the largest import) loads right after, before a client needs it.
-  setImmediate(() => {
-    loadMcpSdk().catch((error: unknown) => logger.error('loading the MCP SDK failed:', error))
-  })
 
   return {
     port,

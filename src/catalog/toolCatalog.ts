@@ -72,6 +72,8 @@ export interface ToolCatalog {
   tools(): readonly CatalogTool[]
   /** The `tools/list` result, built once per change. */
   listed(): { tools: readonly ListedTool[] }
+  /** The same serialized, once per change: what `/mcp` sends. */
+  listedJson(): string
   plugin(name: string): LoadedPlugin | undefined
   pluginStates(): PluginState[]
   browserToolStates(): ToolState[]
@@ -88,6 +90,8 @@ interface Built {
   byPlugin: Map<string, LoadedPlugin>
   tools: CatalogTool[]
   listed: { tools: ListedTool[] }
+  /** `listed` as JSON, made on first use. */
+  listedJson?: string
   pluginStates: PluginState[]
   browserToolStates: ToolState[]
 }
@@ -220,6 +224,10 @@ export function createToolCatalog(source: CatalogSource): ToolCatalog {
       current().byName.get(fullName)?.plugin ?? splitToolName(fullName)?.plugin ?? fullName,
     tools: () => current().tools,
     listed: () => current().listed,
+    listedJson: () => {
+      const now = current()
+      return (now.listedJson ??= JSON.stringify(now.listed))
+    },
     plugin: (name) => current().byPlugin.get(name),
     pluginStates: () => current().pluginStates,
     browserToolStates: () => current().browserToolStates,

@@ -1,21 +1,59 @@
 /**
  * The one interface both HTTP engines implement. Everything above it (security gate, routes, MCP,
- * the extension socket) speaks Web `Request` / `Response` and `EngineSocket`, so it never imports
+ * the extension socket) speaks `HttpRequest` / `HttpReply` and `EngineSocket`, so it never imports
  * `ws` or uWebSockets.js and runs unchanged on either engine.
  */
 
 export type EngineName = 'node' | 'uws'
 
-export interface RequestInfo {
-  remoteAddress: string
+/**
+ * One HTTP request as the layers above the engine see it: what they read and nothing more, so neither
+ * engine builds a Web `Request` (headers, streams, an `AbortSignal`) for every request it serves.
+ */
+export interface HttpRequest {
+  /** Upper case, as sent. */
+  readonly method: string
+  /** The path and query as sent, e.g. `/audit?limit=5`. */
+  readonly target: string
+  /** A header's value, by lower-case name; several lines of one header arrive joined with ", ". */
+  header(name: string): string | null
+  readonly remoteAddress: string
+  /**
+   * The whole body as text. The engine counts it against `maxBodyBytes`: past the cap it answers 413
+   * itself and this rejects with `payload_too_large`. A body nobody reads is discarded unread.
+   */
+  text(): Promise<string>
+  /** True once the client went away before its answer was written. */
+  readonly aborted: boolean
+}
+
+/** A whole answer: status, lower-case header names, and a body that is text or an event stream. */
+export interface HttpReply {
+  status: number
+  headers: Record<string, string>
+  body?: string | EventStream
 }
 
 /**
- * Answers one HTTP request. The request body is a stream capped at `maxBodyBytes`; the request's
- * `signal` aborts when the client goes away. A streaming response body (SSE) is written with
- * backpressure and cancelled when the client disconnects.
+ * A `text/event-stream` body that the layers above push into. The engine writes the head, calls
+ * `open` with the sink, and writes each piece as it comes: what is written in one turn leaves in one
+ * write. A client that stops reading is cut off past EVENT_STREAM_MAX_BUFFERED_BYTES unread.
  */
-export type HttpHandler = (request: Request, info: RequestInfo) => Promise<Response>
+export interface EventStream {
+  open(sink: EventSink): void
+}
+
+export interface EventSink {
+  /** Queues text for the client; a no-op once closed. */
+  write(text: string): void
+  /** Ends the stream (the response completes). */
+  end(): void
+  /** Called once, when the stream ends for any reason (ended, client gone, cut off, server stopping). */
+  onClose(listener: () => void): void
+}
+
+/** Answers one HTTP request. */
+export type HttpHandler = (request: HttpRequest) => Promise<HttpReply>
 
 /** A WebSocket as the layers above the engine see it: text frames only. */
 export interface EngineSocket {
@@ -37,10 +75,10 @@ export interface EngineSocket {
  */
 export type UpgradeDecision =
   | { accept: true; protocol: string; onOpen: (socket: EngineSocket) => void }
-  | { accept: false; response: Response }
+  | { accept: false; response: HttpReply }
 
 /** Decides on an upgrade. The request has no body. */
-export type UpgradeHandler = (request: Request, info: RequestInfo) => Promise<UpgradeDecision>
+export type UpgradeHandler = (request: HttpRequest) => Promise<UpgradeDecision>
 
 /**
  * Bytes a peer may leave unread (a WebSocket's send queue, an event stream) before the engine cuts it

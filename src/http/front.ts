@@ -7,9 +7,9 @@
  */
 import { isBridgeError } from '../errors'
 import { log } from '../log'
-import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
+import { EXTENSION_ORIGIN, LOOPBACK_HOST, WS_SUBPROTOCOL } from '../protocol/constants'
 import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
-import type { HttpHandler, RequestInfo, UpgradeHandler } from './engine'
+import type { HttpHandler, HttpReply, HttpRequest, UpgradeHandler } from './engine'
 import {
   bearerToken,
   checkExtensionOrigin,
@@ -45,86 +45,74 @@ export interface Front {
 export function createFront(options: FrontOptions): Front {
   const byPath = new Map(options.routes.map((route) => [route.path, route]))
 
-  const gate = (request: Request): Response | null =>
-    checkHost(request.headers, options.port()) ?? checkOrigin(request.headers)
+  const gate = (request: HttpRequest): HttpReply | null =>
+    checkHost(request, options.port()) ?? checkOrigin(request)
 
   /** The secret's holder: the extension when it sends its own Origin, else the CLI. */
-  const secretHolder = (headers: Headers): Caller =>
-    headers.get('origin') === EXTENSION_ORIGIN
+  const secretHolder = (request: HttpRequest): Caller =>
+    request.header('origin') === EXTENSION_ORIGIN
       ? { role: 'extension', name: 'extension' }
       : { role: 'cli', name: 'cli' }
 
   /** Who the Authorization header names: the secret's holder, a named client, or nobody. */
-  const callerOf = (headers: Headers): Caller | null => {
-    if (hasValidBearer(headers, options.secret())) return secretHolder(headers)
-    const token = bearerToken(headers)
+  const callerOf = (request: HttpRequest): Caller | null => {
+    if (hasValidBearer(request, options.secret())) return secretHolder(request)
+    const token = bearerToken(request)
     const name = token === null ? null : matchClientToken(token, options.clients?.() ?? [])
     return name === null ? null : { role: 'client', name }
   }
 
-  const context = (url: URL, caller: Caller | null, info: RequestInfo): RouteContext => ({
-    url,
-    authenticated: caller !== null,
-    caller,
-    remoteAddress: info.remoteAddress,
-  })
-
-  async function route(request: Request, info: RequestInfo): Promise<Response> {
+  async function route(request: HttpRequest): Promise<HttpReply> {
     const refused = gate(request)
     if (refused) return refused
-    const url = new URL(request.url)
-    const entry = byPath.get(url.pathname)
-    if (!entry) return errorResponse('not_found', `no endpoint at ${url.pathname}`)
+    const path = pathOf(request.target)
+    const entry = byPath.get(path)
+    if (!entry) return errorResponse('not_found', `no endpoint at ${path}`)
     const handler = entry.methods?.[request.method as HttpMethod]
     if (!handler) {
       if (entry.upgrade && request.method === 'GET')
-        return errorResponse('bad_request', `${url.pathname} only accepts WebSocket upgrades`)
+        return errorResponse('bad_request', `${path} only accepts WebSocket upgrades`)
       const allow = Object.keys(entry.methods ?? {}).join(', ')
-      return errorResponse('method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, {
-        allow,
-      })
+      return errorResponse('method_not_allowed', `${request.method} is not allowed on ${path}`, { allow })
     }
-    const presented = callerOf(request.headers)
+    const presented = callerOf(request)
     // A client token opens only the routes that accept one; elsewhere it counts as no credential.
     const caller = presented?.role === 'client' && !entry.clientTokens ? null : presented
     if (entry.auth === 'required' && caller === null) return unauthorizedResponse()
-    const declared = Number(request.headers.get('content-length') ?? 0)
+    const declared = Number(request.header('content-length') ?? 0)
     if (declared > options.maxBodyBytes) return payloadTooLargeResponse(options.maxBodyBytes)
     if (entry.rateLimit && !entry.rateLimit.take()) return rateLimitedResponse()
-    return await handler(request, context(url, caller, info))
+    return await handler(request, routeContext(request, caller))
   }
 
   return {
-    async handle(request, info) {
+    async handle(request) {
       try {
-        return await route(request, info)
+        return await route(request)
       } catch (error) {
         return failure(error, request)
       }
     },
 
-    async upgrade(request, info) {
+    async upgrade(request) {
       try {
         const refused = gate(request)
         if (refused) return { accept: false, response: refused }
-        const url = new URL(request.url)
-        const entry = byPath.get(url.pathname)
+        const path = pathOf(request.target)
+        const entry = byPath.get(path)
         if (!entry?.upgrade)
-          return {
-            accept: false,
-            response: errorResponse('not_found', `no WebSocket endpoint at ${url.pathname}`),
-          }
+          return { accept: false, response: errorResponse('not_found', `no WebSocket endpoint at ${path}`) }
         // The extension's channel is the extension's alone: the secret (a client token is refused
         // like a wrong one), then its pinned Origin (a browser cannot forge it for another origin).
-        if (!hasValidWsProtocol(request.headers, options.secret()))
+        if (!hasValidWsProtocol(request, options.secret()))
           return { accept: false, response: unauthorizedResponse() }
-        const notExtension = checkExtensionOrigin(request.headers)
+        const notExtension = checkExtensionOrigin(request)
         if (notExtension) return { accept: false, response: notExtension }
         const decision = await entry.upgrade(
           request,
-          context(url, { role: 'extension', name: 'extension' }, info),
+          routeContext(request, { role: 'extension', name: 'extension' }),
         )
-        if (decision instanceof Response) return { accept: false, response: decision }
+        if (!('onOpen' in decision)) return { accept: false, response: decision }
         return { accept: true, protocol: WS_SUBPROTOCOL, onOpen: decision.onOpen }
       } catch (error) {
         return { accept: false, response: failure(error, request) }
@@ -133,14 +121,33 @@ export function createFront(options: FrontOptions): Front {
   }
 }
 
-function failure(error: unknown, request: Request): Response {
+/** The path of a request target (`/audit?limit=5` -> `/audit`). */
+const pathOf = (target: string): string => {
+  const query = target.indexOf('?')
+  return query === -1 ? target : target.slice(0, query)
+}
+
+function routeContext(request: HttpRequest, caller: Caller | null): RouteContext {
+  let url: URL | undefined
+  return {
+    get url() {
+      return (url ??= new URL(request.target, `http://${LOOPBACK_HOST}`))
+    },
+    authenticated: caller !== null,
+    caller,
+    remoteAddress: request.remoteAddress,
+  }
+}
+
+function failure(error: unknown, request: HttpRequest): HttpReply {
   if (isBridgeError(error) && error.code in HTTP_STATUS_BY_CODE)
     return errorResponse(error.code as HttpErrorCode, error.message)
+  const path = pathOf(request.target)
   // A client that went away mid-request is not a server fault.
-  if (request.signal.aborted) {
-    logger.debug(`${request.method} ${new URL(request.url).pathname} abandoned by the client`)
+  if (request.aborted) {
+    logger.debug(`${request.method} ${path} abandoned by the client`)
     return errorResponse('bad_request', 'request aborted')
   }
-  logger.error(`${request.method} ${new URL(request.url).pathname} failed:`, error)
+  logger.error(`${request.method} ${path} failed:`, error)
   return errorResponse('internal_error', 'internal error; see server.log')
 }

@@ -10,7 +10,13 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
+import type { HttpReply } from './engine'
 import { errorResponse } from './responses'
+
+/** What the gate reads of a request: its headers, by lower-case name. */
+export interface HeaderSource {
+  header(name: string): string | null
+}
 
 /** The names of this machine that bridge answers to, and the only ones it connects to. */
 export const LOOPBACK_HOSTNAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]']
@@ -20,35 +26,50 @@ export function allowedHosts(port: number): readonly string[] {
 }
 
 /** Duplicate headers reach us joined with ", " by the engines, so they never equal an allowed value. */
-export function checkHost(headers: Headers, port: number): Response | null {
-  const host = headers.get('host')
+export function checkHost(request: HeaderSource, port: number): HttpReply | null {
+  const host = request.header('host')
   if (host !== null && allowedHosts(port).includes(host.toLowerCase())) return null
   return errorResponse('forbidden_host', 'the Host header must name this loopback server')
 }
 
-export function checkOrigin(headers: Headers): Response | null {
-  const origin = headers.get('origin')
+export function checkOrigin(request: HeaderSource): HttpReply | null {
+  const origin = request.header('origin')
   if (origin === null || origin === EXTENSION_ORIGIN) return null
   return errorResponse('forbidden_origin', 'requests from web pages and other extensions are not allowed')
 }
 
 /** Constant-time comparison; the digests hide the lengths, so a short token costs the same as a long one. */
 export function secretsEqual(given: string, secret: string): boolean {
-  const a = createHash('sha256').update(given).digest()
-  const b = createHash('sha256').update(secret).digest()
-  return timingSafeEqual(a, b)
+  return timingSafeEqual(sha256(given), knownDigest(secret))
+}
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest()
+
+/**
+ * The digests of the daemon's own credentials (the secret, client tokens), kept so a request hashes
+ * only what it presents. Bounded: a rotation or many clients start it afresh.
+ */
+const knownDigests = new Map<string, Buffer>()
+function knownDigest(secret: string): Buffer {
+  let digest = knownDigests.get(secret)
+  if (digest === undefined) {
+    if (knownDigests.size >= 256) knownDigests.clear()
+    digest = sha256(secret)
+    knownDigests.set(secret, digest)
+  }
+  return digest
 }
 
 /** The token of `Authorization: Bearer <token>`, or null. */
-export function bearerToken(headers: Headers): string | null {
-  const match = /^Bearer +(\S+) *$/i.exec(headers.get('authorization') ?? '')
+export function bearerToken(request: HeaderSource): string | null {
+  const match = /^Bearer +(\S+) *$/i.exec(request.header('authorization') ?? '')
   return match?.[1] ?? null
 }
 
 /** True when the Authorization header carries the secret (or when no secret is configured). */
-export function hasValidBearer(headers: Headers, secret: string | null): boolean {
+export function hasValidBearer(request: HeaderSource, secret: string | null): boolean {
   if (secret === null) return true
-  const token = bearerToken(headers)
+  const token = bearerToken(request)
   return token !== null && secretsEqual(token, secret)
 }
 
@@ -63,18 +84,20 @@ export interface ClientCredential {
  * constant time, so the time taken says nothing about which token, or how much of one, matched.
  */
 export function matchClientToken(given: string, clients: readonly ClientCredential[]): string | null {
+  const digest = sha256(given)
   let found: string | null = null
-  for (const client of clients) if (secretsEqual(given, client.token) && found === null) found = client.name
+  for (const client of clients)
+    if (timingSafeEqual(digest, knownDigest(client.token)) && found === null) found = client.name
   return found
 }
 
 /** `/ws` is the extension's alone: its pinned Origin must be there (a native process sends none). */
-export function checkExtensionOrigin(headers: Headers): Response | null {
-  if (headers.get('origin') === EXTENSION_ORIGIN) return null
+export function checkExtensionOrigin(request: HeaderSource): HttpReply | null {
+  if (request.header('origin') === EXTENSION_ORIGIN) return null
   return errorResponse('forbidden_origin', '/ws accepts only the bridge extension')
 }
 
-export function unauthorizedResponse(): Response {
+export function unauthorizedResponse(): HttpReply {
   return errorResponse('unauthorized', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' })
 }
 
@@ -82,8 +105,8 @@ export function unauthorizedResponse(): Response {
  * `/ws` credentials: `Sec-WebSocket-Protocol: bridge, <secret>` (keeps the secret out of URLs).
  * Returns true when `bridge` is offered first and the second entry is the secret.
  */
-export function hasValidWsProtocol(headers: Headers, secret: string | null): boolean {
-  const offered = (headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim())
+export function hasValidWsProtocol(request: HeaderSource, secret: string | null): boolean {
+  const offered = (request.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim())
   if (offered[0] !== WS_SUBPROTOCOL) return false
   if (secret === null) return true
   return offered.length === 2 && offered[1] !== undefined && secretsEqual(offered[1], secret)

@@ -13,15 +13,14 @@ import {
   type EngineOptions,
   type EngineSocket,
   type HttpEngine,
-  type RequestInfo,
+  type HttpReply,
+  type HttpRequest,
 } from './engine'
-import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
+import { createBodyCounter, isSupportedMethod, mayHaveBody } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 
 const logger = log.withTag('http')
 const KEEPALIVE_INTERVAL_MS = 30_000
-/** How long an event stream's head may wait to leave together with its first event. */
-const EVENT_STREAM_HEAD_DELAY_MS = 20
 
 export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
   const { limits } = options
@@ -54,89 +53,80 @@ export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEng
     })
   })
 
-  async function serveRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const aborter = new AbortController()
-    res.on('close', () => {
-      if (!res.writableFinished) aborter.abort()
-    })
+  function serveRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET'
+    if (!isSupportedMethod(method)) {
+      req.resume()
+      writeReply(
+        res,
+        errorResponse('method_not_allowed', `${method} is not supported`, { connection: 'close' }),
+      )
+      return Promise.resolve()
+    }
     let tooLarge = false
     const counter = createBodyCounter(limits.maxBodyBytes)
     const refuseTooLarge = () => {
       if (tooLarge) return
       tooLarge = true
-      aborter.abort()
-      if (!res.headersSent)
-        void writeResponse(res, payloadTooLargeResponse(limits.maxBodyBytes), aborter.signal)
+      if (!res.headersSent) writeReply(res, payloadTooLargeResponse(limits.maxBodyBytes))
       else res.destroy()
     }
-    const method = req.method ?? 'GET'
-    if (!isSupportedMethod(method)) {
-      req.resume()
-      return writeResponse(
-        res,
-        errorResponse('method_not_allowed', `${method} is not supported`, { connection: 'close' }),
-        aborter.signal,
-      )
-    }
-    let body: ReadableStream<Uint8Array> | null = null
-    if (mayHaveBody(method)) {
-      body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          req.on('data', (chunk: Buffer) => {
-            if (tooLarge) return
-            if (!counter.add(chunk.length)) {
-              refuseTooLarge()
-              controller.error(new BridgeError(BridgeErrorCode.payloadTooLarge, 'request body too large'))
-              return
-            }
-            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))
-            if ((controller.desiredSize ?? 1) <= 0) req.pause()
-          })
-          req.on('end', () => {
-            if (!tooLarge) controller.close()
-          })
-          req.on('error', (error) => {
-            if (!tooLarge) controller.error(error)
-          })
-        },
-        pull() {
-          req.resume()
-        },
-        cancel() {
-          req.resume()
-        },
-      })
-    } else {
-      // Bodies on GET/HEAD are not passed on, but still counted so they cannot be used to flood us.
+    // Bodies on GET/HEAD are not passed on, but still counted so they cannot be used to flood us.
+    if (!mayHaveBody(method))
       req.on('data', (chunk: Buffer) => {
         if (!counter.add(chunk.length)) refuseTooLarge()
       })
-    }
-    const request = new Request(requestUrl(port, req.url ?? '/'), {
-      method,
-      headers: headersOf(req),
-      body,
-      signal: aborter.signal,
-      // @ts-expect-error Node's fetch needs `duplex` for streamed request bodies; the DOM types lack it.
-      duplex: 'half',
+    let aborted = false
+    res.once('close', () => {
+      if (!res.writableFinished) aborted = true
     })
-    const response = await options.handler(request, infoOf(req))
-    if (tooLarge || res.destroyed) {
-      await response.body?.cancel().catch(() => undefined)
-      return
+    let body: Promise<string> | undefined
+    const readBody = () =>
+      new Promise<string>((resolve, reject) => {
+        if (!mayHaveBody(method)) return resolve('')
+        const chunks: Buffer[] = []
+        req.on('data', (chunk: Buffer) => {
+          if (tooLarge) return
+          if (counter.add(chunk.length)) return void chunks.push(chunk)
+          refuseTooLarge()
+          reject(new BridgeError(BridgeErrorCode.payloadTooLarge, 'request body too large'))
+        })
+        req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        req.once('error', reject)
+        req.once('close', () => {
+          if (!req.complete) reject(new BridgeError(BridgeErrorCode.badRequest, 'request aborted'))
+        })
+      })
+    const request: HttpRequest = {
+      method,
+      target: req.url ?? '/',
+      header: headerReader(req),
+      remoteAddress: req.socket.remoteAddress ?? '',
+      text: () => (body ??= readBody()),
+      get aborted() {
+        return aborted
+      },
     }
-    await writeResponse(res, response, aborter.signal)
+    return options.handler(request).then((reply) => {
+      if (tooLarge || res.destroyed) return
+      writeReply(res, reply)
+    })
   }
 
   async function serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy())
-    const request = new Request(requestUrl(port, req.url ?? '/'), { method: 'GET', headers: headersOf(req) })
-    const decision = await options.upgrade(request, infoOf(req))
+    const decision = await options.upgrade({
+      method: 'GET',
+      target: req.url ?? '/',
+      header: headerReader(req),
+      remoteAddress: req.socket.remoteAddress ?? '',
+      text: () => Promise.resolve(''),
+      get aborted() {
+        return socket.destroyed
+      },
+    })
     if (socket.destroyed) return
-    if (!decision.accept) {
-      await refuseUpgrade(socket, decision.response)
-      return
-    }
+    if (!decision.accept) return refuseUpgrade(socket, decision.response)
     selectedProtocol.set(req, decision.protocol)
     wss.handleUpgrade(req, socket, head, (ws) =>
       guarded('open', () => decision.onOpen(wrapSocket(ws, req.socket.remoteAddress ?? ''))),
@@ -201,107 +191,66 @@ function guarded(what: string, fn: () => void): void {
   }
 }
 
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers()
-  // rawHeaders keeps duplicates (node folds a second Host away); the gate must see them.
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
-  return headers
+/**
+ * A request's headers by lower-case name. `headersDistinct` keeps every line (node folds a second
+ * Host away in `headers`); lines of one header are joined, so a duplicate Host never passes the gate.
+ */
+function headerReader(req: IncomingMessage): (name: string) => string | null {
+  return (name) => req.headersDistinct[name]?.join(', ') ?? null
 }
 
-function infoOf(req: IncomingMessage): RequestInfo {
-  return { remoteAddress: req.socket.remoteAddress ?? '' }
-}
-
-async function writeResponse(res: ServerResponse, response: Response, signal: AbortSignal): Promise<void> {
-  const headers: Record<string, string | string[]> = {}
-  response.headers.forEach((value, key) => {
-    if (key !== 'set-cookie') headers[key] = value
-  })
-  const cookies = response.headers.getSetCookie()
-  if (cookies.length) headers['set-cookie'] = cookies
-  res.writeHead(response.status, headers)
-  if (!response.body) {
-    res.end()
+function writeReply(res: ServerResponse, reply: HttpReply): void {
+  const { body } = reply
+  if (body === undefined || typeof body === 'string') {
+    const text = body ?? ''
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(text) })
+    res.end(text)
     return
   }
-  // Whatever is ready together (the head, body chunks already queued, the end) leaves in one write:
-  // the response stays corked until the promise jobs now pending have run, which is when a burst of
-  // ready chunks has been read. An event stream's head waits for its first event for a moment (an MCP
-  // answer usually follows within a millisecond), so head, event and end can share one write.
-  let headHeld: ReturnType<typeof setTimeout> | undefined
-  const releaseHead = () => {
-    if (headHeld === undefined) return
-    clearTimeout(headHeld)
-    headHeld = undefined
-    if (!res.writableEnded) res.uncork()
-  }
-  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    res.cork()
-    headHeld = setTimeout(releaseHead, EVENT_STREAM_HEAD_DELAY_MS)
-  }
+  // An event stream: whatever is written in one turn (the head, the first events, the end) leaves in
+  // one write, the response staying corked until the promise jobs now pending have run. Its events are
+  // written as they come; past EVENT_STREAM_MAX_BUFFERED_BYTES unread the client is cut off.
   let corked = false
-  const uncork = () => {
-    if (!corked) return
-    corked = false
-    if (!res.writableEnded) res.uncork()
-  }
   const cork = () => {
     if (corked) return
     corked = true
     res.cork()
-    process.nextTick(uncork)
+    process.nextTick(() => {
+      corked = false
+      if (!res.writableEnded && !res.destroyed) res.uncork()
+    })
   }
   cork()
+  res.writeHead(reply.status, reply.headers)
   res.flushHeaders()
-  // An event stream has no end: waiting for a client that stopped reading would leave its events
-  // queued upstream without limit. They are written as they come, and past EVENT_STREAM_MAX_BUFFERED_BYTES
-  // unread the client is cut off. A finite body just waits for the client.
-  const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true
-  const reader = response.body.getReader()
-  const cancel = () => void reader.cancel().catch(() => undefined)
-  signal.addEventListener('abort', cancel, { once: true })
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done || res.destroyed) break
+  body.open({
+    write(text) {
+      if (res.writableEnded || res.destroyed) return
       cork()
-      const ok = res.write(value)
-      releaseHead()
-      if (ok) continue
-      uncork()
-      if (!eventStream) await drained(res)
-      else if (res.writableLength > EVENT_STREAM_MAX_BUFFERED_BYTES) {
+      res.write(text)
+      if (res.writableLength > EVENT_STREAM_MAX_BUFFERED_BYTES) {
         logger.warn(
           `closing an event stream its client is not reading (${megabytes(res.writableLength)} MB unread)`,
         )
         res.destroy()
       }
-    }
-  } catch {
-    // The stream failed (or was cancelled because the client left): end what we can.
-  } finally {
-    signal.removeEventListener('abort', cancel)
-    releaseHead()
-    if (res.destroyed) cancel()
-    else res.end()
-  }
+    },
+    end() {
+      if (!res.writableEnded && !res.destroyed) res.end()
+    },
+    onClose(listener) {
+      if (res.closed) return listener()
+      res.once('close', listener)
+    },
+  })
 }
 
 const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => (res.off('drain', done), res.off('close', done), resolve())
-    res.on('drain', done)
-    res.on('close', done)
-  })
-}
-
-async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer())
-  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`]
-  response.headers.forEach((value, key) => lines.push(`${key}: ${value}`))
+function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
+  const body = Buffer.from(typeof reply.body === 'string' ? reply.body : '')
+  const lines = [`HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`]
+  for (const [key, value] of Object.entries(reply.headers)) lines.push(`${key}: ${value}`)
   lines.push(`content-length: ${body.length}`, 'connection: close', '', '')
   socket.end(Buffer.concat([Buffer.from(lines.join('\r\n')), body]))
 }

@@ -4,11 +4,21 @@
  */
 import { HTTP_STATUS_BY_CODE, type HttpErrorCode } from '../protocol/errors'
 import { RATE_LIMIT_WINDOW_MS } from '../protocol/constants'
+import type { HttpReply } from './engine'
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } })
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): HttpReply {
+  return jsonTextResponse(JSON.stringify(body), status, headers)
+}
+
+/** The same with a body serialized already (a cached `tools/list`, say). */
+export function jsonTextResponse(
+  text: string,
+  status = 200,
+  headers: Record<string, string> = {},
+): HttpReply {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body: text }
 }
 
 export function errorBody(
@@ -22,15 +32,15 @@ export function errorResponse(
   code: HttpErrorCode,
   message: string,
   headers: Record<string, string> = {},
-): Response {
+): HttpReply {
   return jsonResponse(errorBody(code, message), HTTP_STATUS_BY_CODE[code], headers)
 }
 
-export function payloadTooLargeResponse(maxBytes: number): Response {
+export function payloadTooLargeResponse(maxBytes: number): HttpReply {
   return errorResponse('payload_too_large', `request body exceeds ${maxBytes} bytes`, { connection: 'close' })
 }
 
-export function rateLimitedResponse(): Response {
+export function rateLimitedResponse(): HttpReply {
   return errorResponse('rate_limited', 'too many requests; try again in a minute', {
     'retry-after': String(RATE_LIMIT_WINDOW_MS / 1000),
   })

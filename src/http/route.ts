@@ -2,7 +2,7 @@
  * What a route is. The daemon's routes are a table (`routes.ts`): adding an endpoint means adding an
  * entry, and the front applies the security gate, method check, auth and rate limit to all of them.
  */
-import type { EngineSocket } from './engine'
+import type { EngineSocket, HttpReply, HttpRequest } from './engine'
 import type { RateLimiter } from './rateLimit'
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH'
@@ -15,7 +15,8 @@ export type Caller =
   { role: 'extension'; name: 'extension' } | { role: 'cli'; name: 'cli' } | { role: 'client'; name: string }
 
 export interface RouteContext {
-  url: URL
+  /** The request's target parsed (built on first use). */
+  readonly url: URL
   /** True when the request carried a credential this route accepts (always true on `required` routes). */
   authenticated: boolean
   /** The credential's owner; null without a valid credential (only on `optional` routes). */
@@ -23,16 +24,16 @@ export interface RouteContext {
   remoteAddress: string
 }
 
-export type RouteHandler = (request: Request, context: RouteContext) => Response | Promise<Response>
+export type RouteHandler = (request: HttpRequest, context: RouteContext) => HttpReply | Promise<HttpReply>
 
 /** A WebSocket route accepts (returning what to do with the open socket) or refuses with a Response. */
 export type UpgradeRouteHandler = (
-  request: Request,
+  request: HttpRequest,
   context: RouteContext,
 ) =>
   | { onOpen: (socket: EngineSocket) => void }
-  | Response
-  | Promise<{ onOpen: (socket: EngineSocket) => void } | Response>
+  | HttpReply
+  | Promise<{ onOpen: (socket: EngineSocket) => void } | HttpReply>
 
 export interface Route {
   /** Exact path, e.g. `/health`. */

@@ -4,7 +4,7 @@
  */
 import { parseAuditQuery, type AuditQuery } from '../audit'
 import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol'
-import type { EngineSocket } from './engine'
+import type { EngineSocket, HttpReply, HttpRequest } from './engine'
 import { healthRoute, type HealthPayload } from './health'
 import { createRateLimiter } from './rateLimit'
 import { errorResponse, jsonResponse } from './responses'
@@ -18,7 +18,7 @@ export interface Services {
   /** An authenticated extension socket on `/ws` (the gate and the subprotocol check already passed). */
   openExtensionSocket(socket: EngineSocket): void
   /** POST, GET and DELETE on /mcp, for the MCP client named `client`. */
-  mcp(request: Request, client: string): Promise<Response>
+  mcp(request: HttpRequest, client: string): Promise<HttpReply>
   /** GET /audit: the entries that match. */
   queryAudit(query: AuditQuery): unknown
   /** POST /extension/reload: tells the extension to reload itself; false when none is connected. */

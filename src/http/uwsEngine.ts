@@ -10,8 +10,15 @@ import { STATUS_CODES } from 'node:http'
 import type * as Uws from 'uWebSockets.js'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
-import { PEER_MAX_BUFFERED_BYTES, type EngineFactory, type EngineOptions, type HttpEngine } from './engine'
-import { createBodyCounter, isSupportedMethod, mayHaveBody, requestUrl } from './requestBody'
+import {
+  EVENT_STREAM_MAX_BUFFERED_BYTES,
+  PEER_MAX_BUFFERED_BYTES,
+  type EngineFactory,
+  type EngineOptions,
+  type HttpEngine,
+  type HttpReply,
+} from './engine'
+import { createBodyCounter, isSupportedMethod, mayHaveBody } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 import { createUwsSocket, type UwsSocketData } from './uwsSocket'
 
@@ -37,7 +44,8 @@ interface Exchange {
   responded: boolean
   /** res.end() was called: uWS may reuse the response object, so it must not be touched again. */
   ended: boolean
-  aborter: AbortController
+  /** Called once when the exchange ends for any reason (the engine's bookkeeping, an event stream's sink). */
+  onEnd: (() => void) | undefined
 }
 
 export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
@@ -66,104 +74,92 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
   function serveRequest(res: Uws.HttpResponse, req: Uws.HttpRequest): void {
     const method = req.getCaseSensitiveMethod()
     const query = req.getQuery()
-    const url = requestUrl(port, query ? `${req.getUrl()}?${query}` : req.getUrl())
-    const headers = headersOf(req)
-    const ex: Exchange = {
-      res,
-      aborted: false,
-      responded: false,
-      ended: false,
-      aborter: new AbortController(),
-    }
-    let bodyDone = !mayHaveBody(method)
-    let tooLarge = false
+    const target = query ? `${req.getUrl()}?${query}` : req.getUrl()
+    const header = headerReader(req)
+    const ex: Exchange = { res, aborted: false, responded: false, ended: false, onEnd: undefined }
     res.onAborted(() => {
       ex.aborted = true
-      ex.aborter.abort()
-      exchanges.delete(ex)
+      finish(ex)
     })
-    if (openCount() >= limits.maxConnections) {
-      void send(ex, errorResponse('service_unavailable', 'too many open connections'))
-      return
-    }
-    // uWS hands over any method token as sent; a Web Request would throw on most of them.
-    if (!isSupportedMethod(method)) {
-      void send(
+    if (openCount() >= limits.maxConnections)
+      return send(ex, errorResponse('service_unavailable', 'too many open connections'))
+    // uWS hands over any method token as sent; only the ones the front knows go on.
+    if (!isSupportedMethod(method))
+      return send(
         ex,
         errorResponse('method_not_allowed', `${method} is not supported`, { connection: 'close' }),
       )
-      return
-    }
+    // The request object dies when this returns: the body is collected now (counted against the cap,
+    // the request timeout cutting off a slow sender), whether or not the handler reads it.
     let timer: ReturnType<typeof setTimeout> | undefined
     const counter = createBodyCounter(limits.maxBodyBytes)
-    let body: ReadableStream<Uint8Array> | null = null
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        res.onData((chunk, isLast) => {
-          // After the answer went out, the rest of the body is dropped unread.
-          if (tooLarge || ex.aborted || ex.ended) return
-          if (!counter.add(chunk.byteLength)) {
-            tooLarge = true
-            clearTimeout(timer)
-            controller.error(new BridgeError(BridgeErrorCode.payloadTooLarge, 'request body too large'))
-            ex.aborter.abort()
-            void send(ex, payloadTooLargeResponse(limits.maxBodyBytes))
-            return
-          }
-          if (!bodyDone) controller.enqueue(new Uint8Array(chunk.slice(0)))
-          if (isLast) {
-            clearTimeout(timer)
-            if (!bodyDone) controller.close()
-            bodyDone = true
-          }
-        })
-      },
-    })
-    if (!bodyDone) body = stream
-    const request = new Request(url, {
-      method,
-      headers,
-      body,
-      signal: ex.aborter.signal,
-      // @ts-expect-error Node's fetch needs `duplex` for streamed request bodies; the DOM types lack it.
-      duplex: 'half',
-    })
-    exchanges.add(ex)
-    // The whole request must arrive within the request timeout; a slow sender is cut off.
-    if (!bodyDone)
+    let body: Promise<string> = Promise.resolve('')
+    if (mayHaveBody(method)) {
+      const chunks: Buffer[] = []
+      let settle: { resolve(text: string): void; reject(error: Error): void } | undefined
+      body = new Promise<string>((resolve, reject) => (settle = { resolve, reject }))
+      body.catch(() => undefined)
+      res.onData((chunk, isLast) => {
+        // After the answer went out, the rest of the body is dropped unread.
+        if (ex.aborted || ex.ended || settle === undefined) return
+        if (!counter.add(chunk.byteLength)) {
+          clearTimeout(timer)
+          settle.reject(new BridgeError(BridgeErrorCode.payloadTooLarge, 'request body too large'))
+          settle = undefined
+          send(ex, payloadTooLargeResponse(limits.maxBodyBytes))
+          return
+        }
+        chunks.push(Buffer.from(chunk.slice(0)))
+        if (!isLast) return
+        clearTimeout(timer)
+        settle.resolve(Buffer.concat(chunks).toString('utf8'))
+        settle = undefined
+      })
       timer = setTimeout(() => {
-        if (!bodyDone && !ex.aborted && !ex.ended) res.close()
+        if (settle && !ex.aborted && !ex.ended) res.close()
       }, limits.requestTimeoutMs)
+    }
+    exchanges.add(ex)
+    ex.onEnd = () => exchanges.delete(ex)
     options
-      .handler(request, { remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString() })
-      .then((response) => send(ex, response))
+      .handler({
+        method,
+        target,
+        header,
+        remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        text: () => body,
+        get aborted() {
+          return ex.aborted
+        },
+      })
+      .then((reply) => send(ex, reply))
       .catch((error: unknown) => {
         logger.error('request failed before reaching the front:', error)
         if (!ex.aborted && !ex.ended) res.close()
       })
-      .finally(() => exchanges.delete(ex))
   }
 
   function serveUpgrade(res: Uws.HttpResponse, req: Uws.HttpRequest, context: Uws.us_socket_context_t): void {
-    const headers = headersOf(req)
-    const url = requestUrl(port, req.getUrl())
+    const header = headerReader(req)
+    const target = req.getUrl()
     const key = req.getHeader('sec-websocket-key')
     const extensions = req.getHeader('sec-websocket-extensions')
-    const ex: Exchange = {
-      res,
-      aborted: false,
-      responded: false,
-      ended: false,
-      aborter: new AbortController(),
-    }
+    const ex: Exchange = { res, aborted: false, responded: false, ended: false, onEnd: undefined }
     res.onAborted(() => (ex.aborted = true))
-    if (openCount() >= limits.maxConnections) {
-      void send(ex, errorResponse('service_unavailable', 'too many open connections'))
-      return
-    }
+    if (openCount() >= limits.maxConnections)
+      return send(ex, errorResponse('service_unavailable', 'too many open connections'))
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
     options
-      .upgrade(new Request(url, { headers }), { remoteAddress })
+      .upgrade({
+        method: 'GET',
+        target,
+        header,
+        remoteAddress,
+        text: () => Promise.resolve(''),
+        get aborted() {
+          return ex.aborted
+        },
+      })
       .then((decision) => {
         if (ex.aborted) return
         if (!decision.accept) return send(ex, decision.response)
@@ -245,8 +241,9 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       listenSocket = undefined
       for (const ws of [...sockets]) ws.end(1001, 'server shutting down')
       for (const ex of [...exchanges]) {
-        ex.aborter.abort()
         if (!ex.aborted && !ex.ended) ex.res.close()
+        ex.aborted = true
+        finish(ex)
       }
       exchanges.clear()
       return Promise.resolve()
@@ -254,117 +251,112 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
   }
 }
 
-function headersOf(req: Uws.HttpRequest): Headers {
-  const headers = new Headers()
-  // forEach sees every header line, so a duplicate Host arrives joined and fails the gate.
-  req.forEach((key, value) => headers.append(key, value))
-  return headers
+/** The request's headers by lower-case name; forEach sees every line, so a duplicate Host arrives joined. */
+function headerReader(req: Uws.HttpRequest): (name: string) => string | null {
+  const headers = new Map<string, string>()
+  req.forEach((key, value) => {
+    const earlier = headers.get(key)
+    headers.set(key, earlier === undefined ? value : `${earlier}, ${value}`)
+  })
+  return (name) => headers.get(name) ?? null
 }
 
-/** How long an event stream's head may wait to leave together with its first event. */
-const EVENT_STREAM_HEAD_DELAY_MS = 20
-/** A burst of ready body chunks written in one corked write stops at this many bytes. */
-const BURST_MAX_BYTES = 64 * 1024
-const LATER = Symbol('later')
-
-/** The promise's value if it settles within the current turn (before pending ticks run), else LATER. */
-function ifReadyNow<T>(promise: Promise<T>): Promise<T | typeof LATER> {
-  return new Promise((resolve, reject) => {
-    promise.then(resolve, reject)
-    process.nextTick(() => resolve(LATER))
-  })
-}
-
-/** True if the promise settles within `ms`. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms)
-    const settled = () => (clearTimeout(timer), resolve(true))
-    promise.then(settled, settled)
-  })
+function finish(ex: Exchange): void {
+  const onEnd = ex.onEnd
+  ex.onEnd = undefined
+  onEnd?.()
 }
 
 /**
- * Writes a Response: status and headers, then the body with backpressure; stops if the client leaves.
- * What is ready together (the head, chunks already queued, the end) goes out in one corked write, and
- * an event stream's head waits a moment for its first event (an MCP answer usually follows at once).
+ * Writes a reply. A text body goes out with its head in one corked write. An event stream's head
+ * leaves with an SSE comment line (uWS sends headers only together with body bytes; every SSE parser
+ * ignores comments), then what is written in one turn leaves in one corked write. A client that
+ * leaves EVENT_STREAM_MAX_BUFFERED_BYTES unread is cut off.
  */
-async function send(ex: Exchange, response: Response): Promise<void> {
-  if (ex.aborted || ex.responded) return void (await response.body?.cancel().catch(() => undefined))
+function send(ex: Exchange, reply: HttpReply): void {
+  if (ex.aborted || ex.responded) return
   ex.responded = true
   const { res } = ex
-  const closeAfter = response.headers.get('connection')?.toLowerCase() === 'close'
-  let headSent = false
+  const closeAfter = reply.headers.connection?.toLowerCase() === 'close'
   const head = () => {
-    if (headSent) return
-    headSent = true
-    res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`)
-    response.headers.forEach((value, key) => {
+    res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
+    for (const [key, value] of Object.entries(reply.headers))
       if (key !== 'content-length' && key !== 'connection' && key !== 'transfer-encoding')
         res.writeHeader(key, value)
-    })
   }
-  if (!response.body) {
-    res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
+  const stream = reply.body
+  if (stream === undefined || typeof stream === 'string') {
+    res.cork(() => {
+      head()
+      res.end(stream ?? '', closeAfter)
+    })
+    ex.ended = true
+    finish(ex)
     return
   }
-  const reader = response.body.getReader()
-  ex.aborter.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), {
-    once: true,
-  })
-  let pending = reader.read()
-  let ok = true
-  try {
-    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      const ready = await settlesWithin(pending, EVENT_STREAM_HEAD_DELAY_MS)
-      if (ex.aborted) return
-      // uWS sends the header block only together with body bytes. An event stream may stay silent for
-      // long, so open it with an SSE comment line (ignored by every SSE parser) to deliver the headers now.
-      if (!ready) res.cork(() => (head(), (ok = res.write(': stream open\n\n'))))
-    }
-    for (;;) {
-      if (!ok) await writable(ex)
-      if (ex.aborted) return
-      // The pending read, then every read that settles within the same turn, up to BURST_MAX_BYTES.
-      const chunks: Uint8Array[] = []
-      let bytes = 0
-      let done = false
-      let next: ReadableStreamReadResult<Uint8Array> | typeof LATER = await pending
-      while (next !== LATER) {
-        if (next.done) {
-          done = true
-          break
-        }
-        chunks.push(next.value)
-        bytes += next.value.byteLength
-        pending = reader.read()
-        if (bytes >= BURST_MAX_BYTES) break
-        next = await ifReadyNow(pending)
-      }
-      if (ex.aborted) return
-      res.cork(() => {
+  let queued = ': stream open\n\n'
+  let ending = false
+  let flushing = false
+  /** Bytes handed to uWS since it last said it could take more. */
+  let backlog = 0
+  let waiting = false
+  let headSent = false
+  const flush = () => {
+    flushing = false
+    if (ex.aborted || ex.ended) return
+    const text = queued
+    queued = ''
+    res.cork(() => {
+      if (!headSent) {
+        headSent = true
         head()
-        ok = true
-        for (const chunk of chunks) ok = res.write(chunk) && ok
-        if (done) {
-          res.end(undefined, closeAfter)
-          ex.ended = true
-        }
-      })
-      if (done) return
+      }
+      const ok = text === '' || res.write(text)
+      if (waiting || !ok) backlog += Buffer.byteLength(text)
+      if (!ok && !waiting) {
+        waiting = true
+        res.onWritable(() => {
+          waiting = false
+          backlog = 0
+          return true
+        })
+      }
+      if (ending) {
+        res.end(undefined, closeAfter)
+        ex.ended = true
+      }
+    })
+    if (ex.ended) return finish(ex)
+    if (backlog > EVENT_STREAM_MAX_BUFFERED_BYTES) {
+      logger.warn(`closing an event stream its client is not reading (${megabytes(backlog)} MB unread)`)
+      ex.aborted = true
+      res.close()
+      finish(ex)
     }
-  } catch {
-    // The body stream failed: end the response so the client is not left hanging.
   }
-  if (!ex.aborted && !ex.ended) res.cork(() => (head(), res.end(undefined, closeAfter), (ex.ended = true)))
+  const schedule = () => {
+    if (flushing) return
+    flushing = true
+    process.nextTick(flush)
+  }
+  schedule()
+  stream.open({
+    write(text) {
+      if (ex.aborted || ex.ended || ending) return
+      queued += text
+      schedule()
+    },
+    end() {
+      if (ex.aborted || ex.ended) return
+      ending = true
+      schedule()
+    },
+    onClose(listener) {
+      if (ex.aborted || ex.ended) return listener()
+      const earlier = ex.onEnd
+      ex.onEnd = () => (earlier?.(), listener())
+    },
+  })
 }
 
-function writable(ex: Exchange): Promise<void> {
-  return new Promise((resolve) => {
-    if (ex.aborted) return resolve()
-    // Resume on the next turn: uWS clears the handler after this callback returns, which would wipe a
-    // handler registered by code that ran in the callback's microtasks.
-    ex.res.onWritable(() => (setImmediate(resolve), true))
-    ex.aborter.signal.addEventListener('abort', () => resolve(), { once: true })
-  })
-}
+const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024)

@@ -1,29 +1,45 @@
+/**
+ * MCP over Streamable HTTP, served by the daemon itself: one session per client `initialize`, keyed
+ * by the UUID sent back in `Mcp-Session-Id`, each a `mcpSession:<uuid>` child of the root system
+ * (which stops it once closed). A POST carries one message: a request is answered as JSON, or as an
+ * event stream when it asked for progress; a notification gets 202. GET opens the session's one event
+ * stream for notifications (`tools/list_changed`, plugin logs); DELETE ends the session.
+ *
+ * Serving the protocol here, not through the SDK's server, keeps the hot path to one parse and one
+ * write: `tools/list` is a cached string, a call's answer one JSON body.
+ */
 import { randomUUID } from 'node:crypto'
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import type {
-  CallToolRequestSchema,
-  CallToolResult,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-  LoggingLevel,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import type { ActorRefFrom } from 'xstate'
 import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import type { mcpSessionMachine } from '../../machines/mcpSessionMachine'
+import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
-import { jsonResponse, rateLimitedResponse } from '../http/responses'
+import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
 import { log } from '../log'
-import { BRIDGE_VERSION } from '../protocol'
-import type { ProgressUpdate, ToolCallRequest } from './toolCalls'
+import { BRIDGE_VERSION, MCP_PROTOCOL_VERSIONS } from '../protocol'
+import { JsonRpcErrorCode } from '../protocol/errors'
+import {
+  callParams,
+  errorJson,
+  initializeParams,
+  LOGGING_LEVELS,
+  loggingLevel,
+  McpError,
+  notificationJson,
+  readMessage,
+  resultJson,
+  sseEvent,
+  type RpcId,
+} from './mcpMessages'
+import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
 
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
-  /** The tools an agent may see (ask / auto): the catalog's ready-to-send `tools/list` result. */
-  listTools(): { tools: readonly Tool[] }
-  callTool(request: ToolCallRequest): Promise<CallToolResult>
+  /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
+  listToolsJson(): string
+  callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
@@ -33,53 +49,32 @@ export interface McpSessionsDeps {
 type SessionEffects = Parameters<typeof mcpSessionMachine.provide>[0]
 
 interface Session {
+  id: string
   /** The MCP client's name, from the credential that opened the session. */
   client: string
-  server: Server
-  transport: WebStandardStreamableHTTPServerTransport
   actor: ActorRefFrom<typeof mcpSessionMachine>
-  /** Aborted when the session closes: cancels its unfinished calls. */
-  closing: AbortController
+  /** The session's GET event stream, while one is open. */
+  stream: EventSink | undefined
+  /** Below this, plugin log notifications are not sent (logging/setLevel); all by default. */
+  logLevel: LoggingLevel
   /** When the client last sent a request: the eviction order. */
   lastActiveAt: number
-  /** Tool calls still running: a session with one is never evicted. */
-  callsInFlight: number
+  /** Tool calls still running, by request id: a session with one is never evicted. */
+  calls: Map<RpcId, ToolCall['cancel']>
 }
 
-/**
- * The SDK's server side, imported on first use: it is the daemon's largest import (zod included), and
- * /health, /ws and /reload never need it. The daemon starts loading it once it is listening.
- */
-let sdk:
-  | Promise<{
-      Server: typeof Server
-      WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
-      CallToolRequestSchema: typeof CallToolRequestSchema
-      ListToolsRequestSchema: typeof ListToolsRequestSchema
-      isInitializeRequest: typeof isInitializeRequest
-    }>
-  | undefined
-export const loadMcpSdk = () =>
-  (sdk ??= Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([server, transport, types]) => ({
-    Server: server.Server,
-    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
-    CallToolRequestSchema: types.CallToolRequestSchema,
-    ListToolsRequestSchema: types.ListToolsRequestSchema,
-    isInitializeRequest: types.isInitializeRequest,
-  })))
+const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 
-const rpcError = (status: number, code: number, message: string) =>
-  jsonResponse({ jsonrpc: '2.0', error: { code, message }, id: null }, status)
+/** An HTTP-level refusal with a JSON-RPC error body, as MCP clients expect them. */
+const refusal = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  jsonTextResponse(errorJson(null, code, message), status, headers)
 
-/**
- * MCP over Streamable HTTP: one low-level SDK `Server` and web-standard transport per client
- * session, keyed by the UUID sent back in `mcp-session-id`, and one `mcpSession:<uuid>` child of
- * the root system per session (the root stops it once closed). Tools are raw JSON Schema.
- */
+const sessionNotFound = () => refusal(404, -32001, 'Session not found')
+const sessionRequired = () => refusal(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
+
+const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
+
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
   private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
@@ -100,43 +95,32 @@ export class McpSessions {
   }
 
   /** Handles POST, GET and DELETE on /mcp for the client named `client`. */
-  async handle(request: Request, client: string): Promise<Response> {
-    const sessionId = request.headers.get('mcp-session-id')
-    let parsedBody: unknown
-    if (request.method === 'POST') {
-      try {
-        parsedBody = JSON.parse(await request.text())
-      } catch {
-        return rpcError(400, -32700, 'Parse error: the body is not valid JSON')
-      }
+  async handle(request: HttpRequest, client: string): Promise<HttpReply> {
+    if (request.method === 'POST') return this.post(request, client)
+    const session = this.sessionOf(request, client)
+    if (!('id' in session)) return session
+    if (request.method === 'DELETE') {
+      session.actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
+      return { status: 200, headers: {} }
     }
-    if (sessionId !== null) {
-      const session = this.sessions.get(sessionId)
-      // A session belongs to the client that opened it: another credential gets the same 404.
-      if (session?.client !== client) return rpcError(404, -32001, 'Session not found')
-      session.lastActiveAt = Date.now()
-      return session.transport.handleRequest(request, { parsedBody })
-    }
-    const { isInitializeRequest } = await loadMcpSdk()
-    const initializing = Array.isArray(parsedBody)
-      ? parsedBody.some(isInitializeRequest)
-      : isInitializeRequest(parsedBody)
-    if (request.method !== 'POST' || !initializing)
-      return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
-    const transport = await this.open(client)
-    return transport.handleRequest(request, { parsedBody })
+    return this.openStream(request, session)
   }
 
   /** notifications/tools/list_changed to every session. */
   toolsChanged(): void {
-    for (const session of this.sessions.values()) session.server.sendToolListChanged().catch(() => undefined)
+    const event = sseEvent(notificationJson('notifications/tools/list_changed', {}))
+    for (const session of this.sessions.values()) session.stream?.write(event)
   }
 
-  /** A plugin log entry as notifications/message to every session (per session log level applies). */
+  /** A plugin log entry as notifications/message to every session whose level lets it through. */
   log(level: LoggingLevel, logger: string, data: unknown): void {
-    for (const [id, session] of this.sessions)
-      session.server.sendLoggingMessage({ level, logger, data }, id).catch(() => undefined)
+    const severity = LOGGING_LEVELS.indexOf(level)
+    let event: string | undefined
+    for (const session of this.sessions.values()) {
+      if (!session.stream || severity < LOGGING_LEVELS.indexOf(session.logLevel)) continue
+      event ??= sseEvent(notificationJson('notifications/message', { level, logger, data }))
+      session.stream.write(event)
+    }
   }
 
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
@@ -151,106 +135,238 @@ export class McpSessions {
     await Promise.resolve()
   }
 
+  /** The session a request names, if it belongs to this client; else the refusal to send. */
+  private sessionOf(request: HttpRequest, client: string): Session | HttpReply {
+    const id = request.header('mcp-session-id')
+    if (id === null) return sessionRequired()
+    const session = this.sessions.get(id)
+    // A session belongs to the client that opened it: another credential gets the same 404.
+    if (session?.client !== client) return sessionNotFound()
+    const version = request.header('mcp-protocol-version')
+    if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
+      return refusal(
+        400,
+        -32000,
+        `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`,
+      )
+    session.lastActiveAt = Date.now()
+    return session
+  }
+
+  private async post(request: HttpRequest, client: string): Promise<HttpReply> {
+    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
+      return refusal(
+        406,
+        -32000,
+        'Not Acceptable: the client must accept both application/json and text/event-stream',
+      )
+    if (!(request.header('content-type') ?? '').includes('application/json'))
+      return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json')
+    let body: unknown
+    try {
+      body = JSON.parse(await request.text())
+    } catch {
+      return refusal(400, JsonRpcErrorCode.parseError, 'Parse error: the body is not valid JSON')
+    }
+    const message = readMessage(body)
+    if (message.kind === 'invalid') return refusal(400, JsonRpcErrorCode.invalidRequest, message.message)
+    if (request.header('mcp-session-id') === null) {
+      if (message.kind === 'request' && message.method === 'initialize')
+        return this.initialize(message.id, message.params, client)
+      return sessionRequired()
+    }
+    const session = this.sessionOf(request, client)
+    if (!('id' in session)) return session
+    if (message.kind === 'answer') return { status: 202, headers: {} }
+    if (message.kind === 'notification') {
+      this.notified(session, message.method, message.params)
+      return { status: 202, headers: {} }
+    }
+    try {
+      return await this.answer(session, message.id, message.method, message.params)
+    } catch (error) {
+      if (error instanceof McpError) return jsonTextResponse(errorJson(message.id, error.code, error.message))
+      logger.error(`${message.method.slice(0, 64)} failed:`, error)
+      return jsonTextResponse(
+        errorJson(message.id, JsonRpcErrorCode.internalError, 'internal error; see server.log'),
+      )
+    }
+  }
+
+  private async answer(
+    session: Session,
+    id: RpcId,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    switch (method) {
+      case 'tools/list':
+        return jsonTextResponse(resultJson(id, this.deps.listToolsJson()))
+      case 'tools/call':
+        return this.call(session, id, params)
+      case 'ping':
+        return jsonTextResponse(resultJson(id, '{}'))
+      case 'logging/setLevel':
+        session.logLevel = loggingLevel(params)
+        return jsonTextResponse(resultJson(id, '{}'))
+      case 'initialize':
+        throw new McpError(
+          JsonRpcErrorCode.invalidRequest,
+          'Invalid Request: the session is initialized already',
+        )
+      default:
+        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
+    }
+  }
+
+  private notified(session: Session, method: string, params: Record<string, unknown>): void {
+    // The client gave up on a call: it ends as cancelled (and is audited so).
+    if (method === 'notifications/cancelled') {
+      const id = params.requestId
+      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.('client cancelled')
+    }
+  }
+
+  /**
+   * A tool call. Without a progress token its answer is one JSON body; with one, an event stream
+   * carries the progress and then the answer. A client that leaves does not cancel the call (MCP
+   * asks for notifications/cancelled); its answer is dropped.
+   */
+  private call(session: Session, id: RpcId, params: Record<string, unknown>): Promise<HttpReply> | HttpReply {
+    const { name, arguments: input, progressToken } = callParams(params)
+    if (session.calls.has(id))
+      throw new McpError(
+        JsonRpcErrorCode.invalidRequest,
+        'Invalid Request: a call with this id is running already',
+      )
+    let stream: EventSink | undefined
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) =>
+            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
+    const call = this.deps.callTool({
+      name,
+      input,
+      client: session.client,
+      session: session.id,
+      ...(onProgress ? { onProgress } : {}),
+    })
+    session.calls.set(id, call.cancel)
+    const answer = call.result.then((result) => {
+      session.calls.delete(id)
+      return resultJson(id, JSON.stringify(result))
+    })
+    if (progressToken === undefined) return answer.then((json) => jsonTextResponse(json))
+    return {
+      status: 200,
+      headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
+      body: {
+        open(sink) {
+          stream = sink
+          sink.onClose(() => (stream = undefined))
+          void answer.then((json) => {
+            sink.write(sseEvent(json))
+            sink.end()
+          })
+        },
+      },
+    }
+  }
+
+  /** GET: the session's one event stream for notifications not tied to a request. */
+  private openStream(request: HttpRequest, session: Session): HttpReply {
+    if (!accepts(request, 'text/event-stream'))
+      return refusal(406, -32000, 'Not Acceptable: the client must accept text/event-stream')
+    if (session.stream) return refusal(409, -32000, 'Conflict: only one event stream is allowed per session')
+    return {
+      status: 200,
+      headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
+      body: {
+        open(sink) {
+          session.stream = sink
+          sink.onClose(() => {
+            if (session.stream === sink) session.stream = undefined
+          })
+        },
+      },
+    }
+  }
+
+  private initialize(id: RpcId, params: Record<string, unknown>, client: string): HttpReply {
+    let asked: string
+    try {
+      asked = initializeParams(params).protocolVersion
+    } catch (error) {
+      if (error instanceof McpError) return jsonTextResponse(errorJson(id, error.code, error.message))
+      throw error
+    }
+    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
+    const session = this.open(client)
+    if (!session)
+      return jsonTextResponse(errorJson(id, JsonRpcErrorCode.internalError, 'the session could not start'))
+    const result = {
+      protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
+      capabilities: SERVER_CAPABILITIES,
+      serverInfo: { name: 'bridge', version: BRIDGE_VERSION },
+    }
+    return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
+  }
+
+  private open(client: string): Session | undefined {
+    const id = randomUUID()
+    this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
+    const actor = this.system?.system.get(systemIdOf('mcpSession', id)) as
+      ActorRefFrom<typeof mcpSessionMachine> | undefined
+    if (!actor) {
+      logger.error('MCP session could not start inside the daemon')
+      return undefined
+    }
+    actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
+    const session: Session = {
+      id,
+      client,
+      actor,
+      stream: undefined,
+      logLevel: 'debug',
+      lastActiveAt: Date.now(),
+      calls: new Map(),
+    }
+    this.sessions.set(id, session)
+    logger.info(`MCP session opened; ${this.sessions.size} open`)
+    if (this.sessions.size > this.deps.maxSessions) this.evictIdlest(id)
+    return session
+  }
+
   /**
    * Keeps the number of sessions bounded when clients never send DELETE: closes the one whose client
    * was silent the longest and has no call running. Its client gets 404 on its next request, which
    * MCP defines as "start a new session".
    */
   private evictIdlest(keep: string): void {
-    let idlest: [string, Session] | undefined
-    for (const entry of this.sessions)
+    let idlest: Session | undefined
+    for (const session of this.sessions.values())
       if (
-        entry[0] !== keep &&
-        entry[1].callsInFlight === 0 &&
-        (!idlest || entry[1].lastActiveAt < idlest[1].lastActiveAt)
+        session.id !== keep &&
+        session.calls.size === 0 &&
+        (!idlest || session.lastActiveAt < idlest.lastActiveAt)
       )
-        idlest = entry
+        idlest = session
     if (!idlest) return
     logger.warn(`more than ${this.deps.maxSessions} MCP sessions open: closing the one idle the longest`)
-    idlest[1].actor.send({
+    idlest.actor.send({
       type: 'session.close',
-      reason: `evicted after ${Math.round((Date.now() - idlest[1].lastActiveAt) / 1000)} s idle`,
+      reason: `evicted after ${Math.round((Date.now() - idlest.lastActiveAt) / 1000)} s idle`,
     })
   }
 
-  /** The session's actor reached `closed`: its transport closes and its unfinished calls are cancelled. */
+  /** The session's actor reached `closed`: its stream ends and its unfinished calls are cancelled. */
   private dispose(id: string, reason: string): void {
     const session = this.sessions.get(id)
     if (!session) return
     this.sessions.delete(id)
-    session.closing.abort()
+    for (const cancel of session.calls.values()) cancel('session closed')
+    session.stream?.end()
     logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
-    // Closing the transport calls server.onclose, which finds the actor done.
-    session.server.close().catch(() => undefined)
-  }
-
-  private actorOf(id: string): ActorRefFrom<typeof mcpSessionMachine> | undefined {
-    return this.system?.system.get(systemIdOf('mcpSession', id)) as
-      ActorRefFrom<typeof mcpSessionMachine> | undefined
-  }
-
-  private async open(client: string): Promise<WebStandardStreamableHTTPServerTransport> {
-    const {
-      Server,
-      WebStandardStreamableHTTPServerTransport,
-      CallToolRequestSchema,
-      ListToolsRequestSchema,
-    } = await loadMcpSdk()
-    const server = new Server(
-      { name: 'bridge', version: BRIDGE_VERSION },
-      { capabilities: { tools: { listChanged: true }, logging: {} } },
-    )
-    const closing = new AbortController()
-    let session: Session | undefined
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
-        const actor = this.actorOf(id)
-        if (!actor) {
-          logger.error('MCP session could not start inside the daemon')
-          closing.abort()
-          server.close().catch(() => undefined)
-          return
-        }
-        actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
-        session = { client, server, transport, actor, closing, lastActiveAt: Date.now(), callsInFlight: 0 }
-        this.sessions.set(id, session)
-        logger.info(`MCP session opened; ${this.sessions.size} open`)
-        if (this.sessions.size > this.deps.maxSessions) this.evictIdlest(id)
-      },
-      onsessionclosed: () => session?.actor.send({ type: 'session.close', reason: 'DELETE /mcp' }),
-    })
-    server.onclose = () => session?.actor.send({ type: 'session.close', reason: 'transport closed' })
-    server.setRequestHandler(ListToolsRequestSchema, () => this.deps.listTools() as { tools: Tool[] })
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const current = session
-      if (!current) throw new Error('tools/call before the session was initialized')
-      const token = request.params._meta?.progressToken
-      const onProgress =
-        token === undefined
-          ? undefined
-          : (update: ProgressUpdate) =>
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken: token, ...update },
-                })
-                .catch(() => undefined)
-      current.callsInFlight++
-      return this.deps
-        .callTool({
-          name: request.params.name,
-          input: request.params.arguments ?? {},
-          client: current.client,
-          session: extra.sessionId ?? '',
-          signal: extra.signal,
-          sessionSignal: current.closing.signal,
-          ...(onProgress ? { onProgress } : {}),
-        })
-        .finally(() => current.callsInFlight--)
-    })
-    await server.connect(transport)
-    return transport
   }
 }

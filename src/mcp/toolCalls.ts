@@ -1,7 +1,8 @@
 /**
  * Starts one MCP tool call as a `toolInvocation:<uuid>` child of the root system and waits for its
  * outcome (the actor's output). The call's data goes in as the actor's input; progress comes back as
- * the actor's emitted `tool.progress` events; a client's cancel goes in as a `cancel` event.
+ * the actor's emitted `tool.progress` events; a client's cancel (or its session closing) goes in as a
+ * `cancel` event through the handle's `cancel`.
  */
 import { randomUUID } from 'node:crypto'
 import type { ActorRefFrom, AnyActorRef } from 'xstate'
@@ -32,10 +33,12 @@ export interface ToolCallRequest {
   session: string
   /** Present when the MCP request carried `_meta.progressToken`. */
   onProgress?: (update: ProgressUpdate) => void
-  /** Aborts when the client cancels the request. */
-  signal?: AbortSignal
-  /** Aborts when the client's session closes. */
-  sessionSignal?: AbortSignal
+}
+
+/** A running call: its outcome, and the way to cancel it (a no-op once it has ended). */
+export interface ToolCall {
+  outcome: Promise<ToolOutcome>
+  cancel: (reason: string) => void
 }
 
 export interface ToolCallsDeps {
@@ -52,8 +55,8 @@ const internalFailure: ToolOutcome = {
   error: { code: 'tool_error', message: 'the call failed inside the daemon', category: 'internal' },
 }
 
-/** Runs one call; resolves exactly once, after its audit entry is on disk. Never rejects. */
-export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise<ToolOutcome> {
+/** Runs one call; its outcome resolves exactly once, after its audit entry is on disk, and never rejects. */
+export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCall {
   const input: ToolInvocationInput = {
     invocationId: randomUUID(),
     plugin: deps.catalog.pluginOf(request.name),
@@ -70,11 +73,14 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise
     InvocationRef | undefined
   if (!actor) {
     logger.error(`call of ${name} could not start inside the daemon`)
-    return deps.audit.record(auditEntryOf(input, internalFailure)).then(() => internalFailure)
+    return {
+      outcome: deps.audit.record(auditEntryOf(input, internalFailure)).then(() => internalFailure),
+      cancel: () => undefined,
+    }
   }
 
-  return new Promise((resolve) => {
-    const cancel = () => actor.send({ type: 'cancel', reason: 'client cancelled' })
+  let settled = false
+  const outcome = new Promise<ToolOutcome>((resolve) => {
     const progress = request.onProgress
       ? actor.on('tool.progress', ({ progress, total, message }) =>
           request.onProgress?.({
@@ -84,15 +90,12 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise
           }),
         )
       : undefined
-    let settled = false
-    const settle = (outcome: ToolOutcome) => {
+    const settle = (result: ToolOutcome) => {
       if (settled) return
       settled = true
       subscription.unsubscribe()
       progress?.unsubscribe()
-      request.signal?.removeEventListener('abort', cancel)
-      request.sessionSignal?.removeEventListener('abort', cancel)
-      resolve(outcome)
+      resolve(result)
     }
     // A bug in an effect must not leave the client waiting: answer with an internal tool_error.
     const failed = (error: unknown) => {
@@ -108,8 +111,11 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise
       complete: () => settle(actor.getSnapshot().output ?? internalFailure),
       error: failed,
     })
-    request.signal?.addEventListener('abort', cancel, { once: true })
-    request.sessionSignal?.addEventListener('abort', cancel, { once: true })
-    if (request.signal?.aborted || request.sessionSignal?.aborted) cancel()
   })
+  return {
+    outcome,
+    cancel: (reason) => {
+      if (!settled) actor.send({ type: 'cancel', reason })
+    },
+  }
 }

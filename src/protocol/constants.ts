@@ -48,6 +48,18 @@ export const AUDIT_DEFAULT_LIMIT = 50
 
 export const ADMIN_RATE_LIMIT_PER_MIN = 10
 export const SESSION_RATE_LIMIT_PER_MIN = 5
+
+/**
+ * The MCP protocol revisions `/mcp` speaks, newest first. A client asking for another gets the newest;
+ * a request whose `MCP-Protocol-Version` header names another is refused.
+ */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+]
 /** Open MCP sessions kept at most; a new one beyond it closes the session idle the longest. */
 export const MCP_MAX_SESSIONS = 100
 export const RATE_LIMIT_WINDOW_MS = 60_000

@@ -89,16 +89,18 @@ describe('matchClientToken', () => {
 })
 
 describe('checkExtensionOrigin', () => {
-  it('lets only the pinned extension Origin through to /ws', async () => {
-    expect(checkExtensionOrigin(new Headers({ origin: EXTENSION_ORIGIN }))).toBeNull()
+  it('lets only the pinned extension Origin through to /ws', () => {
+    expect(
+      checkExtensionOrigin({ header: (name) => (name === 'origin' ? EXTENSION_ORIGIN : null) }),
+    ).toBeNull()
     for (const init of [
       {} as Record<string, string>,
       { origin: 'chrome-extension://otherextensionidaaaaaaaaaaaaaaaa' },
       { origin: 'null' },
     ]) {
-      const res = checkExtensionOrigin(new Headers(init))
+      const res = checkExtensionOrigin({ header: (name) => init[name] ?? null })
       expect(res?.status).toBe(403)
-      expect(await res?.json()).toEqual({
+      expect(JSON.parse(res?.body as string)).toEqual({
         error: { code: 'forbidden_origin', message: '/ws accepts only the bridge extension' },
       })
     }

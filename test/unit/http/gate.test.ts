@@ -6,10 +6,15 @@ import {
   hasValidWsProtocol,
   secretsEqual,
 } from '../../../src/http/gate'
+import type { HttpReply } from '../../../src/http/engine'
 import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 
 const SECRET = '0123456789abcdef'.repeat(4)
-const headers = (init: Record<string, string>) => new Headers(init)
+const headers = (init: Record<string, string>) => {
+  const byName = new Map(Object.entries(init).map(([name, value]) => [name.toLowerCase(), value]))
+  return { header: (name: string) => byName.get(name) ?? null }
+}
+const json = (reply: HttpReply | null | undefined): unknown => JSON.parse(reply?.body as string)
 
 describe('checkHost', () => {
   it.each(['127.0.0.1:9515', 'localhost:9515', '[::1]:9515', 'LocalHost:9515'])('lets %s through', (host) => {
@@ -23,10 +28,10 @@ describe('checkHost', () => {
     'localhost.:9515',
     '127.0.0.1:9515, 127.0.0.1:9515',
     ' 127.0.0.1:9515x',
-  ])('refuses %s with 403 forbidden_host', async (host) => {
+  ])('refuses %s with 403 forbidden_host', (host) => {
     const res = checkHost(headers({ host }), 9515)
     expect(res?.status).toBe(403)
-    expect(await res?.json()).toEqual({ error: { code: 'forbidden_host', message: expect.any(String) } })
+    expect(json(res)).toEqual({ error: { code: 'forbidden_host', message: expect.any(String) } })
   })
 
   it('refuses a missing Host', () => {
@@ -46,10 +51,10 @@ describe('checkOrigin', () => {
     'chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh',
     'null',
     `${EXTENSION_ORIGIN}/`,
-  ])('refuses Origin %s with 403 forbidden_origin', async (origin) => {
+  ])('refuses Origin %s with 403 forbidden_origin', (origin) => {
     const res = checkOrigin(headers({ origin }))
     expect(res?.status).toBe(403)
-    expect(((await res?.json()) as { error: { code: string } }).error.code).toBe('forbidden_origin')
+    expect((json(res) as { error: { code: string } }).error.code).toBe('forbidden_origin')
   })
 })
 

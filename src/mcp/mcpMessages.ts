@@ -1,0 +1,115 @@
+/**
+ * What `/mcp` reads and writes, without the HTTP: an incoming JSON-RPC message sorted into request,
+ * notification or answer; the params of the methods bridge serves, checked; answers and notifications
+ * serialized once, as JSON bodies or as event-stream events. Nothing here trusts the client's shapes.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import { JsonRpcErrorCode } from '../protocol/errors'
+
+export type RpcId = string | number
+
+export type McpMessage =
+  | { kind: 'request'; id: RpcId; method: string; params: Record<string, unknown> }
+  | { kind: 'notification'; method: string; params: Record<string, unknown> }
+  /** An answer to a request of ours (bridge sends none) or something the spec lets us ignore. */
+  | { kind: 'answer' }
+  | { kind: 'invalid'; message: string }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const isId = (value: unknown): value is RpcId =>
+  typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+
+/** Sorts one parsed body. Batches are refused (MCP dropped them in 2025-06-18; no client sends them). */
+export function readMessage(body: unknown): McpMessage {
+  if (Array.isArray(body)) return { kind: 'invalid', message: 'Invalid Request: batches are not supported' }
+  if (!isObject(body) || body.jsonrpc !== '2.0')
+    return { kind: 'invalid', message: 'Invalid Request: expected a JSON-RPC 2.0 object' }
+  if (!('method' in body)) {
+    if ('result' in body || 'error' in body) return { kind: 'answer' }
+    return { kind: 'invalid', message: 'Invalid Request: no method, result or error' }
+  }
+  if (typeof body.method !== 'string')
+    return { kind: 'invalid', message: 'Invalid Request: method must be a string' }
+  if (body.params !== undefined && !isObject(body.params))
+    return { kind: 'invalid', message: 'Invalid Request: params must be an object' }
+  const params = body.params ?? {}
+  if (!('id' in body)) return { kind: 'notification', method: body.method, params }
+  if (!isId(body.id)) return { kind: 'invalid', message: 'Invalid Request: id must be a string or a number' }
+  return { kind: 'request', id: body.id, method: body.method, params }
+}
+
+/** An error the client caused, answered as a JSON-RPC error. */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const invalidParams = (message: string) =>
+  new McpError(JsonRpcErrorCode.invalidParams, `Invalid params: ${message}`)
+
+export interface InitializeParams {
+  protocolVersion: string
+}
+
+export function initializeParams(params: Record<string, unknown>): InitializeParams {
+  if (typeof params.protocolVersion !== 'string') throw invalidParams('protocolVersion must be a string')
+  if (!isObject(params.capabilities)) throw invalidParams('capabilities must be an object')
+  const info = params.clientInfo
+  if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string')
+    throw invalidParams('clientInfo must have a name and a version')
+  return { protocolVersion: params.protocolVersion }
+}
+
+export interface CallParams {
+  name: string
+  arguments: Record<string, unknown>
+  progressToken?: RpcId
+}
+
+export function callParams(params: Record<string, unknown>): CallParams {
+  if (typeof params.name !== 'string') throw invalidParams('name must be a string')
+  const args = params.arguments ?? {}
+  if (!isObject(args)) throw invalidParams('arguments must be an object')
+  const token = isObject(params._meta) ? params._meta.progressToken : undefined
+  if (token !== undefined && !isId(token))
+    throw invalidParams('_meta.progressToken must be a string or a number')
+  return { name: params.name, arguments: args, ...(token === undefined ? {} : { progressToken: token }) }
+}
+
+/** RFC 5424 severities, least severe first, as MCP names them. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]
+
+export function loggingLevel(params: Record<string, unknown>): LoggingLevel {
+  const level = params.level
+  if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level))
+    throw invalidParams(`level must be one of ${LOGGING_LEVELS.join(', ')}`)
+  return level as LoggingLevel
+}
+
+/** `{"jsonrpc":"2.0","id":…,"result":…}` with a result serialized already. */
+export const resultJson = (id: RpcId, resultText: string): string =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}`
+
+export const errorJson = (id: RpcId | null, code: number, message: string): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
+
+export const notificationJson = (method: string, params: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: '2.0', method, params })
+
+/** One event of an MCP event stream. */
+export const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`
