@@ -209,14 +209,19 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           plugin: call.plugin,
           tool: wireName(call),
         }),
+      // The end leaves with the next frame (or within a few ms): the answer does not wait for it.
       announceEnd: ({ context: call }) =>
-        void port.notify('tool.invocationEnd', {
-          dispatchId: call.invocationId,
-          plugin: call.plugin,
-          tool: wireName(call),
-          success: call.outcome?.ok === true,
-          durationMs: Date.now() - call.startedAt,
-        }),
+        void port.notify(
+          'tool.invocationEnd',
+          {
+            dispatchId: call.invocationId,
+            plugin: call.plugin,
+            tool: wireName(call),
+            success: call.outcome?.ok === true,
+            durationMs: Date.now() - call.startedAt,
+          },
+          { soon: true },
+        ),
     },
     delays: {
       callTimeout: limits.toolTimeoutMs,

@@ -78,9 +78,18 @@ const own = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined 
  */
 let lastRequestId = 0
 
+/**
+ * How long a notification sent "soon" may wait for the next frame to leave with it. Short enough that
+ * nobody watching (the side panel's running calls) can tell.
+ */
+export const SOON_MS = 10
+
 export class Peer {
   private readonly pending = new Map<JsonRpcId, Pending>()
   private closed = false
+  /** Notifications sent "soon": they leave before the next frame, or after SOON_MS. */
+  private soon: string[] = []
+  private soonTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(private readonly options: PeerOptions) {}
 
@@ -114,6 +123,26 @@ export class Peer {
   /** Sends a notification. Returns false when the frame could not be written. */
   notify(method: string, params: unknown): boolean {
     return this.write({ jsonrpc: '2.0', method, params })
+  }
+
+  /**
+   * Sends a notification that need not leave at once (a call's end, after its answer went out): it
+   * goes with the next frame, so back-to-back calls make one socket write each, or within SOON_MS.
+   * Order is kept. Returns false when the link is closed.
+   */
+  notifySoon(method: string, params: unknown): boolean {
+    if (this.closed) return false
+    this.soon.push(JSON.stringify({ jsonrpc: '2.0', method, params }))
+    this.soonTimer ??= setTimeout(() => this.flushSoon(), SOON_MS)
+    return true
+  }
+
+  private flushSoon(): void {
+    clearTimeout(this.soonTimer)
+    this.soonTimer = undefined
+    const frames = this.soon
+    this.soon = []
+    for (const frame of frames) this.sendText(frame)
   }
 
   /** Sends a request and waits for its answer. Rejects with RpcError on error, timeout or close. */
@@ -152,6 +181,8 @@ export class Peer {
   close(reason = 'connection closed'): void {
     if (this.closed) return
     this.closed = true
+    clearTimeout(this.soonTimer)
+    this.soon = []
     for (const [id, entry] of [...this.pending]) {
       this.settle(id)
       entry.reject(new RpcError(JsonRpcErrorCode.internalError, reason))
@@ -259,8 +290,13 @@ export class Peer {
 
   private write(message: object): boolean {
     if (this.closed) return false
+    if (this.soon.length > 0) this.flushSoon()
+    return this.sendText(JSON.stringify(message))
+  }
+
+  private sendText(text: string): boolean {
     try {
-      this.options.send(JSON.stringify(message))
+      this.options.send(text)
       return true
     } catch {
       return false

@@ -38,10 +38,14 @@ type ClientNote<K extends keyof typeof ClientNotifications> = NotificationParams
 /** What a tool call needs of the extension: is it there, tell it something, ask it something. */
 export interface ExtensionPort {
   readonly connected: boolean
-  /** Sends a notification on the active connection; false when there is none. */
+  /**
+   * Sends a notification on the active connection; false when there is none. With `soon`, it may wait
+   * a few milliseconds for the next frame to leave with it (see Peer.notifySoon).
+   */
   notify<K extends ServerNotificationName>(
     method: K,
     params: NotificationParams<typeof ServerNotifications, K>,
+    options?: { soon?: boolean },
   ): boolean
   /** Sends a request on the active connection; undefined when there is none. `forget` drops a late answer. */
   request<K extends ServerRequestName>(
@@ -161,8 +165,11 @@ export class ExtensionLink implements ExtensionPort {
   notify<K extends ServerNotificationName>(
     method: K,
     params: NotificationParams<typeof ServerNotifications, K>,
+    options: { soon?: boolean } = {},
   ): boolean {
-    return this.active()?.peer.notify(method, params) ?? false
+    const peer = this.active()?.peer
+    if (!peer) return false
+    return options.soon ? peer.notifySoon(method, params) : peer.notify(method, params)
   }
 
   request<K extends ServerRequestName>(

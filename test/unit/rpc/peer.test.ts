@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BridgeError, BridgeErrorCode } from '../../../src/errors'
 import { JsonRpcErrorCode } from '../../../src/protocol'
-import { Peer, RpcError } from '../../../src/rpc/peer'
+import { Peer, RpcError, SOON_MS } from '../../../src/rpc/peer'
 import { DAEMON_PEER_POLICY } from '../../../src/ws/daemonPeer'
 
 function setup(
@@ -20,6 +20,29 @@ function setup(
   return { peer, sent, notes, problems }
 }
 const flush = () => new Promise((r) => setTimeout(r, 0))
+
+describe('Peer.notifySoon', () => {
+  it('sends a notification with the next frame, in order, or on its own after SOON_MS', async () => {
+    const { peer, sent } = setup()
+    peer.notifySoon('tool.invocationEnd', { n: 1 })
+    expect(sent).toEqual([])
+    peer.notify('tool.invocationStart', { n: 2 })
+    expect(sent.map((m) => m.method)).toEqual(['tool.invocationEnd', 'tool.invocationStart'])
+    peer.notifySoon('tool.invocationEnd', { n: 3 })
+    expect(sent).toHaveLength(2)
+    await new Promise((r) => setTimeout(r, SOON_MS + 20))
+    expect(sent.map((m) => m.params)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
+  })
+
+  it('drops what waits when the link closes, and refuses after', async () => {
+    const { peer, sent } = setup()
+    peer.notifySoon('tool.invocationEnd', { n: 1 })
+    peer.close()
+    expect(peer.notifySoon('tool.invocationEnd', { n: 2 })).toBe(false)
+    await new Promise((r) => setTimeout(r, SOON_MS + 20))
+    expect(sent).toEqual([])
+  })
+})
 
 describe('Peer, as the daemon end of /ws', () => {
   it('answers malformed JSON with -32700 and a null id', () => {
