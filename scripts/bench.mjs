@@ -6,6 +6,7 @@
 //
 //   npm run bench             # full run (a few minutes)
 //   npm run bench -- --quick  # short run, saved as bench/results-quick.json
+//   npm run bench -- --startup [--quick]  # only cold start and idle RSS (bench/results-startup.json)
 import { cpus, loadavg, totalmem } from 'node:os'
 import { rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -16,9 +17,10 @@ import { connectClient, createExtension, startTarget } from '../bench/targets.mj
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
+const startupOnly = process.argv.includes('--startup')
 const N = quick
   ? {
-      cold: 1,
+      cold: startupOnly ? 3 : 1,
       seq: 400,
       conc: 800,
       memCalls: 3000,
@@ -29,7 +31,7 @@ const N = quick
       budgetMs: 8_000,
     }
   : {
-      cold: 3,
+      cold: startupOnly ? 7 : 3,
       seq: 2000,
       conc: 4000,
       memCalls: 20_000,
@@ -188,6 +190,7 @@ async function concurrent(targets, total, plugins) {
 
 const MB = 1024 * 1024
 const mem = (m) => ({ rssMB: round3(m.rss / MB), heapMB: round3(m.heapUsed / MB) })
+const idleOnly = (idle) => Object.fromEntries(KINDS.map((k) => [k, { idle: mem(idle[k]) }]))
 
 async function fewPlugins() {
   const dirs = { node: createConfigDir(FEW), uws: createConfigDir(FEW) }
@@ -199,6 +202,7 @@ async function fewPlugins() {
     try {
       const idle = {}
       for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      if (startupOnly) return { coldStart, memory: idleOnly(idle) }
       log('warm-up')
       for (const kind of KINDS) for (let i = 0; i < 200; i++) await call(targets[kind], plugins[i % FEW], i)
       log(`${N.seq} sequential calls`)
@@ -246,6 +250,7 @@ async function manyPlugins() {
     try {
       const idle = {}
       for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      if (startupOnly) return { coldStart, memory: idleOnly(idle) }
       log('extension connect -> sync.full')
       const sync = { node: [], uws: [] }
       for (const [kind] of rotations(bridges, N.sync)) sync[kind].push(await targets[kind].ext.connect())
@@ -339,10 +344,14 @@ const many = await manyPlugins()
 
 // The table: one row per figure of the issue, each with the floor where it has one and the ratio to it.
 const rows = []
-const row = (figure, unit, values, target) => rows.push({ figure, unit, ...values, target })
-const pick = (obj, f) => Object.fromEntries(KINDS.filter((k) => obj[k]).map((k) => [k, f(obj[k])]))
+// With --startup only the cold-start and idle-memory figures exist; the other rows are left out.
+const row = (figure, unit, values, target) => {
+  if (values && Object.values(values).some((v) => v !== undefined))
+    rows.push({ figure, unit, ...values, target })
+}
+const pick = (obj, f) => obj && Object.fromEntries(KINDS.filter((k) => obj[k]).map((k) => [k, f(obj[k])]))
 row(
-  `tool call, ${few.seq.node.n} sequential, p50`,
+  `tool call, ${few.seq?.node.n} sequential, p50`,
   'ms',
   pick(few.seq, (r) => r.p50Ms),
   'floor + 0.5',
@@ -384,7 +393,7 @@ row(
   '',
 )
 row(
-  `tools/list, ${many.toolsList.node.tools} tools, p50 (to last byte)`,
+  `tools/list, ${many.toolsList?.node.tools} tools, p50 (to last byte)`,
   'ms',
   pick(many.toolsList, (r) => r.wire.p50Ms),
   '< 10',
@@ -446,7 +455,7 @@ row(
 row(
   `RSS after ${N.memCalls} calls`,
   'MB',
-  pick(few.memory, (r) => r.afterCalls.rssMB),
+  pick(few.memory, (r) => r.afterCalls?.rssMB),
   'no growth',
 )
 row(
@@ -492,13 +501,18 @@ for (const l of lines) console.log(fmt(l))
 const report = {
   machine,
   quick,
+  startupOnly,
   durationS: Math.round((performance.now() - startedAt) / 1000),
   rows,
   incidents,
   few,
   many,
 }
-const file = join(root, 'bench', quick ? 'results-quick.json' : 'results.json')
+const file = join(
+  root,
+  'bench',
+  startupOnly ? 'results-startup.json' : quick ? 'results-quick.json' : 'results.json',
+)
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
 const troubled = Object.entries(incidents).filter(([, v]) => v.extensionReconnects || v.callsRetried)
 if (troubled.length) console.log(`\nincidents: ${JSON.stringify(Object.fromEntries(troubled))}`)
