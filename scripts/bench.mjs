@@ -7,9 +7,10 @@
 //   npm run bench             # full run (a few minutes)
 //   npm run bench -- --quick  # short run, saved as bench/results-quick.json
 //   npm run bench -- --startup [--quick]  # only cold start and idle RSS (bench/results-startup.json)
+//   npm run bench -- --startup --baseline <dir>/server.js  # and another build beside it (node engine)
 import { cpus, loadavg, totalmem } from 'node:os'
 import { rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { createConfigDir, pluginName } from '../bench/fixtures.mjs'
@@ -45,7 +46,16 @@ const BLOCK = quick ? 100 : 250
 const CONCURRENCY = 16
 const FEW = 4
 const MANY = 100
-const KINDS = ['floor', 'node', 'uws']
+// --baseline: another build of the daemon (say, the previous commit's dist/ copied under the checkout,
+// so it finds node_modules), measured in the same run on the node engine, as the `baseline` column.
+const baselineAt = process.argv.indexOf('--baseline')
+const baseline = baselineAt === -1 ? undefined : resolve(process.argv[baselineAt + 1])
+if (baseline && !startupOnly) throw new Error('--baseline goes with --startup')
+const KINDS = ['floor', 'node', 'uws', ...(baseline ? ['baseline'] : [])]
+const BRIDGES = KINDS.filter((k) => k !== 'floor')
+const configDirs = (count) => Object.fromEntries(BRIDGES.map((k) => [k, createConfigDir(count)]))
+const start = (options) =>
+  startTarget(options.kind === 'baseline' ? { ...options, engine: 'node', server: baseline } : options)
 
 const log = (...a) => console.error('bench:', ...a)
 const round3 = (x) => Math.round(x * 1000) / 1000
@@ -86,11 +96,10 @@ async function call(t, plugin, i) {
 }
 
 async function coldStarts(dirs, toolsFile) {
-  const times = { floor: [], node: [], uws: [] }
-  for (const kind of ['node', 'uws'])
-    await (await startTarget({ kind, configDir: dirs[kind].dir, probe: false })).stop() // first run writes the config dir
+  const times = Object.fromEntries(KINDS.map((k) => [k, []]))
+  for (const kind of BRIDGES) await (await start({ kind, configDir: dirs[kind].dir, probe: false })).stop() // first run writes the config dir
   for (const [kind] of rotations(KINDS, N.cold)) {
-    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile, probe: false })
+    const t = await start({ kind, configDir: dirs[kind]?.dir, toolsFile, probe: false })
     times[kind].push(t.coldStartMs)
     await t.stop()
   }
@@ -100,7 +109,7 @@ async function coldStarts(dirs, toolsFile) {
 async function startAll(dirs, toolsFile) {
   const targets = {}
   for (const kind of KINDS) {
-    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile })
+    const t = await start({ kind, configDir: dirs[kind]?.dir, toolsFile })
     t.ext = createExtension(t)
     t.syncMs = await t.ext.connect()
     t.mcp = await connectClient(t)
@@ -193,7 +202,7 @@ const mem = (m) => ({ rssMB: round3(m.rss / MB), heapMB: round3(m.heapUsed / MB)
 const idleOnly = (idle) => Object.fromEntries(KINDS.map((k) => [k, { idle: mem(idle[k]) }]))
 
 async function fewPlugins() {
-  const dirs = { node: createConfigDir(FEW), uws: createConfigDir(FEW) }
+  const dirs = configDirs(FEW)
   const plugins = dirs.node.names
   try {
     log(`cold start, ${FEW} plugins`)
@@ -240,7 +249,7 @@ async function fewPlugins() {
 }
 
 async function manyPlugins() {
-  const dirs = { node: createConfigDir(MANY), uws: createConfigDir(MANY) }
+  const dirs = configDirs(MANY)
   const plugins = dirs.node.names
   try {
     log(`cold start, ${MANY} plugins`)
@@ -480,15 +489,12 @@ row(
 const cell = (v) => (v === undefined ? '-' : String(v))
 const ratio = (v, floor) =>
   typeof v === 'number' && typeof floor === 'number' && floor > 0 ? `${round3(v / floor)}x` : '-'
-const header = ['figure', 'unit', 'floor', 'node', 'uws', 'node/floor', 'uws/floor', 'target']
+const header = ['figure', 'unit', ...KINDS, ...BRIDGES.map((k) => `${k}/floor`), 'target']
 const lines = rows.map((r) => [
   r.figure,
   r.unit,
-  cell(r.floor),
-  cell(r.node),
-  cell(r.uws),
-  ratio(r.node, r.floor),
-  ratio(r.uws, r.floor),
+  ...KINDS.map((k) => cell(r[k])),
+  ...BRIDGES.map((k) => ratio(r[k], r.floor)),
   r.target,
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))

@@ -5,6 +5,7 @@ import { build } from 'esbuild'
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { precompiledValidatorsModule } from './precompileValidators.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -34,6 +35,24 @@ const node = present({
   server: 'src/main.ts',
 })
 const jobs = []
+// src/validationPrecompiled.ts is empty in the sources; the Node bundles get the validators compiled
+// ahead of time instead (scripts/precompileValidators.mjs), so a start compiles no schema.
+const precompiled = Object.keys(node).length ? await precompiledValidatorsModule() : ''
+const precompiledValidators = {
+  name: 'precompiled-validators',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/validationPrecompiled$/ }, (args) =>
+      args.importer === at('src/validation.ts')
+        ? { path: 'validationPrecompiled.generated.js', namespace: 'precompiled' }
+        : undefined,
+    )
+    b.onLoad({ filter: /.*/, namespace: 'precompiled' }, () => ({
+      contents: precompiled,
+      loader: 'js',
+      resolveDir: root,
+    }))
+  },
+}
 // One build per entry, so each carries all it runs at start in one file; what it imports on demand
 // (the dev watcher, consola's prompt) goes to a chunk of its own, parsed only if it is loaded.
 for (const [name, file] of Object.entries(node))
@@ -52,6 +71,7 @@ for (const [name, file] of Object.entries(node))
       // optional (uWebSockets.js, ws's bufferutil / utf-8-validate), run as a program (esbuild, which
       // `bridge-plugin build` drives), or loaded on demand on purpose (the MCP SDK, @statelyai/inspect).
       external: NODE_EXTERNAL,
+      plugins: [precompiledValidators],
       // ASCII only: V8 keeps a module's source text for as long as the module lives, and a single
       // character past Latin-1 stores the whole bundle at two bytes per character. esbuild escapes
       // code; the comments it keeps are escaped by writeAscii.
