@@ -68,10 +68,11 @@ try {
 /** Self time per module and per function, as ms per request (the profile covers warm-up too: ~ +10%). */
 function report(profile, n, top) {
   const bundle = readFileSync(join(root, 'dist/server.js'), 'utf8').split('\n')
-  const modules = [] // [line, name] of each `// src/...` marker esbuild leaves above a module
+  const modules = [] // [line, name] of each `// src/...` or `// .../node_modules/...` marker esbuild leaves
   bundle.forEach((line, i) => {
-    const m = /^\/\/ ((?:src|machines)\/\S+)$/.exec(line)
-    if (m) modules.push([i, m[1]])
+    const m = /^\/\/ ((?:src|machines|\S*node_modules)\/\S+)$/.exec(line)
+    // Dependencies are bundled too: their code counts under the package's name.
+    if (m) modules.push([i, m[1].replace(/^\S*node_modules\/((?:@[^/]+\/)?[^/]+).*/, '$1')])
   })
   const moduleAt = (line) => {
     let name = 'dist/server.js'

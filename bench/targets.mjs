@@ -35,9 +35,18 @@ export function freePort() {
 /**
  * Spawns one server and resolves when GET /health answers 200, with the time that took from spawn.
  * `kind` is `floor` or an engine name; `probe` keeps the process for measurement (gc hook preloaded);
- * `nodeFlags` go to node before the script (e.g. `--cpu-prof`).
+ * `nodeFlags` go to node before the script (e.g. `--cpu-prof`); `server` replaces dist/server.js, and
+ * `engine` the engine named by `kind`.
  */
-export async function startTarget({ kind, configDir, toolsFile, probe = true, nodeFlags = [] }) {
+export async function startTarget({
+  kind,
+  configDir,
+  toolsFile,
+  probe = true,
+  nodeFlags = [],
+  server,
+  engine = kind,
+}) {
   const port = await freePort()
   const flags = [...nodeFlags, ...(probe ? ['--expose-gc', '--import', join(root, 'bench/memHook.mjs')] : [])]
   const env = { ...process.env, PORT: String(port), NO_COLOR: '1' }
@@ -46,10 +55,10 @@ export async function startTarget({ kind, configDir, toolsFile, probe = true, no
     file = join(root, 'bench/floorServer.mjs')
     Object.assign(env, { BENCH_SECRET: FLOOR_SECRET, BENCH_TOOLS: toolsFile })
   } else {
-    file = join(root, 'dist/server.js')
+    file = server ?? join(root, 'dist/server.js')
     Object.assign(env, {
       BRIDGE_CONFIG_DIR: configDir,
-      BRIDGE_HTTP_ENGINE: kind,
+      BRIDGE_HTTP_ENGINE: engine,
       BRIDGE_SKIP_REGISTRY_DISCOVERY: '1',
     })
   }

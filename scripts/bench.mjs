@@ -6,9 +6,11 @@
 //
 //   npm run bench             # full run (a few minutes)
 //   npm run bench -- --quick  # short run, saved as bench/results-quick.json
+//   npm run bench -- --startup [--quick]  # only cold start and idle RSS (bench/results-startup.json)
+//   npm run bench -- --startup --baseline <dir>/server.js  # and another build beside it (node engine)
 import { cpus, loadavg, totalmem } from 'node:os'
 import { rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { createConfigDir, pluginName } from '../bench/fixtures.mjs'
@@ -16,9 +18,10 @@ import { connectClient, createExtension, startTarget } from '../bench/targets.mj
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
+const startupOnly = process.argv.includes('--startup')
 const N = quick
   ? {
-      cold: 1,
+      cold: startupOnly ? 3 : 1,
       seq: 400,
       conc: 800,
       memCalls: 3000,
@@ -29,7 +32,7 @@ const N = quick
       budgetMs: 8_000,
     }
   : {
-      cold: 3,
+      cold: startupOnly ? 7 : 3,
       seq: 2000,
       conc: 4000,
       memCalls: 20_000,
@@ -43,7 +46,16 @@ const BLOCK = quick ? 100 : 250
 const CONCURRENCY = 16
 const FEW = 4
 const MANY = 100
-const KINDS = ['floor', 'node', 'uws']
+// --baseline: another build of the daemon (say, the previous commit's dist/ copied under the checkout,
+// so it finds node_modules), measured in the same run on the node engine, as the `baseline` column.
+const baselineAt = process.argv.indexOf('--baseline')
+const baseline = baselineAt === -1 ? undefined : resolve(process.argv[baselineAt + 1])
+if (baseline && !startupOnly) throw new Error('--baseline goes with --startup')
+const KINDS = ['floor', 'node', 'uws', ...(baseline ? ['baseline'] : [])]
+const BRIDGES = KINDS.filter((k) => k !== 'floor')
+const configDirs = (count) => Object.fromEntries(BRIDGES.map((k) => [k, createConfigDir(count)]))
+const start = (options) =>
+  startTarget(options.kind === 'baseline' ? { ...options, engine: 'node', server: baseline } : options)
 
 const log = (...a) => console.error('bench:', ...a)
 const round3 = (x) => Math.round(x * 1000) / 1000
@@ -84,11 +96,10 @@ async function call(t, plugin, i) {
 }
 
 async function coldStarts(dirs, toolsFile) {
-  const times = { floor: [], node: [], uws: [] }
-  for (const kind of ['node', 'uws'])
-    await (await startTarget({ kind, configDir: dirs[kind].dir, probe: false })).stop() // first run writes the config dir
+  const times = Object.fromEntries(KINDS.map((k) => [k, []]))
+  for (const kind of BRIDGES) await (await start({ kind, configDir: dirs[kind].dir, probe: false })).stop() // first run writes the config dir
   for (const [kind] of rotations(KINDS, N.cold)) {
-    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile, probe: false })
+    const t = await start({ kind, configDir: dirs[kind]?.dir, toolsFile, probe: false })
     times[kind].push(t.coldStartMs)
     await t.stop()
   }
@@ -98,7 +109,7 @@ async function coldStarts(dirs, toolsFile) {
 async function startAll(dirs, toolsFile) {
   const targets = {}
   for (const kind of KINDS) {
-    const t = await startTarget({ kind, configDir: dirs[kind]?.dir, toolsFile })
+    const t = await start({ kind, configDir: dirs[kind]?.dir, toolsFile })
     t.ext = createExtension(t)
     t.syncMs = await t.ext.connect()
     t.mcp = await connectClient(t)
@@ -188,9 +199,10 @@ async function concurrent(targets, total, plugins) {
 
 const MB = 1024 * 1024
 const mem = (m) => ({ rssMB: round3(m.rss / MB), heapMB: round3(m.heapUsed / MB) })
+const idleOnly = (idle) => Object.fromEntries(KINDS.map((k) => [k, { idle: mem(idle[k]) }]))
 
 async function fewPlugins() {
-  const dirs = { node: createConfigDir(FEW), uws: createConfigDir(FEW) }
+  const dirs = configDirs(FEW)
   const plugins = dirs.node.names
   try {
     log(`cold start, ${FEW} plugins`)
@@ -199,6 +211,7 @@ async function fewPlugins() {
     try {
       const idle = {}
       for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      if (startupOnly) return { coldStart, memory: idleOnly(idle) }
       log('warm-up')
       for (const kind of KINDS) for (let i = 0; i < 200; i++) await call(targets[kind], plugins[i % FEW], i)
       log(`${N.seq} sequential calls`)
@@ -236,7 +249,7 @@ async function fewPlugins() {
 }
 
 async function manyPlugins() {
-  const dirs = { node: createConfigDir(MANY), uws: createConfigDir(MANY) }
+  const dirs = configDirs(MANY)
   const plugins = dirs.node.names
   try {
     log(`cold start, ${MANY} plugins`)
@@ -246,6 +259,7 @@ async function manyPlugins() {
     try {
       const idle = {}
       for (const kind of KINDS) idle[kind] = await targets[kind].memory()
+      if (startupOnly) return { coldStart, memory: idleOnly(idle) }
       log('extension connect -> sync.full')
       const sync = { node: [], uws: [] }
       for (const [kind] of rotations(bridges, N.sync)) sync[kind].push(await targets[kind].ext.connect())
@@ -339,10 +353,14 @@ const many = await manyPlugins()
 
 // The table: one row per figure of the issue, each with the floor where it has one and the ratio to it.
 const rows = []
-const row = (figure, unit, values, target) => rows.push({ figure, unit, ...values, target })
-const pick = (obj, f) => Object.fromEntries(KINDS.filter((k) => obj[k]).map((k) => [k, f(obj[k])]))
+// With --startup only the cold-start and idle-memory figures exist; the other rows are left out.
+const row = (figure, unit, values, target) => {
+  if (values && Object.values(values).some((v) => v !== undefined))
+    rows.push({ figure, unit, ...values, target })
+}
+const pick = (obj, f) => obj && Object.fromEntries(KINDS.filter((k) => obj[k]).map((k) => [k, f(obj[k])]))
 row(
-  `tool call, ${few.seq.node.n} sequential, p50`,
+  `tool call, ${few.seq?.node.n} sequential, p50`,
   'ms',
   pick(few.seq, (r) => r.p50Ms),
   'floor + 0.5',
@@ -384,7 +402,7 @@ row(
   '',
 )
 row(
-  `tools/list, ${many.toolsList.node.tools} tools, p50 (to last byte)`,
+  `tools/list, ${many.toolsList?.node.tools} tools, p50 (to last byte)`,
   'ms',
   pick(many.toolsList, (r) => r.wire.p50Ms),
   '< 10',
@@ -446,7 +464,7 @@ row(
 row(
   `RSS after ${N.memCalls} calls`,
   'MB',
-  pick(few.memory, (r) => r.afterCalls.rssMB),
+  pick(few.memory, (r) => r.afterCalls?.rssMB),
   'no growth',
 )
 row(
@@ -471,15 +489,12 @@ row(
 const cell = (v) => (v === undefined ? '-' : String(v))
 const ratio = (v, floor) =>
   typeof v === 'number' && typeof floor === 'number' && floor > 0 ? `${round3(v / floor)}x` : '-'
-const header = ['figure', 'unit', 'floor', 'node', 'uws', 'node/floor', 'uws/floor', 'target']
+const header = ['figure', 'unit', ...KINDS, ...BRIDGES.map((k) => `${k}/floor`), 'target']
 const lines = rows.map((r) => [
   r.figure,
   r.unit,
-  cell(r.floor),
-  cell(r.node),
-  cell(r.uws),
-  ratio(r.node, r.floor),
-  ratio(r.uws, r.floor),
+  ...KINDS.map((k) => cell(r[k])),
+  ...BRIDGES.map((k) => ratio(r[k], r.floor)),
   r.target,
 ])
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
@@ -492,13 +507,18 @@ for (const l of lines) console.log(fmt(l))
 const report = {
   machine,
   quick,
+  startupOnly,
   durationS: Math.round((performance.now() - startedAt) / 1000),
   rows,
   incidents,
   few,
   many,
 }
-const file = join(root, 'bench', quick ? 'results-quick.json' : 'results.json')
+const file = join(
+  root,
+  'bench',
+  startupOnly ? 'results-startup.json' : quick ? 'results-quick.json' : 'results.json',
+)
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
 const troubled = Object.entries(incidents).filter(([, v]) => v.extensionReconnects || v.callsRetried)
 if (troubled.length) console.log(`\nincidents: ${JSON.stringify(Object.fromEntries(troubled))}`)

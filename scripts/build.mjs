@@ -2,9 +2,10 @@
 // and the MV3 extension (browser). One esbuild pass each; entries that do not exist yet are skipped
 // so the build works at every stage of the tree.
 import { build } from 'esbuild'
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { precompiledValidatorsModule } from './precompileValidators.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -13,6 +14,15 @@ const at = (p) => join(root, p)
 const present = (entries) =>
   Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(at(file))))
 const quiet = process.argv.includes('--quiet')
+/** Packages the Node bundles (daemon, CLIs) import at run time instead of carrying (see below). */
+const NODE_EXTERNAL = [
+  'uWebSockets.js',
+  'bufferutil',
+  'utf-8-validate',
+  'esbuild',
+  '@statelyai/inspect',
+  '@modelcontextprotocol/sdk',
+]
 
 // Build into a fresh folder and swap it in at the end, so a daemon or test that reads dist/ while a
 // build runs never sees it half-written or empty.
@@ -25,22 +35,74 @@ const node = present({
   server: 'src/main.ts',
 })
 const jobs = []
-if (Object.keys(node).length)
+// src/validationPrecompiled.ts is empty in the sources; the Node bundles get the validators compiled
+// ahead of time instead (scripts/precompileValidators.mjs), so a start compiles no schema.
+const precompiled = Object.keys(node).length ? await precompiledValidatorsModule() : ''
+const precompiledValidators = {
+  name: 'precompiled-validators',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/validationPrecompiled$/ }, (args) =>
+      args.importer === at('src/validation.ts')
+        ? { path: 'validationPrecompiled.generated.js', namespace: 'precompiled' }
+        : undefined,
+    )
+    b.onLoad({ filter: /.*/, namespace: 'precompiled' }, () => ({
+      contents: precompiled,
+      loader: 'js',
+      resolveDir: root,
+    }))
+  },
+}
+// One build per entry, so each carries all it runs at start in one file; what it imports on demand
+// (the dev watcher, consola's prompt) goes to a chunk of its own, parsed only if it is loaded.
+for (const [name, file] of Object.entries(node))
   jobs.push(
     build({
-      entryPoints: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, at(v)])),
+      entryPoints: { [name]: at(file) },
       outdir: at(out),
       bundle: true,
+      splitting: true,
+      chunkNames: `chunks/${basename(name)}-[name]-[hash]`,
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      packages: 'external',
+      // Dependencies are bundled: one file to read and compile at start instead of ~500 module files
+      // (half of the daemon's start-up was Node's module loader). What stays external is native or
+      // optional (uWebSockets.js, ws's bufferutil / utf-8-validate), run as a program (esbuild, which
+      // `bridge-plugin build` drives), or loaded on demand on purpose (the MCP SDK, @statelyai/inspect).
+      external: NODE_EXTERNAL,
+      plugins: [precompiledValidators],
+      // ASCII only: V8 keeps a module's source text for as long as the module lives, and a single
+      // character past Latin-1 stores the whole bundle at two bytes per character. esbuild escapes
+      // code; the comments it keeps are escaped by writeAscii.
+      charset: 'ascii',
+      write: false,
       sourcemap: true,
       define,
-      banner: { js: '#!/usr/bin/env node' },
+      // Bundled CommonJS packages (ajv, ws) call require() for Node built-ins: give the ES module one.
+      banner: {
+        js: [
+          '#!/usr/bin/env node',
+          "import { createRequire as __bridgeCreateRequire } from 'node:module'",
+          'const require = __bridgeCreateRequire(import.meta.url)',
+        ].join('\n'),
+      },
       logLevel: 'warning',
-    }),
+    }).then(writeAscii),
   )
+
+/** Writes a build's files, with any character past ASCII left in a comment as a \u escape. */
+function writeAscii({ outputFiles }) {
+  for (const f of outputFiles) {
+    mkdirSync(dirname(f.path), { recursive: true })
+    writeFileSync(
+      f.path,
+      f.path.endsWith('.js')
+        ? f.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        : f.contents,
+    )
+  }
+}
 
 const sdk = present({ 'sdk/index': 'src/sdk/index.ts', 'sdk/runtime': 'src/sdk/runtime.ts' })
 if (Object.keys(sdk).length)

@@ -35,7 +35,7 @@ import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
 import { allowAlwaysPersists, withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
-import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
+import type { DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
 import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
@@ -265,10 +265,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   link.attach(system)
   sessions.attach(system)
   pluginHost.attach(system.system.get('reload') as ActorRefFrom<typeof reloadMachine>)
-  // Dev mode: local plugin builds and config.json edits trigger a reload.
+  // Dev mode: local plugin builds and config.json edits trigger a reload (the watcher, chokidar with
+  // it, loads in dev mode only).
   const devWatcher: DevWatcher | undefined =
     options.mode === 'dev'
-      ? createDevWatcher({
+      ? (await import('./plugins/devWatcher')).createDevWatcher({
           configFile: paths.configFile,
           localDirs: () =>
             configStore.get().localPlugins.map((entry) => resolveLocalPluginPath(entry, paths.dir)),

@@ -4,7 +4,16 @@
  * Lines go to the terminal and, once `attachLogFile` is called, are appended to `<config>/server.log`
  * (mode 0600). Anything that looks like a secret is redacted before it is written anywhere.
  */
-import { createConsola, LogLevels, type ConsolaInstance, type LogObject } from 'consola'
+// consola's core only: its default entry also loads the terminal reporters and the prompt (readline,
+// tty), ~3 MB of memory the daemon never uses; the prompt is loaded on demand (`log.prompt`, CLI only).
+import {
+  createConsola,
+  LogLevels,
+  type ConsolaInstance,
+  type ConsolaOptions,
+  type LogObject,
+  type PromptOptions,
+} from 'consola/core'
 import { closeSync, fchmodSync, fstatSync, renameSync, writeSync } from 'node:fs'
 import { format } from 'node:util'
 import { openNoFollow } from './config/privateFiles'
@@ -86,6 +95,8 @@ export const log: ConsolaInstance = createConsola({
   throttle: 0,
   // File first: whoever watches the terminal for a line can then find it in server.log too.
   reporters: [{ log: (obj) => (writeToFile(obj), writeToTerminal(obj)) }],
+  prompt: (async (message: string, options?: PromptOptions) =>
+    (await import('consola')).consola.prompt(message, options)) as ConsolaOptions['prompt'],
 })
 
 /**

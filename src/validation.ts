@@ -2,11 +2,14 @@
  * The one place values are checked against JSON Schemas: config files, /ws protocol messages, plugin
  * tool inputs and built-in tool inputs. One Ajv instance, one strictness (strict: an unknown keyword
  * or a malformed schema is an error, not a schema that validates nothing), one error format. A schema
- * is compiled on first use and cached by its text, so a plugin reloaded unchanged is not compiled again.
+ * is compiled on first use and cached by its text, so a plugin reloaded unchanged is not compiled again;
+ * in the built bundles the schemas every start checks, and the meta-schema, come compiled ahead of time
+ * (./validationPrecompiled).
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import { precompiled } from './validationPrecompiled'
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string }
 /** A compiled schema: the value back, typed, or the first few problems in one line. */
@@ -15,14 +18,21 @@ export type Validator<T = unknown> = (value: unknown) => Validation<T>
 const MAX_REPORTED_ERRORS = 5
 
 // addUsedSchema: false keeps a schema's `$id` local to it, so two plugins may use the same `$id`.
-const ajv = new Ajv({
+// scripts/precompileValidators.mjs compiles with these same options.
+export const AJV_OPTIONS = {
   strict: true,
   allErrors: true,
   allowUnionTypes: true,
   addUsedSchema: false,
   logger: false,
-})
+} as const
+const ajv = new Ajv(AJV_OPTIONS)
 addFormats(ajv)
+// The meta-schema every schema is checked against (Ajv's default, draft-07), compiled ahead of time
+// in the bundles: its entry gets the validator Ajv would have compiled, so Ajv never compiles it.
+// (Not `ajv.defaultMeta()`: that compiles it.)
+const metaEntry = ajv.schemas['http://json-schema.org/draft-07/schema']
+if (precompiled.meta && metaEntry) metaEntry.validate = precompiled.meta
 
 const byObject = new WeakMap<object, ValidateFunction>()
 const byText = new Map<string, ValidateFunction>()
@@ -31,7 +41,7 @@ function compiled(schema: object): ValidateFunction {
   let check = byObject.get(schema)
   if (check) return check
   const text = JSON.stringify(schema)
-  check = byText.get(text)
+  check = byText.get(text) ?? precompiled.byText.get(text)
   if (!check) {
     check = ajv.compile(schema)
     byText.set(text, check)

@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs'
 import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import { resolvePort } from '../../src/config/port'
-import { startStdioRelay } from '../../src/mcp/stdioRelay'
 import { baseUrl } from '../shared/daemonClient'
 import { errorText, fail, warn } from '../shared/output'
 
@@ -33,6 +32,8 @@ async function mcp(flags: { port?: unknown }): Promise<void> {
   } catch (error) {
     return fail(errorText(error))
   }
+  // Loaded here: the relay brings the MCP SDK, which no other command needs at start.
+  const { startStdioRelay } = await import('../../src/mcp/stdioRelay')
   const relay = await startStdioRelay({ url: `${baseUrl(port)}/mcp`, token, diagnostics: warn })
   await relay.closed
 }

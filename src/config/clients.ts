@@ -33,7 +33,7 @@ export const ClientEntry = Type.Object(
 )
 export type ClientEntry = Static<typeof ClientEntry>
 
-const ClientsFile = Type.Object({ clients: Type.Array(ClientEntry) }, { additionalProperties: true })
+export const ClientsFile = Type.Object({ clients: Type.Array(ClientEntry) }, { additionalProperties: true })
 
 /** Null when the name is usable, else why not. */
 export function clientNameProblem(name: string): string | null {

@@ -103,7 +103,11 @@ export async function discoverPlugins({
   take(localDirs, 'local')
 
   cache?.plugins.retain(looked)
-  const plugins = [...chosen.values()].map((b) => b.plugin).sort((a, b) => a.name.localeCompare(b.name))
+  // By code unit, not localeCompare: the first localeCompare builds an ICU collator (~7 ms of every
+  // start), and plugin names ([a-z0-9-]) sort the same either way.
+  const plugins = [...chosen.values()]
+    .map((b) => b.plugin)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   if (syncAdapters)
     try {
       syncAdapterFiles(

@@ -1,4 +1,4 @@
-import type { ConsolaInstance } from 'consola'
+import type { ConsolaInstance } from 'consola/core'
 import { log } from '../log'
 import type { ClientNotifications, NotificationParams } from '../protocol'
 import { PLUGIN_NAME_PATTERN } from '../protocol/constants'
