@@ -20,7 +20,12 @@ describe('the daemon bundle', () => {
   it('loads on demand only the packages kept external, and its chunks', () => {
     const dynamic = specifiers(text(), /\bimport\(\s*["']([^"']+)["']\s*\)/g)
     for (const specifier of dynamic)
-      expect(specifier).toMatch(/^(\.\/chunks\/|@modelcontextprotocol\/sdk\/|@statelyai\/inspect$)/)
+      expect(specifier).toMatch(/^(\.\/chunks\/|@statelyai\/inspect$)/)
+  })
+
+  it('serves MCP itself: no part of the MCP SDK (nor zod) is in it or loaded by it', () => {
+    expect(text()).not.toContain('@modelcontextprotocol/sdk')
+    expect(text()).not.toMatch(/^\/\/ \S*node_modules\/zod\//m)
   })
 
   it('leaves the dev-mode watcher (chokidar) to a chunk', () => {
