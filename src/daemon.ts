@@ -37,6 +37,7 @@ import { allowAlwaysPersists, withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
 import { createDevWatcher, type DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
+import { createBrowserToolContext } from './config/uploadFolders'
 import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
@@ -136,6 +137,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     browserTools,
     permissions: () => configStore.get().permissions,
     skipPermissions,
+    // Upload and drop read files by path only from the folders config.json allows (none by default).
+    browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
   })
   const limits = limitsFromEnv()
   const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })

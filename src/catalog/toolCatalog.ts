@@ -21,6 +21,8 @@ import {
   type PluginState,
   type ToolState,
 } from '../protocol'
+import { createBrowserToolContext } from '../config/uploadFolders'
+import type { BrowserToolContext, Prepared } from '../tools'
 import { compileSchema } from '../validation'
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
@@ -29,6 +31,7 @@ export interface CatalogBrowserTool {
   displayName: string
   description: string
   inputSchema: Record<string, unknown>
+  prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
 /** Where the catalog comes from. Each read returns the current snapshot; the catalog notices a new one. */
@@ -38,6 +41,8 @@ export interface CatalogSource {
   browserTools(): readonly CatalogBrowserTool[]
   permissions(): PermissionsConfig
   skipPermissions(): boolean
+  /** What built-in tools' daemon-side steps may use; default: no upload folder allowed. */
+  browserToolContext?: BrowserToolContext
 }
 
 /** One callable tool with its owner and effective permission. */
@@ -54,6 +59,8 @@ export interface CatalogTool {
   pluginBuild?: PluginBuildIdentity
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
+  /** A built-in's daemon-side step on valid input: what the extension gets instead (files read by path). */
+  prepare?(input: unknown): Promise<Prepared<unknown>>
 }
 
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
@@ -116,6 +123,12 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
   return check
 }
 
+/** A built-in's daemon-side step, given what the daemon offers it. */
+function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
+  const step = tool.prepare?.bind(tool)
+  return step ? { prepare: (input) => step(input, context) } : {}
+}
+
 function build(source: CatalogSource): Built {
   const plugins = source.plugins()
   const browserTools = source.browserTools()
@@ -123,6 +136,7 @@ function build(source: CatalogSource): Built {
   const skip = source.skipPermissions()
   const permissionOf = (plugin: string, tool: string, installed?: PluginBuildIdentity) =>
     resolvePermission({ permissions, plugin, tool, installed, skipPermissions: skip })
+  const context = source.browserToolContext ?? createBrowserToolContext(() => [])
 
   const tools: CatalogTool[] = browserTools.map((tool) => ({
     fullName: tool.name,
@@ -132,6 +146,7 @@ function build(source: CatalogSource): Built {
     inputSchema: tool.inputSchema,
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
+    ...preparing(tool, context),
   }))
   const pluginStates: PluginState[] = []
   for (const plugin of plugins) {

@@ -57,5 +57,8 @@ export const WebUrlField = Type.String({
 /** Files an agent sends (upload, drop): their decoded size in all. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
 
+/** The size of the bytes a base64 string encodes. */
+export const decodedSize = (base64: string): number => Math.floor((base64.replace(/=+$/, '').length * 3) / 4)
+
 /** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
 export const OTHER_AGENT_FIELD = 'otherAgent'

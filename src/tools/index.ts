@@ -4,7 +4,7 @@
  * extension bundles this module too.
  */
 import { OTHER_AGENT_FIELD } from './common'
-import type { BrowserToolDefinition } from './define'
+import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
 import * as extension from './extension'
@@ -19,7 +19,13 @@ import * as storage from './storage'
 import * as tabs from './tabs'
 import * as windows from './windows'
 
-export type { BrowserToolDefinition, BrowserToolInput } from './define'
+export type {
+  BrowserToolContext,
+  BrowserToolDefinition,
+  BrowserToolInput,
+  Prepared,
+  UploadFile,
+} from './define'
 export {
   devtools,
   emulation,
@@ -68,6 +74,8 @@ export interface BrowserTool {
   description: string
   /** Plain JSON Schema (type 'object'), free of TypeBox symbols. */
   inputSchema: Record<string, unknown>
+  /** The daemon's step before the extension runs the tool (BrowserToolDefinition.prepare). */
+  prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
 /** The built-in tools as plain JSON, for tools/list, ajv and sync.full. */
@@ -76,6 +84,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
   displayName: tool.displayName,
   description: tool.description,
   inputSchema: withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>),
+  ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
 }))
 
 /** Tools acting on a tab refuse a tab in another agent's group unless the call sets this field. */
