@@ -40,7 +40,7 @@ import { resolveLocalPluginPath } from './config/localPlugins'
 import { createBrowserToolContext } from './config/uploadFolders'
 import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
-import { BROWSER_TOOLS, type BrowserTool } from './tools'
+import { BROWSER_TOOLS, browserToolNarrowing, type BrowserTool } from './tools'
 import {
   BRIDGE_VERSION,
   HTTP_MAX_BODY_BYTES,
@@ -192,7 +192,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const sessions: McpSessions = new McpSessions({
     listTools: () => catalog.listed(),
     callTool: async (request) =>
-      toCallToolResult(await callTool({ system, catalog, audit }, request), limits.resultMaxBytes),
+      toCallToolResult(
+        await callTool({ system, catalog, audit }, request),
+        limits.resultMaxBytes,
+        browserToolNarrowing(request.name),
+      ),
     initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
     maxSessions: limits.maxMcpSessions,
   })

@@ -52,6 +52,7 @@ export const consoleLogs = defineBrowserTool({
   displayName: 'Console logs',
   description:
     'Read the console messages and uncaught errors of the current page in a tab, oldest first, including those logged before this call (since the page loaded or browser_console_clear). Returns { entries: [{ id, level, text, timestamp, url?, line? }], total } where level is debug, info, warning or error; id is for browser_console_message.',
+  narrow: 'pass textContains, a level, or a lower limit',
   input: Type.Object({
     tabId: TabIdField,
     level: Type.Optional(
@@ -105,6 +106,7 @@ export const networkRequests = defineBrowserTool({
   displayName: 'Network requests',
   description:
     'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Credential headers and credential-looking URL parameters are [redacted] unless the recording was started with includeCredentials under an ask permission.',
+  narrow: 'pass urlContains, a lower limit, or includeHeaders: false',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
@@ -127,6 +129,7 @@ export const networkExportHar = defineBrowserTool({
   displayName: 'Export HAR',
   description:
     'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
+  narrow: 'pass urlContains',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,

@@ -101,6 +101,16 @@ export function isBrowserToolName(name: string): boolean {
   return BROWSER_TOOL_NAMES.includes(name)
 }
 
+/** For a built-in tool without its own hint: the ways most of them narrow down. */
+const NARROW_ANY_TOOL =
+  'pass ref or selector for one part of the page, use browser_find or browser_query instead of reading it all, or lower limit or maxLength'
+const NARROWING = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.narrow ?? NARROW_ANY_TOOL]))
+
+/** How an agent asks a built-in tool for less, for the marker of a cut result; undefined for other tools. */
+export function browserToolNarrowing(name: string): string | undefined {
+  return NARROWING.get(name)
+}
+
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))
 
 /** A built-in tool's `defaultCap` (see BrowserToolDefinition), undefined for most. */

@@ -8,6 +8,7 @@ export const networkRequest = defineBrowserTool({
   displayName: 'Network request',
   description:
     'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credentials (headers, and credential-named fields of JSON or form bodies) stay redacted unless the recording includes them. Returns { id, url, part, text, length, truncated }.',
+  narrow: 'read one part at a time, from offset, with a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     id: Type.String({ minLength: 1, maxLength: 200, description: 'From browser_network_requests.' }),
@@ -37,6 +38,7 @@ export const websocketFrames = defineBrowserTool({
   displayName: 'WebSocket frames',
   description:
     'The WebSocket frames sent and received since browser_network_start, oldest first, each cut at 2000 characters. Returns { sockets: [{ id, url }], frames: [{ socket, direction, text, at }], total }.',
+  narrow: 'pass urlContains, or a lower limit',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: Type.Optional(

@@ -8,6 +8,8 @@ export const snapshot = defineBrowserTool({
   displayName: 'Page snapshot',
   description:
     'Describe the visible page as an indented accessibility-style outline, one element per line, e.g. `- button "Save" [ref=e12]` or `- textbox "Email" [ref=e3]: current value`. Interactive and named elements get a ref usable by browser_click, browser_type, browser_get_text and the other tools until the page navigates or a new snapshot is taken. Hidden elements are left out; iframes (any origin) are outlined under their iframe line, with refs like f3e7. Returns text starting with the page URL and title.',
+  narrow:
+    'pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find or browser_query',
   input: Type.Object({
     tabId: TabIdField,
     selector: Type.Optional(
@@ -28,7 +30,8 @@ export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
   description:
-    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with "[truncated: showing N of M characters]".',
+    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated: showing N of M characters; ...]" line saying how to narrow it.',
+  narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -41,7 +44,8 @@ export const getHtml = defineBrowserTool({
   name: 'browser_get_html',
   displayName: 'Get HTML',
   description:
-    'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with "<!-- truncated: showing N of M characters -->".',
+    'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with a "<!-- truncated: ... -->" comment saying how to narrow it.',
+  narrow: 'pass ref or selector for one part of the page, or outer: false, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,

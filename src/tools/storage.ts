@@ -8,6 +8,7 @@ export const getCookies = defineBrowserTool({
   displayName: 'Get cookies',
   description:
     "List the cookies sent to a URL (default: the tab's page). Values are left out unless includeValues is true, because cookies usually hold sign-in sessions. Returns { url, cookies: [{ name, domain, path, secure, httpOnly, sameSite, session, expires?, value? }] }.",
+  narrow: 'pass name for one cookie',
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(
@@ -31,6 +32,7 @@ export const localStorageGet = defineBrowserTool({
   displayName: 'Read web storage',
   description:
     "Read the page's localStorage (or sessionStorage) in a tab: one key, or every key. Each value is cut at 10000 characters with a truncation marker. Returns { origin, storage, count, items: { key: value } } (a missing key is null).",
+  narrow: 'pass key for one item',
   input: Type.Object({
     tabId: TabIdField,
     key: Type.Optional(Type.String({ maxLength: 4096, description: 'Read only this key.' })),

@@ -10,6 +10,7 @@ export const listTabs = defineBrowserTool({
   displayName: 'List tabs',
   description:
     'List the open tabs in every browser window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] } in window order; use tabId with the other browser_* tools.',
+  narrow: 'pass urlContains',
   input: Type.Object({
     urlContains: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, description: 'Only tabs whose URL contains this text.' }),
