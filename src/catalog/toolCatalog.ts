@@ -31,6 +31,8 @@ export interface CatalogBrowserTool {
   displayName: string
   description: string
   inputSchema: Record<string, unknown>
+  /** What tools/list shows agents, when it differs from the schema validated against. */
+  listedSchema?: Record<string, unknown>
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
@@ -54,6 +56,8 @@ export interface CatalogTool {
   key: string
   description: string
   inputSchema: Record<string, unknown>
+  /** The schema tools/list shows, when it differs from inputSchema (built-ins: no size bounds). */
+  listedSchema?: Record<string, unknown>
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
@@ -144,6 +148,7 @@ function build(source: CatalogSource): Built {
     key: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
     ...preparing(tool, context),
@@ -202,7 +207,7 @@ function build(source: CatalogSource): Built {
           description:
             tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
-          inputSchema: { ...tool.inputSchema, type: 'object' },
+          inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' },
         })),
     },
     pluginStates,

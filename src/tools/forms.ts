@@ -10,15 +10,15 @@ const Key = Type.String({
 })
 
 const FileBytes = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$', description: 'File name.' }),
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$' }),
   mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'Default application/octet-stream.' })),
-  base64: Type.String({ maxLength: 7_100_000, description: 'File content, base64.' }),
+  base64: Type.String({ maxLength: 7_100_000, description: 'The bytes.' }),
 })
 
 const FilePaths = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
     maxItems: 20,
-    description: 'Files on disk, in a folder the user allowed (uploadFolders): absolute or relative to it.',
+    description: 'Files in a folder the user allowed: absolute, or relative to it.',
   }),
 )
 
@@ -47,7 +47,7 @@ export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
   displayName: 'Fill form',
   description:
-    'Set several form fields in one call: text fields, textareas, selects (value or label), checkboxes and radios (true/false), sliders. Fires input and change events. Returns { filled: [{ field, value }] }.',
+    'Set several fields at once: text, textarea, select (value or label), checkbox and radio (true/false), slider. Fires input and change. Returns { filled: [{ field, value }] }.',
   input: Type.Object({
     tabId: TabIdField,
     fields: Type.Array(
@@ -56,7 +56,7 @@ export const fillForm = defineBrowserTool({
         selector: SelectorField,
         value: Type.Union([Type.String({ maxLength: 20_000 }), Type.Boolean(), Type.Number()]),
       }),
-      { minItems: 1, maxItems: 100, description: 'Fields and their values.' },
+      { minItems: 1, maxItems: 100, description: 'Fields and values.' },
     ),
   }),
 })
@@ -78,12 +78,12 @@ export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
   displayName: 'Upload file',
   description:
-    'Give files to a file input, or to the element that opens a file chooser: the chooser is intercepted after a trusted click and answered with the files (bytes you send and/or paths; 5 MB in all). Returns { field, files: [{ name, size }] }.',
+    'Give files (bytes and/or paths, 5 MB in all) to a file input, or to the element that opens a file chooser. Returns { field, files: [{ name, size }] }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
-    files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files to give.' })),
+    files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files as bytes.' })),
     paths: FilePaths,
   }),
   prepare: async (input, context) =>
@@ -95,8 +95,7 @@ export const uploadFile = defineBrowserTool({
 export const drag = defineBrowserTool({
   name: 'browser_drag',
   displayName: 'Drag',
-  description:
-    'Drag one element onto another with trusted mouse input (HTML drag and drop and pointer-based dragging). Returns { dragged, onto }.',
+  description: 'Drag one element onto another with trusted mouse input. Returns { dragged, onto }.',
   input: Type.Object({
     tabId: TabIdField,
     fromRef: RefField,
@@ -110,7 +109,7 @@ export const drop = defineBrowserTool({
   name: 'browser_drop',
   displayName: 'Drop',
   description:
-    'Drop files (bytes you send and/or paths, 5 MB in all) and/or data (by MIME type, e.g. text/plain) on an element, as a drop from outside the page. Returns { droppedOn, files, types }.',
+    'Drop files (bytes and/or paths, 5 MB in all) and/or data by MIME type on an element, as from outside the page. Returns { droppedOn, files, types }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,

@@ -72,20 +72,47 @@ export interface BrowserTool {
   name: string
   displayName: string
   description: string
-  /** Plain JSON Schema (type 'object'), free of TypeBox symbols. */
+  /** Plain JSON Schema (type 'object'), free of TypeBox symbols: what the daemon validates with. */
   inputSchema: Record<string, unknown>
+  /** What agents read in tools/list: inputSchema without the size bounds only validation needs. */
+  listedSchema: Record<string, unknown>
   /** The daemon's step before the extension runs the tool (BrowserToolDefinition.prepare). */
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
+/**
+ * String and array size bounds (a selector's 2000 characters, 20 files) cost every agent context
+ * bytes and rarely matter to it: tools/list leaves them out, the daemon still enforces them, and its
+ * refusal names the bound. Patterns, enums, numeric ranges and defaults stay.
+ */
+const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems'])
+function withoutSizeBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutSizeBounds)
+  if (typeof schema !== 'object' || schema === null) return schema
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(SIZE_BOUNDS.has(key) && typeof value !== 'object'))
+      .map(([key, value]) => [
+        key,
+        key === 'properties'
+          ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, withoutSizeBounds(v)]))
+          : withoutSizeBounds(value),
+      ]),
+  )
+}
+
 /** The built-in tools as plain JSON, for tools/list, ajv and sync.full. */
-export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.map((tool) => ({
-  name: tool.name,
-  displayName: tool.displayName,
-  description: tool.description,
-  inputSchema: withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>),
-  ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
-}))
+export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.map((tool) => {
+  const inputSchema = withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>)
+  return {
+    name: tool.name,
+    displayName: tool.displayName,
+    description: tool.description,
+    inputSchema,
+    listedSchema: withoutSizeBounds(inputSchema) as Record<string, unknown>,
+    ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
+  }
+})
 
 /** Tools acting on a tab refuse a tab in another agent's group unless the call sets this field. */
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /** Network: one request in detail, WebSocket frames, conditions, and routes that block or answer requests. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, StringEnum } from './common'
 
 export const networkRequest = defineBrowserTool({
   name: 'browser_network_request',
@@ -12,15 +12,9 @@ export const networkRequest = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     id: Type.String({ minLength: 1, maxLength: 200, description: 'From browser_network_requests.' }),
-    part: Type.Union(
-      [
-        Type.Literal('requestHeaders'),
-        Type.Literal('responseHeaders'),
-        Type.Literal('requestBody'),
-        Type.Literal('responseBody'),
-      ],
-      { description: 'Which part.' },
-    ),
+    part: StringEnum(['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody'], {
+      description: 'Which part.',
+    }),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Start at this character.' })),
     maxLength: Type.Optional(
       Type.Integer({
@@ -83,7 +77,7 @@ export const routeAdd = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     urlPattern: Type.String({ minLength: 1, maxLength: 2000, description: 'e.g. "*/api/ads*".' }),
-    action: Type.Union([Type.Literal('block'), Type.Literal('fulfill')], { description: 'Fail or answer.' }),
+    action: StringEnum(['block', 'fulfill'], { description: 'Fail or answer.' }),
     status: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 599, default: 200, description: 'Status for fulfill.' }),
     ),
