@@ -19,7 +19,7 @@ export const StringEnum = <const T extends readonly string[]>(
 
 export const RefField = Type.Optional(
   Type.String({
-    pattern: '^(f[0-9]{1,12})?e[0-9]{1,7}$',
+    pattern: '^(f\\d{1,12})?e\\d{1,7}$',
     description: 'From browser_snapshot (e12, f3e7); or selector.',
   }),
 )

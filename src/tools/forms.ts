@@ -11,14 +11,14 @@ const Key = Type.String({
 
 const FileBytes = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$' }),
-  mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'Default application/octet-stream.' })),
+  mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'MIME type.' })),
   base64: Type.String({ maxLength: 7_100_000, description: 'The bytes.' }),
 })
 
 const FilePaths = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
     maxItems: 20,
-    description: 'Files in a folder the user allowed: absolute, or relative to it.',
+    description: 'In an allowed folder: absolute or relative to it.',
   }),
 )
 

@@ -118,7 +118,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown> | undefined
   if (!properties || !('tabId' in properties)) return schema
-  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "Act in another agent's tab." }
+  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "In another agent's tab." }
   return schema
 }
 

@@ -16,7 +16,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
-  description: `Scroll an element into view and click its center. ${TRUSTED} Waits for a navigation it starts. Returns { clicked, url, openedTabs? }; fails naming an element that covers the target.`,
+  description: `Scroll an element into view and click it. ${TRUSTED} Waits for a navigation it starts. Returns { clicked, url, openedTabs? }.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -71,7 +71,7 @@ export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
   displayName: 'Select option',
   description:
-    'Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. Returns { selected: [{ value, label }] }; fails naming the options when a value matches none.',
+    'Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. Returns { selected: [{ value, label }] }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,

@@ -8,7 +8,7 @@ const Y = Type.Number({ minimum: 0, maximum: 100_000, description: 'Viewport CSS
 const Button = Type.Optional(
   StringEnum(['left', 'right', 'middle'], { default: 'left', description: 'Button.' }),
 )
-const AT = 'Returns { x, y, target }, target being the element there.'
+const AT = 'Returns { x, y, target }: the element hit.'
 
 export const mouseClickXy = defineBrowserTool({
   name: 'browser_mouse_click_xy',
