@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
 import { TabIdField, StringEnum } from './common'
 
-const X = Type.Number({ minimum: 0, maximum: 100_000, description: 'Viewport CSS pixels.' })
-const Y = Type.Number({ minimum: 0, maximum: 100_000, description: 'Viewport CSS pixels.' })
+const X = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
+const Y = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
 const Button = Type.Optional(
   StringEnum(['left', 'right', 'middle'], { default: 'left', description: 'Button.' }),
 )
@@ -54,12 +54,8 @@ export const mouseWheel = defineBrowserTool({
     tabId: TabIdField,
     x: X,
     y: Y,
-    deltaX: Type.Optional(
-      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels right.' }),
-    ),
-    deltaY: Type.Optional(
-      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels down.' }),
-    ),
+    deltaX: Type.Optional(Type.Number({ default: 0, description: 'Pixels right.' })),
+    deltaY: Type.Optional(Type.Number({ default: 0, description: 'Pixels down.' })),
   }),
 })
 
