@@ -37,9 +37,10 @@ import { allowAlwaysPersists, withToolPermission } from './config/permissions'
 import { createPluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
 import { resolveLocalPluginPath } from './config/localPlugins'
+import { createBrowserToolContext } from './config/uploadFolders'
 import { limitsFromEnv } from './mcp/limits'
 import { startInspector } from './inspect'
-import { BROWSER_TOOLS, type BrowserTool } from './tools'
+import { BROWSER_TOOLS, browserToolNarrowing, type BrowserTool } from './tools'
 import {
   BRIDGE_VERSION,
   HTTP_MAX_BODY_BYTES,
@@ -136,6 +137,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     browserTools,
     permissions: () => configStore.get().permissions,
     skipPermissions,
+    // Upload and drop read files by path only from the folders config.json allows (none by default).
+    browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
   })
   const limits = limitsFromEnv()
   const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
@@ -190,8 +193,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     listToolsJson: () => catalog.listedJson(),
     callTool: (request) => {
       const call = callTool({ system, catalog, audit }, request)
+      const narrowing = browserToolNarrowing(request.name)
       return {
-        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes)),
+        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes, narrowing)),
         cancel: call.cancel,
       }
     },

@@ -61,7 +61,9 @@ function place(stack: StackTrace | undefined): Pick<ConsoleEntry, 'url' | 'line'
 }
 
 const clip = (text: string) =>
-  text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS)}… [truncated]` : text
+  text.length > MAX_TEXT_CHARS
+    ? `${text.slice(0, MAX_TEXT_CHARS)}… [truncated: browser_console_message with its id has more]`
+    : text
 
 /** Every console message and uncaught error V8 kept for the page, in order, with stacks. */
 async function collect(tab: chrome.tabs.Tab): Promise<FullEntry[]> {

@@ -1,6 +1,7 @@
 /** Handlers of src/tools/forms.ts: several fields at once, checkboxes, files, drag and drop, text, keys. */
-import { MAX_FILE_BYTES } from '../../src/tools/common'
+import { decodedSize, MAX_FILE_BYTES } from '../../src/tools/common'
 import type { forms as defs, BrowserToolInput } from '../../src/tools'
+import type { UploadFile } from '../../src/tools/define'
 import type { Handlers } from './context'
 import { withDebugger, type Cdp } from './debuggerSession'
 import { invalid, withTimeout, sleep } from './errors'
@@ -12,12 +13,12 @@ import { resolveTab, tabIdOf } from './tabs'
 import { heldModifiers, insertText as cdpInsertText, mouseClick, mouseMove } from './trustedInput'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
-type SentFile = In<'uploadFile'>['files'][number]
+type SentFile = UploadFile
 
 const CHOOSER_TIMEOUT_MS = 5_000
 
 function assertFileSize(files: readonly SentFile[]): void {
-  const bytes = files.reduce((sum, f) => sum + Math.floor((f.base64.replace(/=+$/, '').length * 3) / 4), 0)
+  const bytes = files.reduce((sum, f) => sum + decodedSize(f.base64), 0)
   if (bytes > MAX_FILE_BYTES)
     throw invalid(`the files add up to ${bytes} bytes; at most ${MAX_FILE_BYTES} can be sent in one call`)
 }
@@ -76,12 +77,15 @@ function assignInPage(this: HTMLInputElement, files: SentFile[]) {
  * A file input is given the files directly. Any other element is clicked with trusted input while
  * Chrome's file chooser is intercepted; the chooser names its input by backendNodeId, which gets the files.
  */
+/** Files named by path arrive here as bytes: the daemon has read them (src/tools/forms.ts). */
 async function uploadFile(input: In<'uploadFile'>) {
-  assertFileSize(input.files)
+  const sent = input.files ?? []
+  if (!sent.length) throw invalid('give files, paths or both')
+  assertFileSize(sent)
   const tab = await resolveTab(input.tabId)
   const target = { ref: input.ref, selector: input.selector }
   const direct = await runInPage<string | null>(tab, 'fileInputRef', target)
-  if (direct !== null) return runInPage(tab, 'assignFiles', { ref: direct, files: input.files })
+  if (direct !== null) return runInPage(tab, 'assignFiles', { ref: direct, files: sent })
   const where = await locateElement(tab, target)
   return withDebugger(tabIdOf(tab), tab.url, async (cdp) => {
     let off: () => unknown = () => undefined
@@ -98,7 +102,7 @@ async function uploadFile(input: In<'uploadFile'>) {
         CHOOSER_TIMEOUT_MS,
         `clicking ${where.description} opened no file chooser: give the file input itself, or the button that opens the chooser`,
       )
-      const files = chooser.mode === 'selectSingle' ? input.files.slice(0, 1) : input.files
+      const files = chooser.mode === 'selectSingle' ? sent.slice(0, 1) : sent
       const { object } = await cdp.send<{ object: { objectId: string } }>('DOM.resolveNode', {
         backendNodeId: chooser.backendNodeId,
       })
@@ -174,7 +178,7 @@ async function drag(input: In<'drag'>) {
 }
 
 async function drop(input: In<'drop'>) {
-  if (!input.files?.length && !input.data) throw invalid('give files, data or both to drop')
+  if (!input.files?.length && !input.data) throw invalid('give files, paths or data to drop')
   assertFileSize(input.files ?? [])
   const tab = await resolveTab(input.tabId)
   return runInPage(tab, 'dropOn', {

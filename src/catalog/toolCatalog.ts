@@ -21,6 +21,8 @@ import {
   type PluginState,
   type ToolState,
 } from '../protocol'
+import { createBrowserToolContext } from '../config/uploadFolders'
+import type { BrowserToolContext, Prepared } from '../tools'
 import { compileSchema } from '../validation'
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
@@ -29,6 +31,9 @@ export interface CatalogBrowserTool {
   displayName: string
   description: string
   inputSchema: Record<string, unknown>
+  /** What tools/list shows agents, when it differs from the schema validated against. */
+  listedSchema?: Record<string, unknown>
+  prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
 /** Where the catalog comes from. Each read returns the current snapshot; the catalog notices a new one. */
@@ -38,6 +43,8 @@ export interface CatalogSource {
   browserTools(): readonly CatalogBrowserTool[]
   permissions(): PermissionsConfig
   skipPermissions(): boolean
+  /** What built-in tools' daemon-side steps may use; default: no upload folder allowed. */
+  browserToolContext?: BrowserToolContext
 }
 
 /** One callable tool with its owner and effective permission. */
@@ -49,11 +56,15 @@ export interface CatalogTool {
   key: string
   description: string
   inputSchema: Record<string, unknown>
+  /** The schema tools/list shows, when it differs from inputSchema (built-ins: no size bounds). */
+  listedSchema?: Record<string, unknown>
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
+  /** A built-in's daemon-side step on valid input: what the extension gets instead (files read by path). */
+  prepare?(input: unknown): Promise<Prepared<unknown>>
 }
 
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
@@ -120,6 +131,12 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
   return check
 }
 
+/** A built-in's daemon-side step, given what the daemon offers it. */
+function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
+  const step = tool.prepare?.bind(tool)
+  return step ? { prepare: (input) => step(input, context) } : {}
+}
+
 function build(source: CatalogSource): Built {
   const plugins = source.plugins()
   const browserTools = source.browserTools()
@@ -127,6 +144,7 @@ function build(source: CatalogSource): Built {
   const skip = source.skipPermissions()
   const permissionOf = (plugin: string, tool: string, installed?: PluginBuildIdentity) =>
     resolvePermission({ permissions, plugin, tool, installed, skipPermissions: skip })
+  const context = source.browserToolContext ?? createBrowserToolContext(() => [])
 
   const tools: CatalogTool[] = browserTools.map((tool) => ({
     fullName: tool.name,
@@ -134,8 +152,10 @@ function build(source: CatalogSource): Built {
     key: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
+    ...preparing(tool, context),
   }))
   const pluginStates: PluginState[] = []
   for (const plugin of plugins) {
@@ -191,7 +211,7 @@ function build(source: CatalogSource): Built {
           description:
             tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
-          inputSchema: { ...tool.inputSchema, type: 'object' },
+          inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' },
         })),
     },
     pluginStates,

@@ -25,6 +25,10 @@ export const Config = Type.Object(
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
     /** Side-panel switch: ask-mode tools run as auto (off stays off). Also set by BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
     skipPermissions: Type.Optional(Type.Boolean()),
+    /** Folders whose files browser_upload_file and browser_drop may read by path: absolute or `~/`. Default none. */
+    uploadFolders: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, pattern: '^(/|~/|~$|[A-Za-z]:[\\\\/])' }), { maxItems: 100 }),
+    ),
   },
   { additionalProperties: true },
 )

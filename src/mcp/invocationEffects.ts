@@ -17,7 +17,7 @@ import {
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { PluginBuildIdentity } from '../config/permissions'
-import type { ToolCatalog } from '../catalog/toolCatalog'
+import type { CatalogTool, ToolCatalog } from '../catalog/toolCatalog'
 import {
   BROWSER_PLUGIN,
   JsonRpcErrorCode,
@@ -136,9 +136,19 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     return tab
   }
 
+  /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
+  const preparedInputs = new Map<string, unknown>()
+  /** Valid input through the tool's daemon-side step, if it has one: its refusal is invalid input. */
+  const prepareInput = async (call: ToolInvocationInput, tool: CatalogTool, signal: AbortSignal) => {
+    const prepared = await tool.prepare?.(call.input)
+    if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
+    if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
+    return { ok: true as const }
+  }
+
   return toolInvocationMachine.provide({
     actors: {
-      validate: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) => {
+      validate: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) => {
         const tool = catalog.get(call.tool)
         if (!tool)
           return Promise.resolve(refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`))
@@ -148,7 +158,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`),
           )
         const check = tool.validate(call.input)
-        return Promise.resolve(check.ok ? { ok: true as const } : refuse('invalid_input', check.message))
+        if (!check.ok) return Promise.resolve(refuse('invalid_input', check.message))
+        return prepareInput(call, tool, signal)
       }),
       checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(({ input: call }) =>
         Promise.resolve({
@@ -165,7 +176,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           dispatchId: call.invocationId,
           plugin: call.plugin,
           tool: wireName(call),
-          input: call.input,
+          input: preparedInputs.get(call.invocationId) ?? call.input,
           // An approved call runs in the tab the user saw, or fails with tab_closed.
           ...(call.tab ? { tabId: call.tab.tabId } : {}),
           client: call.client.slice(0, WIRE_NAME_MAX),
@@ -181,9 +192,10 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         )
         return () => sent.forget()
       }),
-      record: fromPromise<void, ToolInvocationContext>(({ input: call }) =>
-        deps.audit.record(auditEntryOf(call, call.outcome)),
-      ),
+      record: fromPromise<void, ToolInvocationContext>(({ input: call }) => {
+        preparedInputs.delete(call.invocationId)
+        return deps.audit.record(auditEntryOf(call, call.outcome))
+      }),
     },
     actions: {
       requestApproval: ({ context: call }) =>

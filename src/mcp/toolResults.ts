@@ -15,19 +15,31 @@ const isImage = (value: unknown): value is ImageOutput =>
   typeof (value as { mimeType?: unknown }).mimeType === 'string' &&
   (value as { mimeType: string }).mimeType.startsWith('image/')
 
-/** Cuts text to `maxBytes` of UTF-8 and says so at the end. */
-export function capText(text: string, maxBytes: number): string {
+/** For plugin tools, whose arguments the daemon cannot know. */
+export const NARROW_PLUGIN_TOOL = 'call again with arguments that select fewer items or a smaller part'
+
+/**
+ * Cuts text to `maxBytes` of UTF-8 and says so at the end, with how to ask for less (`narrow`): the
+ * marker is part of the cap, so the whole text never exceeds it.
+ */
+export function capText(text: string, maxBytes: number, narrow: string = NARROW_PLUGIN_TOOL): string {
   const bytes = new TextEncoder().encode(text)
   if (bytes.length <= maxBytes) return text
-  const head = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD+$/, '')
-  return `${head}\n[truncated: the result was ${bytes.length} bytes; only the first ${maxBytes} are shown]`
+  const marker = `\n[truncated: the result was ${bytes.length} bytes, cut to ${maxBytes}; to get less, ${narrow}]`
+  const room = Math.max(0, maxBytes - new TextEncoder().encode(marker).length)
+  const head = new TextDecoder().decode(bytes.subarray(0, room)).replace(/\uFFFD+$/, '')
+  return `${head}${marker}`
 }
 
 /**
- * A call's outcome as an MCP result: compact JSON text (capped), an image as MCP image content, and
+ * A call's outcome as an MCP result: compact JSON text (capped, saying how to `narrow` the call), an image as MCP image content, and
  * every failure as `isError: true` with one text block `[<code>] <message>`.
  */
-export function toCallToolResult(outcome: ToolOutcome | undefined, maxBytes: number): CallToolResult {
+export function toCallToolResult(
+  outcome: ToolOutcome | undefined,
+  maxBytes: number,
+  narrow?: string,
+): CallToolResult {
   if (!outcome)
     return {
       isError: true,
@@ -41,5 +53,5 @@ export function toCallToolResult(outcome: ToolOutcome | undefined, maxBytes: num
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
-  return { content: [{ type: 'text', text: capText(text, maxBytes) }] }
+  return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
 }

@@ -4,14 +4,23 @@ import { Type } from '@sinclair/typebox'
 export const TabIdField = Type.Optional(
   Type.Integer({
     minimum: 0,
-    description: 'From browser_list_tabs; default: the active tab.',
+    description: 'Default: active tab.',
   }),
 )
 
+/**
+ * One string of a fixed list, as a plain JSON Schema `enum`: what agents read in tools/list, and
+ * shorter there than TypeBox's `anyOf` of constants.
+ */
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: values, ...options })
+
 export const RefField = Type.Optional(
   Type.String({
-    pattern: '^(f[0-9]{1,12})?e[0-9]{1,7}$',
-    description: 'Ref from browser_snapshot (e12, or f3e7 in a frame); or give selector.',
+    pattern: '^(f\\d{1,12})?e\\d{1,7}$',
+    description: 'From browser_snapshot (e12, f3e7); or selector.',
   }),
 )
 
@@ -19,12 +28,12 @@ export const SelectorField = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'CSS selector (first match); or give ref.',
+    description: 'CSS selector (first match); or ref.',
   }),
 )
 
 export const WaitForLoadField = Type.Optional(
-  Type.Boolean({ default: true, description: 'Wait until the page has finished loading (default true).' }),
+  Type.Boolean({ default: true, description: 'Wait for the page to load.' }),
 )
 
 export const TimeoutMsField = (defaultMs: number, maxMs: number) =>
@@ -33,7 +42,7 @@ export const TimeoutMsField = (defaultMs: number, maxMs: number) =>
       minimum: 100,
       maximum: maxMs,
       default: defaultMs,
-      description: `How long to wait, in milliseconds (default ${defaultMs}, at most ${maxMs}).`,
+      description: 'In milliseconds.',
     }),
   )
 
@@ -43,7 +52,7 @@ export const MaxLengthField = (defaultChars: number, maxChars: number) =>
       minimum: 100,
       maximum: maxChars,
       default: defaultChars,
-      description: `Maximum characters returned (default ${defaultChars}, at most ${maxChars}); longer content ends with a truncation marker.`,
+      description: 'Most characters returned; more is cut, with a marker.',
     }),
   )
 
@@ -51,11 +60,14 @@ export const MaxLengthField = (defaultChars: number, maxChars: number) =>
 export const WebUrlField = Type.String({
   pattern: '^(https?://\\S+|about:blank)$',
   maxLength: 8192,
-  description: 'An http:// or https:// URL (or about:blank).',
+  description: 'http(s) or about:blank.',
 })
 
 /** Files an agent sends (upload, drop): their decoded size in all. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
+
+/** The size of the bytes a base64 string encodes. */
+export const decodedSize = (base64: string): number => Math.floor((base64.replace(/=+$/, '').length * 3) / 4)
 
 /** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
 export const OTHER_AGENT_FIELD = 'otherAgent'

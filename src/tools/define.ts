@@ -1,5 +1,25 @@
 import type { Static, TObject } from '@sinclair/typebox'
 
+/** What only the daemon can do for a tool before the extension runs it: read files the user allowed. */
+export interface BrowserToolContext {
+  /**
+   * One file from the folders the user allowed for upload (config.json `uploadFolders`): an absolute
+   * path inside one of them, or a path relative to one. Refused when outside them, not a regular file,
+   * or over `maxBytes`.
+   */
+  readUploadFile(path: string, maxBytes: number): Promise<Prepared<UploadFile>>
+}
+
+/** A file as the extension receives it: a name, a MIME type and the bytes in base64. */
+export interface UploadFile {
+  name: string
+  mimeType?: string
+  base64: string
+}
+
+/** A daemon-side step's result; a refusal's message reaches the agent as `invalid_input`. */
+export type Prepared<T> = { ok: true; value: T } | { ok: false; message: string }
+
 /** A built-in tool as the daemon lists it and the extension runs it. */
 export interface BrowserToolDefinition<S extends TObject = TObject> {
   /** Full tool name: `browser_*` or `extension_*`. */
@@ -15,6 +35,16 @@ export interface BrowserToolDefinition<S extends TObject = TObject> {
    * A per-tool setting always wins.
    */
   defaultCap?: 'ask' | 'off'
+  /**
+   * How to ask for less, for the marker of a result cut at the daemon's result cap, e.g. "pass
+   * selector". Absent: a hint for any built-in tool.
+   */
+  narrow?: string
+  /**
+   * Runs in the daemon after the input is validated, before any approval: turns the agent's input into
+   * what the extension runs (files named by path become bytes). The approval shows the agent's input.
+   */
+  prepare?(input: Static<S>, context: BrowserToolContext): Promise<Prepared<Static<S>>>
 }
 
 /** Adds types only: ties a tool's name and description to its TypeBox input schema. */

@@ -1,31 +1,26 @@
 /** What developer tools show: screenshots, console messages, network traffic. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField } from './common'
+import { RefField, SelectorField, TabIdField, StringEnum } from './common'
 
 const UrlContains = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 2000, description: 'Only requests whose URL contains this text.' }),
+  Type.String({ minLength: 1, maxLength: 2000, description: 'Only URLs containing this.' }),
 )
 
 export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
   displayName: 'Screenshot',
   description:
-    'Screenshot the visible part of a tab, the full page (fullPage, cut at 16384 px high) or one element (ref or selector), as png, jpeg or webp. Scaled down so that no side exceeds maxSide (default 1568 px). The tab is not brought to front; if a background tab does not paint the call times out: focus it with browser_focus_tab. Returns an image.',
+    'Screenshot the viewport, the full page (up to 16384 px high) or an element, scaled to fit maxSide. A background tab that does not paint times out: browser_focus_tab it. Returns an image.',
   input: Type.Object({
     tabId: TabIdField,
-    fullPage: Type.Optional(Type.Boolean({ default: false, description: 'The whole scrollable page.' })),
+    fullPage: Type.Optional(Type.Boolean({ default: false, description: 'Whole page.' })),
     ref: RefField,
     selector: SelectorField,
-    format: Type.Optional(
-      Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], {
-        default: 'png',
-        description: 'Default png.',
-      }),
-    ),
+    format: Type.Optional(StringEnum(['png', 'jpeg', 'webp'], { default: 'png', description: 'Format.' })),
     quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg/webp quality.' })),
     maxSide: Type.Optional(
-      Type.Integer({ minimum: 100, maximum: 16_384, default: 1568, description: 'Longest side in pixels.' }),
+      Type.Integer({ minimum: 100, maximum: 16_384, default: 1568, description: 'Pixels.' }),
     ),
   }),
 })
@@ -40,10 +35,8 @@ export const savePdf = defineBrowserTool({
     filename: Type.Optional(
       Type.String({ pattern: '^[\\w .()-]{1,100}\\.pdf$', description: 'Default: page title.pdf' }),
     ),
-    landscape: Type.Optional(Type.Boolean({ default: false, description: 'Landscape pages.' })),
-    printBackground: Type.Optional(
-      Type.Boolean({ default: true, description: 'Print backgrounds (default true).' }),
-    ),
+    landscape: Type.Optional(Type.Boolean({ default: false, description: 'Landscape.' })),
+    printBackground: Type.Optional(Type.Boolean({ default: true, description: 'Backgrounds.' })),
   }),
 })
 
@@ -51,27 +44,20 @@ export const consoleLogs = defineBrowserTool({
   name: 'browser_console_logs',
   displayName: 'Console logs',
   description:
-    'Read the console messages and uncaught errors of the current page in a tab, oldest first, including those logged before this call (since the page loaded or browser_console_clear). Returns { entries: [{ id, level, text, timestamp, url?, line? }], total } where level is debug, info, warning or error; id is for browser_console_message.',
+    'Console messages and uncaught errors of the page since it loaded (or browser_console_clear), oldest first. Returns { entries: [{ id, level, text, timestamp, url?, line? }], total }.',
+  narrow: 'pass textContains, a level, or a lower limit',
   input: Type.Object({
     tabId: TabIdField,
     level: Type.Optional(
-      Type.Union(
-        [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')],
-        {
-          description: 'Minimum level to return (default: all).',
-        },
-      ),
+      StringEnum(['debug', 'info', 'warning', 'error'], {
+        description: 'Minimum level to return (default: all).',
+      }),
     ),
     textContains: Type.Optional(
       Type.String({ minLength: 1, maxLength: 1000, description: 'Only messages containing this text.' }),
     ),
     limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 1000,
-        default: 200,
-        description: 'Most recent entries to return (default 200).',
-      }),
+      Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Most recent entries.' }),
     ),
   }),
 })
@@ -104,21 +90,15 @@ export const networkRequests = defineBrowserTool({
   name: 'browser_network_requests',
   displayName: 'Network requests',
   description:
-    'List the requests recorded since browser_network_start in a tab, oldest first. Returns { capturing, total, requests: [{ id, method, url, type, status, statusText, mimeType, failed, errorText, encodedDataLength, startedAt, durationMs, requestHeaders?, responseHeaders? }] }. Credential headers and credential-looking URL parameters are [redacted] unless the recording was started with includeCredentials under an ask permission.',
+    'The requests recorded since browser_network_start, oldest first; credentials [redacted] unless recorded. Returns { capturing, total, requests: [{ id, method, url, type, status, mimeType, failed, startedAt, durationMs, ... }] }.',
+  narrow: 'pass urlContains, a lower limit, or includeHeaders: false',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
     limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 1000,
-        default: 100,
-        description: 'Most recent requests to return (default 100).',
-      }),
+      Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Most recent requests.' }),
     ),
-    includeHeaders: Type.Optional(
-      Type.Boolean({ default: false, description: 'Include request and response headers (default false).' }),
-    ),
+    includeHeaders: Type.Optional(Type.Boolean({ default: false, description: 'With headers.' })),
   }),
 })
 
@@ -127,6 +107,7 @@ export const networkExportHar = defineBrowserTool({
   displayName: 'Export HAR',
   description:
     'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
+  narrow: 'pass urlContains',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,

@@ -1,10 +1,9 @@
 /** Emulation of a tab (viewport, device, user agent, media, location, CPU) and the window size. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, StringEnum } from './common'
 
-const HELD =
-  'Holds the Chrome debugger on the tab until browser_clear_emulation; reloading may be needed for the page to notice.'
+const HELD = 'Lasts until browser_clear_emulation; a reload may be needed.'
 
 export const setViewport = defineBrowserTool({
   name: 'browser_set_viewport',
@@ -13,15 +12,7 @@ export const setViewport = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     device: Type.Optional(
-      Type.Union(
-        [
-          Type.Literal('iphone-15'),
-          Type.Literal('pixel-8'),
-          Type.Literal('ipad'),
-          Type.Literal('desktop-hd'),
-        ],
-        { description: 'A named device.' },
-      ),
+      StringEnum(['iphone-15', 'pixel-8', 'ipad', 'desktop-hd'], { description: 'A named device.' }),
     ),
     width: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000, description: 'CSS pixels.' })),
     height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000, description: 'CSS pixels.' })),
@@ -46,14 +37,10 @@ export const emulateMedia = defineBrowserTool({
   description: `Emulate CSS media: type (screen/print), colour scheme, reduced motion, other media features. ${HELD} Returns { media, features }.`,
   input: Type.Object({
     tabId: TabIdField,
-    media: Type.Optional(
-      Type.Union([Type.Literal('screen'), Type.Literal('print')], { description: 'Media type.' }),
-    ),
-    colorScheme: Type.Optional(
-      Type.Union([Type.Literal('light'), Type.Literal('dark')], { description: 'prefers-color-scheme.' }),
-    ),
+    media: Type.Optional(StringEnum(['screen', 'print'], { description: 'Media type.' })),
+    colorScheme: Type.Optional(StringEnum(['light', 'dark'], { description: 'prefers-color-scheme.' })),
     reducedMotion: Type.Optional(
-      Type.Union([Type.Literal('reduce'), Type.Literal('no-preference')], {
+      StringEnum(['reduce', 'no-preference'], {
         description: 'prefers-reduced-motion.',
       }),
     ),
@@ -101,7 +88,7 @@ export const resizeWindow = defineBrowserTool({
   name: 'browser_resize_window',
   displayName: 'Resize window',
   description:
-    "Resize (and optionally move) a tab's browser window, or set it to maximized, minimized, fullscreen or normal. Returns { windowId, width, height, left, top, state }.",
+    "Resize or move a tab's window, or set its state. Returns { windowId, width, height, left, top, state }.",
   input: Type.Object({
     tabId: TabIdField,
     width: Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' })),
@@ -109,15 +96,7 @@ export const resizeWindow = defineBrowserTool({
     left: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'Screen x.' })),
     top: Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'Screen y.' })),
     state: Type.Optional(
-      Type.Union(
-        [
-          Type.Literal('normal'),
-          Type.Literal('maximized'),
-          Type.Literal('minimized'),
-          Type.Literal('fullscreen'),
-        ],
-        { description: 'Window state.' },
-      ),
+      StringEnum(['normal', 'maximized', 'minimized', 'fullscreen'], { description: 'Window state.' }),
     ),
   }),
 })

@@ -1,6 +1,7 @@
 /** The extension itself. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
+import { StringEnum } from './common'
 
 export const getState = defineBrowserTool({
   name: 'extension_get_state',
@@ -17,12 +18,9 @@ export const getLogs = defineBrowserTool({
     "Read the bridge extension's recent log (connection events, tool runs, injection errors), oldest first, at most the last 500 entries. Returns { entries: [{ ts, level, message, data? }] }.",
   input: Type.Object({
     level: Type.Optional(
-      Type.Union(
-        [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')],
-        {
-          description: 'Minimum level to return (default: all).',
-        },
-      ),
+      StringEnum(['debug', 'info', 'warning', 'error'], {
+        description: 'Minimum level to return (default: all).',
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({

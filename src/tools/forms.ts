@@ -1,7 +1,7 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
-import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField } from './common'
+import { defineBrowserTool, type BrowserToolContext, type Prepared, type UploadFile } from './define'
+import { decodedSize, MAX_FILE_BYTES, RefField, SelectorField, TabIdField } from './common'
 
 const Key = Type.String({
   minLength: 1,
@@ -10,16 +10,44 @@ const Key = Type.String({
 })
 
 const FileBytes = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$', description: 'File name.' }),
-  mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'Default application/octet-stream.' })),
-  base64: Type.String({ maxLength: 7_100_000, description: 'File content, base64.' }),
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$' }),
+  mimeType: Type.Optional(Type.String({ maxLength: 200, description: 'MIME type.' })),
+  base64: Type.String({ maxLength: 7_100_000, description: 'The bytes.' }),
 })
+
+const FilePaths = Type.Optional(
+  Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+    maxItems: 20,
+    description: 'In an allowed folder: absolute or relative to it.',
+  }),
+)
+
+/**
+ * Daemon side of upload and drop: each path is read from the folders the user allowed and joins the
+ * files sent as bytes, so the extension gets bytes only; all of them together stay within MAX_FILE_BYTES.
+ */
+async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
+  input: T,
+  context: BrowserToolContext,
+): Promise<Prepared<T>> {
+  const { paths, ...rest } = input
+  if (!paths?.length) return { ok: true, value: input }
+  const files = [...(input.files ?? [])]
+  let left = MAX_FILE_BYTES - files.reduce((sum, f) => sum + decodedSize(f.base64), 0)
+  for (const path of paths) {
+    const read = await context.readUploadFile(path, Math.max(0, left))
+    if (!read.ok) return read
+    files.push(read.value)
+    left -= decodedSize(read.value.base64)
+  }
+  return { ok: true, value: { ...rest, files } as unknown as T }
+}
 
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
   displayName: 'Fill form',
   description:
-    'Set several form fields in one call: text fields, textareas, selects (value or label), checkboxes and radios (true/false), sliders. Fires input and change events. Returns { filled: [{ field, value }] }.',
+    'Set several fields at once: text, textarea, select (value or label), checkbox and radio (true/false), slider. Fires input and change. Returns { filled: [{ field, value }] }.',
   input: Type.Object({
     tabId: TabIdField,
     fields: Type.Array(
@@ -28,7 +56,7 @@ export const fillForm = defineBrowserTool({
         selector: SelectorField,
         value: Type.Union([Type.String({ maxLength: 20_000 }), Type.Boolean(), Type.Number()]),
       }),
-      { minItems: 1, maxItems: 100, description: 'Fields and their values.' },
+      { minItems: 1, maxItems: 100, description: 'Fields and values.' },
     ),
   }),
 })
@@ -50,20 +78,24 @@ export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
   displayName: 'Upload file',
   description:
-    'Give files to a file input, or to the element that opens a file chooser: the chooser is intercepted after a trusted click and answered with the files you send (5 MB in all). Returns { field, files: [{ name, size }] }.',
+    'Give files (bytes and/or paths, 5 MB in all) to a file input, or to the element that opens a file chooser. Returns { field, files: [{ name, size }] }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
-    files: Type.Array(FileBytes, { minItems: 1, maxItems: 20, description: 'Files to give.' }),
+    files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files as bytes.' })),
+    paths: FilePaths,
   }),
+  prepare: async (input, context) =>
+    input.files?.length || input.paths?.length
+      ? readPaths(input, context)
+      : { ok: false, message: 'give files, paths or both' },
 })
 
 export const drag = defineBrowserTool({
   name: 'browser_drag',
   displayName: 'Drag',
-  description:
-    'Drag one element onto another with trusted mouse input (HTML drag and drop and pointer-based dragging). Returns { dragged, onto }.',
+  description: 'Drag one element onto another with trusted mouse input. Returns { dragged, onto }.',
   input: Type.Object({
     tabId: TabIdField,
     fromRef: RefField,
@@ -77,18 +109,20 @@ export const drop = defineBrowserTool({
   name: 'browser_drop',
   displayName: 'Drop',
   description:
-    'Drop files (bytes you send, 5 MB in all) and/or data (by MIME type, e.g. text/plain) on an element, as a drop from outside the page. Returns { droppedOn, files, types }.',
+    'Drop files (bytes and/or paths, 5 MB in all) and/or data by MIME type on an element, as from outside the page. Returns { droppedOn, files, types }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
     files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files to drop.' })),
+    paths: FilePaths,
     data: Type.Optional(
       Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 100_000 }), {
         description: 'MIME type to content, e.g. { "text/plain": "hi" }.',
       }),
     ),
   }),
+  prepare: readPaths,
 })
 
 export const insertText = defineBrowserTool({

@@ -4,7 +4,7 @@
  * extension bundles this module too.
  */
 import { OTHER_AGENT_FIELD } from './common'
-import type { BrowserToolDefinition } from './define'
+import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
 import * as extension from './extension'
@@ -19,7 +19,13 @@ import * as storage from './storage'
 import * as tabs from './tabs'
 import * as windows from './windows'
 
-export type { BrowserToolDefinition, BrowserToolInput } from './define'
+export type {
+  BrowserToolContext,
+  BrowserToolDefinition,
+  BrowserToolInput,
+  Prepared,
+  UploadFile,
+} from './define'
 export {
   devtools,
   emulation,
@@ -66,23 +72,53 @@ export interface BrowserTool {
   name: string
   displayName: string
   description: string
-  /** Plain JSON Schema (type 'object'), free of TypeBox symbols. */
+  /** Plain JSON Schema (type 'object'), free of TypeBox symbols: what the daemon validates with. */
   inputSchema: Record<string, unknown>
+  /** What agents read in tools/list: inputSchema without the size bounds only validation needs. */
+  listedSchema: Record<string, unknown>
+  /** The daemon's step before the extension runs the tool (BrowserToolDefinition.prepare). */
+  prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
+}
+
+/**
+ * String and array size bounds (a selector's 2000 characters, 20 files) cost every agent context
+ * bytes and rarely matter to it: tools/list leaves them out, the daemon still enforces them, and its
+ * refusal names the bound. Patterns, enums, numeric ranges and defaults stay.
+ */
+const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems'])
+function withoutSizeBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutSizeBounds)
+  if (typeof schema !== 'object' || schema === null) return schema
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(SIZE_BOUNDS.has(key) && typeof value !== 'object'))
+      .map(([key, value]) => [
+        key,
+        key === 'properties'
+          ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, withoutSizeBounds(v)]))
+          : withoutSizeBounds(value),
+      ]),
+  )
 }
 
 /** The built-in tools as plain JSON, for tools/list, ajv and sync.full. */
-export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.map((tool) => ({
-  name: tool.name,
-  displayName: tool.displayName,
-  description: tool.description,
-  inputSchema: withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>),
-}))
+export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.map((tool) => {
+  const inputSchema = withOtherAgentField(JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>)
+  return {
+    name: tool.name,
+    displayName: tool.displayName,
+    description: tool.description,
+    inputSchema,
+    listedSchema: withoutSizeBounds(inputSchema) as Record<string, unknown>,
+    ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
+  }
+})
 
 /** Tools acting on a tab refuse a tab in another agent's group unless the call sets this field. */
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown> | undefined
   if (!properties || !('tabId' in properties)) return schema
-  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "Act in another agent's tab." }
+  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "In another agent's tab." }
   return schema
 }
 
@@ -90,6 +126,16 @@ export const BROWSER_TOOL_NAMES: readonly string[] = BROWSER_TOOLS.map((tool) =>
 
 export function isBrowserToolName(name: string): boolean {
   return BROWSER_TOOL_NAMES.includes(name)
+}
+
+/** For a built-in tool without its own hint: the ways most of them narrow down. */
+const NARROW_ANY_TOOL =
+  'pass ref or selector for one part of the page, use browser_find or browser_query instead of reading it all, or lower limit or maxLength'
+const NARROWING = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.narrow ?? NARROW_ANY_TOOL]))
+
+/** How an agent asks a built-in tool for less, for the marker of a cut result; undefined for other tools. */
+export function browserToolNarrowing(name: string): string | undefined {
+  return NARROWING.get(name)
 }
 
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))

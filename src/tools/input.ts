@@ -1,39 +1,30 @@
 /** Acting on a page: trusted clicks, typing and keys through the Chrome debugger, form controls, scrolling. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField } from './common'
+import { RefField, SelectorField, TabIdField, StringEnum } from './common'
 
-const TRUSTED =
-  'Input is delivered as real user input through the Chrome debugger (Chrome shows a "debugging this browser" bar meanwhile).'
+const TRUSTED = 'Trusted input through the Chrome debugger.'
 
 const Modifiers = Type.Optional(
-  Type.Array(
-    Type.Union([Type.Literal('Alt'), Type.Literal('Control'), Type.Literal('Meta'), Type.Literal('Shift')]),
-    {
-      uniqueItems: true,
-      maxItems: 4,
-      description: 'Modifier keys held during the click.',
-    },
-  ),
+  Type.Array(StringEnum(['Alt', 'Control', 'Meta', 'Shift']), {
+    uniqueItems: true,
+    maxItems: 4,
+    description: 'Keys held.',
+  }),
 )
 
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
-  description: `Scroll an element (ref from browser_snapshot, or CSS selector) into view and click its center. ${TRUSTED} Returns { clicked: "<role> <name>", url, openedTabs? } with the URL after the click (waiting for a navigation it started) and any tabs it opened; fails with not_found when the element is gone, and with validation naming the element that covers the target.`,
+  description: `Scroll an element into view and click it. ${TRUSTED} Waits for a navigation it starts. Returns { clicked, url, openedTabs? }.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
     button: Type.Optional(
-      Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
-        default: 'left',
-        description: 'Mouse button (default left).',
-      }),
+      StringEnum(['left', 'right', 'middle'], { default: 'left', description: 'Button.' }),
     ),
-    doubleClick: Type.Optional(
-      Type.Boolean({ default: false, description: 'Double-click instead of a single click.' }),
-    ),
+    doubleClick: Type.Optional(Type.Boolean({ default: false, description: 'Click twice.' })),
     modifiers: Modifiers,
   }),
 })
@@ -41,42 +32,35 @@ export const click = defineBrowserTool({
 export const hover = defineBrowserTool({
   name: 'browser_hover',
   displayName: 'Hover',
-  description: `Move the mouse over an element (ref or selector), e.g. to open a menu or show a tooltip. ${TRUSTED} Returns { hovered: "<role> <name>" }.`,
+  description: `Move the mouse over an element, e.g. to open a menu. ${TRUSTED} Returns { hovered }.`,
   input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField }),
 })
 
 export const type = defineBrowserTool({
   name: 'browser_type',
   displayName: 'Type text',
-  description: `Focus an editable element (input, textarea, contenteditable; ref or selector), optionally clear it, and type text as the user would. ${TRUSTED} Returns { typed, value } with the field's value afterwards (value null and hidden: true for password fields), or { typed, submitted: true, url } with submit.`,
+  description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} Returns { typed, value } (value null for passwords), or { typed, submitted, url } with submit.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
-    text: Type.String({ maxLength: 20_000, description: 'The text to type.' }),
-    clear: Type.Optional(
-      Type.Boolean({
-        default: true,
-        description: 'Replace the current content (default true) instead of appending.',
-      }),
-    ),
-    submit: Type.Optional(
-      Type.Boolean({ default: false, description: 'Press Enter after typing (default false).' }),
-    ),
+    text: Type.String({ maxLength: 20_000, description: 'Text to type.' }),
+    clear: Type.Optional(Type.Boolean({ default: true, description: 'Replace the content; false appends.' })),
+    submit: Type.Optional(Type.Boolean({ default: false, description: 'Press Enter after.' })),
   }),
 })
 
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
   displayName: 'Press key',
-  description: `Press a key or key combination in the focused element, or in an element given by ref or selector (focused first). Keys use DOM names: "Enter", "Tab", "Escape", "Backspace", "ArrowDown", "PageDown", "a", "Control+a", "Shift+Tab". ${TRUSTED} Returns { pressed, focused, url } where focused describes the element that has focus afterwards.`,
+  description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} Returns { pressed, focused, url }.`,
   input: Type.Object({
     tabId: TabIdField,
     key: Type.String({
       minLength: 1,
       maxLength: 60,
       pattern: '^((Alt|Control|Meta|Shift)\\+)*([^+]+|\\+)$',
-      description: 'Key name, optionally with modifiers joined by "+".',
+      description: 'DOM key name, with modifiers joined by +: Enter, ArrowDown, a, Control+a, Shift+Tab.',
     }),
     ref: RefField,
     selector: SelectorField,
@@ -87,7 +71,7 @@ export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
   displayName: 'Select option',
   description:
-    'Choose options in a <select> element (ref or selector) by option value or visible label, firing input and change events like a user would. Several values only for multiple selects. Returns { selected: [{ value, label }] }; fails with not_found naming the available options when a value matches none.',
+    'Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. Returns { selected: [{ value, label }] }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -95,7 +79,7 @@ export const selectOption = defineBrowserTool({
     values: Type.Array(Type.String({ maxLength: 1000 }), {
       minItems: 1,
       maxItems: 100,
-      description: 'Option values or labels to select.',
+      description: 'Values or labels.',
     }),
   }),
 })
@@ -110,7 +94,7 @@ export const scroll = defineBrowserTool({
     ref: RefField,
     selector: SelectorField,
     direction: Type.Optional(
-      Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('left'), Type.Literal('right')], {
+      StringEnum(['up', 'down', 'left', 'right'], {
         description: 'Scroll by an amount in this direction instead of bringing the element into view.',
       }),
     ),

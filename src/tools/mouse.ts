@@ -1,17 +1,14 @@
 /** Coordinate actions for canvases and maps: trusted mouse input at x,y of the viewport. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, StringEnum } from './common'
 
-const X = Type.Number({ minimum: 0, maximum: 100_000, description: 'CSS pixels from the viewport left.' })
-const Y = Type.Number({ minimum: 0, maximum: 100_000, description: 'CSS pixels from the viewport top.' })
+const X = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
+const Y = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
 const Button = Type.Optional(
-  Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], {
-    default: 'left',
-    description: 'Default left.',
-  }),
+  StringEnum(['left', 'right', 'middle'], { default: 'left', description: 'Button.' }),
 )
-const AT = 'Returns { x, y, target } where target describes the element under the point.'
+const AT = 'Returns { x, y, target }: the element hit.'
 
 export const mouseClickXy = defineBrowserTool({
   name: 'browser_mouse_click_xy',
@@ -52,17 +49,13 @@ export const mouseUp = defineBrowserTool({
 export const mouseWheel = defineBrowserTool({
   name: 'browser_mouse_wheel',
   displayName: 'Mouse wheel',
-  description: `Turn the mouse wheel at x,y (trusted): deltaY > 0 scrolls down, deltaX > 0 right. ${AT}`,
+  description: `Turn the mouse wheel at x,y (trusted). ${AT}`,
   input: Type.Object({
     tabId: TabIdField,
     x: X,
     y: Y,
-    deltaX: Type.Optional(
-      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels right.' }),
-    ),
-    deltaY: Type.Optional(
-      Type.Number({ minimum: -100_000, maximum: 100_000, default: 0, description: 'Pixels down.' }),
-    ),
+    deltaX: Type.Optional(Type.Number({ default: 0, description: 'Pixels right.' })),
+    deltaY: Type.Optional(Type.Number({ default: 0, description: 'Pixels down.' })),
   }),
 })
 
@@ -70,7 +63,7 @@ export const mouseDragXy = defineBrowserTool({
   name: 'browser_mouse_drag_xy',
   displayName: 'Drag between points',
   description:
-    'Press at (fromX, fromY), move in steps to (toX, toY) and release (trusted), e.g. to draw or pan a map. Returns { from, to, target }.',
+    'Press at fromX,fromY, move to toX,toY and release (trusted), e.g. to draw or pan. Returns { from, to, target }.',
   input: Type.Object({
     tabId: TabIdField,
     fromX: X,

@@ -1,25 +1,20 @@
 /** Network: one request in detail, WebSocket frames, conditions, and routes that block or answer requests. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, StringEnum } from './common'
 
 export const networkRequest = defineBrowserTool({
   name: 'browser_network_request',
   displayName: 'Network request',
   description:
     'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credentials (headers, and credential-named fields of JSON or form bodies) stay redacted unless the recording includes them. Returns { id, url, part, text, length, truncated }.',
+  narrow: 'read one part at a time, from offset, with a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     id: Type.String({ minLength: 1, maxLength: 200, description: 'From browser_network_requests.' }),
-    part: Type.Union(
-      [
-        Type.Literal('requestHeaders'),
-        Type.Literal('responseHeaders'),
-        Type.Literal('requestBody'),
-        Type.Literal('responseBody'),
-      ],
-      { description: 'Which part.' },
-    ),
+    part: StringEnum(['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody'], {
+      description: 'Which part.',
+    }),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Start at this character.' })),
     maxLength: Type.Optional(
       Type.Integer({
@@ -37,6 +32,7 @@ export const websocketFrames = defineBrowserTool({
   displayName: 'WebSocket frames',
   description:
     'The WebSocket frames sent and received since browser_network_start, oldest first, each cut at 2000 characters. Returns { sockets: [{ id, url }], frames: [{ socket, direction, text, at }], total }.',
+  narrow: 'pass urlContains, or a lower limit',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: Type.Optional(
@@ -81,7 +77,7 @@ export const routeAdd = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     urlPattern: Type.String({ minLength: 1, maxLength: 2000, description: 'e.g. "*/api/ads*".' }),
-    action: Type.Union([Type.Literal('block'), Type.Literal('fulfill')], { description: 'Fail or answer.' }),
+    action: StringEnum(['block', 'fulfill'], { description: 'Fail or answer.' }),
     status: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 599, default: 200, description: 'Status for fulfill.' }),
     ),

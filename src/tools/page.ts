@@ -1,24 +1,26 @@
 /** Reading a page: snapshot with element refs, text, HTML, waiting for content. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { MaxLengthField, RefField, SelectorField, TabIdField, TimeoutMsField } from './common'
+import { MaxLengthField, RefField, SelectorField, TabIdField, TimeoutMsField, StringEnum } from './common'
 
 export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
   displayName: 'Page snapshot',
   description:
-    'Describe the visible page as an indented accessibility-style outline, one element per line, e.g. `- button "Save" [ref=e12]` or `- textbox "Email" [ref=e3]: current value`. Interactive and named elements get a ref usable by browser_click, browser_type, browser_get_text and the other tools until the page navigates or a new snapshot is taken. Hidden elements are left out; iframes (any origin) are outlined under their iframe line, with refs like f3e7. Returns text starting with the page URL and title.',
+    'The visible page as an indented accessibility outline, one element per line, e.g. `- button "Save" [ref=e12]`. Refs work in the other tools until the page navigates or the next snapshot; iframes of any origin are included (refs like f3e7). Returns text starting with the URL and title.',
+  narrow:
+    'pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find or browser_query',
   input: Type.Object({
     tabId: TabIdField,
     selector: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 2000,
-        description: 'Only the subtree under the first element matching this CSS selector.',
+        description: 'Only the subtree of this CSS selector.',
       }),
     ),
     depth: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 100, description: 'Leave out elements nested deeper than this.' }),
+      Type.Integer({ minimum: 0, maximum: 100, description: 'Leave out deeper nesting.' }),
     ),
     maxLength: MaxLengthField(40_000, 200_000),
   }),
@@ -28,7 +30,8 @@ export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
   description:
-    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with "[truncated: showing N of M characters]".',
+    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated: showing N of M characters; ...]" line saying how to narrow it.',
+  narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -41,7 +44,8 @@ export const getHtml = defineBrowserTool({
   name: 'browser_get_html',
   displayName: 'Get HTML',
   description:
-    'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with "<!-- truncated: showing N of M characters -->".',
+    'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with a "<!-- truncated: ... -->" comment saying how to narrow it.',
+  narrow: 'pass ref or selector for one part of the page, or outer: false, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -60,28 +64,19 @@ export const waitFor = defineBrowserTool({
   name: 'browser_wait_for',
   displayName: 'Wait for',
   description:
-    'Wait until text appears on the page (text), disappears (textGone), or an element matching a CSS selector reaches a state (selector + state). With no condition it simply waits timeoutMs. Survives navigations in the tab. Returns { met: true, waitedMs } or fails with a timeout error naming the condition.',
+    'Wait until text appears, textGone disappears, or selector reaches state; with none, wait timeoutMs. Survives navigations. Returns { met, waitedMs }.',
   input: Type.Object({
     tabId: TabIdField,
     text: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 1000,
-        description: 'Text to wait for (case-sensitive, visible text).',
-      }),
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Visible text, case-sensitive.' }),
     ),
-    textGone: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1000, description: 'Text to wait to disappear.' }),
-    ),
+    textGone: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Text to vanish.' })),
     selector: SelectorField,
     state: Type.Optional(
-      Type.Union(
-        [Type.Literal('visible'), Type.Literal('hidden'), Type.Literal('attached'), Type.Literal('detached')],
-        {
-          default: 'visible',
-          description: 'For selector: the state to wait for (default visible).',
-        },
-      ),
+      StringEnum(['visible', 'hidden', 'attached', 'detached'], {
+        default: 'visible',
+        description: 'For selector.',
+      }),
     ),
     timeoutMs: TimeoutMsField(10_000, 120_000),
   }),

@@ -8,6 +8,7 @@ export const find = defineBrowserTool({
   displayName: 'Find in page',
   description:
     'Search the page snapshot (frames included) for text or a regular expression and return only the matching lines with their refs, each with a little context. Returns { matches: [{ line, context }], total }.',
+  narrow: 'search for something narrower, or lower limit or context',
   input: Type.Object({
     tabId: TabIdField,
     text: Type.Optional(
@@ -35,6 +36,7 @@ export const query = defineBrowserTool({
   displayName: 'Query elements',
   description:
     'List the elements matching a CSS selector: tag, ref, role and name, text, and chosen attributes. Returns { total, elements: [{ ref, tag, role, name, text, attributes? }] }.',
+  narrow: 'narrow the selector, ask for fewer attributes, or lower limit',
   input: Type.Object({
     tabId: TabIdField,
     selector: Type.String({ minLength: 1, maxLength: 2000, description: 'CSS selector.' }),
@@ -55,6 +57,7 @@ export const getMarkdown = defineBrowserTool({
   displayName: 'Page as markdown',
   description:
     'Read the main content of the page (or of an element) as markdown: headings, paragraphs, lists, links, tables, code; navigation and page chrome left out. Returns { markdown, length, truncated }.',
+  narrow: 'pass selector for one part of the page, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     selector: SelectorField,

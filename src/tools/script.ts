@@ -7,8 +7,9 @@ export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',
   displayName: 'Run JavaScript',
   description:
-    "Run a JavaScript expression in the page (the page's own world, with its cookies and globals; promises are awaited, 10 s at most). Off unless enabled for this tool alone. Returns { value } as JSON (cut at 20000 characters) or { exception }.",
+    "Run a JavaScript expression in the page's own world; promises are awaited (10 s at most). Off unless enabled for this tool alone. Returns { value } as JSON (cut at 20000 characters) or { exception }.",
   defaultCap: 'off',
+  narrow: 'return less, e.g. one property or a slice',
   input: Type.Object({
     tabId: TabIdField,
     expression: Type.String({ minLength: 1, maxLength: 50_000, description: 'e.g. "document.title".' }),

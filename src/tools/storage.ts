@@ -1,13 +1,14 @@
 /** Browser state: cookies, web storage, dialogs, downloads. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, TimeoutMsField, WebUrlField } from './common'
+import { TabIdField, TimeoutMsField, WebUrlField, StringEnum } from './common'
 
 export const getCookies = defineBrowserTool({
   name: 'browser_get_cookies',
   displayName: 'Get cookies',
   description:
     "List the cookies sent to a URL (default: the tab's page). Values are left out unless includeValues is true, because cookies usually hold sign-in sessions. Returns { url, cookies: [{ name, domain, path, secure, httpOnly, sameSite, session, expires?, value? }] }.",
+  narrow: 'pass name for one cookie',
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(
@@ -31,11 +32,12 @@ export const localStorageGet = defineBrowserTool({
   displayName: 'Read web storage',
   description:
     "Read the page's localStorage (or sessionStorage) in a tab: one key, or every key. Each value is cut at 10000 characters with a truncation marker. Returns { origin, storage, count, items: { key: value } } (a missing key is null).",
+  narrow: 'pass key for one item',
   input: Type.Object({
     tabId: TabIdField,
     key: Type.Optional(Type.String({ maxLength: 4096, description: 'Read only this key.' })),
     storage: Type.Optional(
-      Type.Union([Type.Literal('local'), Type.Literal('session')], {
+      StringEnum(['local', 'session'], {
         default: 'local',
         description: 'Which storage (default local).',
       }),
@@ -47,13 +49,11 @@ export const handleDialog = defineBrowserTool({
   name: 'browser_handle_dialog',
   displayName: 'Handle dialog',
   description:
-    'Accept or dismiss the JavaScript dialog (alert, confirm, prompt, beforeunload) that is open in a tab; while one is open the page is frozen and other page tools time out. Returns { handled: true, accepted, type, message }; fails with not_found when no dialog is open.',
+    'Accept or dismiss the open alert, confirm, prompt or beforeunload dialog of a tab (it freezes the page). Returns { handled, accepted, type, message }.',
   input: Type.Object({
     tabId: TabIdField,
-    accept: Type.Boolean({ description: 'true presses OK, false presses Cancel.' }),
-    promptText: Type.Optional(
-      Type.String({ maxLength: 10_000, description: 'Text to enter into a prompt() before accepting.' }),
-    ),
+    accept: Type.Boolean({ description: 'OK (true) or Cancel.' }),
+    promptText: Type.Optional(Type.String({ maxLength: 10_000, description: 'Answer to a prompt().' })),
   }),
 })
 
@@ -64,7 +64,7 @@ export const listDownloads = defineBrowserTool({
     "List the browser's downloads, newest first. Returns { downloads: [{ id, url, filename, state, mime, bytesReceived, totalBytes, startTime, endTime?, error? }] } where state is in_progress, complete or interrupted.",
   input: Type.Object({
     state: Type.Optional(
-      Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('interrupted')], {
+      StringEnum(['in_progress', 'complete', 'interrupted'], {
         description: 'Only downloads in this state.',
       }),
     ),
@@ -82,7 +82,7 @@ export const listDownloads = defineBrowserTool({
 })
 
 const StorageKind = Type.Optional(
-  Type.Union([Type.Literal('local'), Type.Literal('session')], {
+  StringEnum(['local', 'session'], {
     default: 'local',
     description: 'Default local.',
   }),
@@ -108,7 +108,7 @@ export const setCookie = defineBrowserTool({
     secure: Type.Optional(Type.Boolean({ description: 'HTTPS only.' })),
     httpOnly: Type.Optional(Type.Boolean({ description: 'Hidden from page scripts.' })),
     sameSite: Type.Optional(
-      Type.Union([Type.Literal('no_restriction'), Type.Literal('lax'), Type.Literal('strict')], {
+      StringEnum(['no_restriction', 'lax', 'strict'], {
         description: 'SameSite.',
       }),
     ),

@@ -9,10 +9,11 @@ export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
   displayName: 'List tabs',
   description:
-    'List the open tabs in every browser window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] } in window order; use tabId with the other browser_* tools.',
+    'The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }.',
+  narrow: 'pass urlContains',
   input: Type.Object({
     urlContains: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2000, description: 'Only tabs whose URL contains this text.' }),
+      Type.String({ minLength: 1, maxLength: 2000, description: 'Only URLs containing this.' }),
     ),
   }),
 })
@@ -33,7 +34,7 @@ export const openTab = defineBrowserTool({
 export const closeTab = defineBrowserTool({
   name: 'browser_close_tab',
   displayName: 'Close tab',
-  description: 'Close one tab by its tabId (required, from browser_list_tabs). Returns { closed: tabId }.',
+  description: 'Close a tab by tabId (from browser_list_tabs). Returns { closed: tabId }.',
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to close.' }) }),
 })
 
@@ -47,7 +48,7 @@ export const focusTab = defineBrowserTool({
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
   displayName: 'Navigate',
-  description: `Load a URL in a tab (http, https or about:blank only) and wait for the page to finish loading (up to timeoutMs). ${TAB_INFO} Element refs from earlier snapshots become invalid.`,
+  description: `Load a URL in a tab and wait for it to load. ${TAB_INFO}`,
   input: Type.Object({
     url: WebUrlField,
     tabId: TabIdField,
@@ -65,14 +66,14 @@ const historyInput = Type.Object({
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
   displayName: 'Go back',
-  description: `Go back one entry in the tab's history and wait for the load. ${TAB_INFO} Fails with not_found when there is no previous page.`,
+  description: `Go back in the tab's history and wait for the load. ${TAB_INFO}`,
   input: historyInput,
 })
 
 export const goForward = defineBrowserTool({
   name: 'browser_go_forward',
   displayName: 'Go forward',
-  description: `Go forward one entry in the tab's history and wait for the load. ${TAB_INFO} Fails with not_found when there is no next page.`,
+  description: `Go forward in the tab's history and wait for the load. ${TAB_INFO}`,
   input: historyInput,
 })
 

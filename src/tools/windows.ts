@@ -1,7 +1,7 @@
 /** Tab details, windows and tab groups. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, WebUrlField } from './common'
+import { TabIdField, WebUrlField, StringEnum } from './common'
 
 const WindowId = Type.Integer({ minimum: 0, description: 'From browser_list_windows.' })
 const Width = Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' }))
@@ -10,15 +10,7 @@ const Left = Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, des
 const Top = Type.Optional(Type.Integer({ minimum: -10_000, maximum: 10_000, description: 'Screen y.' }))
 const Focused = Type.Optional(Type.Boolean({ description: 'Focus the window.' }))
 const WindowState = Type.Optional(
-  Type.Union(
-    [
-      Type.Literal('normal'),
-      Type.Literal('maximized'),
-      Type.Literal('minimized'),
-      Type.Literal('fullscreen'),
-    ],
-    { description: 'Window state.' },
-  ),
+  StringEnum(['normal', 'maximized', 'minimized', 'fullscreen'], { description: 'Window state.' }),
 )
 const TabIds = Type.Array(Type.Integer({ minimum: 0 }), {
   minItems: 1,
@@ -27,12 +19,9 @@ const TabIds = Type.Array(Type.Integer({ minimum: 0 }), {
 })
 const WINDOW = '{ windowId, focused, state, type, left, top, width, height, tabs }'
 const GroupColor = Type.Optional(
-  Type.Union(
-    ['grey', 'blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'].map((c) =>
-      Type.Literal(c),
-    ),
-    { description: 'Group colour.' },
-  ),
+  StringEnum(['grey', 'blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'], {
+    description: 'Group colour.',
+  }),
 )
 
 export const tabInfo = defineBrowserTool({

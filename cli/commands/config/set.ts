@@ -2,16 +2,18 @@
  * `bridge config set <key> [value] [-f|--force]`. Keys:
  *   tool-permission.<plugin>.<tool> off|ask|auto    plugin-permission.<plugin> off|ask|auto
  *   port <1-65535>    localPlugins.add <path>    localPlugins.remove <path>
+ *   uploadFolders.add <folder>    uploadFolders.remove <folder>
  * The file is written atomically with the same module the daemon uses; a running daemon is then
  * asked to re-read it (`POST /reload`), so the change takes effect at once. The daemon re-reads
  * config.json before each of its own writes, so a later side-panel change does not undo this one.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
 import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
+import { resolveUploadFolder } from '../../../src/config/uploadFolders'
 import {
   withPluginPermission,
   withToolPermission,
@@ -27,7 +29,7 @@ import { configContext, requestReload, runningDaemon, type ConfigFlags } from '.
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 const KEYS_HELP =
-  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove'
+  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove, uploadFolders.add, uploadFolders.remove'
 
 type Change =
   { ok: true; apply: (config: Config) => Config; describe: string } | { ok: false; message: string }
@@ -164,7 +166,40 @@ function parseChange(
       },
     }
   }
+  if (key === 'uploadFolders.add' || key === 'uploadFolders.remove') return uploadFolderChange(key, value)
   return { ok: false, message: `unknown key "${key}" (${KEYS_HELP})` }
+}
+
+/** The folders whose files agents may upload by path: added as absolute paths of existing folders. */
+function uploadFolderChange(
+  key: 'uploadFolders.add' | 'uploadFolders.remove',
+  value: string | undefined,
+): Change {
+  if (!value) return { ok: false, message: `${key} needs a folder` }
+  const dir = absolutePath(value)
+  const listed = (config: Config) => config.uploadFolders ?? []
+  if (key === 'uploadFolders.add') {
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      return { ok: false, message: `${dir} is not a folder` }
+    return {
+      ok: true,
+      describe: `uploadFolders += ${dir} (agents may upload any file in it)`,
+      apply: (config) =>
+        listed(config).some((entry) => resolveUploadFolder(entry) === dir)
+          ? config
+          : { ...config, uploadFolders: [...listed(config), dir] },
+    }
+  }
+  const matches = (entry: string) => entry === value || resolveUploadFolder(entry) === dir
+  return {
+    ok: true,
+    describe: `uploadFolders -= ${dir}`,
+    apply: (config) => {
+      if (!listed(config).some(matches))
+        throw new Error(`${dir} is not in uploadFolders (${listed(config).join(', ') || 'empty'})`)
+      return { ...config, uploadFolders: listed(config).filter((entry) => !matches(entry)) }
+    },
+  }
 }
 
 function checkPlugin(plugin: string, allowBrowser: boolean): string | undefined {

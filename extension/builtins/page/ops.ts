@@ -37,7 +37,8 @@ export function text(args: Target & { maxLength: number }) {
   const out = truncate(
     raw,
     args.maxLength,
-    (n, total) => `\n[truncated: showing ${n} of ${total} characters]`,
+    (n, total) =>
+      `\n[truncated: showing ${n} of ${total} characters; pass ref or selector for one part of the page, or raise maxLength]`,
   )
   return { text: out.text, length: out.length, truncated: out.truncated }
 }
@@ -48,7 +49,8 @@ export function html(args: Target & { outer: boolean; maxLength: number }) {
   const out = truncate(
     raw,
     args.maxLength,
-    (n, total) => `\n<!-- truncated: showing ${n} of ${total} characters -->`,
+    (n, total) =>
+      `\n<!-- truncated: showing ${n} of ${total} characters; pass ref or selector for one part of the page, or raise maxLength -->`,
   )
   return { html: out.text, length: out.length, truncated: out.truncated }
 }

@@ -121,6 +121,31 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
     expect(await out(tabId)).toMatch(/^dark:false width:(?!412\b)\d+ ua:Mozilla\/5\.0/)
   })
 
+  it('browser_throttle_cpu really slows the page: the same work takes over twice as long at rate 4', async () => {
+    const tabId = await h.open(h.site.url('/media'))
+    /** One run of the page's fixed work, as the page timed it, in ms. */
+    const work = async () => {
+      await h.json('browser_click', { tabId, selector: '#work' })
+      return Number((await h.json<{ text: string }>('browser_get_text', { tabId, selector: '#took' })).text)
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    // Alternating runs in the same page, so a machine that gets busier or quieter slows both alike.
+    const normal: number[] = []
+    const slowed: number[] = []
+    await work() // warm-up: the first run also compiles the loop
+    for (let i = 0; i < 5; i++) {
+      expect(await h.json('browser_throttle_cpu', { tabId, rate: 1 })).toEqual({ rate: 1 })
+      normal.push(await work())
+      expect(await h.json('browser_throttle_cpu', { tabId, rate: 4 })).toEqual({ rate: 4 })
+      slowed.push(await work())
+    }
+    await h.json('browser_clear_emulation', { tabId })
+    expect(
+      median(slowed) / median(normal),
+      `normal ${normal.join(', ')}; slowed ${slowed.join(', ')}`,
+    ).toBeGreaterThan(2)
+  })
+
   it('browser_resize_window resizes the window of a tab and sets its state', async () => {
     const tabId = await h.open(h.site.url('/read'))
     const resized = await h.json<WindowView>('browser_resize_window', { tabId, width: 900, height: 700 })

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCatalogueHarness, type CatalogueHarness } from './catalogueHarness'
 
@@ -87,6 +90,53 @@ describe('built-in input, frame and reading tools through MCP in real Chromium',
         files: [{ name: 'big', base64: big }],
       }),
     ).toBe('[tool_error] the files add up to 5300000 bytes; at most 5242880 can be sent in one call')
+  })
+
+  it('browser_upload_file and browser_drop read paths only from the folders the user allowed', async () => {
+    const tabId = await h.open(h.site.url('/forms'))
+    const root = mkdtempSync(join(tmpdir(), 'bridge-e2e-uploads-'))
+    try {
+      const folder = join(root, 'allowed')
+      mkdirSync(folder)
+      writeFileSync(join(folder, 'cv.txt'), 'my cv')
+      writeFileSync(join(folder, 'photo.txt'), 'a photo')
+      writeFileSync(join(root, 'private.txt'), 'private notes')
+      symlinkSync(join(root, 'private.txt'), join(folder, 'escape.txt'))
+      const setting = 'uploadFolders in config.json (bridge config set uploadFolders.add <folder>)'
+      // Default: no folder, so no path at all.
+      expect(await h.error('browser_upload_file', { tabId, selector: '#direct', paths: ['cv.txt'] })).toBe(
+        `[invalid_input] no upload folder is allowed; set ${setting}`,
+      )
+      await h.configSet('uploadFolders.add', folder)
+      expect(
+        await h.json('browser_upload_file', {
+          tabId,
+          selector: '#direct',
+          paths: ['cv.txt', join(folder, 'photo.txt')],
+        }),
+      ).toEqual({
+        field: 'button "Direct file"',
+        files: [
+          { name: 'cv.txt', size: 5 },
+          { name: 'photo.txt', size: 7 },
+        ],
+      })
+      await expect.poll(() => out(tabId)).toContain('direct:photo.txt:a photo')
+      expect(await out(tabId)).toContain('direct:cv.txt:my cv')
+      for (const path of [join(root, 'private.txt'), '../private.txt', 'escape.txt']) {
+        const refused = await h.error('browser_upload_file', { tabId, selector: '#direct', paths: [path] })
+        expect(refused).toBe(
+          `[invalid_input] ${JSON.stringify(path)} is outside the allowed upload folders (${setting})`,
+        )
+      }
+      expect(await h.json('browser_drop', { tabId, selector: '#zone', paths: ['cv.txt'] })).toMatchObject({
+        files: ['cv.txt'],
+      })
+      await expect.poll(() => out(tabId)).toContain('dropped-file:cv.txt:my cv')
+      expect(await out(tabId)).not.toContain('private notes')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('browser_drag moves an HTML draggable onto a target; browser_drop drops files and text', async () => {

@@ -99,11 +99,15 @@ const pages = (other: string): Record<string, string> => ({
   ),
   '/media': page(
     'Media',
-    '<p id="out"></p><button id="geo">Where</button>',
+    '<p id="out"></p><button id="geo">Where</button><button id="work">Work</button><p id="took"></p>',
     `document.getElementById('out').textContent = 'dark:' + matchMedia('(prefers-color-scheme: dark)').matches + ' width:' + screen.width + ' ua:' + navigator.userAgent.slice(0, 40)
      document.getElementById('geo').onclick = () => navigator.geolocation.getCurrentPosition(
        (p) => { document.getElementById('out').textContent = 'at ' + p.coords.latitude + ',' + p.coords.longitude },
-       (e) => { document.getElementById('out').textContent = 'geo error ' + e.message })`,
+       (e) => { document.getElementById('out').textContent = 'geo error ' + e.message })
+     // A fixed amount of work, timed by the page itself (wall clock, which CPU throttling stretches).
+     document.getElementById('work').onclick = () => { const t = performance.now(); let x = 0
+       for (let i = 0; i < 1e7; i++) x += Math.sqrt(i)
+       document.getElementById('took').textContent = (performance.now() - t).toFixed(2) + (x > 0 ? '' : '!') }`,
   ),
   '/dialog': page(
     'Dialog',

@@ -371,7 +371,11 @@ describe('built-in page reading and input tools in real Chromium', () => {
       maxLength: 100,
     })
     expect(cut.truncated).toBe(true)
-    expect(cut.text).toMatch(new RegExp(`\\n\\[truncated: showing 100 of ${cut.length} characters\\]$`))
+    expect(cut.text).toMatch(
+      new RegExp(
+        `\\n\\[truncated: showing 100 of ${cut.length} characters; pass ref or selector for one part of the page, or raise maxLength\\]$`,
+      ),
+    )
     const html = await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul' })
     expect(html.html).toBe('<ul><li>First item</li><li>Second item</li></ul>')
     expect(
@@ -383,7 +387,9 @@ describe('built-in page reading and input tools in real Chromium', () => {
       maxLength: 150,
     })
     expect(doc.html.startsWith('<html>')).toBe(true)
-    expect(doc.html).toMatch(/<!-- truncated: showing 150 of \d+ characters -->$/)
+    expect(doc.html).toMatch(
+      /<!-- truncated: showing 150 of \d+ characters; pass ref or selector for one part of the page, or raise maxLength -->$/,
+    )
   })
 
   it('element tools fail with not_found for a stale ref or a missing selector, and refs expire on navigation', async () => {

@@ -176,6 +176,32 @@ describe('bridge config set', () => {
     expect(absent.stderr).toContain(`${plugin} is not in localPlugins`)
   })
 
+  it('adds upload folders as absolute paths of existing folders and removes them', async () => {
+    const dir = preparedDir()
+    const uploads = join(dir, 'uploads')
+    mkdirSync(uploads)
+    writeFileSync(join(uploads, 'a.txt'), 'a')
+    const notFolder = await runCli(
+      ['config', 'set', 'uploadFolders.add', join(uploads, 'a.txt')],
+      dir,
+      NO_DAEMON,
+    )
+    expect(notFolder.code).toBe(1)
+    expect(notFolder.stderr).toContain(`${join(uploads, 'a.txt')} is not a folder`)
+    const add = await runCli(['config', 'set', 'uploadFolders.add', uploads], dir, NO_DAEMON)
+    expect(add.code).toBe(0)
+    expect(add.stdout).toContain(`uploadFolders += ${uploads} (agents may upload any file in it)`)
+    expect((await runCli(['config', 'set', 'uploadFolders.add', uploads], dir, NO_DAEMON)).stdout).toMatch(
+      /^unchanged/,
+    )
+    expect(onDisk(dir).uploadFolders).toEqual([uploads])
+    expect((await runCli(['config', 'set', 'uploadFolders.remove', uploads], dir, NO_DAEMON)).code).toBe(0)
+    expect(onDisk(dir).uploadFolders).toEqual([])
+    const absent = await runCli(['config', 'set', 'uploadFolders.remove', uploads], dir, NO_DAEMON)
+    expect(absent.code).toBe(1)
+    expect(absent.stderr).toContain(`${uploads} is not in uploadFolders`)
+  })
+
   it('refuses bad keys and values with a clear message and leaves the file unchanged', async () => {
     const dir = preparedDir()
     const before = readFileSync(join(dir, 'config.json'))

@@ -73,12 +73,14 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     expect(result.content).toEqual([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
   })
 
-  it('caps a huge text result at 100 KB with a truncation marker', async () => {
+  it('caps a huge text result at 100 KB with a truncation marker saying how to narrow the call', async () => {
     ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => 'x'.repeat(300 * 1024) })
     const text = textOf(await call('browser_list_tabs'))
     expect(text.startsWith('x'.repeat(1000))).toBe(true)
-    expect(text).toContain('[truncated: the result was 307200 bytes; only the first 102400 are shown]')
-    expect(text.length).toBeLessThan(103 * 1024)
+    expect(text).toMatch(
+      /x\n\[truncated: the result was 307200 bytes, cut to 102400; to get less, pass urlContains\]$/,
+    )
+    expect(text.length).toBeLessThanOrEqual(100 * 1024)
   })
 
   it('rejects input that fails the JSON Schema before dispatch', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, limitsFromEnv } from '../../../src/mcp/limits'
 import { capText, toCallToolResult } from '../../../src/mcp/toolResults'
+import { browserToolNarrowing } from '../../../src/tools'
 
 describe('toCallToolResult', () => {
   it('turns outputs into compact JSON text, keeping strings as they are', () => {
@@ -40,9 +41,30 @@ describe('capText', () => {
     expect(capText('hello', 5)).toBe('hello')
   })
 
-  it('cuts at a byte limit without splitting a character and says so', () => {
-    const text = 'ééééé' // 10 bytes
-    expect(capText(text, 5)).toBe('éé\n[truncated: the result was 10 bytes; only the first 5 are shown]')
+  it('cuts at a byte limit without splitting a character, marker included, and says how to ask for less', () => {
+    const text = 'é'.repeat(200) // 400 bytes
+    const marker =
+      '\n[truncated: the result was 400 bytes, cut to 200; to get less, call again with arguments that select fewer items or a smaller part]'
+    const markerBytes = Buffer.byteLength(marker)
+    const cut = capText(text, 200)
+    expect(cut).toBe(`${'é'.repeat(Math.floor((200 - markerBytes) / 2))}${marker}`)
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(200)
+  })
+
+  it('names the arguments of a built-in tool that narrow its result', () => {
+    const snapshot = toCallToolResult(
+      { ok: true, output: 'x'.repeat(1000) },
+      400,
+      browserToolNarrowing('browser_snapshot'),
+    )
+    const text = snapshot.content[0]?.type === 'text' ? snapshot.content[0].text : ''
+    expect(text).toMatch(
+      /\n\[truncated: the result was 1000 bytes, cut to 400; to get less, pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find or browser_query\]$/,
+    )
+    expect(text.length).toBeLessThanOrEqual(400)
+    // Every built-in tool has a hint; plugin tools get the generic one.
+    expect(browserToolNarrowing('browser_click')).toMatch(/^pass ref or selector/)
+    expect(browserToolNarrowing('notes_list_notes')).toBeUndefined()
   })
 })
 
