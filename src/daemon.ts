@@ -2,7 +2,7 @@
  * The composition root: the only place real effects are wired into the machines. Reading it top to
  * bottom tells how the daemon fits together: files -> actor system -> routes -> front -> engine.
  */
-import { createActor, fromPromise, type Actor, type ActorRefFrom, type AnyActorRef } from 'xstate'
+import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate'
 import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
@@ -18,11 +18,11 @@ import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
 import { createFront } from './http/front'
 import { errorResponse } from './http/responses'
-import { processDiagnostics, type HealthPayload } from './http/health'
+import { healthSource } from './daemonHealth'
 import { proofRoute } from './http/proof'
 import { createRoutes } from './http/routes'
 import { attachLogFile, detachLogFile, log, registerSecret } from './log'
-import { callTool } from './mcp/toolCalls'
+import { callsSettled, callTool, runningCalls } from './mcp/toolCalls'
 import { provideToolInvocation } from './mcp/invocationEffects'
 import { McpSessions } from './mcp/mcpSessions'
 import { toCallToolResult } from './mcp/toolResults'
@@ -46,9 +46,7 @@ import {
   HTTP_MAX_BODY_BYTES,
   LOOPBACK_HOST,
   PROTOCOL_VERSION,
-  SDK_VERSION,
   SESSION_RATE_LIMIT_PER_MIN,
-  STATE_SCHEMA_VERSION,
   WS_MAX_PAYLOAD_BYTES,
 } from './protocol/constants'
 
@@ -285,38 +283,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       : undefined
   await pluginHost.reload('startup')
   let port = 0
-  const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
-  const getHealth = (): HealthPayload => {
-    const browserToolNames = browserTools().map((tool) => tool.name)
-    const plugins = pluginHost.health(
-      (name) => link.tabState(name),
-      (name) => pluginLogs.size(name),
-    )
-    return {
-      status: 'ok',
-      version: BRIDGE_VERSION,
-      sdkVersion: SDK_VERSION,
-      mode: options.mode,
-      httpEngine: engine.name,
-      extensionConnected: link.connected,
-      extensionConnections: link.connected ? 1 : 0,
-      mcpClients: sessions.count,
-      auditSummary: audit.summary(),
-      auditLog: audit.diskStatus(),
-      ...plugins,
-      toolCount: browserToolNames.length + plugins.pluginToolCount,
-      browserToolCount: browserToolNames.length,
-      browserToolNames,
-      disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
-      skipPermissions: skipPermissions(),
-      uptime: Math.floor((Date.now() - startedAt) / 1000),
-      stateSchemaVersion: STATE_SCHEMA_VERSION,
-      ...(devWatcher ? { fileWatcher: devWatcher.health() } : {}),
-      ...(diagnostics
-        ? { diagnostics: processDiagnostics(Object.keys(system.getSnapshot().children).length) }
-        : {}),
-    }
-  }
+  const getHealth = healthSource({
+    mode: options.mode,
+    startedAt,
+    engine: () => engine.name,
+    browserTools,
+    pluginHost,
+    link,
+    pluginLogs,
+    sessions,
+    audit,
+    catalog,
+    skipPermissions,
+    devWatcher,
+    system,
+  })
 
   const routes = createRoutes({
     getHealth,
@@ -349,15 +330,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       maxConnections: 256,
     },
   })
-  const runningCalls = () =>
-    Object.entries(system.getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(
-      ([id, ref]) => (ref && id.startsWith('toolInvocation') ? [ref] : []),
-    )
-  const callsSettled = async (withinMs: number) => {
-    const deadline = Date.now() + withinMs
-    while (runningCalls().length > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-  }
   const stopCalls = async () => {
     await sessions.closeAll()
     link.stop()
@@ -392,9 +364,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       await devWatcher?.close()
       // Calls in flight get a grace period to finish; those still running then fail with
       // shutting_down. Either way each records its audit entry and answers before sessions close.
-      await callsSettled(SHUTDOWN_GRACE_MS)
-      for (const call of runningCalls()) call.send({ type: 'daemon.stopping' })
-      await callsSettled(SHUTDOWN_GRACE_MS)
+      await callsSettled(system, SHUTDOWN_GRACE_MS)
+      for (const call of runningCalls(system)) call.send({ type: 'daemon.stopping' })
+      await callsSettled(system, SHUTDOWN_GRACE_MS)
       // Let the last answers leave before the sessions and their streams close.
       await new Promise((resolve) => setTimeout(resolve, 200))
       clients.close()
@@ -405,47 +377,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       inspector?.stop()
       logger.info('bridge stopped')
       detachLogFile()
-    },
-  }
-}
-
-/**
- * Stops the daemon gracefully on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). Call it
- * before `createDaemon` and hand the daemon over with `attach`: a signal that arrives while the daemon
- * is still starting (or just after it printed its address) is then held until it can stop cleanly,
- * never left to the default action that would kill the process mid-write.
- */
-export function stopOnSignals(): { attach(daemon: Daemon): void } {
-  let daemon: Daemon | undefined
-  let requested: string | undefined
-  let stopping = false
-  const stop = () => {
-    if (stopping || !daemon || !requested) return
-    stopping = true
-    logger.info(`${requested} received, shutting down`)
-    daemon.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('shutdown failed:', error)
-        process.exit(1)
-      },
-    )
-  }
-  const onSignal = (signal: string) => {
-    if (requested) {
-      // A second Ctrl-C: the user does not want to wait for the clean shutdown.
-      logger.warn(`${signal} again: exiting without waiting for the shutdown to finish`)
-      process.exit(1)
-    }
-    requested = signal
-    stop()
-  }
-  process.on('SIGTERM', () => onSignal('SIGTERM'))
-  process.on('SIGINT', () => onSignal('SIGINT'))
-  return {
-    attach(started) {
-      daemon = started
-      stop()
     },
   }
 }

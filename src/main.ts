@@ -6,7 +6,8 @@
  */
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { createDaemon, stopOnSignals, type Daemon } from './daemon'
+import { createDaemon, type Daemon } from './daemon'
+import { stopOnSignals } from './signals'
 import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'

@@ -119,3 +119,20 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCal
     },
   }
 }
+
+/** The calls running now: the root's toolInvocation children. */
+export function runningCalls(system: ActorRefFrom<typeof bridgeSystemMachine>): AnyActorRef[] {
+  return Object.entries(system.getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(
+    ([id, ref]) => (ref && id.startsWith('toolInvocation') ? [ref] : []),
+  )
+}
+
+/** Resolves once no call is running, or after `withinMs`. */
+export async function callsSettled(
+  system: ActorRefFrom<typeof bridgeSystemMachine>,
+  withinMs: number,
+): Promise<void> {
+  const deadline = Date.now() + withinMs
+  while (runningCalls(system).length > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+}

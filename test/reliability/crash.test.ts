@@ -81,7 +81,8 @@ async function runLane(lane: number): Promise<LaneFigures> {
       let out = ''
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
       child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
-      child.once('exit', (code) => {
+      // 'close', not 'exit': the process may exit before its last output is read from the pipes.
+      child.once('close', (code) => {
         if (code === 0 && out.includes('written to')) cliAcked.add(key)
         else cliFailures.push(`${key}: exit ${code}: ${out}`)
         resolve()

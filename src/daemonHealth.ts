@@ -1,0 +1,69 @@
+/**
+ * The `/health` payload, composed from every subsystem the daemon wires (part of the composition
+ * root, kept apart so src/daemon.ts reads as the wiring alone).
+ */
+import type { AnyActorRef } from 'xstate'
+import type { AuditLog } from './audit'
+import type { ToolCatalog } from './catalog/toolCatalog'
+import type { EngineName } from './http/engine'
+import { processDiagnostics, type HealthPayload } from './http/health'
+import type { McpSessions } from './mcp/mcpSessions'
+import type { PluginHost } from './plugins'
+import type { DevWatcher } from './plugins/devWatcher'
+import { BRIDGE_VERSION, SDK_VERSION, STATE_SCHEMA_VERSION } from './protocol/constants'
+import type { BrowserTool } from './tools'
+import type { ExtensionLink } from './ws/extensionLink'
+import type { PluginLogs } from './ws/pluginLogs'
+
+export interface HealthParts {
+  mode: 'dev' | 'production'
+  startedAt: number
+  engine: () => EngineName
+  browserTools: () => readonly BrowserTool[]
+  pluginHost: PluginHost
+  link: ExtensionLink
+  pluginLogs: PluginLogs
+  sessions: McpSessions
+  audit: AuditLog
+  catalog: ToolCatalog
+  skipPermissions: () => boolean
+  devWatcher: DevWatcher | undefined
+  system: { getSnapshot(): { children: Record<string, AnyActorRef | undefined> } }
+}
+
+/** `getHealth` for the /health route; diagnostics only with BRIDGE_DIAGNOSTICS=1. */
+export function healthSource(parts: HealthParts): () => HealthPayload {
+  const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
+  return () => {
+    const { link, catalog } = parts
+    const browserToolNames = parts.browserTools().map((tool) => tool.name)
+    const plugins = parts.pluginHost.health(
+      (name) => link.tabState(name),
+      (name) => parts.pluginLogs.size(name),
+    )
+    return {
+      status: 'ok',
+      version: BRIDGE_VERSION,
+      sdkVersion: SDK_VERSION,
+      mode: parts.mode,
+      httpEngine: parts.engine(),
+      extensionConnected: link.connected,
+      extensionConnections: link.connected ? 1 : 0,
+      mcpClients: parts.sessions.count,
+      auditSummary: parts.audit.summary(),
+      auditLog: parts.audit.diskStatus(),
+      ...plugins,
+      toolCount: browserToolNames.length + plugins.pluginToolCount,
+      browserToolCount: browserToolNames.length,
+      browserToolNames,
+      disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
+      skipPermissions: parts.skipPermissions(),
+      uptime: Math.floor((Date.now() - parts.startedAt) / 1000),
+      stateSchemaVersion: STATE_SCHEMA_VERSION,
+      ...(parts.devWatcher ? { fileWatcher: parts.devWatcher.health() } : {}),
+      ...(diagnostics
+        ? { diagnostics: processDiagnostics(Object.keys(parts.system.getSnapshot().children).length) }
+        : {}),
+    }
+  }
+}
