@@ -15,9 +15,9 @@ import {
   checkExtensionOrigin,
   checkHost,
   checkOrigin,
-  hasValidBearer,
   hasValidWsProtocol,
   matchClientToken,
+  secretsEqual,
   unauthorizedResponse,
   type ClientCredential,
 } from './gate'
@@ -56,8 +56,9 @@ export function createFront(options: FrontOptions): Front {
 
   /** Who the Authorization header names: the secret's holder, a named client, or nobody. */
   const callerOf = (request: HttpRequest): Caller | null => {
-    if (hasValidBearer(request, options.secret())) return secretHolder(request)
+    const secret = options.secret()
     const token = bearerToken(request)
+    if (secret === null || (token !== null && secretsEqual(token, secret))) return secretHolder(request)
     const name = token === null ? null : matchClientToken(token, options.clients?.() ?? [])
     return name === null ? null : { role: 'client', name }
   }

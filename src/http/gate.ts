@@ -8,7 +8,7 @@
  *    On `/ws`: the pinned extension Origin and `Sec-WebSocket-Protocol: bridge, <secret>`.
  * Each check returns null when it passes or the refusal to send.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { EXTENSION_ORIGIN, WS_SUBPROTOCOL } from '../protocol/constants'
 import type { HttpReply } from './engine'
 import { errorResponse } from './responses'
@@ -38,26 +38,27 @@ export function checkOrigin(request: HeaderSource): HttpReply | null {
   return errorResponse('forbidden_origin', 'requests from web pages and other extensions are not allowed')
 }
 
-/** Constant-time comparison; the digests hide the lengths, so a short token costs the same as a long one. */
+/**
+ * Constant-time comparison of a presented token with one of ours. Only a length mismatch answers
+ * early, and the length is no secret: every token bridge makes is 64 hex characters.
+ */
 export function secretsEqual(given: string, secret: string): boolean {
-  return timingSafeEqual(sha256(given), knownDigest(secret))
+  return bytesEqual(Buffer.from(given), knownBytes(secret))
 }
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest()
+const bytesEqual = (given: Buffer, ours: Buffer): boolean =>
+  given.length === ours.length && timingSafeEqual(given, ours)
 
-/**
- * The digests of the daemon's own credentials (the secret, client tokens), kept so a request hashes
- * only what it presents. Bounded: a rotation or many clients start it afresh.
- */
-const knownDigests = new Map<string, Buffer>()
-function knownDigest(secret: string): Buffer {
-  let digest = knownDigests.get(secret)
-  if (digest === undefined) {
-    if (knownDigests.size >= 256) knownDigests.clear()
-    digest = sha256(secret)
-    knownDigests.set(secret, digest)
+/** The daemon's own credentials as bytes (the secret, client tokens); bounded, a rotation starts afresh. */
+const known = new Map<string, Buffer>()
+function knownBytes(secret: string): Buffer {
+  let bytes = known.get(secret)
+  if (bytes === undefined) {
+    if (known.size >= 256) known.clear()
+    bytes = Buffer.from(secret)
+    known.set(secret, bytes)
   }
-  return digest
+  return bytes
 }
 
 /** The token of `Authorization: Bearer <token>`, or null. */
@@ -84,10 +85,10 @@ export interface ClientCredential {
  * constant time, so the time taken says nothing about which token, or how much of one, matched.
  */
 export function matchClientToken(given: string, clients: readonly ClientCredential[]): string | null {
-  const digest = sha256(given)
+  const bytes = Buffer.from(given)
   let found: string | null = null
   for (const client of clients)
-    if (timingSafeEqual(digest, knownDigest(client.token)) && found === null) found = client.name
+    if (bytesEqual(bytes, knownBytes(client.token)) && found === null) found = client.name
   return found
 }
 

@@ -192,11 +192,23 @@ function guarded(what: string, fn: () => void): void {
 }
 
 /**
- * A request's headers by lower-case name. `headersDistinct` keeps every line (node folds a second
- * Host away in `headers`); lines of one header are joined, so a duplicate Host never passes the gate.
+ * A request's headers by lower-case name, read from `rawHeaders` on the first lookup (node folds a
+ * second Host away in `headers`); lines of one header are joined, so a duplicate Host never passes the gate.
  */
 function headerReader(req: IncomingMessage): (name: string) => string | null {
-  return (name) => req.headersDistinct[name]?.join(', ') ?? null
+  let byName: Map<string, string> | undefined
+  return (name) => {
+    if (!byName) {
+      byName = new Map()
+      const raw = req.rawHeaders
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        const key = raw[i]!.toLowerCase()
+        const earlier = byName.get(key)
+        byName.set(key, earlier === undefined ? raw[i + 1]! : `${earlier}, ${raw[i + 1]!}`)
+      }
+    }
+    return byName.get(name) ?? null
+  }
 }
 
 function writeReply(res: ServerResponse, reply: HttpReply): void {

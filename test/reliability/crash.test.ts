@@ -262,7 +262,11 @@ const tempPid = (name: string) => Number(/\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.
 describe('crash during writes', () => {
   it('keeps config.json equal to an acknowledged version and every acknowledged audit entry across hundreds of kill -9', async () => {
     const started = Date.now()
-    const lanes = await Promise.all(Array.from({ length: LANES }, (_, lane) => runLane(lane)))
+    // Every lane runs to its end (and stops its daemon) before a failure of one is reported.
+    const settled = await Promise.allSettled(Array.from({ length: LANES }, (_, lane) => runLane(lane)))
+    const failed = settled.find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
+    const lanes = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
     const total = (key: keyof LaneFigures) => lanes.reduce((sum, lane) => sum + lane[key], 0)
     report('crash during writes', {
       kills: total('rounds'),
