@@ -19,6 +19,8 @@ interface Registration {
   patterns: string[]
   /** ms since epoch when Chrome confirmed the registration. */
   at: number
+  /** ms since epoch when the extension learned the plugin must run (the sync that registered it). */
+  requestedAt?: number
 }
 
 const STORAGE_KEY = 'adapterRegistrations'
@@ -56,6 +58,16 @@ export class AdapterScripts {
     return this.registered.get(plugin)?.at
   }
 
+  /**
+   * Whether a document that started at `timeOrigin` began loading while the plugin's current
+   * registration was on its way (after the extension learned the plugin must run, before Chrome
+   * confirmed it): a load the user started after turning the plugin on, which a reload makes isolated.
+   */
+  startedWhileRegistering(plugin: string, timeOrigin: number): boolean {
+    const r = this.registered.get(plugin)
+    return r?.requestedAt !== undefined && timeOrigin >= r.requestedAt && !this.covers(plugin, timeOrigin)
+  }
+
   /** Whether a document that started at `timeOrigin` got the plugin's current adapter at its start. */
   covers(plugin: string, timeOrigin: number): boolean {
     const at = this.since(plugin)
@@ -65,7 +77,8 @@ export class AdapterScripts {
   /** Makes Chrome's registrations match the plugins that must run (the rest are unregistered). */
   sync(plugins: readonly PluginState[]): Promise<void> {
     this.last = plugins
-    const run = this.queue.then(() => this.apply(plugins))
+    const requestedAt = Date.now()
+    const run = this.queue.then(() => this.apply(plugins, requestedAt))
     this.queue = run.catch(() => undefined)
     return run
   }
@@ -75,7 +88,7 @@ export class AdapterScripts {
     return this.failed.size > 0 ? this.sync(this.last) : Promise.resolve()
   }
 
-  private async apply(plugins: readonly PluginState[]): Promise<void> {
+  private async apply(plugins: readonly PluginState[], requestedAt: number): Promise<void> {
     const wanted = new Map(plugins.filter(isActive).map((p) => [p.name, p]))
     const existing = new Set(
       (await chrome.scripting.getRegisteredContentScripts())
@@ -119,6 +132,7 @@ export class AdapterScripts {
           hash: p.adapterHash,
           patterns: [...p.urlPatterns],
           at: Date.now(),
+          requestedAt,
         })
       } catch (err) {
         this.failed.add(p.name)

@@ -352,16 +352,16 @@ export class TabTracker {
         const status = await channelStatus(tabId)
         const opened = status?.channels.some((c) => c.plugin === p.name) === true
         isolated = status !== null && opened && this.scripts.covers(p.name, status.timeOrigin)
-        // Dev mode: a document older than the plugin's new build is reloaded to get it.
-        if (!isolated && status !== null && this.reloadOnNewBuild.has(p.name)) {
-          const since = this.scripts.since(p.name)
-          // Not sooner than the margin after the registration, or the new document is not covered.
-          if (since !== undefined && !this.scripts.covers(p.name, status.timeOrigin))
-            setTimeout(
-              () => void chrome.tabs.reload(tabId).catch(() => undefined),
-              Math.max(0, since + 2 * REGISTRATION_MARGIN_MS - Date.now()),
-            )
-        }
+        // A document older than the plugin's new build (dev mode), or one the user loaded while the
+        // adapter was being registered (a reload right after turning the plugin on), is reloaded once
+        // to get it. Documents open before the plugin was turned on are left for the user to reload.
+        if (
+          !isolated &&
+          status !== null &&
+          (this.reloadOnNewBuild.has(p.name) ||
+            this.scripts.startedWhileRegistering(p.name, status.timeOrigin))
+        )
+          this.reloadOnce(tabId, p.name, status.timeOrigin)
         ready = isolated && (await probeReady(tabId, p.name)) === true
       } catch (err) {
         // Pages the extension may not script (the store, error pages) or a tab closing mid-probe.
@@ -373,6 +373,22 @@ export class TabTracker {
     this.ready.set(k, ready)
     if (ready) this.notReadySince.delete(k)
     else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
+  }
+
+  /** Documents already sent a reload, by tab and time origin: each is reloaded at most once. */
+  private readonly reloading = new Set<string>()
+
+  private reloadOnce(tabId: number, plugin: string, timeOrigin: number): void {
+    const since = this.scripts.since(plugin)
+    const document = `${tabId}:${timeOrigin}`
+    if (since === undefined || this.scripts.covers(plugin, timeOrigin) || this.reloading.has(document)) return
+    if (this.reloading.size >= 500) this.reloading.clear()
+    this.reloading.add(document)
+    // Not sooner than the margin after the registration, or the new document is not covered.
+    setTimeout(
+      () => void chrome.tabs.reload(tabId).catch(() => undefined),
+      Math.max(0, since + 2 * REGISTRATION_MARGIN_MS - Date.now()),
+    )
   }
 
   /** The tab as Chrome sees it now (undefined when it is gone). */

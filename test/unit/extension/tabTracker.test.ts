@@ -204,7 +204,8 @@ describe('tab tracker', () => {
 
   it('keeps a document that started before the plugin was registered not isolated and not ready, even if it answers', async () => {
     const live = { tab: tab('complete') }
-    vi.stubGlobal('chrome', fakeChrome(live).api)
+    const { api } = fakeChrome(live)
+    vi.stubGlobal('chrome', api)
     const tracker = new TabTracker(() => undefined)
     tracker.upsert(live.tab)
     page.ready.add(7)
@@ -217,10 +218,33 @@ describe('tab tracker', () => {
     expect(tracker.isIsolated(7, 'notes')).toBe(false)
     expect(tracker.staleTabs('notes')).toEqual([7])
     expect(page.probes).toBe(0)
+    // Open before the plugin was turned on: the user reloads it, the extension does not.
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(api.tabs.reload).not.toHaveBeenCalled()
     // The reload starts a new document after the registration.
     page.startedAt.set(7, Date.now() + 1_000)
     tracker.tabUpdated(live.tab, { status: 'complete' })
     await vi.waitFor(() => expect(tracker.pluginTabs('notes').state).toBe('ready'))
     expect(tracker.isIsolated(7, 'notes')).toBe(true)
+  })
+
+  it('reloads, once, a document the user loaded while the adapter was being registered', async () => {
+    const live = { tab: tab('complete') }
+    const { api } = fakeChrome(live)
+    vi.stubGlobal('chrome', api)
+    const tracker = new TabTracker(() => undefined)
+    tracker.upsert(live.tab)
+    page.ready.add(7)
+    // Started after the tracker learned the plugin must run, before Chrome confirmed the registration
+    // (within its margin): the user's reload right after turning the plugin on.
+    page.startedAt.set(7, Date.now() + 20)
+    await tracker.setPlugins([notes])
+    expect(tracker.isIsolated(7, 'notes')).toBe(false)
+    await vi.waitFor(() => expect(api.tabs.reload).toHaveBeenCalledTimes(1))
+    expect(api.tabs.reload).toHaveBeenCalledWith(7)
+    // Probed again before its reload lands, the same document is not reloaded twice.
+    tracker.tabUpdated(live.tab, { status: 'complete' })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(api.tabs.reload).toHaveBeenCalledTimes(1)
   })
 })
