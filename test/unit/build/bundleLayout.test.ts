@@ -19,8 +19,7 @@ describe('the daemon bundle', () => {
 
   it('loads on demand only the packages kept external, and its chunks', () => {
     const dynamic = specifiers(text(), /\bimport\(\s*["']([^"']+)["']\s*\)/g)
-    for (const specifier of dynamic)
-      expect(specifier).toMatch(/^(\.\/chunks\/|@statelyai\/inspect$)/)
+    for (const specifier of dynamic) expect(specifier).toMatch(/^(\.\/chunks\/|@statelyai\/inspect$)/)
   })
 
   it('serves MCP itself: no part of the MCP SDK (nor zod) is in it or loaded by it', () => {
