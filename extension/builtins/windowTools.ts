@@ -137,7 +137,7 @@ async function groupTabs(input: In<'groupTabs'>) {
     })
   const update: chrome.tabGroups.UpdateProperties = {}
   if (input.title !== undefined) update.title = input.title
-  if (input.color !== undefined) update.color = input.color as chrome.tabGroups.Color
+  if (input.color !== undefined) update.color = input.color
   if (input.collapsed !== undefined) update.collapsed = input.collapsed
   if (Object.keys(update).length) await chrome.tabGroups.update(groupId!, update)
   return groupView(groupId!)
