@@ -19,6 +19,7 @@ import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
 import { log } from '../log'
 import { BRIDGE_VERSION, MCP_PROTOCOL_VERSIONS } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
+import { neutralizeText } from '../protocol/untrustedText'
 import {
   callParams,
   errorJson,
@@ -186,7 +187,7 @@ export class McpSessions {
       return await this.answer(session, message.id, message.method, message.params)
     } catch (error) {
       if (error instanceof McpError) return jsonTextResponse(errorJson(message.id, error.code, error.message))
-      logger.error(`${message.method.slice(0, 64)} failed:`, error)
+      logger.error(`${neutralizeText(message.method, 64)} failed:`, error)
       return jsonTextResponse(
         errorJson(message.id, JsonRpcErrorCode.internalError, 'internal error; see server.log'),
       )

@@ -15,6 +15,7 @@ import type {
 import type { AuditEntry } from '../audit'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { log } from '../log'
+import { neutralizeText } from '../protocol/untrustedText'
 import { auditEntryOf } from './invocationEffects'
 
 const logger = log.withTag('tools')
@@ -67,7 +68,7 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCal
     hasProgressToken: request.onProgress !== undefined,
     startedAt: Date.now(),
   }
-  const name = request.name.slice(0, 128)
+  const name = neutralizeText(request.name, 128)
   deps.system.send({ type: 'toolInvocation.spawn', input })
   const actor = deps.system.system.get(systemIdOf('toolInvocation', input.invocationId)) as
     InvocationRef | undefined
