@@ -4,7 +4,7 @@ import { withPluginPermission, withReviewedVersion, withToolPermission } from '.
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { BROWSER_PLUGIN, JsonRpcErrorCode } from '../protocol'
 import { RpcError } from '../rpc/peer'
-import type { MethodHandlers } from './methods'
+import type { MethodHandlers } from './methodHandler'
 
 type ConfigMethodName =
   | 'config.getState'

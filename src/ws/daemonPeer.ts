@@ -10,11 +10,11 @@ import {
   JsonRpcErrorCode,
   ServerRequests,
   type ClientRequestName,
+  type NotificationParams,
 } from '../protocol'
 import { Peer, RpcError, type PeerOptions, type PeerSchemas } from '../rpc/peer'
 import { validate } from '../validation'
-import type { InboundNote } from './extensionLink'
-import { callMethod, type MethodHandlers } from './methods'
+import { callMethod, type MethodHandlers } from './methodHandler'
 
 export type DaemonPeer = Peer
 
@@ -61,3 +61,13 @@ export function createDaemonPeer(options: DaemonPeerOptions): DaemonPeer {
     onProblem: (message) => options.onProblem(message),
   })
 }
+
+export type ClientNote<K extends keyof typeof ClientNotifications> = NotificationParams<
+  typeof ClientNotifications,
+  K
+>
+
+/** A notification from the extension, its params checked against src/protocol. */
+export type InboundNote = {
+  [K in keyof typeof ClientNotifications]: { method: K; params: ClientNote<K> }
+}[keyof typeof ClientNotifications]

@@ -14,7 +14,6 @@ import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
 import {
   BROWSER_PLUGIN,
-  type ClientNotifications,
   type NotificationParams,
   type RequestParams,
   type RequestResult,
@@ -25,15 +24,10 @@ import {
   type TabInfo,
   type TabStateName,
 } from '../protocol'
-import { createDaemonPeer, type DaemonPeer } from './daemonPeer'
-import type { MethodHandlers } from './methods'
+import { createDaemonPeer, type ClientNote, type DaemonPeer, type InboundNote } from './daemonPeer'
+import type { MethodHandlers } from './methodHandler'
 
 const logger = log.withTag('ws')
-
-type ClientNote<K extends keyof typeof ClientNotifications> = NotificationParams<
-  typeof ClientNotifications,
-  K
->
 
 /** What a tool call needs of the extension: is it there, tell it something, ask it something. */
 export interface ExtensionPort {
@@ -308,8 +302,3 @@ export class ExtensionLink implements ExtensionPort {
     }
   }
 }
-
-/** A notification from the extension, its params checked against src/protocol. */
-export type InboundNote = {
-  [K in keyof typeof ClientNotifications]: { method: K; params: ClientNote<K> }
-}[keyof typeof ClientNotifications]

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs'
 import { JsonRpcErrorCode } from '../protocol'
 import { log } from '../log'
 import { RpcError } from '../rpc/peer'
-import type { MethodHandler } from './methods'
+import type { MethodHandler } from './methodHandler'
 
 const logger = log.withTag('folder')
 

@@ -3,16 +3,13 @@
  * `extension` in src/protocol `WsMethods`) has exactly one handler here, typed by its params and
  * result. A method added to src/protocol without a handler is a type error in `createMethodHandlers`.
  */
-import type { ClientRequestName, ClientRequests, RequestParams, RequestResult } from '../protocol'
+import type { ClientRequests, RequestParams } from '../protocol'
 import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
 import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
+import type { MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
 
-export type MethodHandler<K extends ClientRequestName> = (
-  params: RequestParams<typeof ClientRequests, K>,
-) => Promise<RequestResult<typeof ClientRequests, K>>
-
-export type MethodHandlers = { [K in ClientRequestName]: MethodHandler<K> }
+export { callMethod, type MethodHandler, type MethodHandlers } from './methodHandler'
 
 export interface MethodDeps {
   config: ConfigMethodsDeps
@@ -29,13 +26,4 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     ...createRegistryMethods(deps.registry),
     'folder.open': createFolderOpen(deps.folders),
   }
-}
-
-/** Runs the handler of a request whose method and params the peer has already checked. */
-export function callMethod(
-  handlers: MethodHandlers,
-  method: ClientRequestName,
-  params: unknown,
-): Promise<unknown> {
-  return (handlers[method] as (params: unknown) => Promise<unknown>)(params)
 }

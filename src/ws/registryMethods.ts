@@ -18,7 +18,7 @@ import {
 } from '../plugins/pluginInstall'
 import { JsonRpcErrorCode, type PluginState } from '../protocol'
 import { RpcError } from '../rpc/peer'
-import type { MethodHandler, MethodHandlers } from './methods'
+import type { MethodHandler, MethodHandlers } from './methodHandler'
 
 const logger = log.withTag('plugins')
 
