@@ -30,6 +30,29 @@ export function baseUrl(port: number): string {
   return `http://${LOOPBACK_HOST}:${port}`
 }
 
+/**
+ * Runs `work` with a deadline whose timer holds the process open. `AbortSignal.timeout` does not (its
+ * timer is unref'd): a request whose server died at the wrong moment (kill -9 mid-answer) could leave
+ * `fetch` pending with no socket, and the CLI would end silently with exit code 13 (an unsettled
+ * top-level await) instead of saying the daemon did not answer. Past the deadline this rejects
+ * whether or not `work` ever settles.
+ */
+export function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${ms} ms`)
+      controller.abort(error)
+      reject(error)
+    }, ms)
+  })
+  return Promise.race([work(controller.signal), expired]).finally(() => clearTimeout(timer))
+}
+
+/** Statuses whose responses carry no body (a Response cannot be built with one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304])
+
 /** The message for a server that could not prove it knows the secret. */
 export function impostorMessage(port: number, detail?: string): string {
   return (
@@ -49,16 +72,22 @@ export async function proveDaemon(
   timeoutMs = 3_000,
 ): Promise<{ ok: true } | DaemonProblem> {
   const nonce = randomBytes(32).toString('hex')
-  let res: Response
+  let res: { status: number; body: { proof?: unknown } | null }
   try {
-    res = await fetch(`${baseUrl(port)}${PROOF_PATH}?nonce=${nonce}`, {
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
+    res = await withDeadline(timeoutMs, async (signal) => {
+      const answer = await fetch(`${baseUrl(port)}${PROOF_PATH}?nonce=${nonce}`, {
+        signal,
+        redirect: 'manual',
+      })
+      return {
+        status: answer.status,
+        body: (await answer.json().catch(() => null)) as { proof?: unknown } | null,
+      }
     })
   } catch {
     return { ok: false, reason: 'not_running', message: `no bridge daemon answers on ${baseUrl(port)}` }
   }
-  const body = (await res.json().catch(() => null)) as { proof?: unknown } | null
+  const body = res.body
   if (res.status === 429)
     return {
       ok: false,
@@ -90,11 +119,20 @@ export async function daemonFetch(
     headers.set('authorization', `Bearer ${secret}`)
   }
   try {
-    const response = await fetch(`${baseUrl(port)}${path}`, {
-      ...rest,
-      headers,
-      redirect: 'manual',
-      signal: rest.signal ?? AbortSignal.timeout(timeoutMs),
+    // The whole answer is read within the deadline (the daemon's answers are small JSON).
+    const response = await withDeadline(timeoutMs, async (deadline) => {
+      const answer = await fetch(`${baseUrl(port)}${path}`, {
+        ...rest,
+        headers,
+        redirect: 'manual',
+        signal: rest.signal ? AbortSignal.any([rest.signal, deadline]) : deadline,
+      })
+      const body = NULL_BODY_STATUSES.has(answer.status) ? null : await answer.arrayBuffer()
+      return new Response(body, {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: answer.headers,
+      })
     })
     return { ok: true, response }
   } catch {
