@@ -66,15 +66,25 @@ async function createWindow(input: In<'createWindow'>, ctx: BuiltinContext) {
   const tabId = win?.tabs?.[0]?.id
   if (!win?.id || tabId === undefined) throw notFound('Chrome did not open the window')
   if (input.url && input.url !== 'about:blank') await waitForLoad(tabId, 20_000).catch(() => undefined)
-  // Some window managers, and automation attaching to the new page, resize it after creation: set it again.
-  if (input.width !== undefined || input.height !== undefined)
-    await chrome.windows.update(win.id, {
-      ...(input.width !== undefined ? { width: input.width } : {}),
-      ...(input.height !== undefined ? { height: input.height } : {}),
-    })
   await adoptTab(tabId, ctx)
-  return { ...windowView(await getWindow(win.id)), tabId }
+  // Some window managers, and automation attaching to the new page, resize it after creation: set the
+  // size again until it holds (a few tries, a moment apart).
+  const size = {
+    ...(input.width !== undefined ? { width: input.width } : {}),
+    ...(input.height !== undefined ? { height: input.height } : {}),
+  }
+  let current = await getWindow(win.id)
+  for (let attempt = 0; attempt < 5 && !hasSize(current, size); attempt++) {
+    await chrome.windows.update(win.id, size)
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+    current = await getWindow(win.id)
+  }
+  return { ...windowView(current), tabId }
 }
+
+const hasSize = (win: chrome.windows.Window, size: { width?: number; height?: number }): boolean =>
+  (size.width === undefined || win.width === size.width) &&
+  (size.height === undefined || win.height === size.height)
 
 async function updateWindow(input: In<'updateWindow'>) {
   await getWindow(input.windowId)
