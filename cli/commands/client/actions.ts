@@ -5,7 +5,14 @@
  */
 import { realpathSync } from 'node:fs'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
-import { addClient, readClients, removeClient, type ClientEntry } from '../../../src/config/clients'
+import { describeScope } from '../../../src/config/clientScopes'
+import {
+  addClient,
+  readClients,
+  removeClient,
+  setClientScope,
+  type ClientEntry,
+} from '../../../src/config/clients'
 import { fail, say, sayWithSecret, warn } from '../../shared/output'
 import { mcpClientConfig } from '../../shared/mcpConfig'
 import { configContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
@@ -17,8 +24,9 @@ import {
   writeClientConfig,
   type ServerEntryInput,
 } from './forClient'
+import { hasScopeFlags, scopeChangeOf, type ScopeFlags } from './scopeFlags'
 
-export interface ClientFlags {
+export interface ClientFlags extends ScopeFlags {
   port?: unknown
   json?: boolean
   showSecret?: boolean
@@ -37,12 +45,16 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
         : JSON.stringify(flags.for)
   if (kind !== undefined && !isMcpClientKind(kind))
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
+  const change = scopeChangeOf(flags)
+  if (!change.ok) return fail(change.message)
   const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
-  const client = addClient(context.paths.clientsFile, name)
+  const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
+  const client = addClient(context.paths.clientsFile, name, new Date(), scope)
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
   say(`created MCP client "${client.name}" in ${context.paths.clientsFile}`)
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)
@@ -86,16 +98,37 @@ export function showClientCommand(name: string, flags: ClientFlags): void {
   if (flags.json) {
     const out = flags.showSecret
       ? { ...client, mcpClientConfig: configOf(context, client) }
-      : { name: client.name, createdAt: client.createdAt, token: truncate(client.token) }
+      : {
+          name: client.name,
+          createdAt: client.createdAt,
+          scope: client.scope ?? {},
+          token: truncate(client.token),
+        }
     return flags.showSecret ? sayWithSecret(JSON.stringify(out, null, 2)) : say(JSON.stringify(out, null, 2))
   }
   say(`name     ${client.name}`)
   say(`created  ${client.createdAt}`)
+  say('may use')
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
   if (!flags.showSecret) return say(`token    ${truncate(client.token)} (truncated; --show-secret prints it)`)
   sayWithSecret(`token    ${client.token}`)
   say('')
   say('MCP client configuration (holds the token; keep it private):')
   sayWithSecret(mcpClientConfig(context.port, client.token))
+}
+
+/** `bridge client set <name>`: changes what the client may use; a running daemon applies it at its next request. */
+export function setClientCommand(name: string, flags: ClientFlags): void {
+  if (!hasScopeFlags(flags))
+    return fail('say what to change: --plugins, --sites, --builtins and/or --other-agent (see --help)')
+  const change = scopeChangeOf(flags)
+  if (!change.ok) return fail(change.message)
+  const context = configContext(flags)
+  const client = setClientScope(context.paths.clientsFile, name, change.apply)
+  if (flags.json) return say(JSON.stringify({ name: client.name, scope: client.scope ?? {} }, null, 2))
+  say(`MCP client "${client.name}" may now use:`)
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
+  say('a running daemon applies it at the client’s next request')
 }
 
 export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {
