@@ -98,7 +98,7 @@ export const setCookie = defineBrowserTool({
   name: 'browser_set_cookie',
   displayName: 'Set cookie',
   description:
-    "Set one cookie for a URL (default: the tab's page). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
+    "Set one cookie for the tab page's origin (url: a page of that same origin). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(HttpUrl),
@@ -122,7 +122,7 @@ export const deleteCookie = defineBrowserTool({
   name: 'browser_delete_cookie',
   displayName: 'Delete cookie',
   description:
-    "Delete one cookie by name for a URL (default: the tab's page). Returns { url, name, deleted }.",
+    "Delete one cookie by name for the tab page's origin (url: a page of that same origin). Returns { url, name, deleted }.",
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(HttpUrl),
