@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { neutralizeText } from '../../../src/protocol/untrustedText'
-import { cliPort } from '../../../src/build/cliPort'
+import { cliPort } from '../../../src/authoring/cliPort'
 import { readSecret } from '../../../src/config/auth'
 import { readConfigFile } from '../../../src/config/configFile'
 import { bridgePaths, configDirFromEnv } from '../../../src/config/paths'
