@@ -7,7 +7,7 @@
 import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
 import { OTHER_AGENT_FIELD } from '../../src/tools/common'
 import { assertMayAct, otherOwner } from './agentGroups'
-import type { BuiltinContext, BuiltinHandler, Handlers } from './context'
+import type { BuiltinContext, BuiltinHandler, HandlerTable } from './context'
 import { openDialogs } from './debuggerSession'
 import { devtoolsHandlers } from './devtools'
 import { emulationHandlers } from './emulation'
@@ -35,7 +35,7 @@ export { recordExtensionLog } from './extensionLog'
  * The mapped type requires every group and, through `Handlers`, every tool of it: a definition with
  * no handler is a type error. The other files here are helpers the handlers share.
  */
-const GROUPS: { [G in keyof BrowserToolGroups]: Handlers<BrowserToolGroups[G]> } = {
+const GROUPS: HandlerTable = {
   tabs: tabsHandlers,
   windows: windowsHandlers,
   page: pageHandlers,
