@@ -51,11 +51,7 @@ function programsOf(manifest: Record<string, unknown>): string[] {
   const bin = manifest.bin
   const names =
     typeof bin === 'string'
-      ? [
-          String(manifest.name ?? '')
-            .split('/')
-            .pop() ?? '',
-        ]
+      ? [(typeof manifest.name === 'string' ? manifest.name : '').split('/').pop() ?? '']
       : typeof bin === 'object' && bin !== null
         ? Object.keys(bin)
         : []
@@ -93,7 +89,7 @@ export async function installCliPackage(
     if (manifest.name !== name || manifest.version !== version)
       throw new BridgeError(
         BridgeErrorCode.pluginInvalid,
-        `the tarball of ${shown} says it is ${neutralizeText(`${String(manifest.name)}@${String(manifest.version)}`, 120)}; nothing was installed`,
+        `the tarball of ${shown} says it is ${neutralizeText(JSON.stringify([manifest.name, manifest.version]), 120)}; nothing was installed`,
       )
     const stranger = notThisProject(manifest)
     if (stranger)

@@ -34,7 +34,12 @@ export function scopeChangeOf(flags: ScopeFlags): ScopeChange {
   }
   let otherAgent: boolean | undefined
   if (flags.otherAgent !== undefined) {
-    const value = flags.otherAgent === true ? 'yes' : String(flags.otherAgent)
+    const value =
+      flags.otherAgent === true
+        ? 'yes'
+        : typeof flags.otherAgent === 'string'
+          ? flags.otherAgent
+          : JSON.stringify(flags.otherAgent)
     if (value !== 'yes' && value !== 'no')
       return { ok: false, message: `--other-agent takes yes or no (got "${value}")` }
     otherAgent = value === 'yes'
