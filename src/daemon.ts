@@ -30,7 +30,9 @@ import { ExtensionLink } from './ws/extensionLink'
 import { createMethodHandlers } from './ws/methods'
 import { PluginLogs } from './ws/pluginLogs'
 import { AuditFile, AuditLog } from './audit'
+import { pageTextOf } from './catalog/pageText'
 import { createToolCatalog } from './catalog/toolCatalog'
+import { createClientScopeGate } from './config/clientScopeGate'
 import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
 import { allowAlwaysPersists, withToolPermission } from './config/permissions'
@@ -109,6 +111,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const clients = createClientRegistry({
     file: paths.clientsFile,
     onRemoved: (name) => onClientRemoved(name),
+    onScopeChanged: () => sessions.toolsChanged(),
     onToken: registerSecret,
   })
 
@@ -138,6 +141,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     // Upload and drop read files by path only from the folders config.json allows (none by default).
     browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
   })
+  // What each MCP client may use (clients.json `scope`): its tools/list and its calls.
+  const scopes = createClientScopeGate({ clients: () => clients.current(), catalog })
   const limits = limitsFromEnv()
   const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
   const audit = new AuditLog({
@@ -188,12 +193,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
   const sessions: McpSessions = new McpSessions({
-    listToolsJson: () => catalog.listedJson(),
+    // Each client lists what its scope allows (clients.json, bridge client set).
+    listToolsJson: (client) => scopes.listedJson(client),
     callTool: (request) => {
       const call = callTool({ system, catalog, audit }, request)
       const narrowing = browserToolNarrowing(request.name)
+      const marked = pageTextOf(catalog, request.name)
       return {
-        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes, narrowing)),
+        result: call.outcome.then((outcome) =>
+          toCallToolResult(outcome, limits.resultMaxBytes, narrowing, marked),
+        ),
         cancel: call.cancel,
       }
     },
@@ -244,6 +253,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           tabs: (plugin) => link.tab(plugin),
           audit,
           limits,
+          scopes,
           // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
           allowAlways: (plugin, tool, version) => {
             if (!allowAlwaysPersists(plugin, tool)) return

@@ -6,6 +6,7 @@
  * A new tool is marked until it is declared free here; a result of a free tool that reports an open
  * dialog (whose message the page wrote) is marked all the same.
  */
+import { BROWSER_PLUGIN } from '../protocol/constants'
 
 /** Built-in tools whose results never carry page-written text. */
 export const PAGE_TEXT_FREE_TOOLS: ReadonlySet<string> = new Set([
@@ -39,4 +40,17 @@ export function builtinCarriesPageText(tool: string, output: unknown): boolean {
   // Any built-in result may name the open dialogs, whose messages the page wrote.
   if (typeof output === 'string') return output.includes('[open dialogs:')
   return typeof output === 'object' && output !== null && 'openDialogs' in output
+}
+
+/**
+ * For the result of a call of `name`: whether an output carries page text. Plugin tools (and any tool
+ * that is not a built-in, such as a site's own) always do.
+ */
+export function pageTextOf(
+  catalog: { get(name: string): { plugin: string } | undefined },
+  name: string,
+): (output: unknown) => boolean {
+  const tool = catalog.get(name)
+  if (tool?.plugin !== BROWSER_PLUGIN) return () => true
+  return (output) => builtinCarriesPageText(name, output)
 }

@@ -16,7 +16,8 @@ import {
   type ToolInvocationInput,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
-import type { PluginBuildIdentity } from '../config/permissions'
+import type { ClientScopeGate } from '../config/clientScopeGate'
+import { allowAlwaysPersists, type PluginBuildIdentity } from '../config/permissions'
 import type { CatalogTool, ToolCatalog } from '../catalog/toolCatalog'
 import {
   BROWSER_PLUGIN,
@@ -40,6 +41,8 @@ export interface InvocationEffectsDeps {
   audit: { record(entry: AuditEntry): Promise<void> }
   /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
   allowAlways(plugin: string, tool: string, build: PluginBuildIdentity | undefined): void
+  /** Client scopes (src/config/clientScopeGate.ts): a call out of scope fails before validation. */
+  scopes?: Pick<ClientScopeGate, 'refusal' | 'describe'>
   limits: Pick<
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
@@ -48,6 +51,16 @@ export interface InvocationEffectsDeps {
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
 const WIRE_NAME_MAX = 64
+
+/** `{ origin }` of a tab's URL, for tool.dispatch; nothing for a URL without one. */
+function originOf(url: string): { origin?: string } {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? {} : { origin }
+  } catch {
+    return {}
+  }
+}
 
 /** Maps the extension's answer to tool.dispatch onto a failure. */
 export function dispatchFailure(error: unknown): ToolFailure {
@@ -152,6 +165,12 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         const tool = catalog.get(call.tool)
         if (!tool)
           return Promise.resolve(refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`))
+        const outOfScope = deps.scopes?.refusal(call.client, call.tool, call.input)
+        if (outOfScope !== undefined)
+          return Promise.resolve({
+            ok: false,
+            error: { code: 'out_of_scope', message: outOfScope, category: 'permission' },
+          } satisfies StepResult)
         // Before the schema: a validator walks the value recursively, and so would whatever follows.
         if (tooDeep(call.input) !== null)
           return Promise.resolve(
@@ -177,8 +196,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           plugin: call.plugin,
           tool: wireName(call),
           input: preparedInputs.get(call.invocationId) ?? call.input,
-          // An approved call runs in the tab the user saw, or fails with tab_closed.
-          ...(call.tab ? { tabId: call.tab.tabId } : {}),
+          // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
+          ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
           client: call.client.slice(0, WIRE_NAME_MAX),
           session: call.session.slice(0, WIRE_NAME_MAX),
         })
@@ -198,7 +217,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       }),
     },
     actions: {
-      requestApproval: ({ context: call }) =>
+      requestApproval: ({ context: call }) => {
+        const tool = catalog.get(call.tool)
+        const scope = deps.scopes?.describe(call.client)
         void port.notify('confirmation.request', {
           id: call.invocationId,
           plugin: call.plugin,
@@ -207,7 +228,11 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-        }),
+          // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
+          ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
+          ...(scope ? { scope } : {}),
+        })
+      },
       releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
       cancelApproval: ({ context: call }, { reason }) =>
         void port.notify('confirmation.cancel', { id: call.invocationId, reason }),

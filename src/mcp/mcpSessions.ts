@@ -38,8 +38,8 @@ import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
-  /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
-  listToolsJson(): string
+  /** The tools this client may see (ask / auto, within its scope): the `tools/list` result, serialized. */
+  listToolsJson(client: string): string
   callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
@@ -202,7 +202,7 @@ export class McpSessions {
   ): Promise<HttpReply> {
     switch (method) {
       case 'tools/list':
-        return jsonTextResponse(resultJson(id, this.deps.listToolsJson()))
+        return jsonTextResponse(resultJson(id, this.deps.listToolsJson(session.client)))
       case 'tools/call':
         return this.call(session, id, params)
       case 'ping':

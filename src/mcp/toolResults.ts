@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
+import { PAGE_CONTENT_OVERHEAD_BYTES, withoutMarkerChars, wrapPageContent } from '../protocol/pageContent'
 
 interface ImageOutput {
   type: 'image'
@@ -33,12 +34,14 @@ export function capText(text: string, maxBytes: number, narrow: string = NARROW_
 
 /**
  * A call's outcome as an MCP result: compact JSON text (capped, saying how to `narrow` the call), an image as MCP image content, and
- * every failure as `isError: true` with one text block `[<code>] <message>`.
+ * every failure as `isError: true` with one text block `[<code>] <message>`. Text a page wrote
+ * (`pageText`, src/catalog/pageText.ts) is put between the page-content markers, within the same cap.
  */
 export function toCallToolResult(
   outcome: ToolOutcome | undefined,
   maxBytes: number,
   narrow?: string,
+  pageText: (output: unknown) => boolean = () => false,
 ): CallToolResult {
   if (!outcome)
     return {
@@ -53,5 +56,12 @@ export function toCallToolResult(
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
-  return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  if (!pageText(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  // Neutralized first, then cut: the marked result stays within the cap.
+  const capped = capText(
+    withoutMarkerChars(text),
+    Math.max(0, maxBytes - PAGE_CONTENT_OVERHEAD_BYTES),
+    narrow,
+  )
+  return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
 }

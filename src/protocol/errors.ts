@@ -53,6 +53,8 @@ export const ToolErrorCode = {
   approvalQueueFull: 'approval_queue_full',
   /** The daemon stopped (SIGTERM) before the call finished; the client may call again once it is back. */
   shuttingDown: 'shutting_down',
+  /** The client's scope (bridge client set) does not cover this tool, or `otherAgent: true`. */
+  outOfScope: 'out_of_scope',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -87,6 +89,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   cancelled: 'connection',
   approval_queue_full: 'concurrency',
   shutting_down: 'connection',
+  out_of_scope: 'permission',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

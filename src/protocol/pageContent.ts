@@ -22,7 +22,17 @@ export const PAGE_CONTENT_OVERHEAD_BYTES = new TextEncoder().encode(
   `${PAGE_CONTENT_OPEN}\n\n${PAGE_CONTENT_CLOSE}`,
 ).length
 
+/** The marker characters inside page text shown as `⟨U+27EA⟩` / `⟨U+27EB⟩`. */
+export function withoutMarkerChars(text: string): string {
+  return text.replace(MARKER_CHARS, charMarker)
+}
+
+/** `text` between the page-content markers; `text` must already be without marker characters. */
+export function wrapPageContent(text: string): string {
+  return `${PAGE_CONTENT_OPEN}\n${text}\n${PAGE_CONTENT_CLOSE}`
+}
+
 /** `text` between the page-content markers, any marker character inside it neutralized. */
 export function markPageContent(text: string): string {
-  return `${PAGE_CONTENT_OPEN}\n${text.replace(MARKER_CHARS, charMarker)}\n${PAGE_CONTENT_CLOSE}`
+  return wrapPageContent(withoutMarkerChars(text))
 }

@@ -14,6 +14,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
+import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../../src/protocol/pageContent'
 
 export interface McpConnection {
   client: Client
@@ -66,9 +67,24 @@ export async function connectMcp(
   }
 }
 
-/** The text of a tool result's first content block. */
-export function textOf(result: unknown): string {
+/** The text of a tool result's first content block, as the daemon sent it (page-content markers included). */
+export function rawTextOf(result: unknown): string {
   const content = (result as CallToolResult).content
   const first = content[0]
   return first?.type === 'text' ? first.text : ''
+}
+
+/**
+ * The text of a tool result's first content block, without the page-content marker lines the daemon
+ * puts around text a page wrote (src/protocol/pageContent.ts): what the tool returned.
+ */
+export function textOf(result: unknown): string {
+  return withoutPageMarkers(rawTextOf(result))
+}
+
+/** Text without the two page-content marker lines around it, when it has them. */
+export function withoutPageMarkers(text: string): string {
+  const open = `${PAGE_CONTENT_OPEN}\n`
+  const close = `\n${PAGE_CONTENT_CLOSE}`
+  return text.startsWith(open) && text.endsWith(close) ? text.slice(open.length, -close.length) : text
 }

@@ -13,14 +13,6 @@ import { runCli, type CliResult } from '../../integration/cli/runCli'
 import { writePlugin, type PluginFixture } from '../../integration/toolcall/fixture'
 import { startFixtureSite, type FixtureSite } from '../../e2e/builtins/fixtureSite'
 
-/** A result's text without the page-content marker lines around it (docs/security.md). */
-export function withoutMarkers(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => !line.startsWith('\u27EA'))
-    .join('\n')
-}
-
 export interface Agent {
   name: string
   mcp: McpConnection
@@ -87,7 +79,7 @@ export async function startAgentsInBrowser(
         async json<T>(tool: string, args: Record<string, unknown> = {}) {
           const result = await call(tool, args)
           if (result.isError) throw new Error(`${tool}: ${textOf(result)}`)
-          return JSON.parse(withoutMarkers(textOf(result))) as T
+          return JSON.parse(textOf(result)) as T
         },
       }
       agents.push(agent)
