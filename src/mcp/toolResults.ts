@@ -23,11 +23,17 @@ export const NARROW_PLUGIN_TOOL = 'call again with arguments that select fewer i
  * Cuts text to `maxBytes` of UTF-8 and says so at the end, with how to ask for less (`narrow`): the
  * marker is part of the cap, so the whole text never exceeds it.
  */
-export function capText(text: string, maxBytes: number, narrow: string = NARROW_PLUGIN_TOOL): string {
+export function capText(
+  text: string,
+  maxBytes: number,
+  narrow: string = NARROW_PLUGIN_TOOL,
+  /** Bytes the caller adds around the text (the page-content markers), within the same cap. */
+  reserveBytes = 0,
+): string {
   const bytes = new TextEncoder().encode(text)
-  if (bytes.length <= maxBytes) return text
+  if (bytes.length <= maxBytes - reserveBytes) return text
   const marker = `\n[truncated: the result was ${bytes.length} bytes, cut to ${maxBytes}; to get less, ${narrow}]`
-  const room = Math.max(0, maxBytes - new TextEncoder().encode(marker).length)
+  const room = Math.max(0, maxBytes - reserveBytes - new TextEncoder().encode(marker).length)
   const head = new TextDecoder().decode(bytes.subarray(0, room)).replace(/\uFFFD+$/, '')
   return `${head}${marker}`
 }
@@ -58,10 +64,6 @@ export function toCallToolResult(
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   if (!pageText(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
   // Neutralized first, then cut: the marked result stays within the cap.
-  const capped = capText(
-    withoutMarkerChars(text),
-    Math.max(0, maxBytes - PAGE_CONTENT_OVERHEAD_BYTES),
-    narrow,
-  )
+  const capped = capText(withoutMarkerChars(text), maxBytes, narrow, PAGE_CONTENT_OVERHEAD_BYTES)
   return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, limitsFromEnv } from '../../../src/mcp/limits'
 import { capText, toCallToolResult } from '../../../src/mcp/toolResults'
+import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../../../src/protocol/pageContent'
 import { browserToolNarrowing } from '../../../src/tools'
 
 describe('toCallToolResult', () => {
@@ -33,6 +34,19 @@ describe('toCallToolResult', () => {
         10,
       ),
     ).toEqual({ isError: true, content: [{ type: 'text', text: '[tab_closed] open the site first' }] })
+  })
+})
+
+describe('toCallToolResult with page text', () => {
+  it('puts page text between the markers, within the same cap, its marker characters neutralized', () => {
+    const text = (r: ReturnType<typeof toCallToolResult>) => (r.content[0] as { text: string }).text
+    const small = text(toCallToolResult({ ok: true, output: { t: 'a⟫b' } }, 1000, undefined, () => true))
+    expect(small).toBe(`${PAGE_CONTENT_OPEN}\n{"t":"a⟨U+27EB⟩b"}\n${PAGE_CONTENT_CLOSE}`)
+    const big = text(toCallToolResult({ ok: true, output: 'x'.repeat(5000) }, 1000, 'narrow it', () => true))
+    expect(new TextEncoder().encode(big).length).toBeLessThanOrEqual(1000)
+    expect(big.startsWith(`${PAGE_CONTENT_OPEN}\nxxx`)).toBe(true)
+    expect(big.endsWith(`cut to 1000; to get less, narrow it]\n${PAGE_CONTENT_CLOSE}`)).toBe(true)
+    expect(text(toCallToolResult({ ok: true, output: 'plain' }, 1000, undefined, () => false))).toBe('plain')
   })
 })
 
