@@ -112,7 +112,7 @@ export function ApprovalList({
               </p>
             ) : (
               <p class="muted small" data-testid="approval-tab">
-                in the browser itself (a built-in tool, no plugin tab)
+                in the browser itself (a built-in tool that acts on no tab)
               </p>
             )}
             {a.scope && (

@@ -15,6 +15,7 @@ import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemo
 import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
 import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlugin'
 import { runCli } from '../integration/cli/runCli'
+import { startAgentsInBrowser, type Agent, type AgentsInBrowser } from './support/agentsInBrowser'
 
 describe('an approval raised for a tab that then navigates to another origin', () => {
   let configDir: string
@@ -98,5 +99,54 @@ describe('an approval raised for a tab that then navigates to another origin', (
       async () => ((await (await fetch('/api/notes')).json()) as { notes: unknown[] }).notes,
     )
     expect(bobNotes).toEqual([])
+  })
+})
+
+describe('an approval of a built-in tool for a tab that then navigates to another origin', () => {
+  let env: AgentsInBrowser
+  let agent: Agent
+
+  beforeAll(async () => {
+    env = await startAgentsInBrowser({
+      permissions: { browser: { permission: 'auto', tools: { browser_storage_set: 'ask' } } },
+    })
+    agent = await env.agent('builtin-agent')
+  }, 120_000)
+  afterAll(async () => {
+    await env?.close()
+  })
+
+  it('shows the tab in the card, and runs nothing once the tab shows another origin', async () => {
+    const tabId = (await agent.json<{ tabId: number }>('browser_open_tab', { url: env.site.url('/') })).tabId
+    const panel = await env.browser.openSidePanel()
+    const call = agent.call('browser_storage_set', { tabId, key: 'approved-for', value: '127.0.0.1 only' })
+    const card = panel.getByTestId('approval')
+    await card.waitFor({ timeout: 20_000 })
+    const siteOrigin = new URL(env.site.url('/')).origin
+    expect(await card.getByTestId('approval-tab-url').textContent()).toContain(siteOrigin)
+    // Before the user clicks, the agent's tab goes to another site.
+    const other = siteOrigin.replace('127.0.0.1', 'localhost')
+    await agent.json('browser_navigate', { tabId, url: `${other}/` })
+    await card.getByTestId('approve-once').click()
+    const result = await call
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain(
+      `now shows ${other}, not ${siteOrigin} as when the call was approved: nothing ran`,
+    )
+    const page = await env.browser.newPage(`${other}/`)
+    expect(await page.evaluate(() => localStorage.getItem('approved-for'))).toBeNull()
+    await page.close()
+    await panel.close()
+  })
+
+  it('runs an approved call whose tab stayed on its origin', async () => {
+    const tabId = (await agent.json<{ tabId: number }>('browser_open_tab', { url: env.site.url('/') })).tabId
+    const panel = await env.browser.openSidePanel()
+    const call = agent.call('browser_storage_set', { tabId, key: 'k', value: 'v' })
+    const card = panel.getByTestId('approval')
+    await card.waitFor({ timeout: 20_000 })
+    await card.getByTestId('approve-once').click()
+    expect((await call).isError).toBeFalsy()
+    await panel.close()
   })
 })
