@@ -1,77 +1,25 @@
-import { assign, emit, fromCallback, fromPromise, setup, type AnyActorRef } from 'xstate'
-import type { SlotAnswer } from './pluginTabMachine'
+import { pluginTabOf } from './systemActors'
+import { assign, emit, fromCallback, fromPromise, setup } from 'xstate'
 import {
   APPROVAL_PROGRESS_INTERVAL_MS,
   APPROVAL_TIMEOUT_MS,
   TOOL_MAX_DURATION_MS,
   TOOL_TIMEOUT_MS,
-  type ApprovalTab,
   type Decision,
-  type Permission,
-  type ToolErrorCode,
 } from '../src/protocol'
+import type {
+  ApprovalCheck,
+  PermissionCheck,
+  StepResult,
+  ToolFailure,
+  ToolInvocationContext,
+  ToolInvocationEmitted,
+  ToolInvocationEvent,
+  ToolInvocationInput,
+  ToolOutcome,
+} from './toolInvocationTypes'
 
-/** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
-export interface ToolFailure {
-  code: ToolErrorCode
-  message: string
-  category?: string
-}
-
-export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
-export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
-
-export interface ToolInvocationInput {
-  /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
-  invocationId: string
-  /** The plugin that owns the tool (`browser` for built-ins); for an unknown name, its part before the first `_`. */
-  plugin: string
-  /** Prefixed tool name as the client called it. */
-  tool: string
-  input: unknown
-  /** The MCP client that made the call (its name) and its session: who approvals and audit name. */
-  client: string
-  session: string
-  /** The MCP request carried `_meta.progressToken`: progress is emitted only then. */
-  hasProgressToken: boolean
-  /** ms since epoch when the request arrived: the audit duration and `tool.invocationEnd` count from here. */
-  startedAt: number
-}
-
-export interface ToolInvocationContext extends ToolInvocationInput {
-  outcome?: ToolOutcome
-  /** The tab an `ask` call will run in, chosen before the user is asked (absent for built-ins). */
-  tab?: ApprovalTab
-  /** "waiting for approval" reports so far: the `progress` value of the next one. */
-  waitingTicks: number
-}
-
-/** Whether an `ask` call may be put to the user now, and in which tab it will run. */
-export type ApprovalCheck = { ok: true; tab?: ApprovalTab } | { ok: false; error: ToolFailure }
-
-export interface PermissionCheck {
-  permission: Permission
-  extensionConnected: boolean
-}
-
-export type ToolInvocationEvent =
-  | { type: 'confirmation.response'; decision: Decision }
-  | { type: 'tool.progress'; progress: number; total?: number; message?: string }
-  | { type: 'dispatch.succeeded'; output: unknown }
-  | { type: 'dispatch.failed'; error: ToolFailure }
-  | { type: 'extension.lost' }
-  | { type: 'cancel'; reason: string }
-  /** The daemon is stopping and its grace period for calls in flight is over. */
-  | { type: 'daemon.stopping' }
-  | SlotAnswer
-
-/** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
-export type ToolInvocationEmitted = {
-  type: 'tool.progress'
-  progress: number
-  total?: number
-  message?: string
-}
+export type * from './toolInvocationTypes'
 
 const notProvided = (what: string) => Promise.reject(new Error(`${what} is not provided`))
 
@@ -140,12 +88,6 @@ const FAILURES = {
 type FailureReason = keyof typeof FAILURES
 
 const failWith = (reason: FailureReason) => ({ type: 'fail', params: { reason } }) as const
-
-/** The pluginTab actor of a call's plugin, found by its systemId; undefined once the plugin is gone. */
-const pluginTabOf = (system: AnySystem, plugin: string): AnyActorRef | undefined =>
-  system.get(`pluginTab:${plugin}`) as AnyActorRef | undefined
-
-type AnySystem = { get(systemId: string): unknown }
 
 /**
  * One tool call: validating -> checkingPermission -> (preparingApproval -> awaitingApproval) ->

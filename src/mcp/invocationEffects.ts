@@ -16,7 +16,8 @@ import {
   type ToolInvocationInput,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
-import type { PluginBuildIdentity } from '../config/permissions'
+import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
+import type { Config } from '../config/schema'
 import type { CatalogTool, ToolCatalog } from '../catalog/toolCatalog'
 import {
   BROWSER_PLUGIN,
@@ -26,20 +27,24 @@ import {
   splitToolName,
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
-import type { ExtensionPort, TabSnapshot } from '../ws/extensionLink'
+import { log } from '../log'
+import { pluginTabOf, type SystemLookup } from '../../machines/systemActors'
+import type { ExtensionPort } from '../ws/extensionSockets'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
 import { chooseTab } from './tabChoice'
 
+const logger = log.withTag('tools')
+
 export interface InvocationEffectsDeps {
   catalog: ToolCatalog
-  port: ExtensionPort
-  /** A plugin's tabs as the extension last reported them (its pluginTab actor); undefined when unknown. */
-  tabs(plugin: string): TabSnapshot | undefined
+  /** The active extension in the actor system an effect runs in (src/ws/extensionSockets.ts). */
+  portOf(system: SystemLookup): ExtensionPort
   audit: { record(entry: AuditEntry): Promise<void> }
-  /** "Always allow": sets the tool to auto for good (and tells everyone the permissions changed). */
-  allowAlways(plugin: string, tool: string, build: PluginBuildIdentity | undefined): void
+  /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
+  updateConfig(mutate: (current: Config) => Config): Promise<Config>
+  onConfigChanged(): void
   limits: Pick<
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
@@ -91,7 +96,7 @@ const refuse = (code: 'unknown_tool' | 'invalid_input', message: string): StepRe
 
 /** toolInvocationMachine with the daemon's effects, for the root system's `toolInvocation` children. */
 export function provideToolInvocation(deps: InvocationEffectsDeps) {
-  const { catalog, port, limits } = deps
+  const { catalog, limits } = deps
   const approvals = createApprovalQueue(MAX_APPROVALS_WAITING_PER_CLIENT)
   /** The tool's name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
   const wireName = (call: ToolInvocationInput): string =>
@@ -100,11 +105,11 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     call.tool
 
   /** A ready tab to name in the approval (plugin tools), then a place in the client's approval queue. */
-  const prepareApproval = (call: ToolInvocationInput): ApprovalCheck => {
+  const prepareApproval = (system: SystemLookup, call: ToolInvocationInput): ApprovalCheck => {
     let tab: ApprovalCheck & { ok: true }
     if (call.plugin === BROWSER_PLUGIN) tab = { ok: true }
     else {
-      const reported = deps.tabs(call.plugin)
+      const reported = pluginTabOf(system, call.plugin)?.getSnapshot().context
       const chosen = chooseTab(reported?.tabs ?? [])
       if (!chosen)
         return {
@@ -161,45 +166,47 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         if (!check.ok) return Promise.resolve(refuse('invalid_input', check.message))
         return prepareInput(call, tool, signal)
       }),
-      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(({ input: call }) =>
+      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(({ input: call, system }) =>
         Promise.resolve({
           permission: catalog.get(call.tool)?.permission ?? 'off',
-          extensionConnected: port.connected,
+          extensionConnected: deps.portOf(system).connected,
         }),
       ),
       // Checked and reserved in one synchronous step, so concurrent calls cannot overfill a queue.
-      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(({ input: call }) =>
-        Promise.resolve(prepareApproval(call)),
+      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(({ input: call, system }) =>
+        Promise.resolve(prepareApproval(system, call)),
       ),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input: call }) => {
-        const sent = port.request('tool.dispatch', {
-          dispatchId: call.invocationId,
-          plugin: call.plugin,
-          tool: wireName(call),
-          input: preparedInputs.get(call.invocationId) ?? call.input,
-          // An approved call runs in the tab the user saw, or fails with tab_closed.
-          ...(call.tab ? { tabId: call.tab.tabId } : {}),
-          client: call.client.slice(0, WIRE_NAME_MAX),
-          session: call.session.slice(0, WIRE_NAME_MAX),
-        })
-        if (!sent) {
-          sendBack({ type: 'extension.lost' })
-          return
-        }
-        sent.result.then(
-          (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
-          (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
-        )
-        return () => sent.forget()
-      }),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(
+        ({ sendBack, input: call, system }) => {
+          const sent = deps.portOf(system).request('tool.dispatch', {
+            dispatchId: call.invocationId,
+            plugin: call.plugin,
+            tool: wireName(call),
+            input: preparedInputs.get(call.invocationId) ?? call.input,
+            // An approved call runs in the tab the user saw, or fails with tab_closed.
+            ...(call.tab ? { tabId: call.tab.tabId } : {}),
+            client: call.client.slice(0, WIRE_NAME_MAX),
+            session: call.session.slice(0, WIRE_NAME_MAX),
+          })
+          if (!sent) {
+            sendBack({ type: 'extension.lost' })
+            return
+          }
+          sent.result.then(
+            (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+            (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+          )
+          return () => sent.forget()
+        },
+      ),
       record: fromPromise<void, ToolInvocationContext>(({ input: call }) => {
         preparedInputs.delete(call.invocationId)
         return deps.audit.record(auditEntryOf(call, call.outcome))
       }),
     },
     actions: {
-      requestApproval: ({ context: call }) =>
-        void port.notify('confirmation.request', {
+      requestApproval: ({ context: call, system }) =>
+        void deps.portOf(system).notify('confirmation.request', {
           id: call.invocationId,
           plugin: call.plugin,
           tool: call.tool,
@@ -209,21 +216,38 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           ...(call.tab ? { tab: call.tab } : {}),
         }),
       releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
-      cancelApproval: ({ context: call }, { reason }) =>
-        void port.notify('confirmation.cancel', { id: call.invocationId, reason }),
+      cancelApproval: ({ context: call, system }, { reason }) =>
+        void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
+      // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
       persistAlways: ({ context: call }) => {
         const tool = catalog.get(call.tool)
-        if (tool) deps.allowAlways(tool.plugin, tool.key, tool.pluginBuild)
+        if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        void deps
+          .updateConfig((config) => ({
+            ...config,
+            permissions: withToolPermission(
+              config.permissions,
+              tool.plugin,
+              tool.key,
+              'auto',
+              tool.pluginBuild,
+            ),
+          }))
+          .then(
+            () => deps.onConfigChanged(),
+            (error: unknown) =>
+              logger.error(`could not save "always allow" for ${tool.plugin} ${tool.key}:`, error),
+          )
       },
-      announceStart: ({ context: call }) =>
-        void port.notify('tool.invocationStart', {
+      announceStart: ({ context: call, system }) =>
+        void deps.portOf(system).notify('tool.invocationStart', {
           dispatchId: call.invocationId,
           plugin: call.plugin,
           tool: wireName(call),
         }),
       // The end leaves with the next frame (or within a few ms): the answer does not wait for it.
-      announceEnd: ({ context: call }) =>
-        void port.notify(
+      announceEnd: ({ context: call, system }) =>
+        void deps.portOf(system).notify(
           'tool.invocationEnd',
           {
             dispatchId: call.invocationId,

@@ -1,17 +1,15 @@
 /**
- * Starts one MCP tool call as a `toolInvocation:<uuid>` child of the root system and waits for its
- * outcome (the actor's output). The call's data goes in as the actor's input; progress comes back as
- * the actor's emitted `tool.progress` events; a client's cancel (or its session closing) goes in as a
- * `cancel` event through the handle's `cancel`.
+ * Starts one tool call as a `toolInvocation:<uuid>` child of the root system and awaits its outcome
+ * (the actor's output, through XState's `toPromise`). The call's data goes in as the actor's input;
+ * progress comes back as the actor's emitted `tool.progress` events; cancellation comes in as an
+ * `AbortSignal` (the client's notifications/cancelled, or its session closing) and reaches the
+ * actor as a `cancel` event.
  */
 import { randomUUID } from 'node:crypto'
-import type { ActorRefFrom, AnyActorRef } from 'xstate'
-import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import type {
-  ToolInvocationInput,
-  ToolOutcome,
-  toolInvocationMachine,
-} from '../../machines/toolInvocationMachine'
+import { toPromise, type ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { pluginTabOf, toolInvocationOf } from '../../machines/systemActors'
+import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { log } from '../log'
@@ -34,12 +32,8 @@ export interface ToolCallRequest {
   session: string
   /** Present when the MCP request carried `_meta.progressToken`. */
   onProgress?: (update: ProgressUpdate) => void
-}
-
-/** A running call: its outcome, and the way to cancel it (a no-op once it has ended). */
-export interface ToolCall {
-  outcome: Promise<ToolOutcome>
-  cancel: (reason: string) => void
+  /** Aborting it cancels the call (a no-op once it has ended); its reason is the cancel's reason. */
+  signal?: AbortSignal
 }
 
 export interface ToolCallsDeps {
@@ -49,15 +43,22 @@ export interface ToolCallsDeps {
   audit: { record(entry: AuditEntry): Promise<void> }
 }
 
-type InvocationRef = ActorRefFrom<typeof toolInvocationMachine>
+/** Runs tool calls; see `callTool`. */
+export type CallTool = (request: ToolCallRequest) => Promise<ToolOutcome>
 
 const internalFailure: ToolOutcome = {
   ok: false,
   error: { code: 'tool_error', message: 'the call failed inside the daemon', category: 'internal' },
 }
 
-/** Runs one call; its outcome resolves exactly once, after its audit entry is on disk, and never rejects. */
-export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCall {
+const reasonOf = (signal: AbortSignal): string =>
+  typeof signal.reason === 'string' ? signal.reason : 'the client cancelled the call'
+
+/**
+ * Runs one call; the promise resolves exactly once, after the call's audit entry is on disk, and
+ * never rejects.
+ */
+export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise<ToolOutcome> {
   const input: ToolInvocationInput = {
     invocationId: randomUUID(),
     plugin: deps.catalog.pluginOf(request.name),
@@ -70,70 +71,43 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCal
   }
   const name = neutralizeText(request.name, 128)
   deps.system.send({ type: 'toolInvocation.spawn', input })
-  const actor = deps.system.system.get(systemIdOf('toolInvocation', input.invocationId)) as
-    InvocationRef | undefined
+  const actor = toolInvocationOf(deps.system.system, input.invocationId)
   if (!actor) {
     logger.error(`call of ${name} could not start inside the daemon`)
-    return {
-      outcome: deps.audit.record(auditEntryOf(input, internalFailure)).then(() => internalFailure),
-      cancel: () => undefined,
-    }
+    await deps.audit.record(auditEntryOf(input, internalFailure))
+    return internalFailure
   }
-
-  let settled = false
-  const outcome = new Promise<ToolOutcome>((resolve) => {
-    const progress = request.onProgress
-      ? actor.on('tool.progress', ({ progress, total, message }) =>
-          request.onProgress?.({
-            progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message }),
-          }),
-        )
-      : undefined
-    const settle = (result: ToolOutcome) => {
-      if (settled) return
-      settled = true
-      subscription.unsubscribe()
-      progress?.unsubscribe()
-      resolve(result)
-    }
+  const { onProgress, signal } = request
+  const progress = onProgress
+    ? actor.on('tool.progress', ({ progress, total, message }) =>
+        onProgress({
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        }),
+      )
+    : undefined
+  const cancel = () => signal && actor.send({ type: 'cancel', reason: reasonOf(signal) })
+  if (signal?.aborted) cancel()
+  else signal?.addEventListener('abort', cancel, { once: true })
+  try {
+    return (await toPromise(actor)) ?? internalFailure
+  } catch (error) {
     // A bug in an effect must not leave the client waiting: answer with an internal tool_error.
-    const failed = (error: unknown) => {
-      logger.error(`call of ${name} failed inside the daemon:`, error)
-      // Its exit actions did not run: give back the slot it held.
-      if (actor.getSnapshot().matches('running'))
-        (deps.system.system.get(systemIdOf('pluginTab', input.plugin)) as AnyActorRef | undefined)?.send({
-          type: 'slot.release',
-        })
-      void deps.audit.record(auditEntryOf(input, internalFailure)).then(() => settle(internalFailure))
-    }
-    const subscription = actor.subscribe({
-      complete: () => settle(actor.getSnapshot().output ?? internalFailure),
-      error: failed,
-    })
-  })
-  return {
-    outcome,
-    cancel: (reason) => {
-      if (!settled) actor.send({ type: 'cancel', reason })
-    },
+    logger.error(`call of ${name} failed inside the daemon:`, error)
+    // Its exit actions did not run: give back the slot it held.
+    if (actor.getSnapshot().status === 'error' && wasRunning(actor.getSnapshot()))
+      pluginTabOf(deps.system.system, input.plugin)?.send({ type: 'slot.release' })
+    await deps.audit.record(auditEntryOf(input, internalFailure))
+    return internalFailure
+  } finally {
+    progress?.unsubscribe()
+    signal?.removeEventListener('abort', cancel)
   }
 }
 
-/** The calls running now: the root's toolInvocation children. */
-export function runningCalls(system: ActorRefFrom<typeof bridgeSystemMachine>): AnyActorRef[] {
-  return Object.entries(system.getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(
-    ([id, ref]) => (ref && id.startsWith('toolInvocation') ? [ref] : []),
-  )
-}
-
-/** Resolves once no call is running, or after `withinMs`. */
-export async function callsSettled(
-  system: ActorRefFrom<typeof bridgeSystemMachine>,
-  withinMs: number,
-): Promise<void> {
-  const deadline = Date.now() + withinMs
-  while (runningCalls(system).length > 0 && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-}
+/** Whether a snapshot is (or, for one that failed, last was) in `running`, holding a slot. */
+const wasRunning = (snapshot: object): boolean =>
+  'value' in snapshot &&
+  (snapshot.value === 'running' ||
+    (typeof snapshot.value === 'object' && snapshot.value !== null && 'running' in snapshot.value))

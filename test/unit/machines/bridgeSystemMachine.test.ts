@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate'
+import { createActor, fromCallback, fromPromise, waitFor, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
-import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
+import type { SystemLookup } from '../../../machines/systemActors'
 import {
   toolInvocationMachine,
   type ApprovalCheck,
@@ -35,19 +35,15 @@ function callLogic(options: { permission?: PermissionCheck['permission']; record
   })
 }
 
-function startSystem(
-  options: { sent?: string[]; call?: ReturnType<typeof callLogic>; disposed?: string[] } = {},
-) {
+function startSystem(options: { sent?: string[]; call?: ReturnType<typeof callLogic> } = {}) {
   const system = createActor(
     bridgeSystemMachine.provide({
+      delays: { drainGrace: 20 },
       actors: {
         extensionConnection: extensionConnectionMachine.provide({
           actions: {
             sendSyncFull: (_, { connectionId }) => void options.sent?.push(`sync.full ${connectionId}`),
           },
-        }),
-        mcpSession: mcpSessionMachine.provide({
-          actions: { disposeSession: (_, { reason }) => void options.disposed?.push(reason) },
         }),
         toolInvocation: options.call ?? callLogic(),
       },
@@ -59,7 +55,10 @@ function startSystem(
 }
 
 type System = ReturnType<typeof startSystem>
-const find = (system: System, systemId: string) => system.system.get(systemId) as AnyActorRef | undefined
+const find = (system: System, systemId: string): AnyActorRef | undefined => {
+  const lookup: SystemLookup = system.system
+  return lookup.get(systemId)
+}
 const callInput = (invocationId: string, plugin = 'notes'): ToolInvocationInput => ({
   invocationId,
   plugin,
@@ -104,18 +103,6 @@ describe('bridgeSystemMachine', () => {
     expect(find(system, 'pluginTab:notes')).toBeUndefined()
   })
 
-  it('spawns mcpSession:<uuid> with the effects provided once and removes it once the session closes', async () => {
-    const disposed: string[] = []
-    const system = startSystem({ disposed })
-    system.send({ type: 'mcpSession.spawn', input: { sessionId: 'session-1', openedAt: 1 } })
-    const session = find(system, 'mcpSession:session-1')
-    expect(session?.getSnapshot().value).toBe('open')
-    session?.send({ type: 'session.close', reason: 'DELETE /mcp' })
-    await flush()
-    expect(disposed).toEqual(['DELETE /mcp'])
-    expect(find(system, 'mcpSession:session-1')).toBeUndefined()
-  })
-
   it('runs a call as toolInvocation:<uuid>: a slot from its pluginTab, the outcome as its output, then gone', async () => {
     const recorded: string[] = []
     const system = startSystem({ call: callLogic({ recorded }) })
@@ -125,7 +112,9 @@ describe('bridgeSystemMachine', () => {
     system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
     const call = find(system, 'toolInvocation:call-1')
     const slotsSeen: number[] = []
-    tab?.subscribe((snapshot) => void slotsSeen.push((snapshot.context as { inFlight: number }).inFlight))
+    tab?.subscribe(
+      (snapshot: { context: { inFlight: number } }) => void slotsSeen.push(snapshot.context.inFlight),
+    )
     const outputs: unknown[] = []
     call?.subscribe({ complete: () => void outputs.push(call.getSnapshot().output) })
     await flush()
@@ -211,12 +200,44 @@ describe('bridgeSystemMachine', () => {
     other.send({ type: 'toolInvocation.spawn', input: callInput('call-2') })
     const seen: string[] = []
     find(other, 'toolInvocation:call-2')?.subscribe({
-      error: (error) => void seen.push((error as Error).message),
+      error: (error: unknown) => void seen.push((error as Error).message),
     })
     await flush()
     expect(seen).toEqual(['approval effect crashed'])
     expect(find(other, 'toolInvocation:call-2')).toBeUndefined()
     expect(other.getSnapshot().status).toBe('active')
     expect(find(other, 'configStore')).toBeDefined()
+  })
+
+  it('drains at once when no call runs', () => {
+    const system = startSystem()
+    system.send({ type: 'system.drain' })
+    expect(system.getSnapshot().value).toEqual({ live: 'drained' })
+    expect(find(system, 'configStore')).toBeDefined()
+  })
+
+  it('lets a call in flight finish while draining, then is drained', async () => {
+    const system = startSystem()
+    system.send({ type: 'pluginTab.spawn', plugin: 'browser' })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1', 'browser') })
+    system.send({ type: 'system.drain' })
+    expect(system.getSnapshot().matches({ live: 'draining' })).toBe(true)
+    const drained = await waitFor(system, (snapshot) => snapshot.matches({ live: 'drained' }))
+    expect(drained.context.callsRunning).toBe(0)
+    expect(find(system, 'toolInvocation:call-1')).toBeUndefined()
+  })
+
+  it('fails a call still waiting when the grace period ends with shutting_down, audited, then is drained', async () => {
+    const recorded: string[] = []
+    const system = startSystem({ call: callLogic({ permission: 'ask', recorded }) })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
+    let output: unknown
+    call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
+    await flush()
+    system.send({ type: 'system.drain' })
+    await waitFor(system, (snapshot) => snapshot.matches({ live: 'drained' }))
+    expect(output).toMatchObject({ ok: false, error: { code: 'shutting_down' } })
+    expect(recorded).toEqual(['call-1'])
   })
 })

@@ -1,7 +1,6 @@
 import { createActor, fromCallback } from 'xstate'
 import { describe, expect, it } from 'vitest'
 import { pluginTabMachine, type SlotAnswer } from '../../../machines/pluginTabMachine'
-import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
 
 const tab = { tabId: 7, url: 'https://notes.example/app', title: 'Notes', ready: true }
 
@@ -83,20 +82,5 @@ describe('pluginTabMachine', () => {
     actor.send({ type: 'slot.request', replyTo: caller })
     actor.send({ type: 'extension.lost' })
     expect(actor.getSnapshot().context.inFlight).toBe(1)
-  })
-})
-
-describe('mcpSessionMachine', () => {
-  it('disposes the session exactly once when it closes', () => {
-    const disposed: string[] = []
-    const actor = createActor(
-      mcpSessionMachine.provide({ actions: { disposeSession: (_, p) => void disposed.push(p.reason) } }),
-      { input: { sessionId: 's-1', openedAt: 0 } },
-    ).start()
-    expect(actor.getSnapshot().value).toBe('open')
-    actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
-    actor.send({ type: 'session.close', reason: 'transport closed' })
-    expect(actor.getSnapshot().status).toBe('done')
-    expect(disposed).toEqual(['DELETE /mcp'])
   })
 })

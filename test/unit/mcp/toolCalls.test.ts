@@ -56,14 +56,14 @@ describe('callTool', () => {
   it('answers with the actor’s output and forwards its progress', async () => {
     const { deps, audited } = start()
     const progress: unknown[] = []
-    const { outcome } = callTool(deps, {
+    const outcome = await callTool(deps, {
       name: 'browser_list_tabs',
       input: {},
       client: 'claude',
       session: 's-1',
       onProgress: (update) => void progress.push(update),
     })
-    expect(await outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
+    expect(outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
     expect(progress).toEqual([
       { progress: 1, total: 2 },
       { progress: 2, total: 2, message: 'almost' },
@@ -71,13 +71,31 @@ describe('callTool', () => {
     expect(audited).toEqual([{ tool: 'browser_list_tabs', plugin: 'browser', client: 'claude' }])
   })
 
-  it('cancels a running call through its handle, and ignores a cancel after it ended', async () => {
+  it('cancels a running call when its signal aborts, and ignores an abort after it ended', async () => {
     const { deps } = start({ answer: false })
-    const call = callTool(deps, { name: 'browser_list_tabs', input: {}, client: 'claude', session: 's-1' })
+    const cancel = new AbortController()
+    const call = callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      signal: cancel.signal,
+    })
     await new Promise((resolve) => setTimeout(resolve, 0))
-    call.cancel('session closed')
-    expect(await call.outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
-    call.cancel('again')
-    expect(await call.outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+    cancel.abort('session closed')
+    expect(await call).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+  })
+
+  it('cancels a call whose signal aborted before it started', async () => {
+    const { deps, audited } = start({ answer: false })
+    const outcome = await callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      signal: AbortSignal.abort('client cancelled'),
+    })
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+    expect(audited).toHaveLength(1)
   })
 })
