@@ -32,7 +32,7 @@ import {
   type RpcId,
 } from './mcpMessages'
 import { browserToolNarrowing } from '../tools'
-import type { CallTool, ProgressUpdate } from './toolCalls'
+import type { CallTool, ProgressUpdate } from '../calls/toolCalls'
 import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')

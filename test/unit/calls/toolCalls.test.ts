@@ -11,7 +11,7 @@ import {
 } from '../../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../../../src/audit'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
-import { callTool } from '../../../src/mcp/toolCalls'
+import { callTool } from '../../../src/calls/toolCalls'
 
 /** The root with a call logic whose tool reports progress twice, then answers, unless cancelled first. */
 function start(options: { answer?: boolean } = {}) {
