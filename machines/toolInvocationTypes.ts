@@ -1,6 +1,7 @@
 /** The data and events of one tool call (machines/toolInvocationMachine.ts), apart so lookups can name them. */
 import type { ActorRef, Snapshot } from 'xstate'
-import type { SlotAnswer } from './pluginTabMachine'
+import type { ApprovalWaiting } from './approvalMachine'
+import type { SlotAnswer, TabAnswer } from './pluginTabMachine'
 import type { ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
 
 /** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
@@ -31,20 +32,21 @@ export interface ToolInvocationInput {
 }
 
 export interface ToolInvocationContext extends ToolInvocationInput {
+  /** The synchronous check's verdict (validation and permission), taken on entry. */
+  verdict?: CheckVerdict
   outcome?: ToolOutcome
-  /** The tab an `ask` call will run in, chosen before the user is asked (absent for built-ins). */
+  /** The tab an `ask` call will run in, chosen by its pluginTab before the user is asked (absent for built-ins). */
   tab?: ApprovalTab
-  /** "waiting for approval" reports so far: the `progress` value of the next one. */
-  waitingTicks: number
 }
 
-/** Whether an `ask` call may be put to the user now, and in which tab it will run. */
-export type ApprovalCheck = { ok: true; tab?: ApprovalTab } | { ok: false; error: ToolFailure }
-
-export interface PermissionCheck {
-  permission: Permission
-  extensionConnected: boolean
-}
+/**
+ * Validation and the permission check, as one synchronous step: an unknown tool or input that does
+ * not match its schema fails here; else the tool's permission, whether the extension is connected,
+ * and whether the tool has a daemon-side step to prepare its input (files read by path).
+ */
+export type CheckVerdict =
+  | { ok: false; error: ToolFailure }
+  | { ok: true; permission: Permission; extensionConnected: boolean; prepare: boolean }
 
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
@@ -56,6 +58,8 @@ export type ToolInvocationEvent =
   /** The daemon is stopping and its grace period for calls in flight is over. */
   | { type: 'daemon.stopping' }
   | SlotAnswer
+  | TabAnswer
+  | ApprovalWaiting
 
 /** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
 export type ToolInvocationEmitted = {

@@ -4,11 +4,11 @@
  * `tool.dispatch`), the plugins' tabs as the extension reports them, and the audit log. Each effect
  * reads the call's own data from the actor's context.
  */
-import { fromCallback, fromPromise } from 'xstate'
+import { assign, fromCallback, fromPromise } from 'xstate'
+import { approvalMachine } from '../../machines/approvalMachine'
 import {
   toolInvocationMachine,
-  type ApprovalCheck,
-  type PermissionCheck,
+  type CheckVerdict,
   type StepResult,
   type ToolFailure,
   type ToolInvocationContext,
@@ -18,7 +18,7 @@ import {
 import type { AuditEntry } from '../audit'
 import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
 import type { Config } from '../config/schema'
-import type { CatalogTool, ToolCatalog } from '../catalog/toolCatalog'
+import type { ToolCatalog } from '../catalog/toolCatalog'
 import {
   BROWSER_PLUGIN,
   JsonRpcErrorCode,
@@ -28,12 +28,11 @@ import {
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import { log } from '../log'
-import { pluginTabOf, type SystemLookup } from '../../machines/systemActors'
+import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
-import { chooseTab } from './tabChoice'
 
 const logger = log.withTag('tools')
 
@@ -89,7 +88,10 @@ export function auditEntryOf(
   }
 }
 
-const refuse = (code: 'unknown_tool' | 'invalid_input', message: string): StepResult => ({
+const refuse = (
+  code: 'unknown_tool' | 'invalid_input',
+  message: string,
+): { ok: false; error: ToolFailure } => ({
   ok: false,
   error: { code, message, category: 'validation' },
 })
@@ -104,77 +106,59 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     (call.plugin === BROWSER_PLUGIN ? call.tool : splitToolName(call.tool)?.tool) ??
     call.tool
 
-  /** A ready tab to name in the approval (plugin tools), then a place in the client's approval queue. */
-  const prepareApproval = (system: SystemLookup, call: ToolInvocationInput): ApprovalCheck => {
-    let tab: ApprovalCheck & { ok: true }
-    if (call.plugin === BROWSER_PLUGIN) tab = { ok: true }
-    else {
-      const reported = pluginTabOf(system, call.plugin)?.getSnapshot().context
-      const chosen = chooseTab(reported?.tabs ?? [])
-      if (!chosen)
-        return {
+  /** A place in the client's approval queue, taken in one synchronous step so calls cannot overfill it. */
+  const reserveApproval = (call: ToolInvocationInput): StepResult =>
+    approvals.reserve(call.client, call.invocationId)
+      ? { ok: true }
+      : {
           ok: false,
-          error:
-            (reported?.tabs.length ?? 0) === 0
-              ? {
-                  code: 'tab_closed',
-                  message: `no open tab matches the ${call.plugin} plugin; open the site first, then call again`,
-                  category: 'tab',
-                }
-              : {
-                  code: 'tab_unavailable',
-                  message: `the ${call.plugin} tab is not ready: sign in to the site, or reload its tab, then call again`,
-                  category: 'tab',
-                },
+          error: {
+            code: 'approval_queue_full',
+            message: `${MAX_APPROVALS_WAITING_PER_CLIENT} calls of ${call.client.slice(0, WIRE_NAME_MAX)} already wait for approval in the bridge side panel; wait until the user answers them (or they time out) before calling again`,
+            category: 'concurrency',
+          },
         }
-      tab = { ok: true, tab: { tabId: chosen.tabId, title: chosen.title, url: chosen.url } }
+
+  /** Validation and the permission check, one synchronous step (a bug in it fails the call as internal). */
+  const check = (call: ToolInvocationInput, system: SystemLookup): CheckVerdict => {
+    const tool = catalog.get(call.tool)
+    if (!tool) return refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`)
+    // Before the schema: a validator walks the value recursively, and so would whatever follows.
+    if (tooDeep(call.input) !== null)
+      return refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`)
+    const valid = tool.validate(call.input)
+    if (!valid.ok) return refuse('invalid_input', valid.message)
+    return {
+      ok: true,
+      permission: tool.permission,
+      extensionConnected: deps.portOf(system).connected,
+      prepare: tool.prepare !== undefined,
     }
-    if (!approvals.reserve(call.client, call.invocationId))
-      return {
-        ok: false,
-        error: {
-          code: 'approval_queue_full',
-          message: `${MAX_APPROVALS_WAITING_PER_CLIENT} calls of ${call.client.slice(0, WIRE_NAME_MAX)} already wait for approval in the bridge side panel; wait until the user answers them (or they time out) before calling again`,
-          category: 'concurrency',
-        },
-      }
-    return tab
   }
 
   /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
   const preparedInputs = new Map<string, unknown>()
-  /** Valid input through the tool's daemon-side step, if it has one: its refusal is invalid input. */
-  const prepareInput = async (call: ToolInvocationInput, tool: CatalogTool, signal: AbortSignal) => {
-    const prepared = await tool.prepare?.(call.input)
+  /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
+  const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
+    const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
     if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
-    return { ok: true as const }
+    return { ok: true }
   }
 
   return toolInvocationMachine.provide({
     actors: {
-      validate: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) => {
-        const tool = catalog.get(call.tool)
-        if (!tool)
-          return Promise.resolve(refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`))
-        // Before the schema: a validator walks the value recursively, and so would whatever follows.
-        if (tooDeep(call.input) !== null)
-          return Promise.resolve(
-            refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`),
-          )
-        const check = tool.validate(call.input)
-        if (!check.ok) return Promise.resolve(refuse('invalid_input', check.message))
-        return prepareInput(call, tool, signal)
+      approval: approvalMachine.provide({
+        delays: {
+          approvalTimeout: limits.approvalTimeoutMs,
+          approvalProgressInterval: limits.approvalProgressIntervalMs,
+        },
       }),
-      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(({ input: call, system }) =>
-        Promise.resolve({
-          permission: catalog.get(call.tool)?.permission ?? 'off',
-          extensionConnected: deps.portOf(system).connected,
-        }),
+      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) =>
+        prepareInput(call, signal),
       ),
-      // Checked and reserved in one synchronous step, so concurrent calls cannot overfill a queue.
-      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(({ input: call, system }) =>
-        Promise.resolve(prepareApproval(system, call)),
+      reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
+        Promise.resolve(reserveApproval(call)),
       ),
       dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(
         ({ sendBack, input: call, system }) => {
@@ -205,6 +189,19 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       }),
     },
     actions: {
+      check: assign({
+        verdict: ({ context: call, system }): CheckVerdict => {
+          try {
+            return check(call, system)
+          } catch (error) {
+            logger.error('checking a call failed:', error)
+            return {
+              ok: false,
+              error: { code: 'tool_error', message: 'the call could not be validated', category: 'internal' },
+            }
+          }
+        },
+      }),
       requestApproval: ({ context: call, system }) =>
         void deps.portOf(system).notify('confirmation.request', {
           id: call.invocationId,
@@ -259,11 +256,6 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           { soon: true },
         ),
     },
-    delays: {
-      callTimeout: limits.toolTimeoutMs,
-      maxDuration: limits.toolMaxDurationMs,
-      approvalTimeout: limits.approvalTimeoutMs,
-      approvalProgressInterval: limits.approvalProgressIntervalMs,
-    },
+    delays: { callTimeout: limits.toolTimeoutMs, maxDuration: limits.toolMaxDurationMs },
   })
 }

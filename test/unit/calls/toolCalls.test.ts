@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromCallback, fromPromise } from 'xstate'
+import { assign, createActor, fromCallback, fromPromise } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import {
   toolInvocationMachine,
-  type PermissionCheck,
-  type StepResult,
   type ToolInvocationContext,
   type ToolInvocationEvent,
-  type ToolInvocationInput,
 } from '../../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../../../src/audit'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
@@ -20,16 +17,25 @@ function start(options: { answer?: boolean } = {}) {
     bridgeSystemMachine.provide({
       actors: {
         toolInvocation: toolInvocationMachine.provide({
+          actions: {
+            check: assign({
+              verdict: () => ({
+                ok: true as const,
+                permission: 'auto' as const,
+                extensionConnected: true,
+                prepare: false,
+              }),
+            }),
+          },
           actors: {
-            validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
-            checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
-              Promise.resolve({ permission: 'auto', extensionConnected: true }),
-            ),
+            // The extension answers later, as it does over /ws.
             dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
-              sendBack({ type: 'tool.progress', progress: 1, total: 2 })
-              sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
-              if (options.answer !== false)
-                sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+              setTimeout(() => {
+                sendBack({ type: 'tool.progress', progress: 1, total: 2 })
+                sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
+                if (options.answer !== false)
+                  sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+              }, 0)
             }),
             record: fromPromise<void, ToolInvocationContext>(({ input }) => {
               audited.push({ tool: input.tool, plugin: input.plugin, client: input.client } as AuditEntry)

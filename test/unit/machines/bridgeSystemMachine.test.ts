@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromCallback, fromPromise, waitFor, type AnyActorRef } from 'xstate'
+import { assign, createActor, fromCallback, fromPromise, waitFor, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
+import type { Permission } from '../../../src/protocol'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
 import type { SystemLookup } from '../../../machines/systemActors'
 import {
   toolInvocationMachine,
-  type ApprovalCheck,
-  type PermissionCheck,
   type StepResult,
   type ToolInvocationContext,
   type ToolInvocationEvent,
@@ -16,14 +15,20 @@ import {
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 /** A call whose tool answers `output` at once; `permission` decides whether it waits for approval. */
-function callLogic(options: { permission?: PermissionCheck['permission']; recorded?: string[] } = {}) {
+function callLogic(options: { permission?: Permission; recorded?: string[] } = {}) {
   return toolInvocationMachine.provide({
+    actions: {
+      check: assign({
+        verdict: () => ({
+          ok: true as const,
+          permission: options.permission ?? 'auto',
+          extensionConnected: true,
+          prepare: false,
+        }),
+      }),
+    },
     actors: {
-      validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
-      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
-        Promise.resolve({ permission: options.permission ?? 'auto', extensionConnected: true }),
-      ),
-      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
+      reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
       dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
         sendBack({ type: 'dispatch.succeeded', output: `ran ${input.tool}` })
       }),
@@ -70,6 +75,18 @@ const callInput = (invocationId: string, plugin = 'notes'): ToolInvocationInput 
   startedAt: 0,
 })
 
+/** The plugin's pluginTab actor, with one ready tab an approval can name. */
+function openTab(system: System, plugin = 'notes') {
+  system.send({ type: 'pluginTab.spawn', plugin })
+  const tab = find(system, `pluginTab:${plugin}`)
+  tab?.send({
+    type: 'tabs.update',
+    state: 'ready',
+    tabs: [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', ready: true }],
+  })
+  return tab
+}
+
 describe('bridgeSystemMachine', () => {
   it('runs extensionConnection under the systemId "extensionConnection" with the effects the daemon provides', () => {
     const sent: string[] = []
@@ -106,15 +123,13 @@ describe('bridgeSystemMachine', () => {
   it('runs a call as toolInvocation:<uuid>: a slot from its pluginTab, the outcome as its output, then gone', async () => {
     const recorded: string[] = []
     const system = startSystem({ call: callLogic({ recorded }) })
-    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    const tab = find(system, 'pluginTab:notes')
-    tab?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
-    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
-    const call = find(system, 'toolInvocation:call-1')
+    const tab = openTab(system)
     const slotsSeen: number[] = []
     tab?.subscribe(
       (snapshot: { context: { inFlight: number } }) => void slotsSeen.push(snapshot.context.inFlight),
     )
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
     const outputs: unknown[] = []
     call?.subscribe({ complete: () => void outputs.push(call.getSnapshot().output) })
     await flush()
@@ -159,14 +174,13 @@ describe('bridgeSystemMachine', () => {
 
   it('tells every plugin tab and every waiting call when the extension is lost', async () => {
     const system = startSystem({ call: callLogic({ permission: 'ask' }) })
-    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    find(system, 'pluginTab:notes')?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
+    openTab(system)
     system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
     const call = find(system, 'toolInvocation:call-1')
     let output: unknown
     call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
     await flush()
-    expect(call?.getSnapshot().value).toEqual({ awaitingApproval: 'waiting' })
+    expect(call?.getSnapshot().value).toBe('awaitingApproval')
     system.send({ type: 'extension.lost' })
     await flush()
     expect(find(system, 'pluginTab:notes')?.getSnapshot().value).toBe('closed')
@@ -197,6 +211,7 @@ describe('bridgeSystemMachine', () => {
       },
     })
     const other = startSystem({ call: broken })
+    openTab(other)
     other.send({ type: 'toolInvocation.spawn', input: callInput('call-2') })
     const seen: string[] = []
     find(other, 'toolInvocation:call-2')?.subscribe({
@@ -230,6 +245,7 @@ describe('bridgeSystemMachine', () => {
   it('fails a call still waiting when the grace period ends with shutting_down, audited, then is drained', async () => {
     const recorded: string[] = []
     const system = startSystem({ call: callLogic({ permission: 'ask', recorded }) })
+    openTab(system)
     system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
     const call = find(system, 'toolInvocation:call-1')
     let output: unknown

@@ -1,6 +1,6 @@
 import { createActor, fromCallback } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { pluginTabMachine, type SlotAnswer } from '../../../machines/pluginTabMachine'
+import { pluginTabMachine, type SlotAnswer, type TabAnswer } from '../../../machines/pluginTabMachine'
 
 const tab = { tabId: 7, url: 'https://notes.example/app', title: 'Notes', ready: true }
 
@@ -82,5 +82,29 @@ describe('pluginTabMachine', () => {
     actor.send({ type: 'slot.request', replyTo: caller })
     actor.send({ type: 'extension.lost' })
     expect(actor.getSnapshot().context.inFlight).toBe(1)
+  })
+
+  it('names the best-ranked ready tab for an approval, or says why there is none', () => {
+    const answers: TabAnswer[] = []
+    const caller = createActor(
+      fromCallback<TabAnswer>(({ receive }) => receive((e) => answers.push(e))),
+    ).start()
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    actor.send({ type: 'tabs.update', state: 'unavailable', tabs: [{ ...tab, ready: false }] })
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    const second = { ...tab, tabId: 8, title: 'Other', rank: 0 }
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [{ ...tab, rank: 1 }, second] })
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    expect(answers.map((a) => (a.type === 'tab.chosen' ? a.tab : a.error.code))).toEqual([
+      'tab_closed',
+      'tab_unavailable',
+      { tabId: 8, title: 'Other', url: tab.url },
+    ])
+    // Naming a tab takes no slot.
+    expect(actor.getSnapshot().context.inFlight).toBe(0)
+    const browser = createActor(pluginTabMachine, { input: { plugin: 'browser' } }).start()
+    browser.send({ type: 'tab.choose', replyTo: caller })
+    expect(answers.at(-1)).toEqual({ type: 'tab.chosen' })
   })
 })
