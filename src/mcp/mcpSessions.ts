@@ -40,7 +40,7 @@ const logger = log.withTag('mcp')
 export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
   listToolsJson(): string
-  /** Runs one tool call to its audited outcome (src/mcp/toolCalls.ts). */
+  /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
   callTool: CallTool
   /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
   resultMaxBytes: number
