@@ -61,6 +61,8 @@ export interface CatalogTool {
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
+  /** A site's own (WebMCP) tool: the origin that declared it; client scopes' `sites` apply to it. */
+  site?: string
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
   /** A built-in's daemon-side step on valid input: what the extension gets instead (files read by path). */
