@@ -42,15 +42,27 @@ export function builtinCarriesPageText(tool: string, output: unknown): boolean {
   return typeof output === 'object' && output !== null && 'openDialogs' in output
 }
 
+/** Which parts of a call's result a page wrote: its output (per output), and its tool errors. */
+export interface PageTextRule {
+  output(output: unknown): boolean
+  /** A `tool_error` message: a plugin's, written in the page (a site's tool's likewise). */
+  errors: boolean
+}
+
+/** For results that hold no page text at all. */
+export const NO_PAGE_TEXT: PageTextRule = { output: () => false, errors: false }
+
 /**
- * For the result of a call of `name`: whether an output carries page text. Plugin tools (and any tool
- * that is not a built-in, such as a site's own) always do.
+ * For the result of a call of `name`. Plugin tools (and any tool that is not a built-in, such as a
+ * site's own) always carry page text, in their output and in their errors; a built-in's errors are
+ * the extension's own words.
  */
 export function pageTextOf(
   catalog: { get(name: string): { plugin: string } | undefined },
   name: string,
-): (output: unknown) => boolean {
+): PageTextRule {
   const tool = catalog.get(name)
-  if (tool?.plugin !== BROWSER_PLUGIN) return () => true
-  return (output) => builtinCarriesPageText(name, output)
+  if (tool === undefined) return NO_PAGE_TEXT
+  if (tool.plugin !== BROWSER_PLUGIN) return { output: () => true, errors: true }
+  return { output: (output) => builtinCarriesPageText(name, output), errors: false }
 }

@@ -33,6 +33,7 @@ import {
 } from './mcpMessages'
 import { browserToolNarrowing } from '../tools'
 import type { CallTool, ProgressUpdate } from '../calls/toolCalls'
+import type { PageTextRule } from '../catalog/pageText'
 import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')
@@ -44,8 +45,8 @@ export interface McpSessionsDeps {
   callTool: CallTool
   /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
   resultMaxBytes: number
-  /** For the result of a call of this tool: whether an output carries page text (src/catalog/pageText.ts). */
-  pageText(name: string): (output: unknown) => boolean
+  /** For the result of a call of this tool: which parts a page wrote (src/catalog/pageText.ts). */
+  pageText(name: string): PageTextRule
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */

@@ -1,6 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
-import { PAGE_CONTENT_OVERHEAD_BYTES, withoutMarkerChars, wrapPageContent } from '../protocol/pageContent'
+import { NO_PAGE_TEXT, type PageTextRule } from '../catalog/pageText'
+import {
+  PAGE_CONTENT_CLOSE,
+  PAGE_CONTENT_OPEN,
+  PAGE_CONTENT_OVERHEAD_BYTES,
+  withoutMarkerChars,
+  wrapPageContent,
+} from '../protocol/pageContent'
 
 interface ImageOutput {
   type: 'image'
@@ -47,22 +54,26 @@ export function toCallToolResult(
   outcome: ToolOutcome | undefined,
   maxBytes: number,
   narrow?: string,
-  pageText: (output: unknown) => boolean = () => false,
+  pageText: PageTextRule = NO_PAGE_TEXT,
 ): CallToolResult {
   if (!outcome)
     return {
       isError: true,
       content: [{ type: 'text', text: '[tool_error] the call ended without a result' }],
     }
-  if (!outcome.ok)
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `[${outcome.error.code}] ${outcome.error.message}` }],
-    }
+  if (!outcome.ok) {
+    const { code, message } = outcome.error
+    // A plugin's error message may quote the page: marked inline, on the error's one line.
+    const shown =
+      code === 'tool_error' && pageText.errors
+        ? `${PAGE_CONTENT_OPEN} ${withoutMarkerChars(message)} ${PAGE_CONTENT_CLOSE}`
+        : message
+    return { isError: true, content: [{ type: 'text', text: `[${code}] ${shown}` }] }
+  }
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
-  if (!pageText(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  if (!pageText.output(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
   // Neutralized first, then cut: the marked result stays within the cap.
   const capped = capText(withoutMarkerChars(text), maxBytes, narrow, PAGE_CONTENT_OVERHEAD_BYTES)
   return { content: [{ type: 'text', text: wrapPageContent(capped) }] }

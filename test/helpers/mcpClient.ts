@@ -82,9 +82,18 @@ export function textOf(result: unknown): string {
   return withoutPageMarkers(rawTextOf(result))
 }
 
-/** Text without the two page-content marker lines around it, when it has them. */
+/**
+ * Text without bridge's page-content markers: the two lines around a result, or the two marks around
+ * a plugin's error message (`[tool_error] ⟪…⟫ message ⟪…⟫`), when it has them.
+ */
 export function withoutPageMarkers(text: string): string {
   const open = `${PAGE_CONTENT_OPEN}\n`
   const close = `\n${PAGE_CONTENT_CLOSE}`
-  return text.startsWith(open) && text.endsWith(close) ? text.slice(open.length, -close.length) : text
+  if (text.startsWith(open) && text.endsWith(close)) return text.slice(open.length, -close.length)
+  const error = /^(\[[a-z_]+\] )(.*)$/s.exec(text)
+  const inlineOpen = `${PAGE_CONTENT_OPEN} `
+  const inlineClose = ` ${PAGE_CONTENT_CLOSE}`
+  if (error && error[2]!.startsWith(inlineOpen) && error[2]!.endsWith(inlineClose))
+    return `${error[1]}${error[2]!.slice(inlineOpen.length, -inlineClose.length)}`
+  return text
 }
