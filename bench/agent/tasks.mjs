@@ -4,6 +4,8 @@
 // an action for a snapshot (`includeSnapshot`) when it will need to see the result. Every call, its
 // result's tokens and its time are recorded. Success is decided by the site's server.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { FORM_FIELDS } from './site.mjs'
 import { textOf } from './servers.mjs'
@@ -26,6 +28,11 @@ export class Agent {
     this.steps.push({ step, tool, ms: Math.round(ms * 10) / 10, tokens: tokens(text), error: !!result.isError })
     if (result.isError) throw new Error(`${tool} failed: ${text.slice(0, 300)}`)
     this.known += `\n${text}`
+    if (process.env.BENCH_DUMP)
+      writeFileSync(
+        join(process.env.BENCH_DUMP, `${this.server.key}-${String(this.steps.length).padStart(2, '0')}-${tool}.txt`),
+        text,
+      )
     return text
   }
 
@@ -53,12 +60,19 @@ export class Agent {
     return undefined
   }
 
+  /** A ref matching `inside` on line i after the match, in its subtree, or in its parent's (a row's cell). */
   refInside(lines, i, inside) {
     const at = lines[i].search(inside)
     if (at >= 0) return this.refsOf(lines[i].slice(at))[0]
-    const indent = lines[i].search(/\S/)
-    for (let j = i + 1; j < lines.length && lines[j].search(/\S/) > indent; j++)
-      if (inside.test(lines[j])) return this.refsOf(lines[j].slice(lines[j].search(inside)))[0]
+    for (let level = 0, top = i; level < 3; level++) {
+      const indent = lines[top].search(/\S/)
+      for (let j = top + 1; j < lines.length && lines[j].search(/\S/) > indent; j++)
+        if (inside.test(lines[j])) return this.refsOf(lines[j].slice(lines[j].search(inside)))[0]
+      let parent = top - 1
+      while (parent >= 0 && lines[parent].search(/\S/) >= indent) parent--
+      if (parent < 0) return undefined
+      top = parent
+    }
     return undefined
   }
 
@@ -170,7 +184,7 @@ export const TASKS = {
       await a.open(site.url('/login'))
       await a.type(await a.ref(/textbox "Username"/), 'ada')
       await a.type(await a.ref(/textbox "Password"/), 'correct horse', { submit: true, see: true })
-      return { answer: await a.read(/Balance:?\s*"?\s*(?:\n\s*-\s*\w+:?\s*"?)?(£[\d,.]+)/) }
+      return { answer: await a.read(/Balance:[\s\S]{0,80}?(£[\d,.]+)/) }
     },
   },
   dialog: {
