@@ -119,7 +119,7 @@ if (!partial) {
 
 function execVersion() {
   try {
-    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim()
+    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   } catch {
     return CHROMIUM
   }

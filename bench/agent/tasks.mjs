@@ -51,6 +51,11 @@ export class Agent {
     return [...text.matchAll(this.server.ref)].map((m) => m[1])
   }
 
+  /** The first ref after `at` on the line, else the last before it (devtools writes uids first). */
+  refAt(line, at) {
+    return this.refsOf(line.slice(at))[0] ?? this.refsOf(line.slice(0, at)).at(-1)
+  }
+
   refOnOrAbove(lines, i) {
     const own = this.refsOf(lines[i])[0]
     if (own) return own
@@ -60,14 +65,14 @@ export class Agent {
     return undefined
   }
 
-  /** A ref matching `inside` on line i after the match, in its subtree, or in its parent's (a row's cell). */
+  /** A ref matching `inside` on line i after the match, or below it within its parent (a row's cell). */
   refInside(lines, i, inside) {
     const at = lines[i].search(inside)
-    if (at >= 0) return this.refsOf(lines[i].slice(at))[0]
+    if (at >= 0) return this.refAt(lines[i], at)
     for (let level = 0, top = i; level < 3; level++) {
       const indent = lines[top].search(/\S/)
-      for (let j = top + 1; j < lines.length && lines[j].search(/\S/) > indent; j++)
-        if (inside.test(lines[j])) return this.refsOf(lines[j].slice(lines[j].search(inside)))[0]
+      for (let j = i + 1; j < lines.length && lines[j].search(/\S/) > indent; j++)
+        if (inside.test(lines[j])) return this.refAt(lines[j], lines[j].search(inside))
       let parent = top - 1
       while (parent >= 0 && lines[parent].search(/\S/) >= indent) parent--
       if (parent < 0) return undefined
