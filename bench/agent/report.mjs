@@ -24,7 +24,8 @@ export function stepTimes(run) {
 export function renderReadme(run) {
   const keys = ORDER.filter((k) => run.servers[k])
   const s = run.servers
-  const head = (first) => `| ${first} | ${keys.map((k) => s[k].name).join(' | ')} |\n| --- | ${keys.map(() => '---:').join(' | ')} |`
+  const head = (first) =>
+    `| ${first} | ${keys.map((k) => s[k].name).join(' | ')} |\n| --- | ${keys.map(() => '---:').join(' | ')} |`
   const lines = []
   lines.push(
     `Last run ${run.date.slice(0, 16).replace('T', ' ')} UTC; ${run.chromium}, headless, ${run.viewport}; tokens: ${run.tokenizer}; ${keys.map((k) => s[k].package).join(', ')}.`,
@@ -36,7 +37,10 @@ export function renderReadme(run) {
     head('Snapshot of a page (tokens)'),
   )
   const pages = Object.keys(s[keys[0]].pages)
-  for (const p of pages) lines.push(`| \`${p}\` | ${keys.map((k) => s[k].pages[p]?.tokens?.toLocaleString('en') ?? '-').join(' | ')} |`)
+  for (const p of pages)
+    lines.push(
+      `| \`${p}\` | ${keys.map((k) => s[k].pages[p]?.tokens?.toLocaleString('en') ?? '-').join(' | ')} |`,
+    )
   lines.push('', head('Task: calls / result tokens'))
   const tasks = Object.keys(s[keys[0]].tasks)
   const total = Object.fromEntries(keys.map((k) => [k, { calls: 0, tokens: 0 }]))
@@ -53,7 +57,9 @@ export function renderReadme(run) {
         .join(' | ')} |`,
     )
   }
-  lines.push(`| **total** | ${keys.map((k) => `**${total[k].calls} / ${total[k].tokens.toLocaleString('en')}**`).join(' | ')} |`)
+  lines.push(
+    `| **total** | ${keys.map((k) => `**${total[k].calls} / ${total[k].tokens.toLocaleString('en')}**`).join(' | ')} |`,
+  )
   const times = stepTimes(run)
   const steps = [...new Set(keys.flatMap((k) => Object.keys(times[k])))]
   lines.push('', head('Step time (median) vs bridge'))

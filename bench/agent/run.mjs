@@ -113,13 +113,18 @@ if (!partial) {
   if (readme.includes(start))
     writeFileSync(
       join(root, 'README.md'),
-      readme.slice(0, readme.indexOf(start) + start.length) + `\n${table}\n` + readme.slice(readme.indexOf(end)),
+      readme.slice(0, readme.indexOf(start) + start.length) +
+        `\n${table}\n` +
+        readme.slice(readme.indexOf(end)),
     )
 }
 
 function execVersion() {
   try {
-    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    return execFileSync(CHROMIUM, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
   } catch {
     return CHROMIUM
   }

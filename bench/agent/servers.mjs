@@ -219,7 +219,10 @@ async function bridge() {
       snapshot: () => ['browser_snapshot', {}],
       click: (ref) => ['browser_click', { ref }],
       type: (ref, text, submit) => ['browser_type', { ref, text, ...(submit ? { submit: true } : {}) }],
-      fill: (fields) => ['browser_fill_form', { fields: fields.map((f) => ({ ref: f.ref, value: f.value })) }],
+      fill: (fields) => [
+        'browser_fill_form',
+        { fields: fields.map((f) => ({ ref: f.ref, value: f.value })) },
+      ],
       press: (key) => ['browser_press_key', { key }],
       waitText: (text) => ['browser_wait_for', { text }],
       acceptDialog: () => ['browser_handle_dialog', { accept: true }],

@@ -97,7 +97,13 @@ export const FORM_FIELDS = [
   ['Street', 'street', 'text', '12 St James Square'],
   ['City', 'city', 'text', 'London'],
   ['Postcode', 'postcode', 'text', 'SW1Y 4JH'],
-  ['Country', 'country', 'select', 'United Kingdom', ['Germany', 'France', 'United Kingdom', 'Italy', 'Spain']],
+  [
+    'Country',
+    'country',
+    'select',
+    'United Kingdom',
+    ['Germany', 'France', 'United Kingdom', 'Italy', 'Spain'],
+  ],
   ['Company', 'company', 'text', 'Analytical Engines'],
   ['Job title', 'title', 'text', 'Programmer'],
   ['Team size', 'size', 'select', '11-50', ['1-10', '11-50', '51-200', '200+']],
@@ -200,7 +206,8 @@ function login() {
 function account() {
   const rows = Array.from(
     { length: 8 },
-    (_, i) => `<tr><td>Nov ${20 - i}</td><td>${['Grocer', 'Rail', 'Books', 'Cafe'][i % 4]}</td><td>-${(i + 1) * 7}.50</td></tr>`,
+    (_, i) =>
+      `<tr><td>Nov ${20 - i}</td><td>${['Grocer', 'Rail', 'Books', 'Cafe'][i % 4]}</td><td>-${(i + 1) * 7}.50</td></tr>`,
   ).join('')
   return page(
     'Your account',

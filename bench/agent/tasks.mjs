@@ -11,6 +11,7 @@ import { FORM_FIELDS } from './site.mjs'
 import { textOf } from './servers.mjs'
 
 export const tokens = (text) => encode(text).length
+let dumped = 0
 
 export class Agent {
   constructor(server) {
@@ -25,12 +26,18 @@ export class Agent {
     const result = await this.server.client.callTool({ name: tool, arguments: args })
     const ms = performance.now() - t0
     const text = textOf(result)
-    this.steps.push({ step, tool, ms: Math.round(ms * 10) / 10, tokens: tokens(text), error: !!result.isError })
+    this.steps.push({
+      step,
+      tool,
+      ms: Math.round(ms * 10) / 10,
+      tokens: tokens(text),
+      error: !!result.isError,
+    })
     if (result.isError) throw new Error(`${tool} failed: ${text.slice(0, 300)}`)
     this.known += `\n${text}`
     if (process.env.BENCH_DUMP)
       writeFileSync(
-        join(process.env.BENCH_DUMP, `${this.server.key}-${String(this.steps.length).padStart(2, '0')}-${tool}.txt`),
+        join(process.env.BENCH_DUMP, `${this.server.key}-${String(++dumped).padStart(3, '0')}-${tool}.txt`),
         text,
       )
     return text
@@ -211,4 +218,15 @@ export const TASKS = {
 }
 
 /** The pages whose snapshot is measured, with what must be on them first. */
-export const PAGES = ['/article', '/inbox', '/form', '/table', '/frames', '/spa', '/login', '/account', '/dialog', '/search']
+export const PAGES = [
+  '/article',
+  '/inbox',
+  '/form',
+  '/table',
+  '/frames',
+  '/spa',
+  '/login',
+  '/account',
+  '/dialog',
+  '/search',
+]

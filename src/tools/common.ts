@@ -1,5 +1,6 @@
 /** Schema fragments shared by many built-in tools. */
 import { Type } from '@sinclair/typebox'
+import { TOOL_RESULT_MAX_BYTES } from '../protocol/constants'
 
 export const TabIdField = Type.Optional(
   Type.Integer({
@@ -71,3 +72,21 @@ export const decodedSize = (base64: string): number => Math.floor((base64.replac
 
 /** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
 export const OTHER_AGENT_FIELD = 'otherAgent'
+
+/** A snapshot's budget when the call names none (navigation and `snapshot: "full"` results too). */
+export const SNAPSHOT_DEFAULT_BYTES = 50_000
+
+/** One budget for an outline, in UTF-8 bytes of the final text; its maximum is the daemon's result cap. */
+export const OutlineBudgetField = Type.Optional(
+  Type.Integer({
+    minimum: 100,
+    maximum: TOOL_RESULT_MAX_BYTES,
+    default: SNAPSHOT_DEFAULT_BYTES,
+    description:
+      'Most bytes of text (marker included); a cut ends with a marker giving the cursor for the rest.',
+  }),
+)
+
+export const CursorField = Type.Optional(
+  Type.Integer({ minimum: 0, description: 'Continue from this line, as a cut marker says.' }),
+)
