@@ -1,17 +1,16 @@
 // The three MCP servers under test, each started fresh and driven by the MCP SDK client, each with
 // an adapter from the scripted agent's few moves (open, click, type, fill, ...) to its own tools:
 // - bridge: the built daemon (dist/server.js) and the built extension in Chromium (playwright-core
-//   launches it, headless, 1280x720, nothing else), the browser tools turned on as a user does;
+//   started on its own, headless, 1280x720, no automation attached), the browser tools turned on as a user does;
 // - Playwright MCP and chrome-devtools-mcp, installed from npm at pinned versions into bench/tmp/peers,
 //   over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { chromium } from 'playwright-core'
 import { connectClient, startTarget } from '../targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -173,25 +172,31 @@ async function bridge() {
     join(userDataDir, 'Default', 'Preferences'),
     JSON.stringify({ extensions: { ui: { developer_mode: true } } }),
   )
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: null,
-    ignoreDefaultArgs: ['--disable-extensions'],
-    args: [
+  // Chromium on its own, as a user runs it: no automation client attached (one would answer dialogs).
+  const browser = spawn(
+    CHROMIUM,
+    [
+      '--headless',
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      '--no-default-browser-check',
+      `--user-data-dir=${userDataDir}`,
       `--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
+      'about:blank',
     ],
-  })
+    { stdio: 'ignore' },
+  )
+  const exited = new Promise((resolve) => browser.once('exit', resolve))
   const cleanup = async () => {
-    await context.close().catch(() => undefined)
+    browser.kill('SIGTERM')
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))])
+    if (browser.exitCode === null) browser.kill('SIGKILL')
     await target.stop()
     for (const dir of [configDir, extensionDir, userDataDir]) rmSync(dir, { recursive: true, force: true })
   }

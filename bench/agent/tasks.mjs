@@ -153,7 +153,7 @@ export const TASKS = {
       await a.click(await a.ref(/Budget review: Q4/), true)
       await a.click(await a.ref(/button "Reply"/, { wait: 'Reply' }), true)
       await a.type(await a.ref(/textbox "Reply text/), 'Approved, thanks.')
-      await a.click(await a.ref(/button "Send"/), true)
+      await a.click(await a.ref(/button "Send"/))
     },
   },
   form: {
@@ -164,14 +164,14 @@ export const TASKS = {
       for (const [label, , kind, value] of FORM_FIELDS)
         fields.push({ ref: await a.ref(named(label)), name: label, kind, value })
       await a.fill(fields)
-      await a.click(await a.ref(/button "Start trial"/), true)
+      await a.click(await a.ref(/button "Start trial"/))
     },
   },
   table: {
     ask: 'Ship order #0347.',
     async run(a, site) {
       await a.open(site.url('/table'))
-      await a.click(await a.ref(/#0347/, { inside: /button "Ship"/ }), true)
+      await a.click(await a.ref(/#0347/, { inside: /button "Ship"/ }))
     },
   },
   frames: {
@@ -187,7 +187,7 @@ export const TASKS = {
     async run(a, site) {
       await a.open(site.url('/spa'))
       await a.click(await a.ref(/button "Load projects"/), true)
-      await a.click(await a.ref(/button "Approve Beta"/, { wait: 'Beta' }), true)
+      await a.click(await a.ref(/button "Approve Beta"/, { wait: 'Beta' }))
     },
   },
   login: {

@@ -90,3 +90,21 @@ export const OutlineBudgetField = Type.Optional(
 export const CursorField = Type.Optional(
   Type.Integer({ minimum: 0, description: 'Continue from this line, as a cut marker says.' }),
 )
+
+/** What an action returns about the page once it has settled (see extension/builtins/actionReport.ts). */
+export const SnapshotModeField = Type.Optional(
+  Type.Unsafe<'diff' | 'full' | 'none'>({
+    type: 'string',
+    enum: ['diff', 'full', 'none'],
+    description: 'Page after the action: what changed (diff, default), whole snapshot (full), or none.',
+  }),
+)
+
+/** After a navigation: the new page's snapshot, or only where the tab is. */
+export const PageAfterField = Type.Optional(
+  Type.Unsafe<'full' | 'none'>({
+    type: 'string',
+    enum: ['full', 'none'],
+    description: 'full (default): the new page as browser_snapshot; none: only the tab.',
+  }),
+)

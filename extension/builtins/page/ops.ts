@@ -141,7 +141,8 @@ export function focusEditable(args: Target & { clear: boolean }) {
 }
 
 function valueText(el: Element): string {
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.value
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)
+    return el.value
   return (el as HTMLElement).innerText ?? ''
 }
 
@@ -466,4 +467,29 @@ export function storageWrite(args: {
 export function describeAt(args: { x: number; y: number }) {
   const el = document.elementFromPoint(args.x, args.y)
   return { target: el ? describe(el) : null }
+}
+
+let documentId: string | undefined
+let lastMutation = performance.now()
+let observer: MutationObserver | undefined
+
+/**
+ * Who this document is (a new id after a navigation) and how long its DOM has been still, for an action
+ * to wait until the page it changed settles. The observer starts on the first call, before the action.
+ */
+export function pageState() {
+  documentId ??= Math.random().toString(36).slice(2)
+  if (!observer) {
+    observer = new MutationObserver(() => {
+      lastMutation = performance.now()
+    })
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
+    lastMutation = 0
+  }
+  return {
+    documentId,
+    url: location.href,
+    quietMs: Math.round(performance.now() - lastMutation),
+    loading: document.readyState === 'loading',
+  }
 }
