@@ -2,12 +2,8 @@
 import { Type } from '@sinclair/typebox'
 import { TOOL_RESULT_MAX_BYTES } from '../protocol/constants'
 
-export const TabIdField = Type.Optional(
-  Type.Integer({
-    minimum: 0,
-    description: 'Default: active tab.',
-  }),
-)
+/** Described once, in browser_list_tabs: every tool's tab, the active one by default. */
+export const TabIdField = Type.Optional(Type.Integer({ minimum: 0 }))
 
 /**
  * One string of a fixed list, as a plain JSON Schema `enum`: what agents read in tools/list, and
@@ -21,7 +17,7 @@ export const StringEnum = <const T extends readonly string[]>(
 export const RefField = Type.Optional(
   Type.String({
     pattern: '^(f\\d{1,12})?e\\d{1,7}$',
-    description: 'From browser_snapshot (e12, f3e7); or selector.',
+    description: 'From a snapshot; or selector.',
   }),
 )
 
@@ -29,7 +25,7 @@ export const SelectorField = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'CSS selector (first match); or ref.',
+    description: 'CSS (first match); or ref.',
   }),
 )
 
@@ -96,7 +92,7 @@ export const SnapshotModeField = Type.Optional(
   Type.Unsafe<'diff' | 'full' | 'none'>({
     type: 'string',
     enum: ['diff', 'full', 'none'],
-    description: 'Page after the action: what changed (diff, default), whole snapshot (full), or none.',
+    description: 'Then return: diff (default), full page, none.',
   }),
 )
 
@@ -105,6 +101,6 @@ export const PageAfterField = Type.Optional(
   Type.Unsafe<'full' | 'none'>({
     type: 'string',
     enum: ['full', 'none'],
-    description: 'full (default): the new page as browser_snapshot; none: only the tab.',
+    description: 'Then return: full page (default), none (the tab).',
   }),
 )

@@ -85,7 +85,7 @@ export interface BrowserTool {
  * bytes and rarely matter to it: tools/list leaves them out, the daemon still enforces them, and its
  * refusal names the bound. Patterns, enums, numeric ranges and defaults stay.
  */
-const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems'])
+const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'pattern'])
 function withoutSizeBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutSizeBounds)
   if (typeof schema !== 'object' || schema === null) return schema
@@ -118,7 +118,8 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown> | undefined
   if (!properties || !('tabId' in properties)) return schema
-  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "In another agent's tab." }
+  // Described once, in browser_list_tabs.
+  properties[OTHER_AGENT_FIELD] = { type: 'boolean' }
   return schema
 }
 
@@ -136,6 +137,56 @@ const NARROWING = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, too
 /** How an agent asks a built-in tool for less, for the marker of a cut result; undefined for other tools. */
 export function browserToolNarrowing(name: string): string | undefined {
   return NARROWING.get(name)
+}
+
+/**
+ * The built-in tools the `browser` default permission reaches on its own: navigation, reading, acting,
+ * tabs and screenshots. The other groups are opted into by name (config.json
+ * `permissions.browser.groups`, `bridge config set browser-groups.add <group>`, or `all`); any tool
+ * can still be set one by one.
+ */
+export const CORE_BROWSER_TOOLS: ReadonlySet<string> = new Set([
+  'browser_list_tabs',
+  'browser_open_tab',
+  'browser_close_tab',
+  'browser_focus_tab',
+  'browser_navigate',
+  'browser_go_back',
+  'browser_snapshot',
+  'browser_wait_for',
+  'browser_find',
+  'browser_get_markdown',
+  'browser_click',
+  'browser_hover',
+  'browser_type',
+  'browser_press_key',
+  'browser_select_option',
+  'browser_scroll',
+  'browser_fill_form',
+  'browser_upload_file',
+  'browser_screenshot',
+  'browser_handle_dialog',
+])
+
+/** The groups a user can opt into: the definition modules' names, and `all`. */
+export const BROWSER_TOOL_GROUP_NAMES: readonly string[] = Object.keys(BROWSER_TOOL_GROUPS)
+
+const GROUP_OF = new Map(
+  Object.entries(BROWSER_TOOL_GROUPS).flatMap(([group, tools]) =>
+    Object.values(tools).map((tool: BrowserToolDefinition) => [tool.name, group] as const),
+  ),
+)
+
+/** The group (definition module) of a built-in tool, e.g. `network`. */
+export function browserToolGroup(name: string): string | undefined {
+  return GROUP_OF.get(name)
+}
+
+/** Whether the `browser` default permission reaches this tool: core, or in a group opted into. */
+export function browserToolListedByDefault(name: string, groups: readonly string[]): boolean {
+  if (CORE_BROWSER_TOOLS.has(name) || groups.includes('all')) return true
+  const group = GROUP_OF.get(name)
+  return group !== undefined && groups.includes(group)
 }
 
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))

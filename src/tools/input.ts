@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
 import { RefField, SelectorField, SnapshotModeField, TabIdField, StringEnum } from './common'
 
-const TRUSTED = 'Trusted input through the Chrome debugger.'
+const TRUSTED = 'Trusted input (Chrome debugger).'
 const SETTLES =
-  'Waits (3 s at most) for the requests and DOM changes it causes, then returns what changed on the page as snapshot lines with refs, a new page in full, and any dialog.'
+  'Waits for the page to settle, then returns what changed (snapshot lines), a new page, or a dialog.'
 
 const Modifiers = Type.Optional(
   Type.Array(StringEnum(['Alt', 'Control', 'Meta', 'Shift']), {
@@ -18,7 +18,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
-  description: `Scroll an element into view and click it. ${TRUSTED} ${SETTLES} Names tabs it opened.`,
+  description: `Click an element. ${TRUSTED} ${SETTLES}`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,

@@ -10,7 +10,7 @@ export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
   displayName: 'List tabs',
   description:
-    'The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }.',
+    "The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }. Every tool's tabId is one of these (default: the active tab); otherAgent: true lets a tool act in a tab of another agent's group.",
   narrow: 'pass urlContains',
   input: Type.Object({
     urlContains: Type.Optional(
