@@ -1,7 +1,7 @@
 /** A tab's snapshot as an agent receives it: frames inlined, then cut once at the call's budget. */
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
 import { snapshotWithFrames } from './frames'
-import { cutOutline } from './page/truncate'
+import { cutOutline } from './pageLibrary/truncate'
 
 /** How far the page walk goes before it stops: a cut outline is shorter than the walk, never longer. */
 const WALK_FACTOR = 3
