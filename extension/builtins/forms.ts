@@ -58,7 +58,7 @@ async function fillForm(input: In<'fillForm'>) {
         const held = await heldValue(tab, target, field.value, result)
         if (held !== undefined)
           problems.push(`${result.field} (${name}) holds ${held}, not ${JSON.stringify(field.value)}`)
-        if (field.ref) quiet.push(field.ref)
+        quiet.push(await runInPage<string>(tab, 'refOfTarget', target))
       } catch (err) {
         problems.push(`${name} failed: ${messageOf(err)}`)
       }

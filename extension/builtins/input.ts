@@ -92,8 +92,9 @@ export async function type(input: In<'type'>) {
     )
     if (clear && !value.hidden && value.value !== input.text)
       lines.push(`${field.description} holds ${JSON.stringify(value.value)}, not the text typed.`)
+    const quiet = [await runInPage<string>(tab, 'refOfTarget', target)]
     if (input.submit) await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, 'Enter'))
-    return { lines, quiet: input.ref ? [input.ref] : [] }
+    return { lines, quiet }
   })
 }
 
@@ -115,8 +116,9 @@ export async function pressKey(input: In<'pressKey'>) {
 export async function selectOption(input: In<'selectOption'>) {
   const tab = await resolveTab(input.tabId)
   return reportAction(tabIdOf(tab), input, async () => {
-    await runInPage(tab, 'selectOption', { ref: input.ref, selector: input.selector, values: input.values })
-    return { quiet: input.ref ? [input.ref] : [] }
+    const target = { ref: input.ref, selector: input.selector }
+    await runInPage(tab, 'selectOption', { ...target, values: input.values })
+    return { quiet: [await runInPage<string>(tab, 'refOfTarget', target)] }
   })
 }
 

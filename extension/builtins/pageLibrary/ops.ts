@@ -493,3 +493,8 @@ export function pageState() {
     loading: document.readyState === 'loading',
   }
 }
+
+/** The ref of the element a selector (or ref) names: an action leaves the field it set out of its diff. */
+export function refOfTarget(args: Target) {
+  return refFor(resolveTarget(args)!)
+}

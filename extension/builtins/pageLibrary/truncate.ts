@@ -32,12 +32,19 @@ export function cutOutline(
       truncated: false,
     }
   const of = opts.complete ? `${body.length}` : `more than ${body.length}`
-  const marker = (end: number) =>
+  const from = start > 0 ? [`[from line ${start + 1}]`] : []
+  const long = (end: number) =>
     end >= body.length && opts.complete
       ? `[lines ${start + 1}-${end} of ${of}: the end]`
       : `[cut at maxLength (${opts.maxBytes} bytes): lines ${start + 1}-${end} of ${of}; the rest: ${opts.tool} with cursor: ${end}; or ${opts.narrow}]`
-  // Room for the header, the widest marker and the line breaks.
-  let room = opts.maxBytes - bytesOf(header.join('\n')) - bytesOf(marker(body.length)) - 16
+  const short = (end: number) => `[cut at ${opts.maxBytes} bytes; cursor: ${end} for the rest]`
+  // The widest marker must leave room for lines; a small budget gets the short one.
+  const overhead = (m: (end: number) => string) =>
+    bytesOf([...header, ...from].join('\n')) +
+    Math.max(bytesOf(m(body.length)), bytesOf(m(Math.max(start, body.length - 1)))) +
+    16
+  const marker = overhead(long) * 1.5 <= opts.maxBytes ? long : short
+  let room = opts.maxBytes - overhead(marker)
   const kept: string[] = []
   let end = start
   while (end < body.length) {
@@ -48,11 +55,11 @@ export function cutOutline(
     end++
   }
   if (!kept.length) {
-    // One line longer than the whole budget: its start, so the call still moves on.
-    const line = body[start]!
-    kept.push(line.slice(0, Math.max(0, room - 2)))
+    // One line longer than the whole budget: as much of it as fits, so the call still moves on.
+    let line = body[start]!
+    while (line && bytesOf(line) > Math.max(0, room)) line = line.slice(0, Math.floor(line.length * 0.9) - 1)
+    kept.push(line)
     end = start + 1
   }
-  const from = start > 0 ? [`[from line ${start + 1}]`] : []
   return { text: [...header, ...from, ...kept, marker(end)].join('\n'), truncated: true }
 }
