@@ -104,12 +104,21 @@ describe('BROWSER_TOOLS', () => {
     }
   })
 
-  it('describes every property so agents know what to pass', () => {
+  it('describes every property so agents know what to pass; the shared tabId and otherAgent once, in browser_list_tabs', () => {
     for (const tool of BROWSER_TOOLS) {
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>
-      for (const [key, prop] of Object.entries(props))
-        expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
+      const required = (tool.inputSchema.required ?? []) as string[]
+      for (const [key, prop] of Object.entries(props)) {
+        const shared = key === 'otherAgent' || (key === 'tabId' && !required.includes('tabId'))
+        if (shared) expect(prop.description, `${tool.name}.${key}`).toBeUndefined()
+        else expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
+      }
     }
+    const listTabs = BROWSER_TOOLS.find((t) => t.name === 'browser_list_tabs')!
+    expect(listTabs.description).toContain("Every tool's tabId is one of these (default: the active tab)")
+    expect(listTabs.description).toContain(
+      "otherAgent: true lets a tool act in a tab of another agent's group",
+    )
   })
 
   it('accepts typical calls and rejects wrong ones', () => {
