@@ -171,6 +171,7 @@ export function withBrowserGroup(
   add: boolean,
 ): PermissionsConfig {
   const entry = entryOf(permissions, BROWSER_PLUGIN) ?? {}
+  if (add && entry.groups?.includes(group)) return permissions
   const groups = (entry.groups ?? []).filter((g) => g !== group)
   const next = add ? [...groups, group] : groups
   const { groups: _old, ...rest } = entry
