@@ -13,7 +13,8 @@ export function stepTimes(run) {
   for (const key of ORDER) {
     const server = run.servers[key]
     if (!server) continue
-    const byStep = {}
+    // Snapshots: those of the pages measured (every server takes one of each), then the tasks'.
+    const byStep = { snapshot: Object.values(server.pages).map((p) => p.ms) }
     for (const task of Object.values(server.tasks))
       for (const s of task.steps) if (!s.error) (byStep[s.step] ??= []).push(s.ms)
     out[key] = Object.fromEntries(Object.entries(byStep).map(([k, v]) => [k, median(v)]))

@@ -48,7 +48,7 @@ try {
         await a.open(site.url(path))
         if (path === '/account') continue
         const text = await a.call(server.snapshot(), 'snapshot')
-        out.pages[path] = { tokens: tokens(text), chars: text.length }
+        out.pages[path] = { tokens: tokens(text), chars: text.length, ms: a.steps.at(-1).ms }
         if (verbose) console.log(`--- ${key} ${path}\n${text}`)
       }
       // /account is reached by signing in; measured after the login task below.
