@@ -23,6 +23,7 @@ export async function getText(input: In<'getText'>) {
   return runInPage(tab, 'text', {
     ref: input.ref,
     selector: input.selector,
+    offset: input.offset,
     maxLength: input.maxLength ?? 20_000,
   })
 }

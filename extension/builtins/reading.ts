@@ -56,7 +56,11 @@ async function query(input: In<'query'>) {
 
 async function getMarkdown(input: In<'getMarkdown'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'markdown', { selector: input.selector, maxLength: input.maxLength ?? 20_000 })
+  return runInPage(tab, 'markdown', {
+    selector: input.selector,
+    maxLength: input.maxLength ?? 20_000,
+    offset: input.offset,
+  })
 }
 
 export const readingHandlers: Handlers<typeof defs> = { find, query, getMarkdown }

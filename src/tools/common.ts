@@ -83,6 +83,11 @@ export const OutlineBudgetField = Type.Optional(
   }),
 )
 
+/** Where a read continues after a cut, as its marker says. */
+export const OffsetField = Type.Optional(
+  Type.Integer({ minimum: 0, description: 'Start at this character, as a cut marker says.' }),
+)
+
 export const CursorField = Type.Optional(
   Type.Integer({ minimum: 0, description: 'Continue from this line, as a cut marker says.' }),
 )

@@ -4,6 +4,7 @@ import { defineBrowserTool } from './define'
 import {
   CursorField,
   MaxLengthField,
+  OffsetField,
   OutlineBudgetField,
   RefField,
   SelectorField,
@@ -40,13 +41,14 @@ export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
   description:
-    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated: showing N of M characters; ...]" line saying how to narrow it.',
+    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated at maxLength: ...]" line giving the offset of the rest.',
   narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
     maxLength: MaxLengthField(20_000, 100_000),
+    offset: OffsetField,
   }),
 })
 

@@ -31,14 +31,15 @@ export function locate(args: Target & { scroll?: boolean }) {
   }
 }
 
-export function text(args: Target & { maxLength: number }) {
+export function text(args: Target & { maxLength: number; offset?: number }) {
   const el = resolveTarget(args, true)
   const raw = el ? ((el as HTMLElement).innerText ?? el.textContent ?? '') : (document.body?.innerText ?? '')
   const out = truncate(
     raw,
     args.maxLength,
-    (n, total) =>
-      `\n[truncated: showing ${n} of ${total} characters; pass ref or selector for one part of the page, or raise maxLength]`,
+    (n, total, next) =>
+      `\n[truncated at maxLength: showing ${n} of ${total} characters; the rest: offset: ${next}; or pass ref or selector for one part of the page]`,
+    args.offset,
   )
   return { text: out.text, length: out.length, truncated: out.truncated }
 }

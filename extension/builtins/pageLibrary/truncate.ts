@@ -1,8 +1,17 @@
-/** Cuts long page content, ending it with a marker that says how much was left out. */
-export function truncate(text: string, maxLength: number, marker: (shown: number, total: number) => string) {
-  if (text.length <= maxLength) return { text, length: text.length, truncated: false }
+/**
+ * Cuts long page content from `offset`, ending it with a marker that says how much was left out and
+ * where the rest starts (`next`).
+ */
+export function truncate(
+  text: string,
+  maxLength: number,
+  marker: (shown: number, total: number, next: number) => string,
+  offset = 0,
+) {
+  const part = offset ? text.slice(offset) : text
+  if (part.length <= maxLength) return { text: part, length: text.length, truncated: false }
   return {
-    text: text.slice(0, maxLength) + marker(maxLength, text.length),
+    text: part.slice(0, maxLength) + marker(maxLength, text.length, offset + maxLength),
     length: text.length,
     truncated: true,
   }

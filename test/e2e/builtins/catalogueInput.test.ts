@@ -312,8 +312,10 @@ describe('built-in input, frame and reading tools through MCP in real Chromium',
     })
     expect(cut.truncated).toBe(true)
     expect(cut.markdown).toMatch(
-      /\[truncated: showing 100 of \d+ characters; pass selector for one part of the page\]$/,
+      /\[truncated at maxLength: showing 100 of \d+ characters; the rest: offset: 100; or pass selector for one part of the page\]$/,
     )
+    const rest = await h.json<{ markdown: string }>('browser_get_markdown', { tabId, offset: 100 })
+    expect(cut.markdown.slice(0, 100) + rest.markdown).toBe(md.markdown)
     const shallow = await h.text('browser_snapshot', { tabId, depth: 1 })
     expect(shallow).toContain('- main')
     expect(shallow).not.toContain('Offline mode')

@@ -383,9 +383,17 @@ describe('built-in page reading and input tools in real Chromium', () => {
     expect(cut.truncated).toBe(true)
     expect(cut.text).toMatch(
       new RegExp(
-        `\\n\\[truncated: showing 100 of ${cut.length} characters; pass ref or selector for one part of the page, or raise maxLength\\]$`,
+        `\\n\\[truncated at maxLength: showing 100 of ${cut.length} characters; the rest: offset: 100; or pass ref or selector for one part of the page\\]$`,
       ),
     )
+    // The offset gives the rest, where the first part stopped.
+    const rest = await h.ok<{ text: string; truncated: boolean }>('browser_get_text', {
+      tabId: tab.tabId,
+      maxLength: 100_000,
+      offset: 100,
+    })
+    expect(rest.truncated).toBe(false)
+    expect(cut.text.slice(0, 100) + rest.text).toBe(page.text)
     const html = await h.ok<{ html: string }>('browser_get_html', { tabId: tab.tabId, selector: 'ul' })
     expect(html.html).toBe('<ul><li>First item</li><li>Second item</li></ul>')
     expect(
