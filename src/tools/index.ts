@@ -4,6 +4,7 @@
  * extension bundles this module too.
  */
 import { OTHER_AGENT_FIELD } from './common'
+import { CORE_BROWSER_TOOLS } from './groups'
 import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
@@ -19,6 +20,7 @@ import * as storage from './storage'
 import * as tabs from './tabs'
 import * as windows from './windows'
 
+export { CORE_BROWSER_TOOLS, TOOL_NAMES_BY_GROUP } from './groups'
 export type {
   BrowserToolContext,
   BrowserToolDefinition,
@@ -138,35 +140,6 @@ const NARROWING = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, too
 export function browserToolNarrowing(name: string): string | undefined {
   return NARROWING.get(name)
 }
-
-/**
- * The built-in tools the `browser` default permission reaches on its own: navigation, reading, acting,
- * tabs and screenshots. The other groups are opted into by name (config.json
- * `permissions.browser.groups`, `bridge config set browser-groups.add <group>`, or `all`); any tool
- * can still be set one by one.
- */
-export const CORE_BROWSER_TOOLS: ReadonlySet<string> = new Set([
-  'browser_list_tabs',
-  'browser_open_tab',
-  'browser_close_tab',
-  'browser_focus_tab',
-  'browser_navigate',
-  'browser_go_back',
-  'browser_snapshot',
-  'browser_wait_for',
-  'browser_find',
-  'browser_get_markdown',
-  'browser_click',
-  'browser_hover',
-  'browser_type',
-  'browser_press_key',
-  'browser_select_option',
-  'browser_scroll',
-  'browser_fill_form',
-  'browser_upload_file',
-  'browser_screenshot',
-  'browser_handle_dialog',
-])
 
 /** The groups a user can opt into: the definition modules' names, and `all`. */
 export const BROWSER_TOOL_GROUP_NAMES: readonly string[] = Object.keys(BROWSER_TOOL_GROUPS)

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { BROWSER_PLUGIN, TOOL_NAME_PATTERN } from '../../../src/protocol/constants'
 import {
   BROWSER_TOOLS,
+  BROWSER_TOOL_GROUPS,
+  TOOL_NAMES_BY_GROUP,
   BROWSER_TOOL_NAMES,
   browserToolDefaultCap,
   isBrowserToolName,
@@ -172,5 +174,24 @@ describe('end-to-end coverage', () => {
       .map((f) => readFileSync(new URL(f, dir), 'utf8'))
       .join('\n')
     expect(BROWSER_TOOL_NAMES.filter((name) => !tests.includes(`'${name}'`))).toEqual([])
+  })
+})
+
+describe('TOOL_NAMES_BY_GROUP', () => {
+  it('names every tool of every group, as the definitions do (the side panel reads it)', () => {
+    expect(
+      Object.fromEntries(
+        Object.entries(BROWSER_TOOL_GROUPS).map(([group, tools]) => [
+          group,
+          Object.values(tools)
+            .map((t) => t.name)
+            .sort(),
+        ]),
+      ),
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(TOOL_NAMES_BY_GROUP).map(([group, names]) => [group, [...names].sort()]),
+      ),
+    )
   })
 })
