@@ -121,6 +121,25 @@ describe('built-in browser tools through the daemon and the real extension', () 
     })
   })
 
+  it('a snapshot at the largest budget the schema allows is cut by that budget with its cursor, never again by the daemon', async () => {
+    const { tools } = await mcp.client.listTools()
+    const budget = (
+      tools.find((t) => t.name === 'browser_snapshot')!.inputSchema.properties as Record<
+        string,
+        { maximum?: number }
+      >
+    ).maxLength!.maximum!
+    expect(budget).toBe(102_400)
+    const tab = await json<{ tabId: number }>('browser_open_tab', { url: site.url('/big') })
+    const text = textOf(await call('browser_snapshot', { tabId: tab.tabId, maxLength: budget }))
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget)
+    expect(Buffer.byteLength(text)).toBeGreaterThan(budget - 300)
+    expect(text.split('\n').at(-1)).toMatch(
+      /^\[cut at maxLength \(102400 bytes\): lines 1-\d+ of more than \d+; the rest: browser_snapshot with cursor: \d+;/,
+    )
+    expect(text).not.toContain('[truncated: the result was')
+  })
+
   it('returns screenshots as MCP image content', async () => {
     const result = await call('browser_screenshot', {})
     expect(result.isError).toBeFalsy()
