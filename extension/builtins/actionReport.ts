@@ -74,7 +74,9 @@ export async function reportAction(
   const before = await pageState(tabId)
   const beforeOutline = mode === 'diff' ? await outline(tabId) : undefined
   const captured = debuggerSessions().some((s) => s.tabId === tabId && s.holds.includes('network'))
-  return withDebugger(tabId, tab.url, async (cdp) => {
+  let attached = false
+  const watched = withDebugger(tabId, tab.url, async (cdp) => {
+    attached = true
     const inflight = new Set<string>()
     let dialogOpened!: () => void
     const dialog = new Promise<void>((resolve) => (dialogOpened = resolve))
@@ -98,6 +100,16 @@ export async function reportAction(
       off()
     }
   })
+  try {
+    return await watched
+  } catch (err) {
+    if (attached) throw err
+    // No debugger session (DevTools or another extension holds the tab): actions that need none still
+    // run, and settle on the DOM alone.
+    const notes = await act()
+    await settle(tabId, new Set())
+    return describe(tabId, mode, maxBytes, before, beforeOutline, notes ?? {})
+  }
 }
 
 async function settle(tabId: number, inflight: Set<string>): Promise<void> {
