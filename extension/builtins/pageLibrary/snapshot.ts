@@ -280,7 +280,8 @@ class Outline {
     const children = this.lines.slice(at + 1)
     const flat = children.every((c) => c.depth === parent.depth + 1 && !c.text.includes(FRAME_MARK))
     if (!children.length) {
-      if (!parent.text.includes('[ref=') && !parent.text.includes('"') && role !== 'cell') {
+      // Nothing to act on, no name, no state: it says nothing.
+      if (!parent.text.includes('[') && !parent.text.includes('"') && role !== 'cell') {
         this.lines.pop()
         this.chars -= parent.depth + parent.text.length + 1
       }
