@@ -6,6 +6,14 @@ describe('built-in actions wait for the page to settle and report what changed',
   let h: BuiltinsHarness
   beforeAll(async () => {
     h = await startBuiltinsHarness()
+    // A loaded machine may be slow to answer the page's fetch: the settle bound is generous here (it
+    // only ends a wait for a page that never settles; these pages do).
+    await (
+      await h.browser.serviceWorker()
+    ).evaluate(() => {
+      const hook = (globalThis as unknown as { __bridgeTest: { SETTLE: { maxMs: number } } }).__bridgeTest
+      hook.SETTLE.maxMs = 20_000
+    })
   })
   afterAll(async () => {
     await h?.close()
