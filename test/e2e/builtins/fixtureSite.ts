@@ -101,6 +101,7 @@ const PAGES: Record<string, string> = {
      <div aria-hidden="true"><button>Ghost button</button></div>
      <div style="visibility:hidden"><button>Invisible button</button><span style="visibility:visible">Peeking text</span></div>
      <label>Volume <input type="range" min="0" max="100" value="30"></label>
+     <label>Country <select><option>Choose…</option><option>Germany</option><option>France</option></select></label>
      <table><caption>Prices</caption><tr><th>Item</th><td>Tea</td></tr></table>
      <a href="javascript:void 0">Script link</a>`,
   ),

@@ -81,6 +81,10 @@ describe('built-in page reading and input tools in real Chromium', () => {
       /^- iframe "Embedded frame" \[ref=e\d+\]:\n - document "about:srcdoc"\n - button "In frame" \[ref=f\d+e\d+\]$/m,
     )
     expect(snap).toMatch(/^- slider "Volume" \[ref=e\d+\]: 30$/m)
+    // A select inside its label is named by the label's own text, not with its options.
+    expect(snap).toMatch(
+      /^- combobox "Country" \[ref=e\d+\]: Choose… \[options: Choose… \| Germany \| France\]$/m,
+    )
     expect(snap).toMatch(/^- table "Prices":\n - caption: Prices\n - row: Item \| Tea$/m)
     expect(snap).toMatch(/^- link "Script link" \[ref=e\d+\]$/m)
     expect(snap).toContain('- text: Peeking text')
