@@ -47,9 +47,10 @@ describe('built-in actions wait for the page to settle and report what changed',
   })
 
   it('a click that opens a dialog returns at once naming it, and the answer lets the page go on', async () => {
-    const tabId = await open('/app')
+    // A URL of its own, so the page found below is this tab's.
+    const tabId = await open('/app?dialog')
     // Playwright (which launched this Chromium) answers dialogs itself unless a listener exists.
-    ;(await h.pageAt(h.site.url('/app'))).on('dialog', () => undefined)
+    ;(await h.pageAt(h.site.url('/app?dialog'))).on('dialog', () => undefined)
     const started = Date.now()
     const result = await h.ok<string>('browser_click', { tabId, selector: '#confirm' })
     expect(Date.now() - started).toBeLessThan(20_000)
