@@ -4,7 +4,6 @@ import { NO_PAGE_TEXT, type PageTextRule } from '../catalog/pageText'
 import {
   PAGE_CONTENT_CLOSE,
   PAGE_CONTENT_OPEN,
-  PAGE_CONTENT_OVERHEAD_BYTES,
   withoutMarkerChars,
   wrapPageContent,
 } from '../protocol/pageContent'
@@ -30,17 +29,11 @@ export const NARROW_PLUGIN_TOOL = 'call again with arguments that select fewer i
  * Cuts text to `maxBytes` of UTF-8 and says so at the end, with how to ask for less (`narrow`): the
  * marker is part of the cap, so the whole text never exceeds it.
  */
-export function capText(
-  text: string,
-  maxBytes: number,
-  narrow: string = NARROW_PLUGIN_TOOL,
-  /** Bytes the caller adds around the text (the page-content markers), within the same cap. */
-  reserveBytes = 0,
-): string {
+export function capText(text: string, maxBytes: number, narrow: string = NARROW_PLUGIN_TOOL): string {
   const bytes = new TextEncoder().encode(text)
-  if (bytes.length <= maxBytes - reserveBytes) return text
+  if (bytes.length <= maxBytes) return text
   const marker = `\n[truncated: the result was ${bytes.length} bytes, cut to ${maxBytes}; to get less, ${narrow}]`
-  const room = Math.max(0, maxBytes - reserveBytes - new TextEncoder().encode(marker).length)
+  const room = Math.max(0, maxBytes - new TextEncoder().encode(marker).length)
   const head = new TextDecoder().decode(bytes.subarray(0, room)).replace(/\uFFFD+$/, '')
   return `${head}${marker}`
 }
@@ -48,7 +41,7 @@ export function capText(
 /**
  * A call's outcome as an MCP result: compact JSON text (capped, saying how to `narrow` the call), an image as MCP image content, and
  * every failure as `isError: true` with one text block `[<code>] <message>`. Text a page wrote
- * (`pageText`, src/catalog/pageText.ts) is put between the page-content markers, within the same cap.
+ * (`pageText`, src/catalog/pageText.ts) is put between the page-content markers, which come on top of the cap.
  */
 export function toCallToolResult(
   outcome: ToolOutcome | undefined,
@@ -74,7 +67,8 @@ export function toCallToolResult(
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   if (!pageText.output(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
-  // Neutralized first, then cut: the marked result stays within the cap.
-  const capped = capText(withoutMarkerChars(text), maxBytes, narrow, PAGE_CONTENT_OVERHEAD_BYTES)
+  // Neutralized first, then cut to the cap; the two marker lines come on top (a fixed ~80 bytes), so a
+  // tool's own budget (a snapshot's maxLength, up to the cap) is never cut again here.
+  const capped = capText(withoutMarkerChars(text), maxBytes, narrow)
   return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
 }

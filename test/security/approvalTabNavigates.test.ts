@@ -108,7 +108,9 @@ describe('an approval of a built-in tool for a tab that then navigates to anothe
 
   beforeAll(async () => {
     env = await startAgentsInBrowser({
-      permissions: { browser: { permission: 'auto', tools: { browser_storage_set: 'ask' } } },
+      permissions: {
+        browser: { permission: 'auto', groups: ['all'], tools: { browser_storage_set: 'ask' } },
+      },
     })
     agent = await env.agent('builtin-agent')
   }, 120_000)
@@ -126,7 +128,7 @@ describe('an approval of a built-in tool for a tab that then navigates to anothe
     expect(await card.getByTestId('approval-tab-url').textContent()).toContain(siteOrigin)
     // Before the user clicks, the agent's tab goes to another site.
     const other = siteOrigin.replace('127.0.0.1', 'localhost')
-    await agent.json('browser_navigate', { tabId, url: `${other}/` })
+    expect((await agent.call('browser_navigate', { tabId, url: `${other}/` })).isError).toBeFalsy()
     await card.getByTestId('approve-once').click()
     const result = await call
     expect(result.isError).toBe(true)

@@ -36,7 +36,7 @@ describe('clients kept apart by their scopes', () => {
         { name: 'mail', tools: [{ name: 'send' }] },
       ],
       permissions: {
-        browser: { permission: 'auto', tools: { browser_list_tabs: 'ask' } },
+        browser: { permission: 'auto', groups: ['all'], tools: { browser_list_tabs: 'ask' } },
         notes: { permission: 'auto' },
         mail: { permission: 'auto' },
       },

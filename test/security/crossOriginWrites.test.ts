@@ -20,7 +20,9 @@ describe('cookie, storage and site-data writes aimed at another origin', () => {
 
   beforeAll(async () => {
     env = await startAgentsInBrowser({
-      permissions: { browser: { permission: 'auto', tools: { browser_clear_site_data: 'auto' } } },
+      permissions: {
+        browser: { permission: 'auto', groups: ['all'], tools: { browser_clear_site_data: 'auto' } },
+      },
     })
     agent = await env.agent('writer')
     tabId = (await agent.json<{ tabId: number }>('browser_open_tab', { url: env.site.url('/cookies') })).tabId

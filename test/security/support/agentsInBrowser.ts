@@ -45,7 +45,7 @@ export async function startAgentsInBrowser(
     JSON.stringify({
       localPlugins: pluginDirs,
       port: 9515,
-      permissions: options.permissions ?? { browser: { permission: 'auto' } },
+      permissions: options.permissions ?? { browser: { permission: 'auto', groups: ['all'] } },
     }),
     { mode: 0o600 },
   )

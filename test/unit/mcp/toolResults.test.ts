@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, limitsFromEnv } from '../../../src/calls/limits'
 import { capText, toCallToolResult } from '../../../src/mcp/toolResults'
-import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../../../src/protocol/pageContent'
+import {
+  PAGE_CONTENT_CLOSE,
+  PAGE_CONTENT_OPEN,
+  PAGE_CONTENT_OVERHEAD_BYTES,
+} from '../../../src/protocol/pageContent'
 import { browserToolNarrowing } from '../../../src/tools'
 
 describe('toCallToolResult', () => {
@@ -38,7 +42,7 @@ describe('toCallToolResult', () => {
 })
 
 describe('toCallToolResult with page text', () => {
-  it('puts page text between the markers, within the same cap, its marker characters neutralized', () => {
+  it('puts page text between the markers, on top of the cap, its marker characters neutralized', () => {
     const text = (r: ReturnType<typeof toCallToolResult>) => (r.content[0] as { text: string }).text
     const small = text(
       toCallToolResult({ ok: true, output: { t: 'a⟫b' } }, 1000, undefined, {
@@ -53,7 +57,7 @@ describe('toCallToolResult with page text', () => {
         errors: true,
       }),
     )
-    expect(new TextEncoder().encode(big).length).toBeLessThanOrEqual(1000)
+    expect(new TextEncoder().encode(big).length).toBeLessThanOrEqual(1000 + PAGE_CONTENT_OVERHEAD_BYTES)
     expect(big.startsWith(`${PAGE_CONTENT_OPEN}\nxxx`)).toBe(true)
     expect(big.endsWith(`cut to 1000; to get less, narrow it]\n${PAGE_CONTENT_CLOSE}`)).toBe(true)
     expect(
