@@ -270,6 +270,12 @@ export class BackgroundApp {
           return ok(await this.ask('config.markReviewed', { plugin: cmd.plugin, version: cmd.version }))
         case 'openFolder':
           return ok(await this.ask('folder.open', { path: cmd.path }))
+        case 'reloadTab':
+          // Only a tab the panel lists as needing it: the panel cannot be used to reload any tab.
+          if (!this.tracker.staleTabs(cmd.plugin).includes(cmd.tabId))
+            throw new Error('That tab no longer needs a reload.')
+          await chrome.tabs.reload(cmd.tabId)
+          return ok(true)
         case 'decide': {
           const peer = this.connection.current
           if (!peer)

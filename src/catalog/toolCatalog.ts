@@ -5,7 +5,7 @@
  * flag: compared by identity, since each is an immutable snapshot), never per call.
  */
 import {
-  isReviewed,
+  reviewChange,
   pluginDefaultPermission,
   resolvePermission,
   type PermissionsConfig,
@@ -137,6 +137,25 @@ function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<
   return step ? { prepare: (input) => step(input, context) } : {}
 }
 
+/** `reviewed`, and when false what changed since the review (the side panel names it). */
+function reviewOf(
+  permissions: PermissionsConfig,
+  plugin: LoadedPlugin,
+): Pick<PluginState, 'reviewed' | 'review'> {
+  const change = reviewChange(permissions, plugin.name, plugin)
+  const entry = Object.hasOwn(permissions, plugin.name) ? permissions[plugin.name] : undefined
+  if (change === undefined || entry?.reviewedVersion === undefined) return { reviewed: true }
+  return {
+    reviewed: false,
+    review: {
+      change,
+      reviewedVersion: entry.reviewedVersion,
+      installedPackage: plugin.packageName,
+      ...(entry.reviewedPackage === undefined ? {} : { reviewedPackage: entry.reviewedPackage }),
+    },
+  }
+}
+
 function build(source: CatalogSource): Built {
   const plugins = source.plugins()
   const browserTools = source.browserTools()
@@ -190,7 +209,7 @@ function build(source: CatalogSource): Built {
       adapterHash: plugin.adapterHash,
       ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
       permission: pluginDefaultPermission(permissions, plugin.name),
-      reviewed: isReviewed(permissions, plugin.name, plugin),
+      ...reviewOf(permissions, plugin),
       tools: states,
       ...(plugin.source === 'local' ? { path: plugin.path } : {}),
     })

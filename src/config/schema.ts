@@ -13,6 +13,7 @@ export const PluginPermissionConfig = Type.Object(
     reviewedVersion: Type.Optional(Type.String()),
     reviewedPackage: Type.Optional(Type.String()),
     reviewedAdapterHash: Type.Optional(Type.String()),
+    reviewedPath: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 )

@@ -22,6 +22,8 @@ export interface PluginDetail {
   tabs: TabInfo[]
   iconSvg?: string
   source: PluginSource
+  /** Local plugins: their folder (beyond the spec's table: a review of a local plugin records it). */
+  path?: string
   sdkVersion: string | null
   logBufferSize: number
 }

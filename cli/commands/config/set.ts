@@ -79,7 +79,13 @@ async function pluginBuilds(
 ): Promise<Map<string, PluginBuildIdentity>> {
   const build = (p: PluginBuildIdentity & { name: string }): [string, PluginBuildIdentity] => [
     p.name,
-    { packageName: p.packageName, version: p.version, adapterHash: p.adapterHash },
+    {
+      packageName: p.packageName,
+      version: p.version,
+      adapterHash: p.adapterHash,
+      ...(p.source === undefined ? {} : { source: p.source }),
+      ...(p.path === undefined ? {} : { path: p.path }),
+    },
   ]
   if (daemon) return new Map(daemon.pluginDetails.map(build))
   try {
