@@ -110,4 +110,14 @@ describe('bridge status', () => {
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown command "frobnicate"')
   })
+
+  it('says a plugin subcommand is unknown before printing the plugin help', async () => {
+    const result = await runCli(['plugin', 'frob'], daemon.configDir)
+    expect(result.code).toBe(1)
+    const output = `${result.stderr}${result.stdout}`
+    expect(output).toContain(
+      'unknown command "plugin frob"; the plugin commands are create, list, search, install and remove',
+    )
+    expect(output.indexOf('unknown command')).toBeLessThan(output.indexOf('Usage:'))
+  })
 })
