@@ -272,9 +272,8 @@ export class BackgroundApp {
           return ok(await this.ask('folder.open', { path: cmd.path }))
         case 'reloadTab':
           // Only a tab the panel lists as needing it: the panel cannot be used to reload any tab.
-          if (!this.tracker.staleTabs(cmd.plugin).includes(cmd.tabId))
+          if (!(await this.tracker.reloadStale(cmd.tabId, cmd.plugin)))
             throw new Error('That tab no longer needs a reload.')
-          await chrome.tabs.reload(cmd.tabId)
           return ok(true)
         case 'decide': {
           const peer = this.connection.current
