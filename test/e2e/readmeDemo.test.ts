@@ -69,13 +69,7 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
   afterAll(async () => {
     await agent?.close()
     await browser?.close()
-    // npm runs the site in a child of its own: the whole process group goes.
-    if (demo?.pid !== undefined)
-      try {
-        process.kill(-demo.pid, 'SIGTERM')
-      } catch {
-        // Already gone.
-      }
+    demo?.kill('SIGTERM')
     await daemon?.stop()
     rmSync(pluginDir, { recursive: true, force: true })
     rmSync(configDir, { recursive: true, force: true })
@@ -96,8 +90,11 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
     printedConfig = (JSON.parse(json) as { mcpServers: { bridge: typeof printedConfig } }).mcpServers.bridge
     expect(printedConfig.url).toBe(`http://127.0.0.1:${daemon.port}/mcp`)
 
-    // 2: `npm run demo` (a free port for 8787).
-    demo = spawn('npm', ['run', 'demo', '--', '--port', '0'], {
+    // 2: `npm run demo`: what the script runs, started directly so the test can stop it (a free port for 8787).
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { demo: string } }
+    const [command = '', ...demoArgs] = pkg.scripts.demo.split(' ')
+    expect(command).toBe('node')
+    demo = spawn(process.execPath, [...demoArgs, '--port', '0'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
