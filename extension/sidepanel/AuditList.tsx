@@ -2,14 +2,18 @@ import { useEffect, useState } from 'preact/hooks'
 import type { AuditEntryView } from '../shared/panelTypes'
 import { command } from './background'
 import { timeAgo } from './format'
+import { useNow } from './useNow'
 import { Visible } from './Visible'
 
 const LIMIT = 20
+/** How often the "21s ago" labels are recomputed. */
+const AGE_TICK_MS = 1_000
 
 /** The most recent tool calls from GET /audit, refreshed whenever a call ends. */
 export function AuditList({ revision, connected }: { revision: number; connected: boolean }) {
   const [entries, setEntries] = useState<AuditEntryView[] | null>(null)
   const [error, setError] = useState<string | null>(null)
+  const now = useNow(AGE_TICK_MS)
   useEffect(() => {
     if (!connected) return
     let live = true
@@ -48,7 +52,7 @@ export function AuditList({ revision, connected }: { revision: number; connected
                   ·{' '}
                 </>
               )}
-              {timeAgo(Date.parse(e.timestamp))} · {e.durationMs} ms
+              <span data-testid="audit-age">{timeAgo(Date.parse(e.timestamp), now)}</span> · {e.durationMs} ms
             </span>
             {e.error && (
               <div class="small error-text" data-testid="audit-error">
