@@ -23,6 +23,7 @@ import {
 } from '../protocol'
 import { createBrowserToolContext } from '../config/uploadFolders'
 import type { BrowserToolContext, Prepared } from '../tools'
+import { closedSchema } from '../closedSchema'
 import { compileSchema } from '../validation'
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
@@ -112,7 +113,8 @@ function lazyValidator(schema: Record<string, unknown>): (input: unknown) => Inp
   let check: ((input: unknown) => InputCheck) | undefined
   return (input) => {
     if (!check) {
-      const compiled = compileSchema(schema)
+      // Closed, as plugin tools' are: an undeclared property is refused by name (src/closedSchema.ts).
+      const compiled = compileSchema(closedSchema(schema))
       check = compiled.ok
         ? compiled.value
         : () => ({ ok: false, message: 'the tool input schema is invalid' })
