@@ -325,7 +325,8 @@ export class BackgroundApp {
           : `Another program is on port ${port}: the audit log was not requested from it.`,
       )
     const res = await fetch(
-      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`,
+      // earlier=1: after a restart the panel still shows the calls of the last run (from audit.log).
+      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}&earlier=1`,
       {
         headers: { authorization: `Bearer ${secret}` },
         cache: 'no-store',

@@ -8,11 +8,15 @@
 
 /** A TOML basic string: quotes, backslashes and control characters escaped. */
 export function tomlString(value: string): string {
-  const escaped = value.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => {
-    const named: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\t': '\\t', '\r': '\\r' }
-    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-  })
-  return `"${escaped}"`
+  const named: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\t': '\\t', '\r': '\\r' }
+  let out = ''
+  for (const c of value) {
+    const code = c.codePointAt(0) ?? 0
+    if (named[c] !== undefined) out += named[c]
+    else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).padStart(4, '0')}`
+    else out += c
+  }
+  return `"${out}"`
 }
 
 /** The `[mcp_servers.<key>]` table for a Streamable HTTP server with a bearer token. */
