@@ -150,6 +150,10 @@ export class BackgroundApp {
         },
         'tool.invocationEnd': (p) => {
           this.running.delete(p.dispatchId)
+          this.panels.publish()
+        },
+        // Any recorded call, also one that never ran (denied, approval timed out): Recent activity refreshes.
+        'audit.recorded': () => {
           this.auditRevision++
           this.panels.publish()
         },

@@ -13,6 +13,8 @@ export interface AuditLogOptions {
   bufferSize?: number
   /** Called once when disk writes start failing (not again until they have worked); the entry stays in memory. */
   onWriteError?: (error: unknown) => void
+  /** Called for each entry as it enters the memory buffer (before the disk write). */
+  onRecorded?: (entry: AuditEntry) => void
   now?: () => number
 }
 
@@ -42,6 +44,7 @@ export class AuditLog {
     if (this.ring.length > (this.options.bufferSize ?? AUDIT_BUFFER_SIZE)) this.ring.shift()
     this.count(entry, this.now())
     this.prune()
+    this.options.onRecorded?.(entry)
     const { file } = this.options
     if (!file) return
     try {

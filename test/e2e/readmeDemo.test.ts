@@ -194,6 +194,10 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
     await expect.poll(() => approval.count(), { timeout: 15_000 }).toBe(1)
     await approval.getByRole('button', { name: 'Deny' }).click()
     expect(textOf(await denied)).toMatch(/^\[approval_denied\]/)
+    // The denied call never ran, yet Recent activity shows it at once, without reopening the panel.
+    const latest = panel.getByTestId('audit-entry').first()
+    await expect.poll(() => latest.getAttribute('data-success'), { timeout: 10_000 }).toBe('false')
+    expect(await latest.getByTestId('audit-error').textContent()).toContain('[approval_denied]')
 
     const always = call('notes_list_notes', {})
     await expect.poll(() => approval.count(), { timeout: 15_000 }).toBe(1)

@@ -258,14 +258,8 @@ describe('side panel', () => {
         durationMs: 3,
       },
     ]
-    // A call's end makes the panel fetch the list again.
-    daemon.notify('tool.invocationEnd', {
-      dispatchId: 'r2',
-      plugin: 'notes',
-      tool: 'whoami',
-      success: true,
-      durationMs: 3,
-    })
+    // A recorded call makes the panel fetch the list again.
+    daemon.notify('audit.recorded', { tool: 'notes_whoami', success: true })
     const age = panel.getByTestId('audit-entry').first().getByTestId('audit-age')
     const seconds = async () => Number(/^(\d+)s ago$/.exec((await age.textContent()) ?? '')?.[1] ?? NaN)
     await expect.poll(seconds, { timeout: 10_000 }).toBeGreaterThanOrEqual(30)
