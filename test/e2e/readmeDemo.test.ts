@@ -62,7 +62,7 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
   const tabState = () => card().getByTestId('tab-state').textContent()
   const call = (name: string, args: Record<string, unknown> = {}) => agent.callTool({ name, arguments: args })
 
-  beforeAll(async () => {
+  beforeAll(() => {
     configDir = tempConfigDir()
     pluginDir = mkdtempSync(join(tmpdir(), 'bridge-readme-plugin-'))
   })
