@@ -221,6 +221,11 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
     const outcomes = await entries.evaluateAll((items) => items.map((i) => i.getAttribute('data-success')))
     expect(outcomes).toEqual(['true', 'true', 'false', 'true'])
     expect(await entries.nth(2).getByTestId('audit-error').textContent()).toContain('[approval_denied]')
+    // The calls that asked say how long they waited for the person, apart from their own duration.
+    expect(await entries.nth(3).getByTestId('audit-approval').textContent()).toMatch(
+      / · \d+ (ms|s) waiting for you$/,
+    )
+    expect(await entries.nth(0).getByTestId('audit-approval').count()).toBe(0)
     const audit = await runCli(['audit', '--port', String(daemon.port)], configDir)
     expect(audit.code).toBe(0)
     expect(audit.stdout.match(/notes_list_notes/g)).toHaveLength(4)
