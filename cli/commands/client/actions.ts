@@ -50,10 +50,21 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
   const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
   const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
-  const client = addClient(context.paths.clientsFile, name, new Date(), scope)
+  // With --for, an existing client gets that program's configuration (its token, not a new one).
+  const existing =
+    kind === undefined ? undefined : readClients(context.paths.clientsFile).find((c) => c.name === name)
+  const client = existing
+    ? scope
+      ? setClientScope(context.paths.clientsFile, name, change.apply)
+      : existing
+    : addClient(context.paths.clientsFile, name, new Date(), scope)
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
-  say(`created MCP client "${client.name}" in ${context.paths.clientsFile}`)
+  say(
+    existing
+      ? `using the existing MCP client "${client.name}" (its token is unchanged)`
+      : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
+  )
   for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
