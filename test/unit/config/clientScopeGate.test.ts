@@ -32,7 +32,7 @@ const catalog = createToolCatalog({
   permissions: () => ({
     notes: { permission: 'auto' },
     mail: { permission: 'auto' },
-    browser: { permission: 'auto' },
+    browser: { permission: 'auto', groups: ['all'] },
   }),
   skipPermissions: () => false,
 })
