@@ -46,7 +46,6 @@ import {
   HTTP_MAX_BODY_BYTES,
   LOOPBACK_HOST,
   PROTOCOL_VERSION,
-  SESSION_RATE_LIMIT_PER_MIN,
   WS_MAX_PAYLOAD_BYTES,
 } from './protocol/constants'
 
@@ -197,7 +196,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         cancel: call.cancel,
       }
     },
-    initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
+    initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
     maxSessions: limits.maxMcpSessions,
   })
   // Permissions or the skip flag changed (side panel, "always allow", CLI): everyone hears it.
