@@ -19,6 +19,7 @@ import {
   type FailedPlugin,
   type Permission,
   type PluginState,
+  type ToolAnnotations,
   type ToolState,
 } from '../protocol'
 import { createBrowserToolContext } from '../config/uploadFolders'
@@ -33,6 +34,7 @@ export interface CatalogBrowserTool {
   inputSchema: Record<string, unknown>
   /** What tools/list shows agents, when it differs from the schema validated against. */
   listedSchema?: Record<string, unknown>
+  annotations?: ToolAnnotations
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
@@ -54,10 +56,14 @@ export interface CatalogTool {
   plugin: string
   /** Permission key and the name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
   key: string
+  /** The name people read (the side panel's, MCP's `title`). */
+  title: string
   description: string
   inputSchema: Record<string, unknown>
   /** The schema tools/list shows, when it differs from inputSchema (built-ins: no size bounds). */
   listedSchema?: Record<string, unknown>
+  /** Hints for agents and the side panel (MCP tool annotations); they never change `permission`. */
+  annotations?: ToolAnnotations
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
@@ -70,8 +76,10 @@ export interface CatalogTool {
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
 export interface ListedTool {
   name: string
+  title: string
   description: string
   inputSchema: { type: 'object'; [keyword: string]: unknown }
+  annotations: ToolAnnotations & { title: string }
 }
 
 export interface ToolCatalog {
@@ -150,9 +158,11 @@ function build(source: CatalogSource): Built {
     fullName: tool.name,
     plugin: BROWSER_PLUGIN,
     key: tool.name,
+    title: tool.displayName,
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
     ...preparing(tool, context),
@@ -166,8 +176,10 @@ function build(source: CatalogSource): Built {
         fullName: pluginToolName(plugin.name, tool.name),
         plugin: plugin.name,
         key: tool.name,
+        title: tool.displayName,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
         permission,
         pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
@@ -177,6 +189,7 @@ function build(source: CatalogSource): Built {
         displayName: tool.displayName,
         description: tool.description,
         permission,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
       })
     }
     pluginStates.push({
@@ -208,10 +221,12 @@ function build(source: CatalogSource): Built {
         .filter((tool) => tool.permission !== 'off')
         .map((tool) => ({
           name: tool.fullName,
+          title: tool.title,
           description:
             tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
           inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' },
+          annotations: { title: tool.title, ...tool.annotations },
         })),
     },
     pluginStates,
@@ -220,6 +235,7 @@ function build(source: CatalogSource): Built {
       displayName: tool.displayName,
       description: tool.description,
       permission: permissionOf(BROWSER_PLUGIN, tool.name),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
     })),
   }
 }

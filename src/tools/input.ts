@@ -16,6 +16,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Scroll an element into view and click it. ${TRUSTED} Waits for a navigation it starts. Returns { clicked, url, openedTabs? }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -32,6 +33,7 @@ export const click = defineBrowserTool({
 export const hover = defineBrowserTool({
   name: 'browser_hover',
   displayName: 'Hover',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse over an element, e.g. to open a menu. ${TRUSTED} Returns { hovered }.`,
   input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField }),
 })
@@ -39,6 +41,7 @@ export const hover = defineBrowserTool({
 export const type = defineBrowserTool({
   name: 'browser_type',
   displayName: 'Type text',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} Returns { typed, value } (value null for passwords), or { typed, submitted, url } with submit.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -53,6 +56,7 @@ export const type = defineBrowserTool({
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
   displayName: 'Press key',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} Returns { pressed, focused, url }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -70,6 +74,7 @@ export const pressKey = defineBrowserTool({
 export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
   displayName: 'Select option',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
     'Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. Returns { selected: [{ value, label }] }.',
   input: Type.Object({
@@ -87,6 +92,7 @@ export const selectOption = defineBrowserTool({
 export const scroll = defineBrowserTool({
   name: 'browser_scroll',
   displayName: 'Scroll',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
     'Scroll an element (ref or selector) into view, or scroll the page (or the given element when direction is set) by an amount in a direction. Returns { scrollX, scrollY, atTop, atBottom } of the page afterwards.',
   input: Type.Object({

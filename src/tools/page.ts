@@ -6,6 +6,7 @@ import { MaxLengthField, RefField, SelectorField, TabIdField, TimeoutMsField, St
 export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
   displayName: 'Page snapshot',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'The visible page as an indented accessibility outline, one element per line, e.g. `- button "Save" [ref=e12]`. Refs work in the other tools until the page navigates or the next snapshot; iframes of any origin are included (refs like f3e7). Returns text starting with the URL and title.',
   narrow:
@@ -29,6 +30,7 @@ export const snapshot = defineBrowserTool({
 export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated: showing N of M characters; ...]" line saying how to narrow it.',
   narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
@@ -43,6 +45,7 @@ export const getText = defineBrowserTool({
 export const getHtml = defineBrowserTool({
   name: 'browser_get_html',
   displayName: 'Get HTML',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with a "<!-- truncated: ... -->" comment saying how to narrow it.',
   narrow: 'pass ref or selector for one part of the page, or outer: false, or a lower maxLength',
@@ -63,6 +66,7 @@ export const getHtml = defineBrowserTool({
 export const waitFor = defineBrowserTool({
   name: 'browser_wait_for',
   displayName: 'Wait for',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Wait until text appears, textGone disappears, or selector reaches state; with none, wait timeoutMs. Survives navigations. Returns { met, waitedMs }.',
   input: Type.Object({

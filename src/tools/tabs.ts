@@ -8,6 +8,7 @@ const TAB_INFO = 'Returns { tabId, windowId, url, title, active, status }.'
 export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
   displayName: 'List tabs',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     'The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }.',
   narrow: 'pass urlContains',
@@ -21,6 +22,7 @@ export const listTabs = defineBrowserTool({
 export const openTab = defineBrowserTool({
   name: 'browser_open_tab',
   displayName: 'Open tab',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Open a new tab, optionally at a URL, and wait for it to load. ${TAB_INFO}`,
   input: Type.Object({
     url: Type.Optional(WebUrlField),
@@ -34,6 +36,7 @@ export const openTab = defineBrowserTool({
 export const closeTab = defineBrowserTool({
   name: 'browser_close_tab',
   displayName: 'Close tab',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a tab by tabId (from browser_list_tabs). Returns { closed: tabId }.',
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to close.' }) }),
 })
@@ -41,6 +44,7 @@ export const closeTab = defineBrowserTool({
 export const focusTab = defineBrowserTool({
   name: 'browser_focus_tab',
   displayName: 'Focus tab',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Make a tab the active tab and focus its window, so later calls without tabId act on it. ${TAB_INFO}`,
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to focus.' }) }),
 })
@@ -48,6 +52,7 @@ export const focusTab = defineBrowserTool({
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
   displayName: 'Navigate',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Load a URL in a tab and wait for it to load. ${TAB_INFO}`,
   input: Type.Object({
     url: WebUrlField,
@@ -66,6 +71,7 @@ const historyInput = Type.Object({
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
   displayName: 'Go back',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Go back in the tab's history and wait for the load. ${TAB_INFO}`,
   input: historyInput,
 })
@@ -73,6 +79,7 @@ export const goBack = defineBrowserTool({
 export const goForward = defineBrowserTool({
   name: 'browser_go_forward',
   displayName: 'Go forward',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Go forward in the tab's history and wait for the load. ${TAB_INFO}`,
   input: historyInput,
 })
@@ -80,6 +87,7 @@ export const goForward = defineBrowserTool({
 export const reload = defineBrowserTool({
   name: 'browser_reload',
   displayName: 'Reload',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Reload the page in a tab and wait for the load. ${TAB_INFO}`,
   input: Type.Object({
     tabId: TabIdField,

@@ -40,7 +40,8 @@ export function node22Binary(): Promise<string> {
       process.execPath,
       [join(ROOT, 'scripts/node22.mjs')],
       { cwd: ROOT, timeout: 180_000 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
+      (error, stdout) =>
+        error ? reject(new Error('scripts/node22.mjs failed', { cause: error })) : resolve(stdout.trim()),
     ),
   )
   return node22
