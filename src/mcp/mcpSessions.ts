@@ -33,6 +33,8 @@ import {
   sseEvent,
   type RpcId,
 } from './mcpMessages'
+import { McpStateless } from './statelessServer'
+import { isStatelessRequest } from './statelessRequest'
 import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
 
 const logger = log.withTag('mcp')
@@ -78,13 +80,17 @@ const accepts = (request: HttpRequest, type: string) => (request.header('accept'
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
+  readonly stateless: McpStateless
   private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
   /** The effects of the root system's mcpSession children, for `.provide()`. */
   readonly sessionEffects: SessionEffects = {
     actions: { disposeSession: ({ context }, { reason }) => this.dispose(context.sessionId, reason) },
   }
 
-  constructor(private readonly deps: McpSessionsDeps) {}
+  constructor(private readonly deps: McpSessionsDeps) {
+    this.stateless = new McpStateless({ listToolsJson: deps.listToolsJson, callTool: deps.callTool })
+  }
 
   /** Takes the started root system: every session runs as its child `mcpSession:<uuid>`. */
   attach(system: ActorRefFrom<typeof bridgeSystemMachine>): void {
@@ -109,12 +115,14 @@ export class McpSessions {
 
   /** notifications/tools/list_changed to every session. */
   toolsChanged(): void {
+    this.stateless.toolsChanged()
     const event = sseEvent(notificationJson('notifications/tools/list_changed', {}))
     for (const session of this.sessions.values()) session.stream?.write(event)
   }
 
   /** A plugin log entry as notifications/message to every session whose level lets it through. */
   log(level: LoggingLevel, logger: string, data: unknown): void {
+    this.stateless.log(level, logger, data)
     const severity = LOGGING_LEVELS.indexOf(level)
     let event: string | undefined
     for (const session of this.sessions.values()) {
@@ -126,11 +134,13 @@ export class McpSessions {
 
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
   closeClient(client: string): void {
+    this.stateless.closeClient(client)
     for (const session of [...this.sessions.values()])
       if (session.client === client) session.actor.send({ type: 'session.close', reason: 'client removed' })
   }
 
   async closeAll(): Promise<void> {
+    this.stateless.closeAll()
     for (const session of [...this.sessions.values()])
       session.actor.send({ type: 'session.close', reason: 'daemon stopping' })
     await Promise.resolve()
@@ -172,9 +182,15 @@ export class McpSessions {
     const message = readMessage(body)
     if (message.kind === 'invalid') return refusal(400, JsonRpcErrorCode.invalidRequest, message.message)
     if (request.header('mcp-session-id') === null) {
-      if (message.kind === 'request' && message.method === 'initialize')
+      if (
+        message.kind === 'request' &&
+        !isStatelessRequest((name) => request.header(name), message.method, message.params)
+      )
         return this.initialize(message.id, message.params, client)
-      return sessionRequired()
+      if (message.kind === 'request')
+        return this.stateless.handle(request, client, message.id, message.method, message.params)
+      if (message.kind === 'notification') this.stateless.notified(client, message.method, message.params)
+      return { status: 202, headers: {} }
     }
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session

@@ -42,21 +42,19 @@ const LIST: NotApplicable[] = [
     'prompts-get-embedded-resource',
     'prompts-get-with-image',
   ].map((scenario) => ({ scenario, reason: NO_PROMPTS })),
-  ...[
-    'resources-list',
-    'resources-read-text',
-    'resources-read-binary',
-    'resources-templates-read',
-    'resources-subscribe',
-    'resources-unsubscribe',
-  ].map((scenario) => ({ scenario, reason: NO_RESOURCES })),
-  { scenario: 'sep-2164-resource-not-found', reason: NO_RESOURCES, revision: '2026-07-28' },
+  ...['resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read'].map(
+    (scenario) => ({ scenario, reason: NO_RESOURCES }),
+  ),
+  ...['resources-subscribe', 'resources-unsubscribe'].map((scenario) => ({
+    scenario,
+    reason: NO_RESOURCES,
+    revision: '2025-11-25' as const,
+  })),
   ...[
     'tools-call-image',
     'tools-call-audio',
     'tools-call-embedded-resource',
     'tools-call-mixed-content',
-    'tools-call-with-logging',
     'tools-call-with-progress',
   ].map((scenario) => ({ scenario, reason: FIXTURE_TOOL })),
   ...[
@@ -65,6 +63,37 @@ const LIST: NotApplicable[] = [
     'elicitation-sep1034-defaults',
     'elicitation-sep1330-enums',
   ].map((scenario) => ({ scenario, reason: NO_SERVER_REQUESTS, revision: '2025-11-25' as const })),
+  ...[
+    ['sep-2549-prompts-list-caching-hints', NO_PROMPTS],
+    ['sep-2549-resources-list-caching-hints', NO_RESOURCES],
+    ['sep-2549-resources-templates-list-caching-hints', NO_RESOURCES],
+  ].map(([check, reason]) => ({
+    scenario: 'caching',
+    check,
+    reason: reason ?? '',
+    revision: '2026-07-28' as const,
+  })),
+  ...['sep-2575-server-rejects-undeclared-capability', 'sep-2575-missing-capability-http-400'].map(
+    (check) => ({
+      scenario: 'server-stateless',
+      check,
+      reason:
+        "probes the suite's fixture tool test_missing_capability; no bridge tool needs a client capability (an approval the client cannot show is asked in the side panel)",
+      revision: '2026-07-28' as const,
+    }),
+  ),
+  ...[
+    'input-required-result-basic-elicitation',
+    'input-required-result-basic-sampling',
+    'input-required-result-basic-list-roots',
+    'input-required-result-request-state',
+    'input-required-result-multiple-input-requests',
+    'input-required-result-multi-round',
+    'input-required-result-result-type',
+    'input-required-result-tampered-state',
+    'input-required-result-capability-check',
+  ].map((scenario) => ({ scenario, reason: NO_SERVER_REQUESTS, revision: '2026-07-28' as const })),
+  { scenario: 'input-required-result-non-tool-request', reason: NO_PROMPTS, revision: '2026-07-28' },
 ]
 
 export function notApplicable(revision: Revision): NotApplicable[] {

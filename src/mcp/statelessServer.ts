@@ -1,0 +1,305 @@
+/**
+ * `/mcp` for the stateless revision (2026-07-28): no `initialize`, no session. Each POST is one
+ * request that says in its `_meta` which version it speaks and what the client can do; who the client
+ * is comes from its credential, never from the request, so everything keyed by the client (its
+ * approvals, its tab group, its audit entries, its limits) holds across requests. Served here:
+ * `server/discover`, `tools/list` (with cache hints), `tools/call` (progress and the plugin's log
+ * messages on the request's own event stream when it asks), `subscriptions/listen` (tool list
+ * changes). Every result carries `resultType` and the server's identity; every error the request's id.
+ */
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
+import { jsonTextResponse } from '../http/responses'
+import { log } from '../log'
+import { BRIDGE_VERSION } from '../protocol'
+import { JsonRpcErrorCode } from '../protocol/errors'
+import { neutralizeText } from '../protocol/untrustedText'
+import {
+  callParams,
+  errorJson,
+  LOGGING_LEVELS,
+  McpError,
+  notificationJson,
+  resultJson,
+  sseEvent,
+  type RpcId,
+} from './mcpMessages'
+import { ALL_VERSIONS, META, readStatelessRequest, type StatelessFacts } from './statelessRequest'
+import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
+
+const logger = log.withTag('mcp')
+
+export interface McpStatelessDeps {
+  /** The tools an agent may see, serialized: `{"tools":[...]}`. */
+  listToolsJson(): string
+  callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+  /** Event streams of `subscriptions/listen` one client may hold open at once. */
+  maxListenStreams?: number
+}
+
+const SERVER_INFO = { name: 'bridge', version: BRIDGE_VERSION }
+const RESULT_META = { [META.serverInfo]: SERVER_INFO }
+const CAPABILITIES = { tools: { listChanged: true }, logging: {} }
+/**
+ * How long a client may keep `tools/list` and `server/discover`: not at all, since the user changes
+ * permissions (and so the list) at any moment; a client that wants to know listens.
+ */
+const CACHE_HINTS = { ttlMs: 0, cacheScope: 'private' }
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
+const MAX_LISTEN_STREAMS = 16
+
+/** JSON-RPC error code -> HTTP status, as the stateless revision pairs them. */
+const statusOf = (code: number): number =>
+  code === JsonRpcErrorCode.methodNotFound ? 404 : code === JsonRpcErrorCode.internalError ? 500 : 400
+
+/** A result with the fields every stateless result carries, serialized. */
+const resultText = (result: Record<string, unknown>): string =>
+  JSON.stringify({
+    ...result,
+    resultType: 'complete',
+    _meta: { ...(result._meta as Record<string, unknown> | undefined), ...RESULT_META },
+  })
+
+const errorReply = (id: RpcId | null, code: number, message: string, data?: Record<string, unknown>) =>
+  jsonTextResponse(
+    data === undefined
+      ? errorJson(id, code, message)
+      : JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }),
+    statusOf(code),
+  )
+
+/** A `subscriptions/listen` stream. */
+interface Listener {
+  client: string
+  id: RpcId
+  toolsListChanged: boolean
+  sink: EventSink
+}
+
+/** A running tools/call whose request asked for log messages. */
+interface LoggingCall {
+  plugin: string
+  level: LoggingLevel
+  sink: EventSink | undefined
+}
+
+export class McpStateless {
+  /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
+  private readonly calls = new Map<string, Map<RpcId, ToolCall['cancel']>>()
+  private readonly listeners = new Set<Listener>()
+  private readonly loggingCalls = new Set<LoggingCall>()
+
+  constructor(private readonly deps: McpStatelessDeps) {}
+
+  /** One stateless request of `client` (method and params read already). */
+  async handle(
+    request: HttpRequest,
+    client: string,
+    id: RpcId,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    const read = readStatelessRequest((name) => request.header(name), method, params)
+    if (!read.ok) return errorReply(id, read.refusal.code, read.refusal.message, read.refusal.data)
+    try {
+      return await this.answer(client, id, method, params, read.facts)
+    } catch (error) {
+      if (error instanceof McpError) return errorReply(id, error.code, error.message)
+      logger.error(`${neutralizeText(method, 64)} failed:`, error)
+      return errorReply(id, JsonRpcErrorCode.internalError, 'internal error; see server.log')
+    }
+  }
+
+  /** A notification without a session: `notifications/cancelled` ends the client's named call. */
+  notified(client: string, method: string, params: Record<string, unknown>): void {
+    if (method !== 'notifications/cancelled') return
+    const id = params.requestId
+    if (typeof id === 'string' || typeof id === 'number')
+      this.calls.get(client)?.get(id)?.('client cancelled')
+  }
+
+  /** notifications/tools/list_changed on every listen stream that asked for it. */
+  toolsChanged(): void {
+    for (const listener of this.listeners)
+      if (listener.toolsListChanged)
+        listener.sink.write(
+          sseEvent(
+            notificationJson('notifications/tools/list_changed', {
+              _meta: { [META.subscriptionId]: listener.id },
+            }),
+          ),
+        )
+  }
+
+  /** A plugin's log entry, to the running calls of that plugin whose request asked for this level. */
+  log(level: LoggingLevel, loggerName: string, data: unknown): void {
+    if (this.loggingCalls.size === 0) return
+    const severity = LOGGING_LEVELS.indexOf(level)
+    let event: string | undefined
+    for (const call of this.loggingCalls) {
+      if (
+        !call.sink ||
+        loggerName !== `plugin:${call.plugin}` ||
+        severity < LOGGING_LEVELS.indexOf(call.level)
+      )
+        continue
+      event ??= sseEvent(notificationJson('notifications/message', { level, logger: loggerName, data }))
+      call.sink.write(event)
+    }
+  }
+
+  /** The client was removed: its calls are cancelled and its listen streams end. */
+  closeClient(client: string): void {
+    for (const cancel of this.calls.get(client)?.values() ?? []) cancel('client removed')
+    for (const listener of [...this.listeners]) if (listener.client === client) listener.sink.end()
+  }
+
+  /** The daemon stops: every listen stream gets its closing result, then ends. */
+  closeAll(): void {
+    for (const listener of [...this.listeners]) {
+      listener.sink.write(
+        sseEvent(resultJson(listener.id, resultText({ _meta: { [META.subscriptionId]: listener.id } }))),
+      )
+      listener.sink.end()
+    }
+  }
+
+  get listening(): number {
+    return this.listeners.size
+  }
+
+  private answer(
+    client: string,
+    id: RpcId,
+    method: string,
+    params: Record<string, unknown>,
+    facts: StatelessFacts,
+  ): HttpReply | Promise<HttpReply> {
+    switch (method) {
+      case 'server/discover':
+        return jsonTextResponse(
+          resultJson(
+            id,
+            resultText({
+              supportedVersions: ALL_VERSIONS,
+              capabilities: CAPABILITIES,
+              serverInfo: SERVER_INFO,
+              ...CACHE_HINTS,
+            }),
+          ),
+        )
+      case 'tools/list': {
+        // The catalog's cached `{"tools":[...]}`, with the revision's fields put in front.
+        const head = JSON.stringify({ resultType: 'complete', ...CACHE_HINTS, _meta: RESULT_META })
+        return jsonTextResponse(resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson().slice(1)}`))
+      }
+      case 'tools/call':
+        return this.call(client, id, params, facts)
+      case 'subscriptions/listen':
+        return this.listen(client, id, params)
+      default:
+        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
+    }
+  }
+
+  /**
+   * A tool call. One JSON body, unless the request asked for progress or log messages: then an event
+   * stream carries them and then the answer. The call is the client's, by its credential.
+   */
+  private call(
+    client: string,
+    id: RpcId,
+    params: Record<string, unknown>,
+    facts: StatelessFacts,
+  ): HttpReply | Promise<HttpReply> {
+    const { name, arguments: input } = callParams(params)
+    const running = this.calls.get(client) ?? new Map<RpcId, ToolCall['cancel']>()
+    if (running.has(id))
+      throw new McpError(
+        JsonRpcErrorCode.invalidRequest,
+        'Invalid Request: a call with this id is running already',
+      )
+    const { progressToken, logLevel } = facts
+    let stream: EventSink | undefined
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) =>
+            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
+    const call = this.deps.callTool({
+      name,
+      input,
+      client,
+      session: '',
+      ...(onProgress ? { onProgress } : {}),
+    })
+    running.set(id, call.cancel)
+    this.calls.set(client, running)
+    const logging: LoggingCall | undefined =
+      logLevel === undefined
+        ? undefined
+        : { plugin: name.split('_')[0] ?? '', level: logLevel, sink: undefined }
+    if (logging) this.loggingCalls.add(logging)
+    const answer = call.result.then((result) => {
+      running.delete(id)
+      if (running.size === 0) this.calls.delete(client)
+      if (logging) this.loggingCalls.delete(logging)
+      return resultJson(id, resultText(result))
+    })
+    if (progressToken === undefined && logging === undefined)
+      return answer.then((json) => jsonTextResponse(json))
+    return {
+      status: 200,
+      headers: EVENT_STREAM_HEADERS,
+      body: {
+        open(sink) {
+          stream = sink
+          if (logging) logging.sink = sink
+          sink.onClose(() => {
+            stream = undefined
+            if (logging) logging.sink = undefined
+          })
+          void answer.then((json) => {
+            sink.write(sseEvent(json))
+            sink.end()
+          })
+        },
+      },
+    }
+  }
+
+  /** `subscriptions/listen`: an event stream, acknowledged first, carrying the notifications asked for. */
+  private listen(client: string, id: RpcId, params: Record<string, unknown>): HttpReply {
+    const asked = params.notifications
+    if (typeof asked !== 'object' || asked === null || Array.isArray(asked))
+      throw new McpError(JsonRpcErrorCode.invalidParams, 'Invalid params: notifications must be an object')
+    const max = this.deps.maxListenStreams ?? MAX_LISTEN_STREAMS
+    if ([...this.listeners].filter((listener) => listener.client === client).length >= max)
+      throw new McpError(
+        JsonRpcErrorCode.invalidRequest,
+        `Invalid Request: at most ${max} subscriptions/listen streams per client; close one first`,
+      )
+    // bridge has tools only: the other kinds are left out of the acknowledgement, and never sent.
+    const toolsListChanged = (asked as Record<string, unknown>).toolsListChanged === true
+    const listeners = this.listeners
+    return {
+      status: 200,
+      headers: EVENT_STREAM_HEADERS,
+      body: {
+        open(sink) {
+          const listener: Listener = { client, id, toolsListChanged, sink }
+          listeners.add(listener)
+          sink.onClose(() => listeners.delete(listener))
+          sink.write(
+            sseEvent(
+              notificationJson('notifications/subscriptions/acknowledged', {
+                notifications: toolsListChanged ? { toolsListChanged: true } : {},
+                _meta: { [META.subscriptionId]: id },
+              }),
+            ),
+          )
+        },
+      },
+    }
+  }
+}
