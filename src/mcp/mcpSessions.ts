@@ -89,7 +89,10 @@ export class McpSessions {
   }
 
   constructor(private readonly deps: McpSessionsDeps) {
-    this.stateless = new McpStateless({ listToolsJson: deps.listToolsJson, callTool: deps.callTool })
+    this.stateless = new McpStateless({
+      listToolsJson: () => deps.listToolsJson(),
+      callTool: (request) => deps.callTool(request),
+    })
   }
 
   /** Takes the started root system: every session runs as its child `mcpSession:<uuid>`. */
