@@ -74,7 +74,8 @@ const refusal = (status: number, code: number, message: string, headers: Record<
   jsonTextResponse(errorJson(null, code, message), status, headers)
 
 const sessionNotFound = () => refusal(404, -32001, 'Session not found')
-const sessionRequired = () => refusal(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
+const sessionRequired = (id: RpcId | null = null) =>
+  jsonTextResponse(errorJson(id, -32000, 'Bad Request: Mcp-Session-Id header is required'), 400)
 
 const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
 
@@ -185,15 +186,17 @@ export class McpSessions {
     const message = readMessage(body)
     if (message.kind === 'invalid') return refusal(400, JsonRpcErrorCode.invalidRequest, message.message)
     if (request.header('mcp-session-id') === null) {
-      if (
-        message.kind === 'request' &&
-        !isStatelessRequest((name) => request.header(name), message.method, message.params)
-      )
-        return this.initialize(message.id, message.params, client)
-      if (message.kind === 'request')
+      if (message.kind === 'answer') return { status: 202, headers: {} }
+      if (isStatelessRequest((name) => request.header(name), message.params)) {
+        if (message.kind === 'notification') {
+          this.stateless.notified(client, message.method, message.params)
+          return { status: 202, headers: {} }
+        }
         return this.stateless.handle(request, client, message.id, message.method, message.params)
-      if (message.kind === 'notification') this.stateless.notified(client, message.method, message.params)
-      return { status: 202, headers: {} }
+      }
+      if (message.kind === 'request' && message.method === 'initialize')
+        return this.initialize(message.id, message.params, client)
+      return sessionRequired(message.kind === 'request' ? message.id : null)
     }
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session

@@ -78,22 +78,16 @@ function nameOf(method: string, params: Record<string, unknown>): string | undef
 }
 
 /**
- * True when a POST without a session speaks the stateless revision: anything but a 2025-11-25-style
- * `initialize`. An `initialize` that names a stateless version (header or `_meta`) is stateless too,
- * and is answered as the method the revision removed.
+ * True when a POST without a session speaks the stateless revision: its `MCP-Protocol-Version` header
+ * names no revision with sessions (or, absent, its `_meta` names a version). Otherwise it is a client
+ * of a session revision: its `initialize` opens a session, anything else lacks one. An `initialize`
+ * of the stateless revision is answered as the method it removed.
  */
-export function isStatelessRequest(
-  headers: Headers,
-  method: string,
-  params: Record<string, unknown>,
-): boolean {
-  if (method !== 'initialize') return true
-  const header = headers('mcp-protocol-version')
-  const meta = isObject(params._meta) ? params._meta[META.protocolVersion] : undefined
-  return (
-    (header !== null && STATELESS_VERSIONS.includes(header.trim())) ||
-    (typeof meta === 'string' && STATELESS_VERSIONS.includes(meta))
-  )
+export function isStatelessRequest(headers: Headers, params: Record<string, unknown>): boolean {
+  const header = headers('mcp-protocol-version')?.trim()
+  if (header === undefined || header === '')
+    return isObject(params._meta) && params._meta[META.protocolVersion] !== undefined
+  return !MCP_PROTOCOL_VERSIONS.includes(header)
 }
 
 /** Checks one stateless request: its facts, or what to refuse it with (always HTTP 400). */

@@ -57,6 +57,7 @@ const LIST: NotApplicable[] = [
     'tools-call-mixed-content',
     'tools-call-with-progress',
   ].map((scenario) => ({ scenario, reason: FIXTURE_TOOL })),
+  { scenario: 'tools-call-with-logging', reason: FIXTURE_TOOL, revision: '2025-11-25' },
   ...[
     'tools-call-sampling',
     'tools-call-elicitation',
