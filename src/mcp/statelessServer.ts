@@ -110,12 +110,15 @@ export class McpStateless {
     }
   }
 
-  /** A notification without a session: `notifications/cancelled` ends the client's named call. */
+  /** A notification without a session: `notifications/cancelled` ends the client's named call or listen stream. */
   notified(client: string, method: string, params: Record<string, unknown>): void {
     if (method !== 'notifications/cancelled') return
     const id = params.requestId
-    if (typeof id === 'string' || typeof id === 'number')
-      this.calls.get(client)?.get(id)?.('client cancelled')
+    if (typeof id !== 'string' && typeof id !== 'number') return
+    this.calls.get(client)?.get(id)?.('client cancelled')
+    // A listen stream the client closes is cancelled the same way.
+    for (const listener of [...this.listeners])
+      if (listener.client === client && listener.id === id) listener.sink.end()
   }
 
   /** notifications/tools/list_changed on every listen stream that asked for it. */
