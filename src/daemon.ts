@@ -197,6 +197,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       }
     },
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
+    sessionsPerMinute: limits.mcpSessionsPerMinute,
     maxSessions: limits.maxMcpSessions,
   })
   // Permissions or the skip flag changed (side panel, "always allow", CLI): everyone hears it.

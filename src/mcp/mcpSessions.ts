@@ -17,7 +17,12 @@ import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
 import { log } from '../log'
-import { BRIDGE_VERSION, MCP_PROTOCOL_VERSIONS } from '../protocol'
+import {
+  BRIDGE_VERSION,
+  MCP_PROTOCOL_VERSIONS,
+  RATE_LIMIT_WINDOW_MS,
+  SESSION_RATE_LIMIT_PER_MIN,
+} from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
 import {
@@ -45,6 +50,8 @@ export interface McpSessionsDeps {
   callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
+  /** The limit the limiter applies, for the log line. */
+  sessionsPerMinute?: number
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
 }
@@ -81,6 +88,8 @@ const accepts = (request: HttpRequest, type: string) => (request.header('accept'
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  /** When each client's last 429 was logged. */
+  private readonly rateLimitLogged = new Map<string, number>()
   /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
   readonly stateless: McpStateless
   private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
@@ -324,7 +333,10 @@ export class McpSessions {
       if (error instanceof McpError) return jsonTextResponse(errorJson(id, error.code, error.message))
       throw error
     }
-    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
+    if (!this.deps.initializeLimiter.take(client)) {
+      this.refusedTooMany(client)
+      return rateLimitedResponse()
+    }
     const session = this.open(client)
     if (!session)
       return jsonTextResponse(errorJson(id, JsonRpcErrorCode.internalError, 'the session could not start'))
@@ -334,6 +346,17 @@ export class McpSessions {
       serverInfo: { name: 'bridge', version: BRIDGE_VERSION },
     }
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
+  }
+
+  /** A client over its session creation limit is logged once per minute it keeps trying, by name. */
+  private refusedTooMany(client: string): void {
+    const now = Date.now()
+    const last = this.rateLimitLogged.get(client)
+    if (last !== undefined && now - last < RATE_LIMIT_WINDOW_MS) return
+    this.rateLimitLogged.set(client, now)
+    logger.warn(
+      `MCP client "${neutralizeText(client, 64)}" opens sessions faster than ${this.deps.sessionsPerMinute ?? SESSION_RATE_LIMIT_PER_MIN} a minute: refused with 429 (other clients are not affected)`,
+    )
   }
 
   private open(client: string): Session | undefined {
