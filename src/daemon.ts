@@ -192,7 +192,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       const call = callTool({ system, catalog, audit }, request)
       const narrowing = browserToolNarrowing(request.name)
       return {
-        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes, narrowing)),
+        result: call.outcome.then((outcome) =>
+          toCallToolResult(
+            outcome,
+            limits.resultMaxBytes,
+            narrowing,
+            catalog.get(request.name)?.outputSchema !== undefined,
+          ),
+        ),
         cancel: call.cancel,
       }
     },

@@ -35,6 +35,8 @@ export interface CatalogBrowserTool {
   /** What tools/list shows agents, when it differs from the schema validated against. */
   listedSchema?: Record<string, unknown>
   annotations?: ToolAnnotations
+  /** JSON Schema of the tool's output, when its result is structured. */
+  outputSchema?: Record<string, unknown>
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
@@ -64,6 +66,13 @@ export interface CatalogTool {
   listedSchema?: Record<string, unknown>
   /** Hints for agents and the side panel (MCP tool annotations); they never change `permission`. */
   annotations?: ToolAnnotations
+  /**
+   * The declared output schema, when it describes an object: listed as MCP's `outputSchema`, and a
+   * result then carries the output as `structuredContent` beside its text.
+   */
+  outputSchema?: Record<string, unknown>
+  /** Checks a successful output against the declared output schema (any declared one); absent: none declared. */
+  checkOutput?(output: unknown): InputCheck
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
@@ -79,6 +88,7 @@ export interface ListedTool {
   title: string
   description: string
   inputSchema: { type: 'object'; [keyword: string]: unknown }
+  outputSchema?: Record<string, unknown>
   annotations: ToolAnnotations & { title: string }
 }
 
@@ -139,6 +149,29 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
   return check
 }
 
+const outputValidators = new WeakMap<object, (output: unknown) => InputCheck>()
+/** The output checks of a tool that declares an output schema, compiled on first use and kept per schema. */
+function outputChecks(
+  schema: Record<string, unknown> | undefined,
+): Pick<CatalogTool, 'outputSchema' | 'checkOutput'> {
+  if (!schema) return {}
+  let check = outputValidators.get(schema)
+  if (!check) {
+    let compiled: ((output: unknown) => InputCheck) | undefined
+    check = (output) => {
+      if (!compiled) {
+        const result = compileSchema(schema, 'output')
+        compiled = result.ok
+          ? result.value
+          : () => ({ ok: false, message: 'the tool output schema is invalid' })
+      }
+      return compiled(output)
+    }
+    outputValidators.set(schema, check)
+  }
+  return { ...(schema.type === 'object' ? { outputSchema: schema } : {}), checkOutput: check }
+}
+
 /** A built-in's daemon-side step, given what the daemon offers it. */
 function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
   const step = tool.prepare?.bind(tool)
@@ -163,6 +196,7 @@ function build(source: CatalogSource): Built {
     inputSchema: tool.inputSchema,
     ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...outputChecks(tool.outputSchema),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
     ...preparing(tool, context),
@@ -180,6 +214,7 @@ function build(source: CatalogSource): Built {
         description: tool.description,
         inputSchema: tool.inputSchema,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        ...outputChecks(tool.outputSchema),
         permission,
         pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
@@ -226,6 +261,7 @@ function build(source: CatalogSource): Built {
             tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
           inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' },
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
           annotations: { title: tool.title, ...tool.annotations },
         })),
     },

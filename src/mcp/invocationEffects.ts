@@ -18,6 +18,7 @@ import {
 import type { AuditEntry } from '../audit'
 import type { PluginBuildIdentity } from '../config/permissions'
 import type { CatalogTool, ToolCatalog } from '../catalog/toolCatalog'
+import { neutralizeText } from '../protocol/untrustedText'
 import {
   BROWSER_PLUGIN,
   JsonRpcErrorCode,
@@ -187,7 +188,21 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           return
         }
         sent.result.then(
-          (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+          (result) => {
+            const output = result.output ?? null
+            // A declared output schema is a promise to the agent: an output that breaks it stops here.
+            const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+            if (checked.ok) sendBack({ type: 'dispatch.succeeded', output })
+            else
+              sendBack({
+                type: 'dispatch.failed',
+                error: {
+                  code: 'invalid_output',
+                  message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+                  category: 'validation',
+                },
+              })
+          },
           (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
         )
         return () => sent.forget()
