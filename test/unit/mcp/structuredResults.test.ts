@@ -16,7 +16,7 @@ describe('toCallToolResult for a tool with an output schema', () => {
     expect(result.content).toEqual([
       {
         type: 'text',
-        text: '[tool_error] the structured result was 513 bytes, over the 100-byte cap; to get less, pass limit',
+        text: '[tool_error] the structured result was 511 bytes, over the 100-byte cap; to get less, pass limit',
       },
     ])
   })
