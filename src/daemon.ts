@@ -13,6 +13,7 @@ import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { readSecret } from './config/auth'
 import { createClientRegistry } from './config/clientRegistry'
+import { createApprovalBroker } from './mcp/approvalBroker'
 import { prepareConfigDir } from './config/setup'
 import { createEngine, type EngineChoice } from './http/createEngine'
 import type { EngineName } from './http/engine'
@@ -185,6 +186,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
   })
+  // Approvals a trusted MCP client shows itself: the first answer, there or in the side panel, decides.
+  const approvalBroker = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
   const sessions: McpSessions = new McpSessions({
     listToolsJson: () => catalog.listedJson(),
@@ -201,8 +204,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           ),
         ),
         cancel: call.cancel,
+        id: call.id,
       }
     },
+    approvals: approvalBroker,
+    approvalsInClient: (name) =>
+      clients.current().some((c) => c.name === name && c.approvalsInClient === true),
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
     sessionsPerMinute: limits.mcpSessionsPerMinute,
     maxSessions: limits.maxMcpSessions,
@@ -251,6 +258,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           tabs: (plugin) => link.tab(plugin),
           audit,
           limits,
+          approvals: approvalBroker,
           // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
           allowAlways: (plugin, tool, version) => {
             if (!allowAlwaysPersists(plugin, tool)) return

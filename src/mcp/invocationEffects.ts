@@ -28,6 +28,7 @@ import {
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import type { ExtensionPort, TabSnapshot } from '../ws/extensionLink'
+import type { ApprovalBroker } from './approvalBroker'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
@@ -45,6 +46,8 @@ export interface InvocationEffectsDeps {
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
   >
+  /** Hears each approval open and close, for clients that show approvals themselves. */
+  approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -213,8 +216,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       }),
     },
     actions: {
-      requestApproval: ({ context: call }) =>
-        void port.notify('confirmation.request', {
+      requestApproval: ({ context: call }) => {
+        const request = {
           id: call.invocationId,
           plugin: call.plugin,
           tool: call.tool,
@@ -222,8 +225,14 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-        }),
-      releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
+        }
+        void port.notify('confirmation.request', request)
+        deps.approvals?.opened(request)
+      },
+      releaseApproval: ({ context: call }) => {
+        approvals.release(call.invocationId)
+        deps.approvals?.closed(call.invocationId)
+      },
       cancelApproval: ({ context: call }, { reason }) =>
         void port.notify('confirmation.cancel', { id: call.invocationId, reason }),
       persistAlways: ({ context: call }) => {

@@ -38,6 +38,7 @@ import {
   sseEvent,
   type RpcId,
 } from './mcpMessages'
+import type { ApprovalBroker } from './approvalBroker'
 import { McpStateless } from './statelessServer'
 import { isStatelessRequest } from './statelessRequest'
 import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
@@ -47,7 +48,16 @@ const logger = log.withTag('mcp')
 export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
   listToolsJson(): string
-  callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+  callTool(request: ToolCallRequest): {
+    result: Promise<CallToolResult>
+    cancel: ToolCall['cancel']
+    /** The call's id (its approval's id). */
+    id?: string
+  }
+  /** Calls waiting for approval, for clients that show approvals themselves. */
+  approvals?: ApprovalBroker
+  /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
+  approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** The limit the limiter applies, for the log line. */
@@ -102,6 +112,8 @@ export class McpSessions {
     this.stateless = new McpStateless({
       listToolsJson: () => deps.listToolsJson(),
       callTool: (request) => deps.callTool(request),
+      ...(deps.approvals ? { approvals: deps.approvals } : {}),
+      approvalsInClient: (client) => deps.approvalsInClient?.(client) === true,
     })
   }
 

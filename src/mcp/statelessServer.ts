@@ -24,6 +24,8 @@ import {
   sseEvent,
   type RpcId,
 } from './mcpMessages'
+import type { ApprovalBroker } from './approvalBroker'
+import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
 import { ALL_VERSIONS, META, readStatelessRequest, type StatelessFacts } from './statelessRequest'
 import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
 
@@ -32,7 +34,15 @@ const logger = log.withTag('mcp')
 export interface McpStatelessDeps {
   /** The tools an agent may see, serialized: `{"tools":[...]}`. */
   listToolsJson(): string
-  callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+  callTool(request: ToolCallRequest): {
+    result: Promise<CallToolResult>
+    cancel: ToolCall['cancel']
+    id?: string
+  }
+  /** Calls waiting for approval, for clients that show approvals themselves. */
+  approvals?: ApprovalBroker
+  /** True for a client the user trusts to show its approvals. */
+  approvalsInClient?(client: string): boolean
   /** Event streams of `subscriptions/listen` one client may hold open at once. */
   maxListenStreams?: number
 }
@@ -47,6 +57,27 @@ const CAPABILITIES = { tools: { listChanged: true }, logging: {} }
 const CACHE_HINTS = { ttlMs: 0, cacheScope: 'private' }
 const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 const MAX_LISTEN_STREAMS = 16
+/** How long a call's result waits for the retry of a client that got `input_required`, after the call ends. */
+const WAITING_KEPT_MS = 60_000
+/** The key of the approval in `inputRequests` / `inputResponses`. */
+const APPROVAL_INPUT = 'approval'
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** An `input_required` result asking the user, through the client, to decide an approval. */
+const inputRequired = (id: RpcId, request: ApprovalRequest, requestState: string): string =>
+  resultJson(
+    id,
+    JSON.stringify({
+      resultType: 'input_required',
+      inputRequests: {
+        [APPROVAL_INPUT]: { method: 'elicitation/create', params: approvalElicitation(request) },
+      },
+      requestState,
+      _meta: RESULT_META,
+    }),
+  )
 
 /** JSON-RPC error code -> HTTP status, as the stateless revision pairs them. */
 const statusOf = (code: number): number =>
@@ -88,6 +119,12 @@ export class McpStateless {
   private readonly calls = new Map<string, Map<RpcId, ToolCall['cancel']>>()
   private readonly listeners = new Set<Listener>()
   private readonly loggingCalls = new Set<LoggingCall>()
+  /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
+  private readonly waiting = new Map<
+    string,
+    { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+  >()
+  private readonly states = createRequestStates()
 
   constructor(private readonly deps: McpStatelessDeps) {}
 
@@ -207,7 +244,10 @@ export class McpStateless {
 
   /**
    * A tool call. One JSON body, unless the request asked for progress or log messages: then an event
-   * stream carries them and then the answer. The call is the client's, by its credential.
+   * stream carries them and then the answer. The call is the client's, by its credential. A client the
+   * user trusts to show approvals, whose request can show a form (elicitation), gets an `ask` call's
+   * approval as an `input_required` result; its retry (same tool, `requestState`, the answer in
+   * `inputResponses`) decides, unless the side panel did first, and gets the call's result.
    */
   private call(
     client: string,
@@ -216,6 +256,9 @@ export class McpStateless {
     facts: StatelessFacts,
   ): HttpReply | Promise<HttpReply> {
     const { name, arguments: input } = callParams(params)
+    if ('inputResponses' in params && !isObject(params.inputResponses))
+      throw new McpError(JsonRpcErrorCode.invalidParams, 'Invalid params: inputResponses must be an object')
+    if ('requestState' in params) return this.resume(client, id, name, params)
     const running = this.calls.get(client) ?? new Map<RpcId, ToolCall['cancel']>()
     if (running.has(id))
       throw new McpError(
@@ -243,11 +286,23 @@ export class McpStateless {
         ? undefined
         : { plugin: name.split('_')[0] ?? '', level: logLevel, sink: undefined }
     if (logging) this.loggingCalls.add(logging)
-    const answer = call.result.then((result) => {
+    const done = () => {
       running.delete(id)
       if (running.size === 0) this.calls.delete(client)
       if (logging) this.loggingCalls.delete(logging)
-      return resultJson(id, resultText(result))
+    }
+    const inClient =
+      call.id !== undefined &&
+      this.deps.approvals !== undefined &&
+      this.deps.approvalsInClient?.(client) === true &&
+      isObject(facts.clientCapabilities.elicitation)
+    const answer = (
+      inClient && call.id !== undefined
+        ? this.resultOrApproval(client, id, name, call.id, call)
+        : call.result.then((result) => resultJson(id, resultText(result)))
+    ).then((json) => {
+      done()
+      return json
     })
     if (progressToken === undefined && logging === undefined)
       return answer.then((json) => jsonTextResponse(json))
@@ -269,6 +324,81 @@ export class McpStateless {
         },
       },
     }
+  }
+
+  /**
+   * Whichever comes first: the call's result, or its approval opening (then an `input_required` result,
+   * and the call waits in the daemon for the client's retry or the side panel).
+   */
+  private resultOrApproval(
+    client: string,
+    id: RpcId,
+    tool: string,
+    callId: string,
+    call: { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] },
+  ): Promise<string> {
+    const approvals = this.deps.approvals
+    return new Promise<string>((resolve) => {
+      let answered = false
+      const stop = approvals?.watch(callId, {
+        opened: (request) => {
+          if (answered) return
+          answered = true
+          const requestState = this.states.issue({ call: callId, client, tool })
+          this.waiting.set(callId, { result: call.result, cancel: call.cancel })
+          // Kept a while after the call ends, for a retry that comes late; then forgotten.
+          void call.result.then(() => {
+            setTimeout(() => this.waiting.delete(callId), WAITING_KEPT_MS).unref()
+          })
+          resolve(inputRequired(id, request, requestState))
+        },
+        closed: () => undefined,
+      })
+      void call.result.then((result) => {
+        stop?.()
+        if (answered) return
+        answered = true
+        resolve(resultJson(id, resultText(result)))
+      })
+    })
+  }
+
+  /** The retry of a call that got `input_required`: the client's answer, then the call's result. */
+  private async resume(
+    client: string,
+    id: RpcId,
+    tool: string,
+    params: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    const state = this.states.read(params.requestState)
+    if (!state || state.client !== client || state.tool !== tool)
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: requestState was not issued by this server for this client and tool',
+      )
+    const waiting = this.waiting.get(state.call)
+    if (!waiting)
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: the call this requestState names is no longer waiting (it ended or expired); call the tool again',
+      )
+    const responses = isObject(params.inputResponses) ? params.inputResponses : {}
+    const decision = decisionOf(responses[APPROVAL_INPUT])
+    const approvals = this.deps.approvals
+    if (decision) approvals?.answer(state.call, decision)
+    else {
+      // No answer (or "cancel"): ask again while the approval is open; the side panel may still decide.
+      const open = approvals?.request(state.call)
+      if (open) return jsonTextResponse(inputRequired(id, open, this.states.issue(state)))
+    }
+    const running = this.calls.get(client) ?? new Map<RpcId, ToolCall['cancel']>()
+    running.set(id, waiting.cancel)
+    this.calls.set(client, running)
+    const result = await waiting.result
+    running.delete(id)
+    if (running.size === 0) this.calls.delete(client)
+    this.waiting.delete(state.call)
+    return jsonTextResponse(resultJson(id, resultText(result)))
   }
 
   /** `subscriptions/listen`: an event stream, acknowledged first, carrying the notifications asked for. */

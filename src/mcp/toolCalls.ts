@@ -36,8 +36,10 @@ export interface ToolCallRequest {
   onProgress?: (update: ProgressUpdate) => void
 }
 
-/** A running call: its outcome, and the way to cancel it (a no-op once it has ended). */
+/** A running call: its id, its outcome, and the way to cancel it (a no-op once it has ended). */
 export interface ToolCall {
+  /** The invocation id (also the approval id and the `dispatchId` on the wire). */
+  id: string
   outcome: Promise<ToolOutcome>
   cancel: (reason: string) => void
 }
@@ -75,6 +77,7 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCal
   if (!actor) {
     logger.error(`call of ${name} could not start inside the daemon`)
     return {
+      id: input.invocationId,
       outcome: deps.audit.record(auditEntryOf(input, internalFailure)).then(() => internalFailure),
       cancel: () => undefined,
     }
@@ -114,6 +117,7 @@ export function callTool(deps: ToolCallsDeps, request: ToolCallRequest): ToolCal
     })
   })
   return {
+    id: input.invocationId,
     outcome,
     cancel: (reason) => {
       if (!settled) actor.send({ type: 'cancel', reason })

@@ -257,6 +257,15 @@ export class ExtensionLink implements ExtensionPort {
   }
 
   /** A call's actor by its systemId; the id comes from the extension, so it may name nothing. */
+  /**
+   * The user answered a call's approval in the MCP client: the call takes it (if it still waits),
+   * and the side panel drops the request.
+   */
+  answerApproval(id: string, decision: 'allow_once' | 'deny'): void {
+    this.invocation(id)?.send({ type: 'confirmation.response', decision })
+    this.notify('confirmation.cancel', { id, reason: 'answered in the MCP client' })
+  }
+
   private invocation(dispatchId: string): AnyActorRef | undefined {
     return this.system?.system.get(systemIdOf('toolInvocation', dispatchId)) as AnyActorRef | undefined
   }

@@ -23,7 +23,15 @@ export interface McpV2Connection {
 export async function connectMcpV2(
   daemon: { url: string },
   token: string,
-  options: { name?: string; capabilities?: ClientCapabilities } = {},
+  options: {
+    name?: string
+    capabilities?: ClientCapabilities
+    /** Answers `elicitation/create` (declare `elicitation` in capabilities too). */
+    onElicit?: (params: { message: string; requestedSchema?: unknown }) => Promise<{
+      action: 'accept' | 'decline' | 'cancel'
+      content?: Record<string, string>
+    }>
+  } = {},
 ): Promise<McpV2Connection> {
   const sent: McpV2Connection['sent'] = []
   const recordingFetch: typeof fetch = async (input, init) => {
@@ -45,6 +53,12 @@ export async function connectMcpV2(
       versionNegotiation: { mode: { pin: STATELESS_REVISION } },
     },
   )
+  const onElicit = options.onElicit
+  if (onElicit)
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { message: string; requestedSchema?: unknown }
+      return onElicit(params)
+    })
   await client.connect(transport)
   return {
     client,
