@@ -34,11 +34,13 @@ import {
   McpError,
   notificationJson,
   readMessage,
+  requestJson,
   resultJson,
   sseEvent,
   type RpcId,
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
+import { approvalElicitation, decisionOf } from './clientApproval'
 import { McpStateless } from './statelessServer'
 import { isStatelessRequest } from './statelessRequest'
 import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
@@ -81,6 +83,10 @@ interface Session {
   lastActiveAt: number
   /** Tool calls still running, by request id: a session with one is never evicted. */
   calls: Map<RpcId, ToolCall['cancel']>
+  /** The client declared it can show forms (elicitation) at initialize. */
+  elicitsForms: boolean
+  /** Approvals asked through the client and not answered yet: our request id -> the call's id. */
+  elicitations: Map<RpcId, string>
 }
 
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -221,7 +227,10 @@ export class McpSessions {
     }
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
-    if (message.kind === 'answer') return { status: 202, headers: {} }
+    if (message.kind === 'answer') {
+      this.answered(session, message.id, message.result)
+      return { status: 202, headers: {} }
+    }
     if (message.kind === 'notification') {
       this.notified(session, message.method, message.params)
       return { status: 202, headers: {} }
@@ -283,12 +292,15 @@ export class McpSessions {
         JsonRpcErrorCode.invalidRequest,
         'Invalid Request: a call with this id is running already',
       )
+    // Written before the stream opens is kept for it (an approval asked early).
     let stream: EventSink | undefined
+    const early: string[] = []
+    const send = (event: string) => (stream ? stream.write(event) : early.push(event))
     const onProgress =
       progressToken === undefined
         ? undefined
         : (update: ProgressUpdate) =>
-            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
+            send(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
     const call = this.deps.callTool({
       name,
       input,
@@ -297,17 +309,20 @@ export class McpSessions {
       ...(onProgress ? { onProgress } : {}),
     })
     session.calls.set(id, call.cancel)
+    const stopAsking = this.askInClient(session, call.id, send)
     const answer = call.result.then((result) => {
       session.calls.delete(id)
+      stopAsking?.()
       return resultJson(id, JSON.stringify(result))
     })
-    if (progressToken === undefined) return answer.then((json) => jsonTextResponse(json))
+    if (progressToken === undefined && !stopAsking) return answer.then((json) => jsonTextResponse(json))
     return {
       status: 200,
       headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
       body: {
         open(sink) {
           stream = sink
+          for (const event of early.splice(0)) sink.write(event)
           sink.onClose(() => (stream = undefined))
           void answer.then((json) => {
             sink.write(sseEvent(json))
@@ -316,6 +331,53 @@ export class McpSessions {
         },
       },
     }
+  }
+
+  /**
+   * For a client the user trusts to show approvals, in a session that can show forms: the call's
+   * approval is also asked through the client (`elicitation/create` on the call's stream), and taken
+   * back (`notifications/cancelled`) once decided elsewhere. Undefined when the call is not asked so.
+   */
+  private askInClient(session: Session, callId: string | undefined, send: (event: string) => void) {
+    const approvals = this.deps.approvals
+    if (
+      !callId ||
+      !approvals ||
+      !session.elicitsForms ||
+      this.deps.approvalsInClient?.(session.client) !== true
+    )
+      return undefined
+    const requestId = `bridge-approval-${callId}`
+    const stop = approvals.watch(callId, {
+      opened: (request) => {
+        session.elicitations.set(requestId, callId)
+        send(sseEvent(requestJson(requestId, 'elicitation/create', approvalElicitation(request))))
+      },
+      closed: () => {
+        if (!session.elicitations.delete(requestId)) return
+        send(
+          sseEvent(
+            notificationJson('notifications/cancelled', {
+              requestId,
+              reason: 'the approval was decided elsewhere',
+            }),
+          ),
+        )
+      },
+    })
+    return () => {
+      stop()
+      session.elicitations.delete(requestId)
+    }
+  }
+
+  /** The client's answer to an approval asked through it. */
+  private answered(session: Session, id: RpcId | undefined, result: unknown): void {
+    const callId = id === undefined ? undefined : session.elicitations.get(id)
+    if (id === undefined || callId === undefined) return
+    session.elicitations.delete(id)
+    const decision = decisionOf(result)
+    if (decision) this.deps.approvals?.answer(callId, decision)
   }
 
   /** GET: the session's one event stream for notifications not tied to a request. */
@@ -339,8 +401,9 @@ export class McpSessions {
 
   private initialize(id: RpcId, params: Record<string, unknown>, client: string): HttpReply {
     let asked: string
+    let elicitsForms: boolean
     try {
-      asked = initializeParams(params).protocolVersion
+      ;({ protocolVersion: asked, elicitsForms } = initializeParams(params))
     } catch (error) {
       if (error instanceof McpError) return jsonTextResponse(errorJson(id, error.code, error.message))
       throw error
@@ -349,7 +412,7 @@ export class McpSessions {
       this.refusedTooMany(client)
       return rateLimitedResponse()
     }
-    const session = this.open(client)
+    const session = this.open(client, elicitsForms)
     if (!session)
       return jsonTextResponse(errorJson(id, JsonRpcErrorCode.internalError, 'the session could not start'))
     const result = {
@@ -371,7 +434,7 @@ export class McpSessions {
     )
   }
 
-  private open(client: string): Session | undefined {
+  private open(client: string, elicitsForms = false): Session | undefined {
     const id = randomUUID()
     this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
     const actor = this.system?.system.get(systemIdOf('mcpSession', id)) as
@@ -389,6 +452,8 @@ export class McpSessions {
       logLevel: 'debug',
       lastActiveAt: Date.now(),
       calls: new Map(),
+      elicitsForms,
+      elicitations: new Map(),
     }
     this.sessions.set(id, session)
     logger.info(`MCP session opened; ${this.sessions.size} open`)

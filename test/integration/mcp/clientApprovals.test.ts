@@ -5,6 +5,9 @@
  * the first answer decides, once. A client without the setting, or a request without the capability,
  * gets today's side-panel approval only.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeExtension, READY } from '../../helpers/fakeExtension'
 import { textOf } from '../../helpers/mcpClient'
@@ -186,5 +189,86 @@ describe('approvals in the MCP client', () => {
     const forged = await post(tokens.trusted ?? '', 'eyJjYWxsIjoieCJ9.AAAA')
     expect(forged.status).toBe(400)
     expect(await forged.json()).toMatchObject({ id: 'r1', error: { code: -32602 } })
+  })
+})
+
+describe('approvals in a 2025-11-25 MCP client (elicitation)', () => {
+  let fx: Fixture
+  let ext: FakeExtension
+  let token = ''
+
+  beforeAll(async () => {
+    fx = await startFixture('uws', {
+      plugins: [
+        {
+          name: 'notes',
+          tools: [
+            { name: 'delete_note', inputSchema: { type: 'object', properties: { id: { type: 'integer' } } } },
+          ],
+        },
+      ],
+      permissions: { notes: { permission: 'ask' } },
+    })
+    const cli = (args: string[]) => runCli([...args, '--port', String(fx.daemon.port)], fx.configDir)
+    token = (
+      JSON.parse((await cli(['client', 'add', 'session-trusted', '--json'])).stdout) as { token: string }
+    ).token
+    expect((await cli(['client', 'approvals', 'session-trusted', 'on'])).code).toBe(0)
+    ext = await FakeExtension.connect(fx.daemon, { tabs: { notes: READY } })
+  }, 60_000)
+  afterAll(async () => {
+    await ext?.close()
+    await fx?.stop()
+  })
+
+  async function sessionClient(
+    answer: () => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string> }>,
+  ) {
+    const transport = new StreamableHTTPClientTransport(new URL(`${fx.daemon.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    })
+    const client = new Client({ name: 'v1-trusted', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    const asked: string[] = []
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message)
+      return answer()
+    })
+    await client.connect(transport)
+    return { client, asked, close: () => client.close() }
+  }
+
+  it('asks through elicitation on the call stream and runs the call on the answer', async () => {
+    const v1 = await sessionClient(() =>
+      Promise.resolve({ action: 'accept', content: { decision: 'allow_once' } }),
+    )
+    try {
+      const pending = v1.client.callTool({ name: 'notes_delete_note', arguments: { id: 1 } })
+      const shown = await ext.waitFor('confirmation.request')
+      expect(shown.params).toMatchObject({ client: 'session-trusted', params: { id: 1 } })
+      const dispatch = await ext.nextDispatch()
+      dispatch.succeed({ deleted: 1 })
+      expect(textOf(await pending)).toBe('{"deleted":1}')
+      expect(v1.asked[0]).toContain('allow "session-trusted" to run notes_delete_note')
+    } finally {
+      await v1.close()
+    }
+  })
+
+  it('takes the question back from the client when the side panel decides first', async () => {
+    const v1 = await sessionClient(() => new Promise(() => undefined))
+    try {
+      const pending = v1.client.callTool({ name: 'notes_delete_note', arguments: { id: 2 } })
+      const shown = await ext.waitFor(
+        'confirmation.request',
+        (m) => (m.params?.params as { id?: number })?.id === 2,
+      )
+      for (let i = 0; i < 100 && v1.asked.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(v1.asked).toHaveLength(1)
+      ext.approve(shown.params?.id as string, 'deny')
+      expect(textOf(await pending)).toMatch(/^\[approval_denied\]/)
+    } finally {
+      await v1.close()
+    }
   })
 })
