@@ -70,7 +70,7 @@ export function initializeParams(params: Record<string, unknown>): InitializePar
   const info = params.clientInfo
   if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string')
     throw invalidParams('clientInfo must have a name and a version')
-  const elicitation = (params.capabilities).elicitation
+  const elicitation = params.capabilities.elicitation
   // An empty elicitation capability means form mode (2025-06-18); 2025-11-25 may name the modes.
   const elicitsForms =
     isObject(elicitation) && (Object.keys(elicitation).length === 0 || isObject(elicitation.form))

@@ -1,7 +1,9 @@
 /**
  * MCP over Streamable HTTP, served by the daemon itself: one session per client `initialize`, keyed
- * by the UUID sent back in `Mcp-Session-Id`, each a `mcpSession:<uuid>` child of the root system
- * (which stops it once closed). A POST carries one message: a request is answered as JSON, or as an
+ * by the UUID sent back in `Mcp-Session-Id`. A session is a plain object, not an actor: it has one
+ * state (open) and one end (closed and forgotten, once), with nothing to wait on in between, so a
+ * machine would only restate `close()`. Its calls each live in their own actor (src/calls). A POST
+ * carries one message: a request is answered as JSON, or as an
  * event stream when it asked for progress; a notification gets 202. GET opens the session's one event
  * stream for notifications (`tools/list_changed`, plugin logs); DELETE ends the session.
  *
@@ -9,10 +11,7 @@
  * write: `tools/list` is a cached string, a call's answer one JSON body.
  */
 import { randomUUID } from 'node:crypto'
-import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
-import type { ActorRefFrom } from 'xstate'
-import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import type { mcpSessionMachine } from '../../machines/mcpSessionMachine'
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
@@ -41,21 +40,23 @@ import {
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
 import { approvalElicitation, decisionOf } from './clientApproval'
-import { McpStateless } from './statelessServer'
+import { McpStateless, type RunningCall } from './statelessServer'
 import { isStatelessRequest } from './statelessRequest'
-import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
+import { browserToolNarrowing } from '../tools'
+import type { CallTool, ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
+import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
   listToolsJson(): string
-  callTool(request: ToolCallRequest): {
-    result: Promise<CallToolResult>
-    cancel: ToolCall['cancel']
-    /** The call's id (its approval's id). */
-    id?: string
-  }
+  /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
+  callTool: CallTool
+  /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
+  resultMaxBytes: number
+  /** True for a tool with an object output schema: its results carry structuredContent. */
+  hasOutputSchema?(name: string): boolean
   /** Calls waiting for approval, for clients that show approvals themselves. */
   approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
@@ -68,13 +69,10 @@ export interface McpSessionsDeps {
   maxSessions: number
 }
 
-type SessionEffects = Parameters<typeof mcpSessionMachine.provide>[0]
-
 interface Session {
   id: string
   /** The MCP client's name, from the credential that opened the session. */
   client: string
-  actor: ActorRefFrom<typeof mcpSessionMachine>
   /** The session's GET event stream, while one is open. */
   stream: EventSink | undefined
   /** Below this, plugin log notifications are not sent (logging/setLevel); all by default. */
@@ -82,7 +80,7 @@ interface Session {
   /** When the client last sent a request: the eviction order. */
   lastActiveAt: number
   /** Tool calls still running, by request id: a session with one is never evicted. */
-  calls: Map<RpcId, ToolCall['cancel']>
+  calls: Map<RpcId, RunningCall['cancel']>
   /** The client declared it can show forms (elicitation) at initialize. */
   elicitsForms: boolean
   /** Approvals asked through the client and not answered yet: our request id -> the call's id. */
@@ -108,24 +106,27 @@ export class McpSessions {
   private readonly rateLimitLogged = new Map<string, number>()
   /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
   readonly stateless: McpStateless
-  private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
-  /** The effects of the root system's mcpSession children, for `.provide()`. */
-  readonly sessionEffects: SessionEffects = {
-    actions: { disposeSession: ({ context }, { reason }) => this.dispose(context.sessionId, reason) },
-  }
 
   constructor(private readonly deps: McpSessionsDeps) {
     this.stateless = new McpStateless({
       listToolsJson: () => deps.listToolsJson(),
-      callTool: (request) => deps.callTool(request),
+      callTool: (request) => this.run(request),
       ...(deps.approvals ? { approvals: deps.approvals } : {}),
       approvalsInClient: (client) => deps.approvalsInClient?.(client) === true,
     })
   }
 
-  /** Takes the started root system: every session runs as its child `mcpSession:<uuid>`. */
-  attach(system: ActorRefFrom<typeof bridgeSystemMachine>): void {
-    this.system = system
+  /** Starts one call for either revision: its outcome as an MCP result, and its cancel. */
+  private run(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall {
+    const id = randomUUID()
+    const controller = new AbortController()
+    const structured = this.deps.hasOutputSchema?.(request.name) === true
+    const result = this.deps
+      .callTool({ ...request, id, signal: controller.signal })
+      .then((outcome) =>
+        toCallToolResult(outcome, this.deps.resultMaxBytes, browserToolNarrowing(request.name), structured),
+      )
+    return { id, result, cancel: (reason) => controller.abort(reason) }
   }
 
   get count(): number {
@@ -138,7 +139,7 @@ export class McpSessions {
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
     if (request.method === 'DELETE') {
-      session.actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
+      this.close(session.id, 'DELETE /mcp')
       return { status: 200, headers: {} }
     }
     return this.openStream(request, session)
@@ -167,13 +168,12 @@ export class McpSessions {
   closeClient(client: string): void {
     this.stateless.closeClient(client)
     for (const session of [...this.sessions.values()])
-      if (session.client === client) session.actor.send({ type: 'session.close', reason: 'client removed' })
+      if (session.client === client) this.close(session.id, 'client removed')
   }
 
   async closeAll(): Promise<void> {
     this.stateless.closeAll()
-    for (const session of [...this.sessions.values()])
-      session.actor.send({ type: 'session.close', reason: 'daemon stopping' })
+    for (const id of [...this.sessions.keys()]) this.close(id, 'daemon stopping')
     await Promise.resolve()
   }
 
@@ -301,7 +301,7 @@ export class McpSessions {
         ? undefined
         : (update: ProgressUpdate) =>
             send(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
-    const call = this.deps.callTool({
+    const call = this.run({
       name,
       input,
       client: session.client,
@@ -413,8 +413,6 @@ export class McpSessions {
       return rateLimitedResponse()
     }
     const session = this.open(client, elicitsForms)
-    if (!session)
-      return jsonTextResponse(errorJson(id, JsonRpcErrorCode.internalError, 'the session could not start'))
     const result = {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
@@ -434,20 +432,11 @@ export class McpSessions {
     )
   }
 
-  private open(client: string, elicitsForms = false): Session | undefined {
+  private open(client: string, elicitsForms = false): Session {
     const id = randomUUID()
-    this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
-    const actor = this.system?.system.get(systemIdOf('mcpSession', id)) as
-      ActorRefFrom<typeof mcpSessionMachine> | undefined
-    if (!actor) {
-      logger.error('MCP session could not start inside the daemon')
-      return undefined
-    }
-    actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
     const session: Session = {
       id,
       client,
-      actor,
       stream: undefined,
       logLevel: 'debug',
       lastActiveAt: Date.now(),
@@ -477,14 +466,11 @@ export class McpSessions {
         idlest = session
     if (!idlest) return
     logger.warn(`more than ${this.deps.maxSessions} MCP sessions open: closing the one idle the longest`)
-    idlest.actor.send({
-      type: 'session.close',
-      reason: `evicted after ${Math.round((Date.now() - idlest.lastActiveAt) / 1000)} s idle`,
-    })
+    this.close(idlest.id, `evicted after ${Math.round((Date.now() - idlest.lastActiveAt) / 1000)} s idle`)
   }
 
-  /** The session's actor reached `closed`: its stream ends and its unfinished calls are cancelled. */
-  private dispose(id: string, reason: string): void {
+  /** Ends a session once: its stream ends and its unfinished calls are cancelled. */
+  private close(id: string, reason: string): void {
     const session = this.sessions.get(id)
     if (!session) return
     this.sessions.delete(id)

@@ -27,24 +27,28 @@ import {
 import type { ApprovalBroker } from './approvalBroker'
 import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
 import { ALL_VERSIONS, META, readStatelessRequest, type StatelessFacts } from './statelessRequest'
-import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
+import type { ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
 
 const logger = log.withTag('mcp')
 
 export interface McpStatelessDeps {
   /** The tools an agent may see, serialized: `{"tools":[...]}`. */
   listToolsJson(): string
-  callTool(request: ToolCallRequest): {
-    result: Promise<CallToolResult>
-    cancel: ToolCall['cancel']
-    id?: string
-  }
+  /** Starts a call as the client it names. */
+  callTool(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall
   /** Calls waiting for approval, for clients that show approvals themselves. */
   approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals. */
   approvalsInClient?(client: string): boolean
   /** Event streams of `subscriptions/listen` one client may hold open at once. */
   maxListenStreams?: number
+}
+
+/** A call as the MCP layer holds it: its id (its approval's), its MCP result, and how to cancel it. */
+export interface RunningCall {
+  id: string
+  result: Promise<CallToolResult>
+  cancel: (reason: string) => void
 }
 
 const SERVER_INFO = { name: 'bridge', version: BRIDGE_VERSION }
@@ -116,13 +120,13 @@ interface LoggingCall {
 
 export class McpStateless {
   /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
-  private readonly calls = new Map<string, Map<RpcId, ToolCall['cancel']>>()
+  private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
   private readonly listeners = new Set<Listener>()
   private readonly loggingCalls = new Set<LoggingCall>()
   /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
   private readonly waiting = new Map<
     string,
-    { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+    { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] }
   >()
   private readonly states = createRequestStates()
 
@@ -259,7 +263,7 @@ export class McpStateless {
     if ('inputResponses' in params && !isObject(params.inputResponses))
       throw new McpError(JsonRpcErrorCode.invalidParams, 'Invalid params: inputResponses must be an object')
     if ('requestState' in params) return this.resume(client, id, name, params)
-    const running = this.calls.get(client) ?? new Map<RpcId, ToolCall['cancel']>()
+    const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
     if (running.has(id))
       throw new McpError(
         JsonRpcErrorCode.invalidRequest,
@@ -292,12 +296,11 @@ export class McpStateless {
       if (logging) this.loggingCalls.delete(logging)
     }
     const inClient =
-      call.id !== undefined &&
       this.deps.approvals !== undefined &&
       this.deps.approvalsInClient?.(client) === true &&
       isObject(facts.clientCapabilities.elicitation)
     const answer = (
-      inClient && call.id !== undefined
+      inClient
         ? this.resultOrApproval(client, id, name, call.id, call)
         : call.result.then((result) => resultJson(id, resultText(result)))
     ).then((json) => {
@@ -335,7 +338,7 @@ export class McpStateless {
     id: RpcId,
     tool: string,
     callId: string,
-    call: { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] },
+    call: { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] },
   ): Promise<string> {
     const approvals = this.deps.approvals
     return new Promise<string>((resolve) => {
@@ -391,7 +394,7 @@ export class McpStateless {
       const open = approvals?.request(state.call)
       if (open) return jsonTextResponse(inputRequired(id, open, this.states.issue(state)))
     }
-    const running = this.calls.get(client) ?? new Map<RpcId, ToolCall['cancel']>()
+    const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
     running.set(id, waiting.cancel)
     this.calls.set(client, running)
     const result = await waiting.result
