@@ -33,13 +33,12 @@ import {
   McpError,
   notificationJson,
   readMessage,
-  requestJson,
   resultJson,
   sseEvent,
   type RpcId,
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
-import { approvalElicitation, decisionOf } from './clientApproval'
+import { answerFromSession, askThroughSession } from './sessionApprovals'
 import { McpStateless, type RunningCall } from './statelessServer'
 import { isStatelessRequest } from './statelessRequest'
 import { browserToolNarrowing } from '../tools'
@@ -79,6 +78,8 @@ interface Session {
   logLevel: LoggingLevel
   /** When the client last sent a request: the eviction order. */
   lastActiveAt: number
+  /** The order of that request among all sessions' (two in one millisecond are still ordered). */
+  lastActiveSeq: number
   /** Tool calls still running, by request id: a session with one is never evicted. */
   calls: Map<RpcId, RunningCall['cancel']>
   /** The client declared it can show forms (elicitation) at initialize. */
@@ -102,6 +103,8 @@ const accepts = (request: HttpRequest, type: string) => (request.header('accept'
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  /** Counts requests across sessions: the eviction order. */
+  private activity = 0
   /** When each client's last 429 was logged. */
   private readonly rateLimitLogged = new Map<string, number>()
   /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
@@ -192,6 +195,7 @@ export class McpSessions {
         `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`,
       )
     session.lastActiveAt = Date.now()
+    session.lastActiveSeq = ++this.activity
     return session
   }
 
@@ -333,51 +337,17 @@ export class McpSessions {
     }
   }
 
-  /**
-   * For a client the user trusts to show approvals, in a session that can show forms: the call's
-   * approval is also asked through the client (`elicitation/create` on the call's stream), and taken
-   * back (`notifications/cancelled`) once decided elsewhere. Undefined when the call is not asked so.
-   */
-  private askInClient(session: Session, callId: string | undefined, send: (event: string) => void) {
+  /** The call's approval, also asked through a trusted client that can show forms (sessionApprovals.ts). */
+  private askInClient(session: Session, callId: string, send: (event: string) => void) {
     const approvals = this.deps.approvals
-    if (
-      !callId ||
-      !approvals ||
-      !session.elicitsForms ||
-      this.deps.approvalsInClient?.(session.client) !== true
-    )
+    if (!approvals || !session.elicitsForms || this.deps.approvalsInClient?.(session.client) !== true)
       return undefined
-    const requestId = `bridge-approval-${callId}`
-    const stop = approvals.watch(callId, {
-      opened: (request) => {
-        session.elicitations.set(requestId, callId)
-        send(sseEvent(requestJson(requestId, 'elicitation/create', approvalElicitation(request))))
-      },
-      closed: () => {
-        if (!session.elicitations.delete(requestId)) return
-        send(
-          sseEvent(
-            notificationJson('notifications/cancelled', {
-              requestId,
-              reason: 'the approval was decided elsewhere',
-            }),
-          ),
-        )
-      },
-    })
-    return () => {
-      stop()
-      session.elicitations.delete(requestId)
-    }
+    return askThroughSession(approvals, session.elicitations, callId, send)
   }
 
   /** The client's answer to an approval asked through it. */
   private answered(session: Session, id: RpcId | undefined, result: unknown): void {
-    const callId = id === undefined ? undefined : session.elicitations.get(id)
-    if (id === undefined || callId === undefined) return
-    session.elicitations.delete(id)
-    const decision = decisionOf(result)
-    if (decision) this.deps.approvals?.answer(callId, decision)
+    if (this.deps.approvals) answerFromSession(this.deps.approvals, session.elicitations, id, result)
   }
 
   /** GET: the session's one event stream for notifications not tied to a request. */
@@ -440,6 +410,7 @@ export class McpSessions {
       stream: undefined,
       logLevel: 'debug',
       lastActiveAt: Date.now(),
+      lastActiveSeq: ++this.activity,
       calls: new Map(),
       elicitsForms,
       elicitations: new Map(),
@@ -461,7 +432,7 @@ export class McpSessions {
       if (
         session.id !== keep &&
         session.calls.size === 0 &&
-        (!idlest || session.lastActiveAt < idlest.lastActiveAt)
+        (!idlest || session.lastActiveSeq < idlest.lastActiveSeq)
       )
         idlest = session
     if (!idlest) return

@@ -11,12 +11,10 @@ import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/typ
 import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import { jsonTextResponse } from '../http/responses'
 import { log } from '../log'
-import { BRIDGE_VERSION } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
 import {
   callParams,
-  errorJson,
   LOGGING_LEVELS,
   McpError,
   notificationJson,
@@ -26,7 +24,9 @@ import {
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
 import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
-import { ALL_VERSIONS, META, readStatelessRequest, type StatelessFacts } from './statelessRequest'
+import { ListenStreams } from './listenStreams'
+import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
+import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
 import type { ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
 
 const logger = log.withTag('mcp')
@@ -51,16 +51,12 @@ export interface RunningCall {
   cancel: (reason: string) => void
 }
 
-const SERVER_INFO = { name: 'bridge', version: BRIDGE_VERSION }
-const RESULT_META = { [META.serverInfo]: SERVER_INFO }
 const CAPABILITIES = { tools: { listChanged: true }, logging: {} }
 /**
  * How long a client may keep `tools/list` and `server/discover`: not at all, since the user changes
  * permissions (and so the list) at any moment; a client that wants to know listens.
  */
 const CACHE_HINTS = { ttlMs: 0, cacheScope: 'private' }
-const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
-const MAX_LISTEN_STREAMS = 16
 /** How long a call's result waits for the retry of a client that got `input_required`, after the call ends. */
 const WAITING_KEPT_MS = 60_000
 /** The key of the approval in `inputRequests` / `inputResponses`. */
@@ -83,34 +79,6 @@ const inputRequired = (id: RpcId, request: ApprovalRequest, requestState: string
     }),
   )
 
-/** JSON-RPC error code -> HTTP status, as the stateless revision pairs them. */
-const statusOf = (code: number): number =>
-  code === JsonRpcErrorCode.methodNotFound ? 404 : code === JsonRpcErrorCode.internalError ? 500 : 400
-
-/** A result with the fields every stateless result carries, serialized. */
-const resultText = (result: Record<string, unknown>): string =>
-  JSON.stringify({
-    ...result,
-    resultType: 'complete',
-    _meta: { ...(result._meta as Record<string, unknown> | undefined), ...RESULT_META },
-  })
-
-const errorReply = (id: RpcId | null, code: number, message: string, data?: Record<string, unknown>) =>
-  jsonTextResponse(
-    data === undefined
-      ? errorJson(id, code, message)
-      : JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }),
-    statusOf(code),
-  )
-
-/** A `subscriptions/listen` stream. */
-interface Listener {
-  client: string
-  id: RpcId
-  toolsListChanged: boolean
-  sink: EventSink
-}
-
 /** A running tools/call whose request asked for log messages. */
 interface LoggingCall {
   plugin: string
@@ -121,7 +89,7 @@ interface LoggingCall {
 export class McpStateless {
   /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
   private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
-  private readonly listeners = new Set<Listener>()
+  private readonly listeners: ListenStreams
   private readonly loggingCalls = new Set<LoggingCall>()
   /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
   private readonly waiting = new Map<
@@ -130,7 +98,9 @@ export class McpStateless {
   >()
   private readonly states = createRequestStates()
 
-  constructor(private readonly deps: McpStatelessDeps) {}
+  constructor(private readonly deps: McpStatelessDeps) {
+    this.listeners = new ListenStreams(deps.maxListenStreams)
+  }
 
   /** One stateless request of `client` (method and params read already). */
   async handle(
@@ -158,21 +128,12 @@ export class McpStateless {
     if (typeof id !== 'string' && typeof id !== 'number') return
     this.calls.get(client)?.get(id)?.('client cancelled')
     // A listen stream the client closes is cancelled the same way.
-    for (const listener of [...this.listeners])
-      if (listener.client === client && listener.id === id) listener.sink.end()
+    this.listeners.cancel(client, id)
   }
 
   /** notifications/tools/list_changed on every listen stream that asked for it. */
   toolsChanged(): void {
-    for (const listener of this.listeners)
-      if (listener.toolsListChanged)
-        listener.sink.write(
-          sseEvent(
-            notificationJson('notifications/tools/list_changed', {
-              _meta: { [META.subscriptionId]: listener.id },
-            }),
-          ),
-        )
+    this.listeners.toolsChanged()
   }
 
   /** A plugin's log entry, to the running calls of that plugin whose request asked for this level. */
@@ -195,21 +156,16 @@ export class McpStateless {
   /** The client was removed: its calls are cancelled and its listen streams end. */
   closeClient(client: string): void {
     for (const cancel of this.calls.get(client)?.values() ?? []) cancel('client removed')
-    for (const listener of [...this.listeners]) if (listener.client === client) listener.sink.end()
+    this.listeners.closeClient(client)
   }
 
   /** The daemon stops: every listen stream gets its closing result, then ends. */
   closeAll(): void {
-    for (const listener of [...this.listeners]) {
-      listener.sink.write(
-        sseEvent(resultJson(listener.id, resultText({ _meta: { [META.subscriptionId]: listener.id } }))),
-      )
-      listener.sink.end()
-    }
+    this.listeners.closeAll()
   }
 
   get listening(): number {
-    return this.listeners.size
+    return this.listeners.count
   }
 
   private answer(
@@ -240,7 +196,7 @@ export class McpStateless {
       case 'tools/call':
         return this.call(client, id, params, facts)
       case 'subscriptions/listen':
-        return this.listen(client, id, params)
+        return this.listeners.open(client, id, params)
       default:
         throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
     }
@@ -402,40 +358,5 @@ export class McpStateless {
     if (running.size === 0) this.calls.delete(client)
     this.waiting.delete(state.call)
     return jsonTextResponse(resultJson(id, resultText(result)))
-  }
-
-  /** `subscriptions/listen`: an event stream, acknowledged first, carrying the notifications asked for. */
-  private listen(client: string, id: RpcId, params: Record<string, unknown>): HttpReply {
-    const asked = params.notifications
-    if (typeof asked !== 'object' || asked === null || Array.isArray(asked))
-      throw new McpError(JsonRpcErrorCode.invalidParams, 'Invalid params: notifications must be an object')
-    const max = this.deps.maxListenStreams ?? MAX_LISTEN_STREAMS
-    if ([...this.listeners].filter((listener) => listener.client === client).length >= max)
-      throw new McpError(
-        JsonRpcErrorCode.invalidRequest,
-        `Invalid Request: at most ${max} subscriptions/listen streams per client; close one first`,
-      )
-    // bridge has tools only: the other kinds are left out of the acknowledgement, and never sent.
-    const toolsListChanged = (asked as Record<string, unknown>).toolsListChanged === true
-    const listeners = this.listeners
-    return {
-      status: 200,
-      headers: EVENT_STREAM_HEADERS,
-      body: {
-        open(sink) {
-          const listener: Listener = { client, id, toolsListChanged, sink }
-          listeners.add(listener)
-          sink.onClose(() => listeners.delete(listener))
-          sink.write(
-            sseEvent(
-              notificationJson('notifications/subscriptions/acknowledged', {
-                notifications: toolsListChanged ? { toolsListChanged: true } : {},
-                _meta: { [META.subscriptionId]: id },
-              }),
-            ),
-          )
-        },
-      },
-    }
   }
 }
