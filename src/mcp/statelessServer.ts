@@ -216,8 +216,14 @@ export class McpStateless {
     facts: StatelessFacts,
   ): HttpReply | Promise<HttpReply> {
     const { name, arguments: input } = callParams(params)
-    if ('inputResponses' in params && !isObject(params.inputResponses))
-      throw new McpError(JsonRpcErrorCode.invalidParams, 'Invalid params: inputResponses must be an object')
+    if (
+      'inputResponses' in params &&
+      (!isObject(params.inputResponses) || !Object.values(params.inputResponses).every(isObject))
+    )
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: inputResponses must be an object of results (each an object)',
+      )
     if ('requestState' in params) return this.resume(client, id, name, params)
     const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
     if (running.has(id))

@@ -224,6 +224,13 @@ describe.each(ENGINES)('/mcp without a session, 2026-07-28 (%s engine)', (engine
       id: 'm3',
       result: { content: [{ text: 'trimmed' }] },
     })
+    const badInput = await post(
+      'tools/call',
+      { name: 'notes_list_notes', arguments: {}, inputResponses: { approval: 12345 }, _meta: meta() },
+      'm6',
+    )
+    expect(badInput.status).toBe(400)
+    expect(await badInput.json()).toMatchObject({ id: 'm6', error: { code: -32602 } })
     const removed = await post('initialize', { _meta: meta() }, 'm4')
     expect(removed.status).toBe(404)
     expect(await removed.json()).toMatchObject({ id: 'm4', error: { code: -32601 } })
