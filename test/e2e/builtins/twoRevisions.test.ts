@@ -22,7 +22,14 @@ describe('a 2025-11-25 agent and a 2026-07-28 agent side by side in the real bro
 
   beforeAll(async () => {
     configDir = tempConfigDir()
-    const config = { localPlugins: [], port: 9515, permissions: { browser: { permission: 'auto' } } }
+    const config = {
+      localPlugins: [],
+      port: 9515,
+      // The core set, plus the tools used here that are outside it.
+      permissions: {
+        browser: { permission: 'auto', tools: { browser_list_tab_groups: 'auto', browser_get_text: 'auto' } },
+      },
+    }
     writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
     mkdirSync(join(configDir, 'extension'), { recursive: true })
     daemon = await startDaemon({ configDir })
