@@ -31,6 +31,11 @@ export const ClientEntry = Type.Object(
     createdAt: Type.String(),
     /** What the client may use (./clientScopes); absent: every plugin, site and group, no other agent's tabs. */
     scope: Type.Optional(ClientScope),
+    /**
+     * The user trusts this client to show approvals itself: its `ask` calls are also put to the user
+     * through the client (MCP elicitation, or an `input_required` result). Off unless set.
+     */
+    approvalsInClient: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 )
@@ -130,6 +135,19 @@ export function setClientScope(
     const next: ClientEntry = { ...current, scope: change(current.scope ?? {}) }
     return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
   })
+}
+
+/** Turns approvals in the client on or off; false when there is no client by that name (nothing written). */
+export function setApprovalsInClient(path: string, name: string, on: boolean): boolean {
+  if (!readClients(path).some((c) => c.name === name)) return false
+  return updateClients(path, (clients) => ({
+    clients: clients.map((c) => {
+      if (c.name !== name) return c
+      const { approvalsInClient: _dropped, ...rest } = c
+      return on ? { ...rest, approvalsInClient: true } : rest
+    }),
+    result: true,
+  }))
 }
 
 /** Removes a client; false when there was none by that name (the file is left as it was). */

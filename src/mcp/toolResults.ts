@@ -40,13 +40,18 @@ export function capText(text: string, maxBytes: number, narrow: string = NARROW_
 
 /**
  * A call's outcome as an MCP result: compact JSON text (capped, saying how to `narrow` the call), an image as MCP image content, and
- * every failure as `isError: true` with one text block `[<code>] <message>`. Text a page wrote
- * (`pageText`, src/catalog/pageText.ts) is put between the page-content markers, which come on top of the cap.
+ * every failure as `isError: true` with one text block `[<code>] <message>`. For a tool with an
+ * output schema (`structured`, its output checked against it already) the output also goes as
+ * `structuredContent`, the text kept for clients that read only text; such an output is never cut,
+ * so one over the cap is refused as a whole, with how to ask for less.
+ * Text a page wrote (`pageText`, src/catalog/pageText.ts) is put between the page-content markers,
+ * which come on top of the cap (`structuredContent`, whose shape its schema fixes, is not marked).
  */
 export function toCallToolResult(
   outcome: ToolOutcome | undefined,
   maxBytes: number,
   narrow?: string,
+  structured = false,
   pageText: PageTextRule = NO_PAGE_TEXT,
 ): CallToolResult {
   if (!outcome)
@@ -66,9 +71,30 @@ export function toCallToolResult(
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
-  if (!pageText.output(output)) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  const marked = pageText.output(output)
+  if (structured && isPlainObject(output)) {
+    const bytes = new TextEncoder().encode(text).length
+    if (bytes > maxBytes)
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `[tool_error] the structured result was ${bytes} bytes, over the ${maxBytes}-byte cap; to get less, ${narrow ?? NARROW_PLUGIN_TOOL}`,
+          },
+        ],
+      }
+    return {
+      content: [{ type: 'text', text: marked ? wrapPageContent(withoutMarkerChars(text)) : text }],
+      structuredContent: output,
+    }
+  }
+  if (!marked) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
   // Neutralized first, then cut to the cap; the two marker lines come on top (a fixed ~80 bytes), so a
   // tool's own budget (a snapshot's maxLength, up to the cap) is never cut again here.
   const capped = capText(withoutMarkerChars(text), maxBytes, narrow)
   return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -55,6 +55,8 @@ export const ToolErrorCode = {
   shuttingDown: 'shutting_down',
   /** The client's scope (bridge client set) does not cover this tool, or `otherAgent: true`. */
   outOfScope: 'out_of_scope',
+  /** The tool answered with an output its declared output schema refuses; it is not passed on. */
+  invalidOutput: 'invalid_output',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -90,6 +92,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   approval_queue_full: 'concurrency',
   shutting_down: 'connection',
   out_of_scope: 'permission',
+  invalid_output: 'validation',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */
