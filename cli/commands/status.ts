@@ -36,7 +36,7 @@ export async function status(flags: StatusFlags): Promise<void> {
   }
   const result = await fetchHealth(port, secret)
   if (!result.ok) {
-    if (result.reason === 'impostor') return fail(result.message)
+    if (result.reason === 'impostor' || result.reason === 'busy') return fail(result.message)
     const hint = result.reason === 'not_running' ? ' (start it with `bridge start`)' : ''
     return fail(`bridge is not running: ${result.message}${hint}`)
   }
