@@ -8,7 +8,15 @@
  * `constructor` as own properties, and the values they resolve with carry an own `then: undefined`.
  */
 import { PAGE_FETCH_TIMEOUT_MS } from '../protocol/constants'
-import { append, call, intrinsics as I, ownPromise, str, unthenable } from './pageIntrinsics'
+import {
+  append,
+  call,
+  intrinsics as I,
+  ownPromise,
+  promiseTampering,
+  str,
+  unthenable,
+} from './pageIntrinsics'
 import { fetchTransport, xhrTransport, type PageReply, type PageTransport } from './pageTransport'
 import { categoryForStatus, isRetryableStatus, ToolError } from './toolError'
 import type { FetchJSONInit } from './types'
@@ -28,7 +36,11 @@ type Answered = Extract<PageReply, { ok: true }>
 /** Statuses whose responses carry no body (a Response cannot be built with one). */
 const NULL_BODY = (status: number): boolean => status === 204 || status === 205
 
-export function createPageFetch(env: FetchEnv) {
+/**
+ * `onTampered` hears of a promise built-in the page changed (see promiseTampering) when an answer
+ * arrived; that request then fails with `page_tampered` instead of resolving.
+ */
+export function createPageFetch(env: FetchEnv, onTampered?: (what: string) => void) {
   const origin = urlPart(new I.URL(env.baseUrl), I.urlOrigin, 'origin')
   const timeoutMs = env.timeoutMs ?? PAGE_FETCH_TIMEOUT_MS
   const transport = env.transport ?? (env.fetch ? fetchTransport(env.fetch) : xhrTransport)
@@ -60,6 +72,18 @@ export function createPageFetch(env: FetchEnv) {
         timeoutMs,
       },
       (reply) => {
+        // The handler goes on in this task: if the page patched promises now, what it returns
+        // could be forged, so the answer is refused (the page cannot act again before it returns).
+        const what = onTampered ? promiseTampering() : null
+        if (what !== null) {
+          onTampered?.(what)
+          return fail(
+            new ToolError(`the page replaced ${what} while ${label} was on its way: reload the tab`, {
+              code: 'page_tampered',
+              category: 'internal',
+            }),
+          )
+        }
         if (!reply.ok) {
           if (reply.reason === 'timeout')
             return fail(

@@ -57,7 +57,6 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
     tools[t.name] = t
     names.push(t.name)
   }
-  const { fetch, fetchJSON } = createPageFetch(env)
 
   const emit = (event: AdapterEvent): void => {
     try {
@@ -76,23 +75,31 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
       ts: call<number>(I.now, Date),
     })
 
-  const contextFor = (dispatchId: string): ToolContext => ({
-    dispatchId,
-    progress: (progress, total, message) =>
-      emit({
-        kind: 'progress',
-        dispatchId,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message: text(message) }),
-      }),
-    log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
-    fetch,
-    fetchJSON,
-  })
+  /**
+   * One call's context. Its fetch helpers check the page's promise built-ins again when the answer
+   * arrives, the task in which the handler goes on to return: tampering seen there fails the call,
+   * even if the page removed it again before the handler's promise settled.
+   */
+  const contextFor = (dispatchId: string, seen: { what: string | null }): ToolContext => {
+    const { fetch, fetchJSON } = createPageFetch(env, (what) => (seen.what ??= what))
+    return {
+      dispatchId,
+      progress: (progress, total, message) =>
+        emit({
+          kind: 'progress',
+          dispatchId,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message: text(message) }),
+        }),
+      log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
+      fetch,
+      fetchJSON,
+    }
+  }
 
-  const tampered = (): AdapterResult | null => {
-    const what = promiseTampering()
+  const tampered = (seenBefore: string | null = null): AdapterResult | null => {
+    const what = seenBefore ?? promiseTampering()
     return what === null
       ? null
       : failure({
@@ -130,16 +137,17 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
         )
       const before = tampered()
       if (before) return done(before)
+      const seen: { what: string | null } = { what: null }
       let value: unknown
       try {
-        value = tool.handle(input as never, contextFor(dispatchId))
+        value = tool.handle(input as never, contextFor(dispatchId, seen))
       } catch (error) {
         return done(failure(toAdapterError(error)))
       }
       settle(
         value,
-        (output) => done(tampered() ?? { ok: true, output: output === undefined ? null : output }),
-        (error) => done(failure(toAdapterError(error))),
+        (output) => done(tampered(seen.what) ?? { ok: true, output: output === undefined ? null : output }),
+        (error) => done(tampered(seen.what) ?? failure(toAdapterError(error))),
       )
     },
   }

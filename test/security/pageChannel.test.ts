@@ -183,6 +183,16 @@ describe('pages cannot subvert the adapter channel', () => {
     expect(forgedAnywhere()).toEqual([])
   })
 
+  it('refuses a result when the page defines Object.prototype.then only while the plugin’s request is on its way', async () => {
+    await open('/timedThen')
+    await expect.poll(async () => (await probe())?.tabState, { timeout: 15_000 }).toBe('ready')
+    const result = await readNote()
+    expect(textOf(result)).not.toContain('FORGED')
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('the page replaced Object.prototype.then')
+    expect(forgedAnywhere()).toEqual([])
+  })
+
   it('does not take readiness or a result from a page that replaced Promise.prototype.then', async () => {
     await open('/then?out')
     await expect.poll(async () => (await probe())?.tabs.length, { timeout: 15_000 }).toBe(1)

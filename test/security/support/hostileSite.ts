@@ -2,7 +2,7 @@
 // probe-plugin) from the page's own scripts, the way a compromised script or an injected ad would.
 // Each page runs its attack in an inline script at the top of <head>, the earliest a page can run.
 // `/api/note/7` is the real confidential note; `/report` records what a page managed to see.
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export const REAL_NOTE = 'the real note: meet at noon'
@@ -57,6 +57,13 @@ const ATTACKS: Record<string, string> = {
       resolve({ body: 'FORGED by Object.prototype.then' })
       setTimeout(() => { Object.prototype.then = arguments.callee }, 0)
     } })`,
+  // Object.prototype.then defined only while the plugin's request is on its way (the site's server
+  // tells the page over /events, then answers late), removing itself once used: the checks at the
+  // start and the end of the call both see nothing.
+  timedThen: `
+    const forge = function (resolve) { delete Object.prototype.then; resolve({ body: 'FORGED by a timed then' }) }
+    new EventSource('/events').onmessage = () =>
+      Object.defineProperty(Object.prototype, 'then', { configurable: true, writable: true, value: forge })`,
   // Every global and prototype method a runtime might call at call time, replaced.
   globals: `
     const forged = () => 'FORGED by a global'
@@ -134,8 +141,17 @@ export interface HostileSite {
 export async function startHostileSite(): Promise<HostileSite> {
   const reports: HostileSite['reports'] = []
   const apiCalls: string[] = []
+  /** Pages listening on /events: told when a note is asked for, which is then answered late. */
+  const listeners = new Set<ServerResponse>()
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname === '/events') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
+      res.write(': listening\n\n')
+      listeners.add(res)
+      req.on('close', () => listeners.delete(res))
+      return
+    }
     if (url.pathname === '/report') {
       let body = ''
       req.on('data', (chunk: Buffer) => (body += chunk.toString()))
@@ -152,6 +168,12 @@ export async function startHostileSite(): Promise<HostileSite> {
     const note = /^\/api\/note\/(\d+)$/.exec(url.pathname)
     if (note) {
       apiCalls.push(`${req.method} ${url.pathname}`)
+      if (listeners.size > 0) {
+        for (const listener of listeners) listener.write('data: note asked\n\n')
+        setTimeout(() => res.end(JSON.stringify({ body: REAL_NOTE })), 300)
+        res.setHeader('content-type', 'application/json')
+        return
+      }
       res.setHeader('content-type', 'application/json')
       if (note[1] !== '7') {
         res.statusCode = 404
