@@ -4,12 +4,14 @@
 // X-Authorization; query values under names no list knows; URLs inside Refresh and Link response
 // headers; a ;jsessionid path parameter; a multipart password; a GraphQL mutation with the password
 // inline; a WebSocket with a token in its URL and in the frames both ways. Every secret carries LEAK,
-// and the agent reads everything the network tools offer. Real Chromium, the real extension.
+// and the agent reads everything the network tools offer, asking for credentials too. The real MCP
+// client, the real daemon with the built-in tools on auto, the real extension in Chromium.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
-import { startBuiltinsHarness, type BuiltinsHarness } from '../e2e/builtins/harness'
+import { startCatalogueHarness, type CatalogueHarness } from '../e2e/builtins/catalogueHarness'
+import { textOf } from '../helpers/mcpClient'
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>leaky</title></head><body><p id="s">working</p>
 <script>
@@ -83,11 +85,11 @@ async function startLeakySite(): Promise<{ url: string; close(): Promise<void> }
 }
 
 describe('network capture hands no credential to an agent nobody approved', () => {
-  let h: BuiltinsHarness
+  let h: CatalogueHarness
   let site: Awaited<ReturnType<typeof startLeakySite>>
   beforeAll(async () => {
     site = await startLeakySite()
-    h = await startBuiltinsHarness()
+    h = await startCatalogueHarness()
   })
   afterAll(async () => {
     await h?.close()
@@ -95,13 +97,21 @@ describe('network capture hands no credential to an agent nobody approved', () =
   })
 
   it('withholds every value not known to be harmless, in every network tool, and says what it withheld', async () => {
-    const tab = await h.ok<{ tabId: number }>('browser_open_tab', { url: h.site.url('/') })
-    await h.ok('browser_network_start', { tabId: tab.tabId })
-    await h.ok('browser_navigate', { tabId: tab.tabId, url: `${site.url}/leaky` })
-    await h.ok('browser_wait_for', { tabId: tab.tabId, text: 'all sent', timeoutMs: 15_000 })
+    const tabId = await h.open('about:blank')
+    // Asking for credentials is not enough: the tool is on auto, so nobody approved it.
+    expect(await h.json('browser_network_start', { tabId, includeCredentials: true })).toEqual({
+      tabId,
+      capturing: true,
+      credentials: 'redacted',
+    })
+    await h.json('browser_navigate', { tabId, url: `${site.url}/leaky` })
+    await h.json('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
 
     const seen: string[] = []
-    const list = await h.ok<{
+    const listText = await h.text('browser_network_requests', { tabId, includeHeaders: true })
+    seen.push(listText)
+    const list = JSON.parse(listText) as {
+      redaction?: string
       requests: Array<{
         id: string
         url: string
@@ -109,24 +119,21 @@ describe('network capture hands no credential to an agent nobody approved', () =
         responseHeaders: Record<string, string>
         withheld?: string[]
       }>
-    }>('browser_network_requests', { tabId: tab.tabId, includeHeaders: true })
-    seen.push(JSON.stringify(list))
-    seen.push(JSON.stringify(await h.ok('browser_network_export_har', { tabId: tab.tabId })))
+    }
+    seen.push(await h.text('browser_network_export_har', { tabId }))
     for (const request of list.requests)
       for (const part of ['requestHeaders', 'responseHeaders', 'requestBody', 'responseBody'])
-        seen.push(
-          JSON.stringify(await h.call('browser_network_request', { tabId: tab.tabId, id: request.id, part })),
-        )
-    const frames = await h.ok<{ sockets: Array<{ url: string }>; frames: unknown[] }>(
-      'browser_websocket_frames',
-      { tabId: tab.tabId },
-    )
-    seen.push(JSON.stringify(frames))
+        seen.push(textOf(await h.call('browser_network_request', { tabId, id: request.id, part })))
+    const framesText = await h.text('browser_websocket_frames', { tabId })
+    seen.push(framesText)
+    const frames = JSON.parse(framesText) as { sockets: Array<{ url: string }>; frames: unknown[] }
 
     const leaks = seen.flatMap((text) => text.match(/LEAK-[a-z-]+/g) ?? [])
     expect([...new Set(leaks)]).toEqual([])
 
-    // The capture is real: the requests, bodies and frames are there, harmless values as they were.
+    // The capture is real: the requests, bodies and frames are there, harmless values as they were,
+    // and the result says what it withheld.
+    expect(list.redaction).toContain('includeCredentials')
     const headers = list.requests.find((r) => r.url.endsWith('/api/headers'))
     expect(headers?.requestHeaders['Content-Type']).toBe('text/plain')
     expect(headers?.requestHeaders.apikey).toBe('[redacted]')
@@ -138,8 +145,8 @@ describe('network capture hands no credential to an agent nobody approved', () =
     )
     expect(list.requests.map((r) => r.url)).toContain(`${site.url}/app;jsessionid=[redacted]/items?page=1`)
     const graphql = list.requests.find((r) => r.url.endsWith('/graphql'))
-    const body = await h.ok<{ text: string; withheld: string[] }>('browser_network_request', {
-      tabId: tab.tabId,
+    const body = await h.json<{ text: string; withheld: string[] }>('browser_network_request', {
+      tabId,
       id: graphql?.id,
       part: 'requestBody',
     })
@@ -148,7 +155,7 @@ describe('network capture hands no credential to an agent nobody approved', () =
       query: 'mutation Login { login(user: "[redacted]", password: "[redacted]", pin: [redacted]) { ok } }',
       variables: { otpCode: '[redacted]' },
     })
-    expect(body.withheld.length).toBeGreaterThan(0)
+    expect(body.withheld).toEqual(expect.arrayContaining(['GraphQL literals', 'body field otpCode']))
     expect(frames.sockets).toEqual([
       {
         id: expect.any(String) as string,
@@ -156,6 +163,6 @@ describe('network capture hands no credential to an agent nobody approved', () =
       },
     ])
     expect(frames.frames).toHaveLength(4)
-    await h.ok('browser_network_stop', { tabId: tab.tabId })
+    await h.json('browser_network_stop', { tabId })
   })
 })
