@@ -83,12 +83,9 @@ export function proofRoute(secret: () => string | null, now: () => number = Date
           return errorResponse('forbidden_origin', 'requests from web pages are not allowed')
         const nonce = url.searchParams.get('nonce') ?? ''
         const caller = url.searchParams.getAll('caller')
-        if (
-          url.searchParams.getAll('nonce').length !== 1 ||
-          !PROOF_NONCE_PATTERN.test(nonce) ||
-          caller.length > 1
-        )
+        if (url.searchParams.getAll('nonce').length !== 1 || !PROOF_NONCE_PATTERN.test(nonce))
           return errorResponse('bad_request', 'nonce must be 64 lowercase hex characters')
+        if (caller.length > 1) return errorResponse('bad_request', 'caller may be given once')
         const current = secret()
         if (current === null) return errorResponse('not_found', 'this daemon has no secret to prove')
         if (!holdsSecret(current, nonce, caller[0] ?? null)) {
