@@ -227,20 +227,26 @@ export function openAdapterChannel(
   call(I.addEventListener, port, 'message', (event: MessageEvent) => {
     const data = call<unknown>(I.eventData, event)
     if (typeof data !== 'string') return
-    let request: Record<string, unknown>
+    let request: unknown
     try {
-      request = call<Record<string, unknown>>(I.parse, JSON, data)
+      request = call<unknown>(I.parse, JSON, data)
     } catch {
       return
     }
-    if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return
-    const id = request.id
-    if (request.op === 'ready') {
+    if (typeof request !== 'object' || request === null) return
+    // Own fields only: a field the request lacks must not be read from a getter the page put on
+    // Object.prototype (an `input` of the page's choosing).
+    const field = (key: string): unknown => I.getOwnPropertyDescriptor(request, key)?.value
+    const id = field('id')
+    if (typeof id !== 'number') return
+    const op = field('op')
+    const tool = field('tool')
+    if (op === 'ready') {
       if (core) core.ready((ready) => send({ id, op: 'ready', ready }))
       else send({ id, op: 'ready', ready: false })
-    } else if (request.op === 'invoke' && typeof request.tool === 'string') {
+    } else if (op === 'invoke' && typeof tool === 'string') {
       if (core)
-        core.invoke(request.tool, request.input, text(request.dispatchId), (result) =>
+        core.invoke(tool, field('input'), text(field('dispatchId')), (result) =>
           send({ id, op: 'invoke', result }),
         )
       else send({ id, op: 'invoke', result: notLoaded() })
