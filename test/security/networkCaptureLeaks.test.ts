@@ -165,4 +165,35 @@ describe('network capture hands no credential to an agent nobody approved', () =
     expect(frames.frames).toHaveLength(4)
     await h.json('browser_network_stop', { tabId })
   })
+
+  it('keeps every value when a person approved a recording that asked for credentials', async () => {
+    await h.configSet('tool-permission.browser.browser_network_start', 'ask')
+    const panel = await h.browser.openSidePanel()
+    try {
+      const tabId = await h.open('about:blank')
+      const started = h.call('browser_network_start', { tabId, includeCredentials: true })
+      const card = panel.locator('[data-approval-id]')
+      await card.waitFor({ timeout: 15_000 })
+      expect(await card.getByTestId('approval-params').textContent()).toContain('includeCredentials')
+      await card.getByTestId('approve-once').click()
+      expect(JSON.parse(textOf(await started))).toEqual({ tabId, capturing: true, credentials: 'included' })
+      await h.json('browser_navigate', { tabId, url: `${site.url}/leaky` })
+      await h.json('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
+      const list = JSON.parse(await h.text('browser_network_requests', { tabId, includeHeaders: true })) as {
+        redaction?: string
+        requests: Array<{ url: string; requestHeaders: Record<string, string>; withheld?: string[] }>
+      }
+      expect(list.redaction).toBeUndefined()
+      const headers = list.requests.find((r) => r.url.endsWith('/api/headers'))
+      expect(headers?.requestHeaders.apikey).toBe('LEAK-h-apikey')
+      expect(headers?.withheld).toBeUndefined()
+      const frames = await h.text('browser_websocket_frames', { tabId })
+      expect(frames).toContain('LEAK-ws-url')
+      expect(frames).toContain('LEAK-ws-sent-text')
+      await h.json('browser_network_stop', { tabId })
+    } finally {
+      await panel.close()
+      await h.configSet('tool-permission.browser.browser_network_start', 'auto')
+    }
+  })
 })
