@@ -104,8 +104,8 @@ describe('network capture hands no credential to an agent nobody approved', () =
       capturing: true,
       credentials: 'redacted',
     })
-    await h.json('browser_navigate', { tabId, url: `${site.url}/leaky` })
-    await h.json('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
+    await h.text('browser_navigate', { tabId, url: `${site.url}/leaky` })
+    await h.text('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
 
     const seen: string[] = []
     const listText = await h.text('browser_network_requests', { tabId, includeHeaders: true })
@@ -163,7 +163,7 @@ describe('network capture hands no credential to an agent nobody approved', () =
       },
     ])
     expect(frames.frames).toHaveLength(4)
-    await h.json('browser_network_stop', { tabId })
+    await h.text('browser_network_stop', { tabId })
   })
 
   it('keeps every value when a person approved a recording that asked for credentials', async () => {
@@ -177,8 +177,8 @@ describe('network capture hands no credential to an agent nobody approved', () =
       expect(await card.getByTestId('approval-params').textContent()).toContain('includeCredentials')
       await card.getByTestId('approve-once').click()
       expect(JSON.parse(textOf(await started))).toEqual({ tabId, capturing: true, credentials: 'included' })
-      await h.json('browser_navigate', { tabId, url: `${site.url}/leaky` })
-      await h.json('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
+      await h.text('browser_navigate', { tabId, url: `${site.url}/leaky` })
+      await h.text('browser_wait_for', { tabId, text: 'all sent', timeoutMs: 15_000 })
       const list = JSON.parse(await h.text('browser_network_requests', { tabId, includeHeaders: true })) as {
         redaction?: string
         requests: Array<{ url: string; requestHeaders: Record<string, string>; withheld?: string[] }>
@@ -190,7 +190,7 @@ describe('network capture hands no credential to an agent nobody approved', () =
       const frames = await h.text('browser_websocket_frames', { tabId })
       expect(frames).toContain('LEAK-ws-url')
       expect(frames).toContain('LEAK-ws-sent-text')
-      await h.json('browser_network_stop', { tabId })
+      await h.text('browser_network_stop', { tabId })
     } finally {
       await panel.close()
       await h.configSet('tool-permission.browser.browser_network_start', 'auto')
