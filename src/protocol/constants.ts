@@ -77,7 +77,14 @@ export const SECRET_HEX_LENGTH = 64
 export const PROOF_PATH = '/proof'
 export const PROOF_CONTEXT = 'bridge-proof:'
 export const PROOF_NONCE_PATTERN = /^[0-9a-f]{64}$/
+/** Proof requests a minute per kind of caller without the secret (the extension's Origin, any other). */
 export const PROOF_RATE_LIMIT_PER_MIN = 120
+/**
+ * A caller that holds the secret adds `&caller=hex(HMAC-SHA256(secret, PROOF_CALLER_CONTEXT + nonce))`:
+ * the daemon then answers without counting it, so processes that flood `/proof` without the secret
+ * cannot make the CLI or the extension wait. Each nonce opens this way once.
+ */
+export const PROOF_CALLER_CONTEXT = 'bridge-caller:'
 
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/
