@@ -20,7 +20,7 @@ describe('plugin store in the side panel', () => {
   let browser: BrowserHarness
   let site: { url: string; close: () => Promise<void> }
   let panel: Page
-  const PACKAGE = '@bridge/bridge-plugin-notes'
+  const PACKAGE = '@bridge-mcp/bridge-plugin-notes'
   const publishNotes = (version: string) =>
     registry.publish(notes.dir, {
       name: PACKAGE,

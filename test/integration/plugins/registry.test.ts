@@ -38,7 +38,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
     notes = await buildFixturePlugin()
     good = await buildFixturePlugin({ source: join(ROOT, 'test/fixtures/plugins/good') })
     await registry.publish(notes.dir, {
-      name: '@bridge/bridge-plugin-notes',
+      name: '@bridge-mcp/bridge-plugin-notes',
       version: '0.1.0',
       description: 'Tools for the demo notes site',
       author: 'Notes Team',
@@ -79,7 +79,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
     expect(found.code).toBe(0)
     expect(JSON.parse(found.stdout)).toEqual([
       {
-        name: '@bridge/bridge-plugin-notes',
+        name: '@bridge-mcp/bridge-plugin-notes',
         version: '0.1.0',
         description: 'Tools for the demo notes site',
         author: 'Notes Team',
@@ -94,10 +94,10 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
     const scoped = await cli(['plugin', 'install', 'notes'])
     expect(scoped.stderr).toBe('')
     expect(scoped.code).toBe(0)
-    expect(scoped.stdout).toContain('Installing @bridge/bridge-plugin-notes@0.1.0…')
-    expect(scoped.stdout).toContain('Installed @bridge/bridge-plugin-notes@0.1.0: plugin "notes"')
+    expect(scoped.stdout).toContain('Installing @bridge-mcp/bridge-plugin-notes@0.1.0…')
+    expect(scoped.stdout).toContain('Installed @bridge-mcp/bridge-plugin-notes@0.1.0: plugin "notes"')
     expect(scoped.stdout).toContain('No daemon is running')
-    expect(installedVersion('@bridge/bridge-plugin-notes')).toBe('0.1.0')
+    expect(installedVersion('@bridge-mcp/bridge-plugin-notes')).toBe('0.1.0')
 
     const unscoped = await cli(['plugin', 'add', 'good'])
     expect(unscoped.code).toBe(0)
@@ -118,7 +118,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
     const missing = await cli(['plugin', 'install', 'nothing-here'])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain(
-      'no plugin package @bridge/bridge-plugin-nothing-here or bridge-plugin-nothing-here in the npm registry',
+      'no plugin package @bridge-mcp/bridge-plugin-nothing-here or bridge-plugin-nothing-here in the npm registry',
     )
     const broken = await cli(['plugin', 'install', 'broken'])
     expect(broken.code).toBe(1)
@@ -143,7 +143,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
       expect((await health()).pluginDetails.find((p) => p.name === 'notes')?.version).toBe('0.1.0')
 
       await registry.publish(notes.dir, {
-        name: '@bridge/bridge-plugin-notes',
+        name: '@bridge-mcp/bridge-plugin-notes',
         version: '0.2.0',
         description: 'Tools for the demo notes site',
         author: 'Notes Team',
@@ -151,24 +151,24 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
       const update = await cli([
         'plugin',
         'install',
-        '@bridge/bridge-plugin-notes',
+        '@bridge-mcp/bridge-plugin-notes',
         '--port',
         String(daemon.port),
       ])
       expect(update.code).toBe(0)
-      expect(update.stdout).toContain('Installed @bridge/bridge-plugin-notes@0.2.0 (was 0.1.0)')
+      expect(update.stdout).toContain('Installed @bridge-mcp/bridge-plugin-notes@0.2.0 (was 0.1.0)')
       expect(update.stdout).toContain('The running daemon reloaded its plugins.')
       expect((await health()).pluginDetails.find((p) => p.name === 'notes')?.version).toBe('0.2.0')
 
       const unconfirmed = await cli(['plugin', 'remove', 'notes', '--port', String(daemon.port)])
       expect(unconfirmed.code).toBe(1)
       expect(unconfirmed.stderr).toContain('Nothing was changed')
-      expect(existsSync(installed('@bridge/bridge-plugin-notes'))).toBe(true)
+      expect(existsSync(installed('@bridge-mcp/bridge-plugin-notes'))).toBe(true)
 
       const removed = await cli(['plugin', 'rm', 'notes', '-y', '--port', String(daemon.port)])
       expect(removed.code).toBe(0)
-      expect(removed.stdout).toContain('Uninstalled @bridge/bridge-plugin-notes.')
-      expect(existsSync(installed('@bridge/bridge-plugin-notes'))).toBe(false)
+      expect(removed.stdout).toContain('Uninstalled @bridge-mcp/bridge-plugin-notes.')
+      expect(existsSync(installed('@bridge-mcp/bridge-plugin-notes'))).toBe(false)
       expect((await health()).pluginDetails.map((p) => p.name)).toEqual(['good'])
 
       const again = await cli(['plugin', 'remove', 'notes', '--confirm'])
@@ -213,7 +213,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
       expect(search.result).toEqual({
         results: [
           {
-            name: '@bridge/bridge-plugin-notes',
+            name: '@bridge-mcp/bridge-plugin-notes',
             version: '0.2.0',
             description: 'Tools for the demo notes site',
             author: 'Notes Team',
@@ -243,7 +243,7 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
 
       const missing = await ext.request('plugin.install', { name: 'nothing-here' })
       expect(missing.error?.data).toEqual({ code: 'plugin_not_found' })
-      expect(missing.error?.message).toContain('no plugin package @bridge/bridge-plugin-nothing-here')
+      expect(missing.error?.message).toContain('no plugin package @bridge-mcp/bridge-plugin-nothing-here')
       const badName = await ext.request('plugin.install', { name: '../etc' })
       expect(badName.error?.code).toBe(-32602)
       const notPackage = await ext.request('plugin.removeBySpecifier', { specifier: 'notes' })
@@ -251,10 +251,10 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
       expect(await versions()).toEqual({ good: '1.3.0', notes: '0.2.0' })
 
       const bySpecifier = await ext.request('plugin.removeBySpecifier', {
-        specifier: '@bridge/bridge-plugin-notes',
+        specifier: '@bridge-mcp/bridge-plugin-notes',
       })
       expect(bySpecifier.result).toEqual({ ok: true })
-      expect(existsSync(installed('@bridge/bridge-plugin-notes'))).toBe(false)
+      expect(existsSync(installed('@bridge-mcp/bridge-plugin-notes'))).toBe(false)
       expect(await versions()).toEqual({ good: '1.3.0' })
       expect((await ext.request('plugin.remove', { name: 'good' })).result).toEqual({ ok: true })
       expect(await versions()).toEqual({})
@@ -266,14 +266,14 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
       const brokenDir = join(scratch, 'notes-broken')
       mkdirSync(brokenDir, { recursive: true })
       writeFileSync(join(brokenDir, 'package.json'), '{}')
-      await registry.publish(brokenDir, { name: '@bridge/bridge-plugin-notes', version: '0.3.0' })
+      await registry.publish(brokenDir, { name: '@bridge-mcp/bridge-plugin-notes', version: '0.3.0' })
       const broken = await ext.request('plugin.updateFromRegistry', { name: 'notes' })
       expect(broken.error?.data).toEqual({ code: 'plugin_invalid' })
       expect(broken.error?.message).toContain(
-        '@bridge/bridge-plugin-notes@0.3.0 is not a usable bridge plugin',
+        '@bridge-mcp/bridge-plugin-notes@0.3.0 is not a usable bridge plugin',
       )
-      expect(broken.error?.message).toContain('put @bridge/bridge-plugin-notes@0.2.0 back')
-      expect(installedVersion('@bridge/bridge-plugin-notes')).toBe('0.2.0')
+      expect(broken.error?.message).toContain('put @bridge-mcp/bridge-plugin-notes@0.2.0 back')
+      expect(installedVersion('@bridge-mcp/bridge-plugin-notes')).toBe('0.2.0')
       expect(await versions()).toEqual({ notes: '0.2.0' })
     } finally {
       await ext?.close()
@@ -284,29 +284,32 @@ describe('plugins from the npm registry', { timeout: 120_000 }, () => {
   it('bridge update installs a newer published bridge that identifies as this project, and says when there is none', async () => {
     const unpublished = await cli(['update'])
     expect(unpublished.code).toBe(1)
-    expect(unpublished.stderr).toContain('bridge is not published in the npm registry')
+    expect(unpublished.stderr).toContain('@bridge-mcp/bridge is not published in the npm registry')
 
     const pkgDir = join(scratch, 'bridge-cli')
     mkdirSync(pkgDir, { recursive: true })
-    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'bridge', version: '0.0.1' }))
+    writeFileSync(
+      join(pkgDir, 'package.json'),
+      JSON.stringify({ name: '@bridge-mcp/bridge', version: '0.0.1' }),
+    )
     writeFileSync(join(pkgDir, 'cli.js'), '#!/usr/bin/env node\nconsole.log("new bridge")\n')
     const current = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
       .version
-    await registry.publish(pkgDir, { name: 'bridge', version: current })
+    await registry.publish(pkgDir, { name: '@bridge-mcp/bridge', version: current })
     const same = await cli(['update'])
     expect(same.code).toBe(0)
-    expect(same.stdout).toContain(`bridge ${current} is the latest version.`)
-    expect(existsSync(installed('bridge'))).toBe(false)
+    expect(same.stdout).toContain(`@bridge-mcp/bridge ${current} is the latest version.`)
+    expect(existsSync(installed('@bridge-mcp/bridge'))).toBe(false)
 
     await registry.publish(pkgDir, {
-      name: 'bridge',
+      name: '@bridge-mcp/bridge',
       version: '99.0.0',
       fields: { bin: { bridge: 'cli.js' }, bridge: { role: 'cli' } },
     })
     const newer = await cli(['update'])
     expect(newer.code).toBe(0)
-    expect(newer.stdout).toContain(`Installed bridge 99.0.0 (was ${current}).`)
-    expect(installedVersion('bridge')).toBe('99.0.0')
+    expect(newer.stdout).toContain(`Installed @bridge-mcp/bridge 99.0.0 (was ${current}).`)
+    expect(installedVersion('@bridge-mcp/bridge')).toBe('99.0.0')
     expect(existsSync(join(registry.prefix, 'bin', 'bridge'))).toBe(true)
   })
 })
