@@ -104,6 +104,9 @@ function writeAscii({ outputFiles }) {
       f.path.endsWith('.js')
         ? f.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
         : f.contents,
+      // The programs (dist/cli/*.js) are executable, as npm makes a package's bins: a checkout's
+      // `dist/cli/bridge.js` runs as printed, and a link to it on PATH works.
+      { mode: /[\\/]cli[\\/][^\\/]+\.js$/.test(f.path) ? 0o755 : 0o644 },
     )
   }
 }

@@ -19,6 +19,7 @@ import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { syncExtensionFiles } from '../shared/extensionFiles'
 import { defaultClient, mcpClientConfig } from '../shared/mcpConfig'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
+import { shadowNotice } from '../shared/selfCommand'
 import { resolvePort } from '../../src/config/port'
 
 interface StartFlags {
@@ -130,6 +131,9 @@ function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flag
   const firstRun = files.createdConfig || files.createdSecret
   say()
   if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
+  // PATH's `bridge` may be another program (iproute2's): say so before printing commands to paste.
+  const shadowed = shadowNotice()
+  if (shadowed) say(`Note: ${shadowed} The commands below are written that way.`)
   // The MCP client gets a token of its own (the `default` client), never the auth.json secret.
   const client = files.createdClient ?? (flags.showConfig ? defaultClient(paths) : null)
   if (files.createdClient) say(`Created the MCP client "default" in ${paths.clientsFile}.`)

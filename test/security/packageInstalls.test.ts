@@ -11,15 +11,21 @@ import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlug
 import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
 import { FakeExtension } from '../helpers/fakeExtension'
 import { startRegistry, type TestRegistry } from '../helpers/registry'
+import { REGISTRY_STEP_TIMEOUT_MS, REGISTRY_TEST_TIMEOUT_MS } from '../helpers/timing'
 import { runCli } from '../integration/cli/runCli'
 
-describe('package installs', { timeout: 120_000 }, () => {
+describe('package installs', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
   let registry: TestRegistry
   let good: BuiltPlugin
   let configDir: string
   let scratch: string
   const cli = (args: string[]) =>
-    runCli(args, configDir, { ...registry.env(), BRIDGE_SKIP_REGISTRY_DISCOVERY: undefined }, 120_000)
+    runCli(
+      args,
+      configDir,
+      { ...registry.env(), BRIDGE_SKIP_REGISTRY_DISCOVERY: undefined },
+      REGISTRY_STEP_TIMEOUT_MS,
+    )
   const globalBin = () => join(registry.prefix, 'bin')
   const linked = () => (existsSync(globalBin()) ? readdirSync(globalBin()) : [])
   const installed = (pkg: string) => existsSync(join(registry.prefix, 'lib', 'node_modules', pkg))
@@ -49,7 +55,7 @@ describe('package installs', { timeout: 120_000 }, () => {
     }
     for (const version of Object.values(metadata.versions)) delete version.bin
     writeFileSync(metadataFile, JSON.stringify(metadata))
-  }, 120_000)
+  }, REGISTRY_TEST_TIMEOUT_MS)
   afterAll(async () => {
     good?.remove()
     await registry?.close()
