@@ -70,7 +70,7 @@ describe('plugins from the npm registry', { timeout: REGISTRY_TEST_TIMEOUT_MS },
     const all = await cli(['plugin', 'search'])
     expect(all.code).toBe(0)
     expect(all.stdout).toMatch(
-      /@bridge\/bridge-plugin-notes\s+0\.1\.0\s+Tools for the demo notes site \(Notes Team\)/,
+      /@bridge-mcp\/bridge-plugin-notes\s+0\.1\.0\s+Tools for the demo notes site \(Notes Team\)/,
     )
     expect(all.stdout).toMatch(/bridge-plugin-good\s+1\.2\.3\s+A good fixture/)
     expect(all.stdout).not.toContain('notes-helper')
