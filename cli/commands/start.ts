@@ -30,6 +30,8 @@ interface StartFlags {
 }
 
 const BACKGROUND_START_TIMEOUT_MS = 15_000
+/** How long `start` waits for an answer on its port before it takes the port as free. */
+const PORT_PROBE_TIMEOUT_MS = 2_000
 
 export function registerStart(cli: CAC): void {
   cli
@@ -58,6 +60,15 @@ async function start(flags: StartFlags): Promise<void> {
   } catch (error) {
     return fail(errorText(error))
   }
+  // A daemon already on the port is found before anything slow (plugin discovery) runs: its
+  // configuration is what --show-config asks for, and a second daemon could not listen anyway.
+  const taken = port === 0 ? null : await portTaken(port, files.secret)
+  if (taken?.running && flags.showConfig) {
+    say(`bridge ${taken.running} is already running on ${baseUrl(port)}; its configuration:`)
+    return printSetup(paths, files, port, flags)
+  }
+  if (taken) return fail(taken.message)
+
   const extension = syncExtensionFiles(paths)
   if (extension === 'missing')
     say('note: the extension is not built (run `npm run build`); the extension folder has only its settings')
@@ -90,9 +101,6 @@ async function startInBackground(
   flags: StartFlags,
   inspectUrl: string | undefined,
 ): Promise<void> {
-  const running = await fetchHealth(port, files.secret, 1_000)
-  if (running.ok || running.reason !== 'not_running')
-    return fail(`port ${port} is already in use (is bridge already running?)`)
   const serverInfo = join(paths.extensionDir, 'server.json')
   rmSync(serverInfo, { force: true })
   const child = spawn(process.execPath, [fileURLToPath(new URL('../server.js', import.meta.url))], {
@@ -125,6 +133,26 @@ async function startInBackground(
   fail(
     `the daemon did not start${exited.code !== null ? ` (exit code ${exited.code})` : ''}; see ${paths.serverLog}`,
   )
+}
+
+/**
+ * Why `port` cannot be used, or null when nothing answers on it: this bridge (its version, when it
+ * proved it knows our secret), or another program.
+ */
+async function portTaken(
+  port: number,
+  secret: string,
+): Promise<{ running?: string; message: string } | null> {
+  const health = await fetchHealth(port, secret, PORT_PROBE_TIMEOUT_MS)
+  if (health.ok)
+    return {
+      running: health.health.version,
+      message: `bridge ${health.health.version} is already running on ${baseUrl(port)}: port ${port} is taken. \`bridge status\` shows it, \`bridge start --show-config\` prints its MCP configuration, \`bridge stop\` stops it if it was started with --background`,
+    }
+  if (health.reason === 'not_running') return null
+  return {
+    message: `port ${port} is already in use (${health.message}); choose another with --port, or stop what listens there`,
+  }
 }
 
 function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flags: StartFlags): void {
