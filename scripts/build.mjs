@@ -132,7 +132,7 @@ const extScripts = present({
   content: 'extension/content.ts',
   sidepanel: 'extension/sidepanel/main.tsx',
   // Page library of the built-in browser tools, injected into tabs from file.
-  builtinsPage: 'extension/builtins/page/index.ts',
+  builtinsPage: 'extension/builtins/pageLibrary/index.ts',
 })
 const extCommon = {
   outdir: join(out, 'extension'),
