@@ -68,7 +68,7 @@ try {
   const result = {
     date: new Date().toISOString().slice(0, 16).replace('T', ' '),
     method:
-      'npm install -g into a fresh prefix with a fresh empty npm cache (every package over the network), wall clock; disk = bytes of the files under the prefix; packages = package.json files under node_modules; medians of the rounds',
+      'npm install -g into a fresh prefix with a fresh empty npm cache (every package over the network), wall clock; disk = bytes of the files under the prefix, each hard-linked file once; packages = package.json files under node_modules; medians of the rounds',
     machine: `${cpus().length} x ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, npm ${execFileSync('npm', ['--version']).toString().trim()}, load ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' / ')}`,
@@ -76,7 +76,7 @@ try {
     results: rows,
   }
   writeFileSync(join(root, 'bench/install.json'), `${JSON.stringify(result, null, 2)}\n`)
-  console.table(rows.map(({ installSecondsAll, ...row }) => row))
+  console.table(rows.map(({ installSecondsAll: _all, ...row }) => row))
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
@@ -114,13 +114,17 @@ function installOnce(spec, dir) {
   return measured
 }
 
-function bytesUnder(dir) {
+/** Bytes of the files under `dir`, each file once however many hard links it has (esbuild links its binary). */
+function bytesUnder(dir, seen = new Set()) {
   let total = 0
   for (const name of readdirSync(dir)) {
     const full = join(dir, name)
     const stat = lstatSync(full)
-    if (stat.isDirectory()) total += bytesUnder(full)
-    else if (stat.isFile()) total += stat.size
+    if (stat.isDirectory()) total += bytesUnder(full, seen)
+    else if (stat.isFile() && !seen.has(`${stat.dev}:${stat.ino}`)) {
+      seen.add(`${stat.dev}:${stat.ino}`)
+      total += stat.size
+    }
   }
   return total
 }

@@ -8,7 +8,10 @@ import {
 
 describe('pluginPackageCandidates', () => {
   it('tries the official scoped package first, then the unscoped one, for a shorthand', () => {
-    expect(pluginPackageCandidates('notes')).toEqual(['@bridge-mcp/bridge-plugin-notes', 'bridge-plugin-notes'])
+    expect(pluginPackageCandidates('notes')).toEqual([
+      '@bridge-mcp/bridge-plugin-notes',
+      'bridge-plugin-notes',
+    ])
     expect(pluginPackageCandidates(' my-site ')).toEqual([
       '@bridge-mcp/bridge-plugin-my-site',
       'bridge-plugin-my-site',
