@@ -1,8 +1,9 @@
-// bridge installed the way a person installs it: this checkout packed (`npm pack`, whose prepack
-// builds), published to a real npm registry (verdaccio on loopback), `npm i -g @bridge-mcp/bridge`
-// into a temp global prefix, its `bridge` started from that prefix, a real MCP SDK client connected
-// with the configuration the banner printed, a tool called; then a newer release published and
-// `bridge update` installing it. And `npx -y @bridge-mcp/bridge start` against the same registry.
+// bridge installed the way a person installs it: a copy of this checkout without dist/ packed
+// (`npm pack`, whose prepack builds), published to a real npm registry (verdaccio on loopback),
+// `npm i -g @bridge-mcp/bridge` into a temp global prefix, its `bridge` started from that prefix, a real
+// MCP SDK client connected with the configuration the banner printed, a tool called; then a newer
+// release published and `bridge update` installing it. And `npx -y @bridge-mcp/bridge start` against
+// the same registry, whose banner writes its commands as npx commands that work when pasted.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -230,6 +231,17 @@ describe('the published package', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
       } finally {
         await client.close()
       }
+      // Nothing is on PATH after npx: the banner's commands are npx commands, and they run as printed.
+      expect(out).toContain(`\`npx -y ${PACKAGE} client add <name> --for claude-code`)
+      const status = await runCommand(
+        'sh',
+        ['-c', `npx -y ${PACKAGE} status`],
+        env,
+        REGISTRY_NPM_TIMEOUT_MS,
+        work,
+      )
+      expect(status.code, status.stderr).toBe(0)
+      expect(status.stdout).toContain(`http://127.0.0.1:${port}`)
     } finally {
       if (proc.exitCode === null && proc.pid !== undefined) process.kill(-proc.pid, 'SIGTERM')
       await exited

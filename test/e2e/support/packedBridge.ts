@@ -5,7 +5,16 @@
  * dependencies, mirrored from node_modules because the test registry has no uplink).
  */
 import { execFile, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -32,11 +41,23 @@ interface PackReport {
   files: { path: string }[]
 }
 
-/** `npm pack` of the checkout into `workDir`, unpacked to `workDir/package`. */
+/** What a clean checkout lacks: build output, installed packages, and what only develops or tests bridge. */
+const NOT_IN_A_CLEAN_TREE = new Set(['node_modules', 'dist', '.git', '.tmp', 'coverage', 'test-results'])
+
+/**
+ * `npm pack` of a copy of this checkout without dist/ (its node_modules linked), so the package is
+ * whatever the `prepack` script builds, into `workDir`; unpacked to `workDir/package`. Packing a copy
+ * also leaves the checkout's dist/ alone for the tests running beside this one.
+ */
 export async function packBridge(workDir: string): Promise<PackedBridge> {
-  mkdirSync(workDir, { recursive: true })
+  const tree = join(workDir, 'checkout')
+  mkdirSync(tree, { recursive: true })
+  for (const entry of readdirSync(ROOT))
+    if (!NOT_IN_A_CLEAN_TREE.has(entry) && !entry.startsWith('dist.'))
+      cpSync(join(ROOT, entry), join(tree, entry), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'))
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workDir], {
-    cwd: ROOT,
+    cwd: tree,
     timeout: REGISTRY_NPM_TIMEOUT_MS,
     maxBuffer: 16 * 1024 * 1024,
   })
@@ -44,6 +65,7 @@ export async function packBridge(workDir: string): Promise<PackedBridge> {
   if (!report) throw new Error(`npm pack printed no report: ${stdout}`)
   const tarball = join(workDir, report.filename)
   await run('tar', ['-xzf', tarball, '-C', workDir])
+  rmSync(tree, { recursive: true, force: true })
   return {
     dir: join(workDir, 'package'),
     tarball,
