@@ -5,7 +5,7 @@
 // release published and `bridge update` installing it. And `npx -y @bridge-mcp/bridge start` against
 // the same registry, whose banner writes its commands as npx commands that work when pasted.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -162,6 +162,43 @@ describe('the published package', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
     expect((JSON.parse(status.stdout) as { version: string }).version).toBe(packed.version)
   })
 
+  it('gives a plugin author a working `bridge plugin create` and `bridge-plugin build`', async () => {
+    const configDir = tempConfigDir()
+    configDirs.push(configDir)
+    const env = userEnv(configDir)
+    const authorDir = join(work, 'author')
+    mkdirSync(authorDir, { recursive: true })
+    const created = await runCommand(
+      bin('bridge'),
+      ['plugin', 'create', 'acme', '--domain', 'acme.test'],
+      env,
+      CLI_TIMEOUT_MS,
+      authorDir,
+    )
+    expect(created.code, created.stderr).toBe(0)
+    const pluginDir = join(authorDir, 'bridge-plugin-acme')
+    // The SDK the plugin imports is the installed package's, with its dependencies beside it.
+    const tsconfig = JSON.parse(readFileSync(join(pluginDir, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: { paths: Record<string, string[]> }
+    }
+    expect(tsconfig.compilerOptions.paths['bridge/sdk']).toEqual([join(installedDir(), 'src/sdk/index.ts')])
+    const built = await runCommand(
+      bin('bridge-plugin'),
+      ['build', '--no-reload'],
+      env,
+      CLI_TIMEOUT_MS,
+      pluginDir,
+    )
+    expect(built.code, built.stderr).toBe(0)
+    const manifest = JSON.parse(readFileSync(join(pluginDir, 'dist', 'tools.json'), 'utf8')) as {
+      name: string
+      tools: { name: string }[]
+    }
+    expect(manifest.name).toBe('acme')
+    expect(manifest.tools.length).toBeGreaterThan(0)
+    expect(existsSync(join(pluginDir, 'dist', 'adapter.iife.js'))).toBe(true)
+  })
+
   it('updates itself to a newer published release with `bridge update`', async () => {
     const [major, minor, patch] = packed.version.split('-')[0]?.split('.').map(Number) ?? []
     const next = `${major}.${minor}.${(patch ?? 0) + 1}`
@@ -192,10 +229,12 @@ describe('the published package', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
     const configDir = tempConfigDir()
     configDirs.push(configDir)
     const port = await freePort()
-    // npx with nothing installed globally: its own cache, the user's PATH without the global prefix.
+    // npx with nothing installed globally (an empty global prefix) and a cache of its own.
+    mkdirSync(join(work, 'npx-prefix', 'lib', 'node_modules'), { recursive: true })
     const env = daemonEnv(configDir, 'node', {
       ...registry.env(),
       npm_config_cache: join(work, 'npx-cache'),
+      NPM_CONFIG_PREFIX: join(work, 'npx-prefix'),
       PORT: undefined,
       BRIDGE_PORT: String(port),
     })
