@@ -108,23 +108,30 @@ export function withRunnableCommands(text: string, self: SelfCommand = thisComma
 }
 
 /**
- * What to tell a person whose `bridge` is not this program, or undefined when it is. One or two
- * lines; the commands in them work as printed.
+ * What to tell a person whose `bridge` is not this program, or undefined when it is: the problem and
+ * the fix, each a sentence; the commands in them work as printed.
  */
-export function shadowNotice(self: SelfCommand = thisCommand()): string | undefined {
+export function shadowAdvice(
+  self: SelfCommand = thisCommand(),
+): { problem: string; fix: string } | undefined {
   if (self.via === 'path' || self.via === 'npx') return undefined
-  const head = self.shadowedBy
+  const problem = self.shadowedBy
     ? `\`bridge\` on your PATH is ${self.shadowedBy}, another program (iproute2's bridge on Debian and Ubuntu), not bridge.`
     : '`bridge` is not on your PATH.'
-  const instead =
+  const fix =
     self.via === 'alias'
-      ? `Run bridge as \`${self.command}\` (the same program), e.g. \`${self.command} status\`; or put ${self.aliasDir} before ${dirOf(self.shadowedBy)} in PATH.`
+      ? `Run bridge as \`${self.command}\` (the same program), e.g. \`${self.command} status\`${self.shadowedBy ? `; or put ${self.aliasDir} before ${dirOf(self.shadowedBy)} in PATH` : ''}.`
       : `Run bridge as \`${self.command}\`, e.g. \`${self.command} status\`; or install it with \`npm install -g ${BRIDGE_PACKAGE_NAME}\`, which also provides \`${BRIDGE_ALIAS_COMMAND}\`.`
-  return `${head} ${instead}`
+  return { problem, fix }
 }
 
-function dirOf(file: string | undefined): string {
-  if (file === undefined) return 'the other folders'
+/** shadowAdvice() as one line, or undefined when `bridge` is this program. */
+export function shadowNotice(self: SelfCommand = thisCommand()): string | undefined {
+  const advice = shadowAdvice(self)
+  return advice && `${advice.problem} ${advice.fix}`
+}
+
+function dirOf(file: string): string {
   const at = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'))
   return at > 0 ? file.slice(0, at) : file
 }

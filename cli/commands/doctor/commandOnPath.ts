@@ -3,7 +3,7 @@
  * /usr/sbin/bridge (Debian, Ubuntu) can come first, and then every `bridge ...` command fails with
  * `Object "..." is unknown`; the hint says exactly what to run instead.
  */
-import { shadowNotice, type SelfCommand } from '../../shared/selfCommand'
+import { shadowAdvice, type SelfCommand } from '../../shared/selfCommand'
 import { pass, warnOf, type CheckResult } from './check'
 
 export function checkCommandOnPath(self: SelfCommand): CheckResult {
@@ -13,9 +13,8 @@ export function checkCommandOnPath(self: SelfCommand): CheckResult {
     case 'npx':
       return pass(`running through npx: commands are \`${self.command} <command>\``)
     default: {
-      const notice = shadowNotice(self) ?? ''
-      const [problem, ...fix] = notice.split('. ')
-      return warnOf(`${problem ?? notice}.`, fix.join('. '))
+      const advice = shadowAdvice(self)
+      return advice ? warnOf(advice.problem, advice.fix) : pass('`bridge` on PATH is this program')
     }
   }
 }
