@@ -62,7 +62,9 @@ async function start(flags: StartFlags): Promise<void> {
   }
   // A daemon already on the port is found before anything slow (plugin discovery) runs: its
   // configuration is what --show-config asks for, and a second daemon could not listen anyway.
-  const taken = port === 0 ? null : await portTaken(port, files.secret)
+  // The commands it suggests reach this port: with `--port` when other commands would look elsewhere.
+  const portArg = portOfOtherCommands(files.config.port) === port ? '' : ` --port ${port}`
+  const taken = port === 0 ? null : await portTaken(port, files.secret, portArg)
   if (taken?.running && flags.showConfig) {
     say(`bridge ${taken.running} is already running on ${baseUrl(port)}; its configuration:`)
     return printSetup(paths, files, port, flags)
@@ -135,6 +137,15 @@ async function startInBackground(
   )
 }
 
+/** The port `bridge status` and the rest use without `--port`, or undefined when BRIDGE_PORT is invalid for them. */
+function portOfOtherCommands(configPort: number | undefined): number | undefined {
+  try {
+    return resolvePort({ configPort })
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Why `port` cannot be used, or null when nothing answers on it: this bridge (its version, when it
  * proved it knows our secret), or another program.
@@ -142,12 +153,13 @@ async function startInBackground(
 async function portTaken(
   port: number,
   secret: string,
+  portArg: string,
 ): Promise<{ running?: string; message: string } | null> {
   const health = await fetchHealth(port, secret, PORT_PROBE_TIMEOUT_MS)
   if (health.ok)
     return {
       running: health.health.version,
-      message: `bridge ${health.health.version} is already running on ${baseUrl(port)}: port ${port} is taken. \`bridge status\` shows it, \`bridge start --show-config\` prints its MCP configuration, \`bridge stop\` stops it if it was started with --background`,
+      message: `bridge ${health.health.version} is already running on ${baseUrl(port)}: port ${port} is taken. \`bridge status${portArg}\` shows it, \`bridge start --show-config${portArg}\` prints its MCP configuration, \`bridge stop${portArg}\` stops it if it was started with --background`,
     }
   if (health.reason === 'not_running') return null
   return {

@@ -158,9 +158,13 @@ describe('bridge start', () => {
     const result = await runCli(['start', '--port', String(running.port)], dir)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(
-      `bridge: bridge ${BRIDGE_VERSION_OF_PACKAGE} is already running on http://127.0.0.1:${running.port}: port ${running.port} is taken. \`bridge status\` shows it, \`bridge start --show-config\` prints its MCP configuration`,
+      `bridge: bridge ${BRIDGE_VERSION_OF_PACKAGE} is already running on http://127.0.0.1:${running.port}: port ${running.port} is taken. \`bridge status --port ${running.port}\` shows it, \`bridge start --show-config --port ${running.port}\` prints its MCP configuration`,
     )
     expect(result.stdout + result.stderr).not.toContain(missing)
+    // The commands it names reach that daemon, as printed.
+    const status = await runCli(['status', '--port', String(running.port)], dir)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toContain(`running on http://127.0.0.1:${running.port}`)
   })
 
   it('exits 1 naming config.json when it does not parse, and leaves it as it was', async () => {
