@@ -4,8 +4,17 @@
 
 declare const __BRIDGE_VERSION__: string | undefined
 
-/** The npm package `bridge update` installs (package.json `name`). */
-export const BRIDGE_PACKAGE_NAME = 'bridge'
+/**
+ * The npm package bridge is published as (package.json `name`): `npm i -g @bridge-mcp/bridge`,
+ * `npx -y @bridge-mcp/bridge start`, and what `bridge update` installs. The bare name `bridge` on the
+ * registry is someone else's.
+ */
+export const BRIDGE_PACKAGE_NAME = '@bridge-mcp/bridge'
+/**
+ * The CLI's second name on PATH (the package's `bin`), the same program as `bridge`: iproute2 ships a
+ * `/usr/sbin/bridge` on Debian and Ubuntu that can come first in PATH.
+ */
+export const BRIDGE_ALIAS_COMMAND = 'bridge-mcp'
 /**
  * How this project's published package.json identifies itself: `"bridge": { "role": "cli" }`.
  * `bridge update` installs only a package whose registry metadata carries it.

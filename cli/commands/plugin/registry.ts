@@ -5,7 +5,7 @@
  *
  * @example
  *   bridge plugin search notes
- *   bridge plugin install notes          # @bridge/bridge-plugin-notes, else bridge-plugin-notes
+ *   bridge plugin install notes          # @bridge-mcp/bridge-plugin-notes, else bridge-plugin-notes
  *   bridge plugin remove notes --confirm
  */
 import { existsSync } from 'node:fs'
