@@ -22,6 +22,7 @@ import {
   type ClientFlags,
 } from './client/actions'
 import { MCP_CLIENT_KINDS } from './client/forClient'
+import { thisCommand } from '../shared/selfCommand'
 import { BUILTIN_GROUPS } from '../../src/config/clientScopes'
 
 const PLUGINS_OPTION = [
@@ -52,7 +53,7 @@ export function clientCommandArgs(argv: readonly string[]): string[] | undefined
 
 /** Runs `bridge client ...`; sets process.exitCode on failure. */
 export async function runClientCommand(args: readonly string[]): Promise<void> {
-  const cli = cac('bridge client')
+  const cli = cac(`${thisCommand().command} client`)
   const port = '--port <port>'
   const portHelp = 'Port of the daemon (default: BRIDGE_PORT, config.json, 9515)'
   cli

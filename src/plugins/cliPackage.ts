@@ -3,7 +3,7 @@
  * registry's metadata is read first (it must identify as this project), then the tarball is fetched
  * with `npm pack` (npm checks its integrity against the registry) and its own package.json is read
  * and checked again: the right name and version, `"bridge": { "role": "cli" }`, and no program but
- * bridge's own (`bridge`, `bridge-plugin`). Only then is that very tarball installed, the one install
+ * bridge's own (`bridge`, `bridge-mcp`, `bridge-plugin`). Only then is that very tarball installed, the one install
  * that links programs. A package whose metadata and tarball disagree is refused, as is one that would
  * put another program (a `git`, a `node`) on PATH.
  */
@@ -19,7 +19,7 @@ import { npmProblem, runNpm } from './npm'
 
 const run = promisify(execFile)
 /** The programs this project's package links, and no other. */
-export const CLI_PROGRAMS: readonly string[] = ['bridge', 'bridge-plugin']
+export const CLI_PROGRAMS: readonly string[] = ['bridge', 'bridge-mcp', 'bridge-plugin']
 const NPM_PACK_TIMEOUT_MS = 5 * 60_000
 const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000
 const MAX_MANIFEST_BYTES = 1024 * 1024

@@ -13,6 +13,7 @@ import { tempConfigDir } from '../helpers/daemon'
 import { startRegistry, type TestRegistry } from '../helpers/registry'
 import { runCli } from '../integration/cli/runCli'
 
+const PACKAGE = '@bridge-mcp/bridge'
 const ROLE = { bridge: { role: 'cli' } }
 const SCRIPT = '#!/usr/bin/env node\nconsole.log("installed bridge")\n'
 
@@ -24,15 +25,15 @@ describe('bridge update against a package that only claims to be bridge', { time
   const globalBin = () => join(registry.prefix, 'bin')
   const linked = () => (existsSync(globalBin()) ? readdirSync(globalBin()).sort() : [])
   const installedVersion = () => {
-    const file = join(registry.prefix, 'lib', 'node_modules', 'bridge', 'package.json')
+    const file = join(registry.prefix, 'lib', 'node_modules', '@bridge-mcp', 'bridge', 'package.json')
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version : null
   }
   const publish = async (version: string, fields: Record<string, unknown>, files: Record<string, string>) => {
     const dir = join(scratch, version)
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bridge', version }))
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: PACKAGE, version }))
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o755 })
-    await registry.publish(dir, { name: 'bridge', version, fields })
+    await registry.publish(dir, { name: PACKAGE, version, fields })
   }
 
   beforeAll(async () => {
@@ -49,7 +50,7 @@ describe('bridge update against a package that only claims to be bridge', { time
   it('refuses a version whose registry metadata claims the role its tarball does not carry', async () => {
     await publish('90.0.0', { bin: { bridge: 'cli.js' } }, { 'cli.js': SCRIPT })
     // The registry's copy says "this is bridge's CLI"; the tarball npm would install says nothing of it.
-    const metadataFile = join(registry.storage, 'bridge', 'package.json')
+    const metadataFile = join(registry.storage, '@bridge-mcp', 'bridge', 'package.json')
     const metadata = JSON.parse(readFileSync(metadataFile, 'utf8')) as {
       versions: Record<string, Record<string, unknown>>
     }
@@ -58,7 +59,7 @@ describe('bridge update against a package that only claims to be bridge', { time
     const result = await cli(['update'])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(
-      'the tarball of bridge@90.0.0 is not this project: its package.json does not carry "bridge": { "role": "cli" } (it has no "bridge" field; it describes itself as "bridge for tests"). Nothing was installed',
+      'the tarball of @bridge-mcp/bridge@90.0.0 is not this project: its package.json does not carry "bridge": { "role": "cli" } (it has no "bridge" field; it describes itself as "@bridge-mcp/bridge for tests"). Nothing was installed',
     )
     expect(installedVersion()).toBeNull()
     expect(linked()).toEqual([])
@@ -73,7 +74,7 @@ describe('bridge update against a package that only claims to be bridge', { time
     const result = await cli(['update'])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(
-      "bridge@91.0.0 in the npm registry is not this project: it would put programs other than bridge's own on PATH (git). Nothing was installed",
+      "@bridge-mcp/bridge@91.0.0 in the npm registry is not this project: it would put programs other than bridge's own on PATH (git). Nothing was installed",
     )
     expect(installedVersion()).toBeNull()
     expect(linked()).toEqual([])
@@ -84,7 +85,7 @@ describe('bridge update against a package that only claims to be bridge', { time
     const result = await cli(['update'])
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Installed bridge 92.0.0')
+    expect(result.stdout).toContain('Installed @bridge-mcp/bridge 92.0.0')
     expect(installedVersion()).toBe('92.0.0')
     expect(linked()).toEqual(['bridge'])
   })
