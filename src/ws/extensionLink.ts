@@ -54,6 +54,10 @@ export interface ExtensionLinkDeps {
   /** Every request the extension may send, one handler each. */
   methods: MethodHandlers
   onPluginLog(params: ClientNote<'plugin.log'>): void
+  /** `sites.report`: the tools pages of turned-on sites declare now (WebMCP). */
+  onSitesReport?(params: ClientNote<'sites.report'>): void
+  /** The extension is gone: what it reported of open tabs no longer holds. */
+  onLost?(): void
   /** Keepalive timeout (ms) for a silent socket. */
   keepaliveTimeoutMs?: number
 }
@@ -101,7 +105,10 @@ export class ExtensionLink implements ExtensionPort {
           }
         },
         // The root tells every plugin tab and every call.
-        connectionLost: () => this.system?.send({ type: 'extension.lost' }),
+        connectionLost: () => {
+          this.system?.send({ type: 'extension.lost' })
+          deps.onLost?.()
+        },
       },
       ...(deps.keepaliveTimeoutMs === undefined
         ? {}
@@ -298,6 +305,9 @@ export class ExtensionLink implements ExtensionPort {
         return
       case 'plugin.log':
         this.deps.onPluginLog(note.params)
+        return
+      case 'sites.report':
+        this.deps.onSitesReport?.(note.params)
         return
     }
   }
