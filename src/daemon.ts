@@ -31,6 +31,8 @@ import { createMethodHandlers } from './ws/methods'
 import { PluginLogs } from './ws/pluginLogs'
 import { AuditFile, AuditLog } from './audit'
 import { createToolCatalog } from './catalog/toolCatalog'
+import { createSiteRegistry } from './sites/siteRegistry'
+import { markSiteOutcome } from './sites/siteResult'
 import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
 import { allowAlwaysPersists, withToolPermission } from './config/permissions'
@@ -128,6 +130,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
+  // Sites' own tools (WebMCP): what the extension reports of turned-on sites, under config.json's `sites`.
+  const siteRegistry = createSiteRegistry({ sites: () => configStore.get().sites, skipPermissions })
   // One tool index, rebuilt when the plugins, the permissions or the skip flag change.
   const catalog = createToolCatalog({
     plugins: () => pluginHost.snapshot().plugins,
@@ -137,6 +141,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     skipPermissions,
     // Upload and drop read files by path only from the folders config.json allows (none by default).
     browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
+    sites: () => siteRegistry.view(),
   })
   const limits = limitsFromEnv()
   const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
@@ -155,6 +160,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     skipPermissions: catalog.skipPermissions(),
     plugins: catalog.pluginStates(),
     browserTools: catalog.browserToolStates(),
+    sites: catalog.siteStates(),
   })
   // The extension on /ws: its requests go to one method table; what it reports goes to the actors.
   const link: ExtensionLink = new ExtensionLink({
@@ -171,6 +177,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         reload: () => pluginHost.reload('request'),
         pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
       },
+      sites: { catalog, updateConfig, onChanged: () => configChanged() },
       folders: {
         allowed: () => [
           paths.dir,
@@ -185,6 +192,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onPluginLog: ({ entries }) => {
       for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
+    onSitesReport: (report) => {
+      siteRegistry.report(report)
+      sitesChanged()
+    },
+    onLost: () => {
+      siteRegistry.clear()
+      sitesChanged()
+    },
   })
   // MCP clients on /mcp: one session each; every tools/call becomes a toolInvocation actor.
   const sessions: McpSessions = new McpSessions({
@@ -192,14 +207,36 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     callTool: (request) => {
       const call = callTool({ system, catalog, audit }, request)
       const narrowing = browserToolNarrowing(request.name)
+      // A site's tool answers with the page's content: marked as such (./sites/siteResult).
+      const site = catalog.get(request.name)?.site
+      const outcome = site ? call.outcome.then((o) => markSiteOutcome(site, o)) : call.outcome
       return {
-        result: call.outcome.then((outcome) => toCallToolResult(outcome, limits.resultMaxBytes, narrowing)),
+        result: outcome.then((o) => toCallToolResult(o, limits.resultMaxBytes, narrowing)),
         cancel: call.cancel,
       }
     },
     initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
     maxSessions: limits.maxMcpSessions,
   })
+  /**
+   * Sites' tools changed (a page registered or dropped one, a tab closed, a setting): each site with
+   * tools gets a tab actor (call slots, the tab an approval names), the extension hears which sites to
+   * watch, and MCP sessions hear of it when their tool list changed.
+   */
+  let listedBefore = ''
+  const sitesChanged = () => {
+    const sites = catalog.siteStates()
+    link.syncPlugins([...catalog.pluginStates().map((p) => p.name), ...sites.map((s) => s.origin)])
+    for (const { origin } of sites) {
+      const tabs = siteRegistry.view().tools.filter((t) => t.origin === origin).flatMap((t) => t.tabs)
+      const unique = [...new Map(tabs.map((tab) => [tab.tabId, tab])).values()]
+      link.tabStateChanged(origin, unique.length > 0 ? 'ready' : 'closed', unique)
+    }
+    link.notify('sites.changed', { sites })
+    const listed = catalog.listedJson()
+    if (listed !== listedBefore) sessions.toolsChanged()
+    listedBefore = listed
+  }
   // Permissions or the skip flag changed (side panel, "always allow", CLI): everyone hears it.
   const configChanged = () => {
     link.notify('plugins.changed', {
@@ -208,13 +245,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       browserTools: catalog.browserToolStates(),
       skipPermissions: catalog.skipPermissions(),
     })
+    sitesChanged()
     sessions.toolsChanged()
   }
   /** Adapter hash per plugin as last announced, to tell which plugins a reload rebuilt (dev mode). */
   let builds = new Map<string, string>()
   const pluginsReloaded = () => {
     const states = catalog.pluginStates()
-    link.syncPlugins(states.map((p) => p.name))
+    link.syncPlugins([...states.map((p) => p.name), ...catalog.siteStates().map((s) => s.origin)])
     if (options.mode === 'dev')
       for (const state of states)
         if (builds.has(state.name) && builds.get(state.name) !== state.adapterHash)

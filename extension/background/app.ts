@@ -25,6 +25,7 @@ import { LogRelay, RateWindow, type LogEntry } from './logRelay'
 import { PanelHub } from './panelHub'
 import { RpcError } from './rpc'
 import { TabTracker } from './tabTracker'
+import { isSiteKey, SiteTools } from './siteTools'
 
 /** Progress reports a plugin's pages may send per second; more are dropped (each extends a call's timeout). */
 const PROGRESS_PER_SECOND = 20
@@ -40,6 +41,8 @@ export class BackgroundApp {
   readonly connection: DaemonConnection
   readonly approvals: ApprovalQueue
   readonly panels: PanelHub
+  /** Sites' own tools (WebMCP), for the sites the user turned on. */
+  readonly sites: SiteTools
   private readonly logs: LogRelay
   private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
@@ -63,6 +66,15 @@ export class BackgroundApp {
         if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
       },
       new AdapterScripts((message) => recordExtensionLog('warning', message)),
+    )
+    this.sites = new SiteTools(
+      (report) => {
+        const peer = this.connection.current
+        if (!peer || !this.synced) return false
+        peer.notify('sites.report', report)
+        return true
+      },
+      () => this.panels.publish(),
     )
     this.logs = new LogRelay((entries) => {
       const peer = this.connection.current
@@ -147,10 +159,17 @@ export class BackgroundApp {
         const p = params as Notif<'confirmation.request'>
         const plugin = this.tracker.plugin(p.plugin)
         const pluginDisplayName =
-          p.plugin === BROWSER_PLUGIN ? 'Built-in browser tools' : (plugin?.displayName ?? p.plugin)
-        this.approvals.add({ ...p, pluginDisplayName })
+          p.plugin === BROWSER_PLUGIN
+            ? 'Built-in browser tools'
+            : isSiteKey(p.plugin)
+              ? `declared by ${p.plugin}`
+              : (plugin?.displayName ?? p.plugin)
+        this.approvals.add({ ...p, pluginDisplayName, ...(isSiteKey(p.plugin) ? { declaredBy: p.plugin } : {}) })
         break
       }
+      case 'sites.changed':
+        this.sites.setSites((params as Notif<'sites.changed'>).sites)
+        break
       case 'confirmation.cancel':
         this.approvals.remove((params as Notif<'confirmation.cancel'>).id)
         break
@@ -185,15 +204,19 @@ export class BackgroundApp {
     this.skipPermissions = p.skipPermissions
     this.browserTools = p.browserTools
     await this.tracker.setPlugins(p.plugins)
+    if (p.sites) this.sites.setSites(p.sites)
     const peer = this.connection.current
     if (!peer) return
     peer.notify('tab.syncAll', { plugins: this.tracker.snapshot() })
     this.synced = true
+    this.sites.sendReport()
     this.logs.flush()
     this.panels.publish()
   }
 
   private async onRequest(method: string, params: unknown): Promise<unknown> {
+    if (method === 'tool.dispatch' && isSiteKey((params as DispatchParams).plugin))
+      return this.sites.dispatch(params as DispatchParams)
     if (method === 'tool.dispatch')
       return dispatchTool(params as DispatchParams, this.tracker, this.browserTools, {
         progress: (dispatchId, progress, total, message) =>
@@ -282,6 +305,14 @@ export class BackgroundApp {
               permission: cmd.permission,
             }),
           )
+        case 'setSitePermission':
+          return ok(
+            await this.ask('config.setSitePermission', {
+              origin: cmd.origin,
+              ...(cmd.tool !== undefined ? { tool: cmd.tool } : {}),
+              permission: cmd.permission,
+            }),
+          )
         case 'markReviewed':
           return ok(await this.ask('config.markReviewed', { plugin: cmd.plugin, version: cmd.version }))
         case 'openFolder':
@@ -356,6 +387,8 @@ export class BackgroundApp {
         return { ...p, tabState: state, tabs, staleTabIds: this.tracker.staleTabs(p.name) }
       }),
       browserTools: this.browserTools,
+      sites: this.sites.siteStates(),
+      ...(this.sites.activeOrigin !== undefined ? { activeOrigin: this.sites.activeOrigin } : {}),
       failedPlugins: this.failedPlugins,
       approvals: this.approvals.list(),
       running: [...this.running.values()],

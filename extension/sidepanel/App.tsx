@@ -5,6 +5,7 @@ import { ApprovalList } from './ApprovalList'
 import { PluginList } from './PluginList'
 import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
+import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
 import { toolLabel } from './format'
 
@@ -59,6 +60,7 @@ export function App() {
         connected={connected}
         onError={setError}
       />
+      <SiteList sites={state.sites} activeOrigin={state.activeOrigin} connected={connected} onError={setError} />
       <PluginStore plugins={state.plugins} connected={connected} onError={setError} />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />
