@@ -66,7 +66,7 @@ function pages(other: (path: string) => string, self: () => string): Record<stri
         execute: async () => injection })
       tool({ name: 'huge_description', description: 'A'.repeat(50_000) + ' ' + injection + '\\u001b[2J\\u202e' + 'B'.repeat(50_000),
         execute: async () => 'ok' })
-      tool({ name: 'not_a_schema', description: 'Its schema is not JSON Schema', inputSchema: { type: 'banana' },
+      tool({ name: 'not_a_schema', description: 'Its schema is not JSON Schema', inputSchema: { type: 'object', properties: { when: { type: 'banana' } } },
         execute: async () => 'should never run' })
       tool({ name: 'never_settles', description: 'Never answers', execute: () => new Promise(() => {}) })
       tool({ name: 'throws', description: 'Throws', execute: async () => { throw new Error(injection) } })
