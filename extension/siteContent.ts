@@ -75,7 +75,11 @@ if (scope[FLAG] !== true) {
     const tools: DeclaredSiteTool[] = []
     for (const tool of await ownTools().catch(() => [])) {
       const name = typeof tool.name === 'string' ? tool.name : ''
-      if (!name || name.length > SITE_TOOL_LIMITS.nameChars || tools.length >= SITE_TOOL_LIMITS.toolsPerFrame) {
+      if (
+        !name ||
+        name.length > SITE_TOOL_LIMITS.nameChars ||
+        tools.length >= SITE_TOOL_LIMITS.toolsPerFrame
+      ) {
         truncated = true
         continue
       }
@@ -83,9 +87,10 @@ if (scope[FLAG] !== true) {
       tools.push({
         name,
         title: text(tool.title, SITE_TOOL_LIMITS.titleChars),
-        description: description.length > SITE_TOOL_LIMITS.descriptionChars
-          ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
-          : description,
+        description:
+          description.length > SITE_TOOL_LIMITS.descriptionChars
+            ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
+            : description,
         ...schemaText(tool.inputSchema),
         annotations: annotationsOf(tool.annotations),
       })
@@ -94,9 +99,13 @@ if (scope[FLAG] !== true) {
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined
+  // Reports leave in order: a slow getTools() must not let an older list arrive after a newer one.
+  let queue: Promise<void> = Promise.resolve()
   const soon = (): void => {
     clearTimeout(timer)
-    timer = setTimeout(() => void report(), REPORT_DELAY_MS)
+    timer = setTimeout(() => {
+      queue = queue.then(report).catch(() => undefined)
+    }, REPORT_DELAY_MS)
   }
   context?.addEventListener('toolchange', soon)
   // A document restored from the back/forward cache reports again (the worker dropped it on leaving).
@@ -105,7 +114,8 @@ if (scope[FLAG] !== true) {
 
   const run = async (name: string, input: Record<string, unknown>): Promise<SiteToolsRunReply> => {
     const tool = (await ownTools()).find((t) => t.name === name)
-    if (!tool || !context) return { ok: false, message: `this page no longer declares the tool ${name}`, gone: true }
+    if (!tool || !context)
+      return { ok: false, message: `this page no longer declares the tool ${name}`, gone: true }
     try {
       const result = await context.executeTool(tool, input)
       const raw = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null')

@@ -228,7 +228,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     const sites = catalog.siteStates()
     link.syncPlugins([...catalog.pluginStates().map((p) => p.name), ...sites.map((s) => s.origin)])
     for (const { origin } of sites) {
-      const tabs = siteRegistry.view().tools.filter((t) => t.origin === origin).flatMap((t) => t.tabs)
+      const tabs = siteRegistry
+        .view()
+        .tools.filter((t) => t.origin === origin)
+        .flatMap((t) => t.tabs)
       const unique = [...new Map(tabs.map((tab) => [tab.tabId, tab])).values()]
       link.tabStateChanged(origin, unique.length > 0 ? 'ready' : 'closed', unique)
     }

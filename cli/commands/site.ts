@@ -14,7 +14,8 @@ import { listSites, setSite, type SiteFlags } from './site/actions'
 /** The words after `site` (plus a global `--port <n>` given before it) when argv is a site command. */
 export function siteCommandArgs(argv: readonly string[]): string[] | undefined {
   if (argv[0] === 'site') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'site') return [...argv.slice(3), '--port', argv[1]]
+  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'site')
+    return [...argv.slice(3), '--port', argv[1]]
   if (argv[0]?.startsWith('--port=') && argv[1] === 'site') return [...argv.slice(2), argv[0]]
   return undefined
 }
@@ -25,7 +26,7 @@ export async function runSiteCommand(args: readonly string[]): Promise<void> {
   const port = '--port <port>'
   const portHelp = 'Port of a running daemon (default: BRIDGE_PORT, config.json, 9515)'
   cli
-    .command('list', "List turned-on sites and the tools sites declare in open tabs, with their permissions")
+    .command('list', 'List turned-on sites and the tools sites declare in open tabs, with their permissions')
     .alias('ls')
     .option('--json', 'Print JSON')
     .option(port, portHelp)
@@ -39,7 +40,7 @@ export async function runSiteCommand(args: readonly string[]): Promise<void> {
         '  auto binds what the site declares now: open the site first (the daemon must see the tool).',
     )
     .option(port, portHelp)
-    .action((origin: unknown, second: unknown, third: unknown, flags: SiteFlags) =>
+    .action((origin: string, second: string, third: string | undefined, flags: SiteFlags) =>
       third === undefined
         ? setSite(String(origin), undefined, String(second), flags)
         : setSite(String(origin), String(second), String(third), flags),

@@ -164,7 +164,11 @@ export class BackgroundApp {
             : isSiteKey(p.plugin)
               ? `declared by ${p.plugin}`
               : (plugin?.displayName ?? p.plugin)
-        this.approvals.add({ ...p, pluginDisplayName, ...(isSiteKey(p.plugin) ? { declaredBy: p.plugin } : {}) })
+        this.approvals.add({
+          ...p,
+          pluginDisplayName,
+          ...(isSiteKey(p.plugin) ? { declaredBy: p.plugin } : {}),
+        })
         break
       }
       case 'sites.changed':

@@ -59,6 +59,7 @@ export class SiteTools {
   private readonly frames = new Map<number, Map<number, FrameTools>>()
   private reportTimer: ReturnType<typeof setTimeout> | undefined
   private registration: Promise<void> = Promise.resolve()
+  private sending: Promise<void> = Promise.resolve()
   /** The http(s) origin of the active tab of the focused window: the panel offers its switch. */
   activeOrigin: string | undefined
 
@@ -71,7 +72,9 @@ export class SiteTools {
     chrome.webNavigation.onCommitted.addListener(({ tabId, frameId }) => this.dropFrames(tabId, frameId))
     const refreshActive = () => void this.refreshActive()
     chrome.tabs.onActivated.addListener(refreshActive)
-    chrome.tabs.onUpdated.addListener((_id, info, tab) => tab.active && info.url !== undefined && refreshActive())
+    chrome.tabs.onUpdated.addListener(
+      (_id, info, tab) => tab.active && info.url !== undefined && refreshActive(),
+    )
     chrome.windows.onFocusChanged.addListener(refreshActive)
     refreshActive()
   }
@@ -92,9 +95,11 @@ export class SiteTools {
     const removed = [...this.enabled].filter((o) => !next.has(o))
     this.enabled = next
     if (added.length || removed.length) {
-      this.registration = this.registration.then(() => this.register(added, removed)).catch((err: unknown) => {
-        recordExtensionLog('warning', `site tools: ${err instanceof Error ? err.message : String(err)}`)
-      })
+      this.registration = this.registration
+        .then(() => this.register(added, removed))
+        .catch((err: unknown) => {
+          recordExtensionLog('warning', `site tools: ${err instanceof Error ? err.message : String(err)}`)
+        })
     }
     this.changed()
   }
@@ -122,17 +127,35 @@ export class SiteTools {
       const frames = [...byFrame]
         .filter(([, f]) => this.enabled.has(f.origin))
         .slice(0, SITE_TOOL_LIMITS.framesPerTab)
-        .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.tools, ...(f.truncated ? { truncated: true } : {}) }))
+        .map(([frameId, f]) => ({
+          frameId,
+          origin: f.origin,
+          tools: f.tools,
+          ...(f.truncated ? { truncated: true } : {}),
+        }))
       if (frames.length === 0) continue
       const tab = await chrome.tabs.get(tabId).catch(() => undefined)
       if (!tab) continue
-      tabs.push({ tabId, url: (tab.url ?? '').slice(0, 2048), title: (tab.title ?? '').slice(0, 512), frames })
+      tabs.push({
+        tabId,
+        url: (tab.url ?? '').slice(0, 2048),
+        title: (tab.title ?? '').slice(0, 512),
+        frames,
+      })
     }
     return { tabs }
   }
 
+  /**
+   * Sends the full report. One at a time: building one awaits Chrome, and an older report finishing
+   * after a newer one would bring back tools that are gone (or hide new ones).
+   */
   sendReport(): void {
-    void this.report().then((r) => this.send(r))
+    this.sending = this.sending
+      .then(async () => {
+        this.send(await this.report())
+      })
+      .catch(() => undefined)
   }
 
   /** `tool.dispatch` for a site: runs `params.tool` (the declared name) of site `params.plugin`. */
@@ -154,7 +177,9 @@ export class SiteTools {
       log: () => undefined,
     }
     const declaring = [...this.frames].flatMap(([tabId, byFrame]) =>
-      [...byFrame].some(([, f]) => f.origin === origin && f.tools.some((t) => t.name === params.tool)) ? [tabId] : [],
+      [...byFrame].some(([, f]) => f.origin === origin && f.tools.some((t) => t.name === params.tool))
+        ? [tabId]
+        : [],
     )
     const candidates = params.tabId !== undefined ? declaring.filter((id) => id === params.tabId) : declaring
     if (candidates.length === 0)
@@ -164,9 +189,9 @@ export class SiteTools {
           ? `tab ${params.tabId} no longer declares this tool: the call did not run (it runs only in the tab it was approved for)`
           : `no open tab of ${origin} declares this tool now: open the site first`,
       )
-    const tabs = (await Promise.all(candidates.map((id) => chrome.tabs.get(id).catch(() => undefined)))).filter(
-      (t): t is chrome.tabs.Tab => t?.id !== undefined,
-    )
+    const tabs = (
+      await Promise.all(candidates.map((id) => chrome.tabs.get(id).catch(() => undefined)))
+    ).filter((t): t is chrome.tabs.Tab => t?.id !== undefined)
     const focused = await chrome.windows.getLastFocused().catch(() => undefined)
     const order = rankTabs(
       tabs.map((t) => ({
@@ -200,11 +225,19 @@ export class SiteTools {
     )
   }
 
-  private async run(tabId: number, frameId: number, name: string, input: unknown): Promise<{ text: string; truncated?: boolean }> {
+  private async run(
+    tabId: number,
+    frameId: number,
+    name: string,
+    input: unknown,
+  ): Promise<{ text: string; truncated?: boolean }> {
     const command: SiteToolsCommand = {
       siteTools: 'run',
       name,
-      input: typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {},
+      input:
+        typeof input === 'object' && input !== null && !Array.isArray(input)
+          ? (input as Record<string, unknown>)
+          : {},
     }
     let timer: ReturnType<typeof setTimeout> | undefined
     // The daemon's timeout answers the agent; this only lets go of a page that never settles.
@@ -223,7 +256,10 @@ export class SiteTools {
       clearTimeout(timer)
     }
     if (!reply || (!reply.ok && reply.gone === true))
-      throw new RpcError(JsonRpcErrorCode.tabClosed, 'the page closed, navigated away or dropped the tool while it ran')
+      throw new RpcError(
+        JsonRpcErrorCode.tabClosed,
+        'the page closed, navigated away or dropped the tool while it ran',
+      )
     if (!reply.ok) throw toolError(String(reply.message).slice(0, 2000), 'tool_error', 'site')
     return { text: String(reply.text), ...(reply.truncated ? { truncated: true } : {}) }
   }
@@ -266,11 +302,17 @@ export class SiteTools {
       const stop = frames.filter((f) => removed.includes(originOf(f.url) ?? '')).map((f) => f.frameId)
       if (start.length)
         await chrome.scripting
-          .executeScript({ target: { tabId: tab.id, frameIds: start }, files: [SCRIPT_FILE], world: 'ISOLATED' })
+          .executeScript({
+            target: { tabId: tab.id, frameIds: start },
+            files: [SCRIPT_FILE],
+            world: 'ISOLATED',
+          })
           .catch(() => undefined)
       for (const frameId of stop) {
         this.frames.get(tab.id)?.delete(frameId)
-        chrome.tabs.sendMessage(tab.id, { siteTools: 'stop' } satisfies SiteToolsCommand, { frameId }).catch(() => undefined)
+        chrome.tabs
+          .sendMessage(tab.id, { siteTools: 'stop' } satisfies SiteToolsCommand, { frameId })
+          .catch(() => undefined)
       }
     }
     if (removed.length) this.scheduleReport()

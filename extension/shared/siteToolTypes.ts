@@ -20,5 +20,4 @@ export type SiteToolsCommand =
 
 /** siteContent.js -> worker: the answer to `run`. */
 export type SiteToolsRunReply =
-  | { ok: true; text: string; truncated: boolean }
-  | { ok: false; message: string; gone?: boolean }
+  { ok: true; text: string; truncated: boolean } | { ok: false; message: string; gone?: boolean }

@@ -60,7 +60,12 @@ export function App() {
         connected={connected}
         onError={setError}
       />
-      <SiteList sites={state.sites} activeOrigin={state.activeOrigin} connected={connected} onError={setError} />
+      <SiteList
+        sites={state.sites}
+        activeOrigin={state.activeOrigin}
+        connected={connected}
+        onError={setError}
+      />
       <PluginStore plugins={state.plugins} connected={connected} onError={setError} />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />

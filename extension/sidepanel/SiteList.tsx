@@ -11,11 +11,14 @@ const HINTS: [keyof SiteToolState['annotations'], string][] = [
 ]
 
 function set(origin: string, tool: string | undefined, permission: Permission, onError: (m: string) => void) {
-  void command({ type: 'setSitePermission', origin, ...(tool !== undefined ? { tool } : {}), permission }).then(
-    (r) => {
-      if (!r.ok) onError(r.message)
-    },
-  )
+  void command({
+    type: 'setSitePermission',
+    origin,
+    ...(tool !== undefined ? { tool } : {}),
+    permission,
+  }).then((r) => {
+    if (!r.ok) onError(r.message)
+  })
 }
 
 function SiteTool({
@@ -117,7 +120,9 @@ export function SiteList({
                 <strong>{site.origin}</strong>{' '}
                 <span class="muted small">
                   {site.tools.length} tool{site.tools.length === 1 ? '' : 's'} declared
-                  {site.tabIds.length > 0 ? ` in ${site.tabIds.length} tab${site.tabIds.length === 1 ? '' : 's'}` : ''}
+                  {site.tabIds.length > 0
+                    ? ` in ${site.tabIds.length} tab${site.tabIds.length === 1 ? '' : 's'}`
+                    : ''}
                 </span>
               </span>
               <PermissionControl
@@ -131,7 +136,13 @@ export function SiteList({
             {site.tools.length > 0 && (
               <ul class="plain tools">
                 {site.tools.map((tool) => (
-                  <SiteTool key={tool.fullName} origin={site.origin} tool={tool} connected={connected} onError={onError} />
+                  <SiteTool
+                    key={tool.fullName}
+                    origin={site.origin}
+                    tool={tool}
+                    connected={connected}
+                    onError={onError}
+                  />
                 ))}
               </ul>
             )}

@@ -23,7 +23,8 @@ export function createSiteRegistry(deps: {
   skipPermissions(): boolean
 }): SiteRegistry {
   let report: SitesReport = EMPTY
-  let built: { report: SitesReport; sites: SitesConfig | undefined; skip: boolean; view: SitesView } | undefined
+  let built:
+    { report: SitesReport; sites: SitesConfig | undefined; skip: boolean; view: SitesView } | undefined
   return {
     view() {
       const sites = deps.sites()

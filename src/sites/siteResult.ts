@@ -30,7 +30,9 @@ export function markSiteOutcome(site: Pick<SiteTool, 'origin' | 'name'>, outcome
       },
     }
   }
-  const output = isSiteOutput(outcome.output) ? outcome.output : { text: JSON.stringify(outcome.output ?? null) }
+  const output = isSiteOutput(outcome.output)
+    ? outcome.output
+    : { text: JSON.stringify(outcome.output ?? null) }
   return {
     ok: true,
     output: {

@@ -12,7 +12,13 @@ import secureMeta from 'ajv/dist/refs/json-schema-secure.json' with { type: 'jso
 import type { Validation, Validator } from '../validation'
 
 const CACHE_MAX = 256
-const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false, logger: false, validateFormats: false })
+const ajv = new Ajv({
+  strict: false,
+  allErrors: false,
+  addUsedSchema: false,
+  logger: false,
+  validateFormats: false,
+})
 const isSecure = ajv.compile(secureMeta as object)
 const cache = new Map<string, ValidateFunction>()
 
@@ -69,13 +75,27 @@ export function compileSiteSchema(text: string | undefined, tooLong: boolean): V
   if (object.type !== undefined && object.type !== 'object')
     return { ok: false, message: 'its input schema does not describe an object (type must be "object")' }
   const regex = findKeyword(object, REGEX_KEYWORDS)
-  if (regex) return { ok: false, message: `its input schema uses "${regex}": bridge runs no regular expression from a page` }
+  if (regex)
+    return {
+      ok: false,
+      message: `its input schema uses "${regex}": bridge runs no regular expression from a page`,
+    }
   const forbidden = findKeyword(object, FORBIDDEN_KEYWORDS)
-  if (forbidden) return { ok: false, message: `its input schema uses "${forbidden}", which bridge does not accept from a page` }
+  if (forbidden)
+    return {
+      ok: false,
+      message: `its input schema uses "${forbidden}", which bridge does not accept from a page`,
+    }
   if (!ajv.validateSchema(object))
-    return { ok: false, message: `its input schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors).slice(0, 300)}` }
+    return {
+      ok: false,
+      message: `its input schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors).slice(0, 300)}`,
+    }
   if (!isSecure(object))
-    return { ok: false, message: `its input schema is unsafe to check: ${ajv.errorsText(isSecure.errors).slice(0, 300)}` }
+    return {
+      ok: false,
+      message: `its input schema is unsafe to check: ${ajv.errorsText(isSecure.errors).slice(0, 300)}`,
+    }
   const key = JSON.stringify(object)
   let check = cache.get(key)
   if (!check) {

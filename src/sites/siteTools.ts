@@ -54,8 +54,16 @@ export function declarationHash(tool: DeclaredSiteTool): string {
   const a = tool.annotations
   const hints = [a.readOnlyHint, a.untrustedContentHint, a.destructiveHint, a.consequentialHint]
   return createHash('sha256')
-    .update(JSON.stringify([tool.title, tool.description, tool.inputSchema ?? null, !!tool.schemaTooLong, hints]))
+    .update(
+      JSON.stringify([tool.title, tool.description, tool.inputSchema ?? null, !!tool.schemaTooLong, hints]),
+    )
     .digest('hex')
+}
+
+interface Found {
+  declared: DeclaredSiteTool
+  hash: string
+  tabs: TabInfo[]
 }
 
 const refuseAll: Validator = () => ({ ok: false, message: 'the tool is unavailable' })
@@ -74,17 +82,17 @@ export function buildSites(
   skipPermissions: boolean,
 ): SitesView {
   // origin -> declared name -> { the first declaration seen, the tabs declaring exactly it }
-  const found = new Map<string, Map<string, { declared: DeclaredSiteTool; hash: string; tabs: TabInfo[] }>>()
+  const found = new Map<string, Map<string, Found>>()
   for (const tab of report.tabs)
     for (const frame of tab.frames) {
       if (!isSiteEnabled(sites, frame.origin)) continue
-      const byName = found.get(frame.origin) ?? new Map()
+      const byName = found.get(frame.origin) ?? new Map<string, Found>()
       found.set(frame.origin, byName)
       for (const declared of frame.tools) {
         const hash = declarationHash(declared)
         const entry = byName.get(declared.name) ?? { declared, hash, tabs: [] }
         byName.set(declared.name, entry)
-        if (entry.hash === hash && !entry.tabs.some((t: TabInfo) => t.tabId === tab.tabId))
+        if (entry.hash === hash && !entry.tabs.some((t) => t.tabId === tab.tabId))
           entry.tabs.push({ tabId: tab.tabId, url: tab.url, title: tab.title, ready: true })
       }
     }
@@ -96,7 +104,13 @@ export function buildSites(
     let spent = 0
     for (const name of [...byName.keys()].sort()) {
       const { declared, hash, tabs } = byName.get(name)!
-      const resolution = resolveSiteToolPermission({ sites, origin, tool: name, declared: hash, skipPermissions })
+      const resolution = resolveSiteToolPermission({
+        sites,
+        origin,
+        tool: name,
+        declared: hash,
+        skipPermissions,
+      })
       const description = neutralizeText(declared.description, SITE_TOOL_LIMITS.listedDescriptionChars)
       const compiled = compileSiteSchema(declared.inputSchema, declared.schemaTooLong === true)
       const listedSchema = compiled.ok
@@ -126,7 +140,10 @@ export function buildSites(
       })
     }
   }
-  const origins = new Set([...Object.keys(sites ?? {}).filter((o) => isSiteEnabled(sites, o)), ...found.keys()])
+  const origins = new Set([
+    ...Object.keys(sites ?? {}).filter((o) => isSiteEnabled(sites, o)),
+    ...found.keys(),
+  ])
   const siteStates: SiteState[] = [...origins].sort().map((origin) => {
     const own = tools.filter((t) => t.origin === origin)
     return {

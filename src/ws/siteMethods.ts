@@ -20,9 +20,15 @@ export function createSiteMethods(deps: SiteMethodsDeps): Pick<MethodHandlers, '
     'config.setSitePermission': async ({ origin: given, tool, permission }) => {
       const origin = normalizeOrigin(given)
       if (origin === undefined || origin !== given)
-        throw new RpcError(JsonRpcErrorCode.invalidParams, 'origin must be an http(s) origin such as https://example.com')
+        throw new RpcError(
+          JsonRpcErrorCode.invalidParams,
+          'origin must be an http(s) origin such as https://example.com',
+        )
       if (tool === undefined) {
-        await deps.updateConfig((config) => ({ ...config, sites: withSitePermission(config.sites, origin, permission) }))
+        await deps.updateConfig((config) => ({
+          ...config,
+          sites: withSitePermission(config.sites, origin, permission),
+        }))
       } else {
         const seen = deps.catalog
           .siteStates()

@@ -68,15 +68,20 @@ export async function setSite(
 ): Promise<void> {
   const origin = normalizeOrigin(given)
   if (origin === undefined || origin !== given.replace(/\/$/, ''))
-    return fail(`"${neutralizeText(given, 200)}" is not an origin: give scheme, host and port only, e.g. https://todo.example`)
-  if (!PERMISSIONS.includes(value)) return fail(`permission must be off, ask or auto (got "${neutralizeText(value, 50)}")`)
+    return fail(
+      `"${neutralizeText(given, 200)}" is not an origin: give scheme, host and port only, e.g. https://todo.example`,
+    )
+  if (!PERMISSIONS.includes(value))
+    return fail(`permission must be off, ask or auto (got "${neutralizeText(value, 50)}")`)
   const permission = value as Permission
   const context = configContext(flags)
   const daemon = await runningDaemon(context)
   let declaredName: string | undefined
   let hash: string | undefined
   if (tool !== undefined) {
-    const seen = daemon?.sites.find((s) => s.origin === origin)?.tools.find((t) => t.name === tool || t.fullName === tool)
+    const seen = daemon?.sites
+      .find((s) => s.origin === origin)
+      ?.tools.find((t) => t.name === tool || t.fullName === tool)
     declaredName = seen?.name ?? tool
     hash = seen?.hash
     if (permission !== 'off' && !seen)
@@ -94,11 +99,15 @@ export async function setSite(
         ? withSitePermission(config.sites, origin, permission)
         : withSiteToolPermission(config.sites, origin, declaredName, permission, hash),
   }))
-  const what = declaredName === undefined ? origin : `${origin} ${neutralizeText(JSON.stringify(declaredName), 140)}`
+  const what =
+    declaredName === undefined ? origin : `${origin} ${neutralizeText(JSON.stringify(declaredName), 140)}`
   if (!written) return say(`unchanged: ${what} was already ${permission}`)
   say(`${what} = ${permission} (written to ${context.paths.configFile})`)
   if (daemon === null || context.secret === null) return
   const reloaded = await requestReload(context.port, context.secret)
   if (reloaded.ok) say('the running daemon re-read config.json')
-  else warn(`the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`)
+  else
+    warn(
+      `the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`,
+    )
 }
