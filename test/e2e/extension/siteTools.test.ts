@@ -188,7 +188,7 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     expect(config().sites?.[sites.a]?.tools?.add_todo).toEqual({ permission: 'auto', declared })
     const name = (await listedNames()).find((n) => n.endsWith('__add_todo'))!
     await expect
-      .poll(async () => (await listed()).find((t) => t.name === name)?.description.startsWith('[asks'))
+      .poll(async () => (await listed()).find((t) => t.name === name)?.description?.startsWith('[asks'))
       .toBe(false)
     const result = await call(name, { text: 'no approval needed' })
     expect(JSON.parse(textOf(result)).content).toBe('added: no approval needed')
