@@ -267,4 +267,36 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     )
     expect(registered).toEqual([`${sites.a}/*`])
   })
+  it('runs a site’s tool only in tabs the calling agent may act in: never in another agent’s tab group', async () => {
+    const added = await runCli(['client', 'add', 'alice-agent', '--json'], configDir, {
+      BRIDGE_PORT: String(daemon.port),
+    })
+    const { token } = JSON.parse(added.stdout) as { token: string }
+    const alice = await connectMcp({ url: daemon.url, secret: token }, 'alice-agent')
+    try {
+      const allowed = await runCli(
+        ['config', 'set', 'tool-permission.browser.browser_open_tab', 'auto'],
+        configDir,
+        { BRIDGE_PORT: String(daemon.port) },
+      )
+      expect(allowed.code).toBe(0)
+      await cli('set', sites.b, 'auto')
+      // The host page (open in a tab of no agent) is replaced by notes, opened by alice in her group.
+      await todo.close()
+      const opened = await alice.client.callTool({
+        name: 'browser_open_tab',
+        arguments: { url: `${sites.b}/notes` },
+      })
+      expect(opened.isError).toBeFalsy()
+      const name = `localhost-${new URL(sites.b).port}__search_notes`
+      await expect.poll(listedNames, { timeout: 15_000 }).toContain(name)
+      const refused = await call(name, { query: 'hers' })
+      expect(refused.isError).toBe(true)
+      expect(textOf(refused)).toMatch(/^\[tab_unavailable\].*tab group of "alice-agent", another agent/)
+      const hers = await alice.client.callTool({ name, arguments: { query: 'hers' } })
+      expect(JSON.parse(textOf(hers)).content).toBe('notes about hers')
+    } finally {
+      await alice.close()
+    }
+  })
 })
