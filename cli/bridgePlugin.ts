@@ -5,15 +5,15 @@
  */
 import { cac } from 'cac'
 import { resolve } from 'node:path'
-import { buildPlugin } from '../src/build/buildPlugin'
-import { cliPort } from '../src/build/cliPort'
-import { formatInspect, readBuiltManifest } from '../src/build/inspect'
-import { registerLocalPlugin } from '../src/build/registerLocal'
-import { requestReload, type ReloadOutcome } from '../src/build/requestReload'
-import { watchPlugin } from '../src/build/watch'
+import { buildPlugin } from '../src/authoring/buildPlugin'
+import { formatInspect, readBuiltManifest } from '../src/authoring/describeBuild'
+import { registerLocalPlugin } from '../src/authoring/registerLocal'
+import { requestReload, type ReloadOutcome } from '../src/authoring/requestReload'
+import { watchPlugin } from '../src/authoring/watch'
 import { configDirFromEnv } from '../src/config/paths'
 import { log } from '../src/log'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
+import { daemonTarget } from './shared/daemonTarget'
 
 interface BuildFlags {
   watch?: boolean
@@ -90,11 +90,8 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
   if (flags.reload !== false) {
     // The build is done and on disk: a daemon we cannot reach or talk to is worth a warning, not a failure.
     try {
-      const port = cliPort(flags.port, configDir)
-      report(
-        await requestReload({ configDir, port, pluginName: manifest.name, pluginDir: dir }),
-        manifest.name,
-      )
+      const { port, secret } = daemonTarget(flags.port, { configDir, brokenConfig: 'ignore' })
+      report(await requestReload({ port, secret, pluginName: manifest.name, pluginDir: dir }), manifest.name)
     } catch (error) {
       log.warn(
         `built, but could not ask the daemon to reload: ${error instanceof Error ? error.message : String(error)}`,

@@ -127,7 +127,7 @@ const extScripts = present({
   siteContent: 'extension/siteContent.ts',
   sidepanel: 'extension/sidepanel/main.tsx',
   // Page library of the built-in browser tools, injected into tabs from file.
-  builtinsPage: 'extension/builtins/page/index.ts',
+  builtinsPage: 'extension/builtins/pageLibrary/index.ts',
 })
 const extCommon = {
   outdir: at(`${out}/extension`),

@@ -8,12 +8,11 @@ import type { CAC } from 'cac'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 import { existsSync, readFileSync } from 'node:fs'
 import type { AuditEntry } from '../../src/audit/auditEntry'
-import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
-import { baseUrl, cliSecret, daemonFetch } from '../shared/daemonClient'
+import { baseUrl, daemonFetch } from '../shared/daemonClient'
+import { daemonTarget } from '../shared/daemonTarget'
 import { fail, say, warn } from '../shared/output'
-import { resolvePort } from '../../src/config/port'
 
 interface AuditFlags {
   port?: unknown
@@ -102,9 +101,7 @@ async function fromDaemon(
   flags: AuditFlags,
   filter: Filter,
 ): Promise<AuditEntry[] | null> {
-  const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
-  const port = resolvePort({ flag: flags.port, configPort })
-  const secret = cliSecret(paths)
+  const { port, secret } = daemonTarget(flags.port, { configDir: paths.dir })
   // The daemon filters by plugin and client; tool and --since are matched here, so ask for the whole
   // buffer then.
   const query = new URLSearchParams({

@@ -5,10 +5,7 @@
  * could read it), the port from --port / BRIDGE_PORT / config.json. Nothing but protocol on stdout.
  */
 import type { CAC } from 'cac'
-import { existsSync } from 'node:fs'
-import { readConfigFile } from '../../src/config/configFile'
-import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
-import { resolvePort } from '../../src/config/port'
+import { daemonPort } from '../shared/daemonTarget'
 import { baseUrl } from '../shared/daemonClient'
 import { errorText, fail, warn } from '../shared/output'
 
@@ -26,9 +23,7 @@ async function mcp(flags: { port?: unknown }): Promise<void> {
     )
   let port: number
   try {
-    const paths = bridgePaths(configDirFromEnv())
-    const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
-    port = resolvePort({ flag: flags.port, configPort })
+    port = daemonPort(flags.port).port
   } catch (error) {
     return fail(errorText(error))
   }

@@ -3,13 +3,11 @@
  */
 import type { CAC } from 'cac'
 import { neutralizeText } from '../../src/protocol/untrustedText'
-import { existsSync } from 'node:fs'
-import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
-import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
+import { baseUrl, fetchHealth } from '../shared/daemonClient'
+import { daemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
-import { resolvePort } from '../../src/config/port'
 
 interface StatusFlags {
   port?: unknown
@@ -28,9 +26,7 @@ export async function status(flags: StatusFlags): Promise<void> {
   let port: number
   let secret: string | null
   try {
-    const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
-    port = resolvePort({ flag: flags.port, configPort })
-    secret = cliSecret(paths)
+    ;({ port, secret } = daemonTarget(flags.port, { configDir: paths.dir }))
   } catch (error) {
     return fail(errorText(error))
   }

@@ -6,11 +6,10 @@
 import type { CAC } from 'cac'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { existsNoFollow, readFileNoFollow } from '../../src/config/privateFiles'
-import { readConfigFile } from '../../src/config/configFile'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
-import { baseUrl, cliSecret, fetchHealth } from '../shared/daemonClient'
+import { baseUrl, fetchHealth } from '../shared/daemonClient'
+import { daemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
-import { resolvePort } from '../../src/config/port'
 import { isProcessAlive } from '../../src/config/processAlive'
 
 interface StopFlags {
@@ -31,9 +30,7 @@ async function stop(flags: StopFlags): Promise<void> {
   let port: number
   let secret: string | null
   try {
-    const configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
-    port = resolvePort({ flag: flags.port, configPort })
-    secret = cliSecret(paths)
+    ;({ port, secret } = daemonTarget(flags.port, { configDir: paths.dir }))
   } catch (error) {
     return fail(errorText(error))
   }

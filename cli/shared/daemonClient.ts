@@ -9,9 +9,6 @@
  *   if (!res.ok) fail(res.message)   // 'not_running' or 'impostor', with a message for the user
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { readSecret } from '../../src/config/auth'
-import type { BridgePaths } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
 import { LOOPBACK_HOST, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
 
@@ -20,11 +17,6 @@ export type DaemonProblem = { ok: false; reason: 'not_running' | 'impostor'; mes
 export type HealthResult =
   | { ok: true; health: HealthPayload }
   | { ok: false; reason: 'not_running' | 'impostor' | 'unauthorized' | 'error'; message: string }
-
-/** The secret, or null when auth.json does not exist yet. Throws on a broken file. */
-export function cliSecret(paths: BridgePaths): string | null {
-  return existsSync(paths.authFile) ? readSecret(paths.authFile) : null
-}
 
 export function baseUrl(port: number): string {
   return `http://${LOOPBACK_HOST}:${port}`

@@ -5,25 +5,19 @@
  * `sync.full` brings back the plugins.
  */
 import { BRIDGE_VERSION, BROWSER_PLUGIN, PROTOCOL_VERSION } from '../../src/protocol/constants'
-import type {
-  ClientRequestName,
-  FailedPlugin,
-  PluginState,
-  ServerNotifications,
-  ToolState,
-} from '../../src/protocol'
+import type { ClientRequestName, FailedPlugin, ServerNotifications, ToolState } from '../../src/protocol'
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
 import { configureBuiltins, recordExtensionLog } from '../builtins'
 import { AdapterScripts } from './adapterScripts'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
-import { dispatchTool, runningDispatches, type DispatchParams } from './dispatcher'
+import { dispatchTool, runningDispatches } from './dispatcher'
 import { proveDaemon } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
 import { LogRelay, RateWindow, type LogEntry } from './logRelay'
+import { runNotification, runRequest, type DaemonMethods } from './methods'
 import { PanelHub } from './panelHub'
-import { RpcError } from './rpc'
 import { TabTracker } from './tabTracker'
 import { isSiteKey, SiteTools } from './siteTools'
 
@@ -55,6 +49,7 @@ export class BackgroundApp {
     { dispatchId: string; plugin: string; tool: string; startedAt: number }
   >()
   readonly ready: Promise<void>
+  private readonly methods = this.daemonMethods()
 
   constructor() {
     this.panels = new PanelHub(() => this.panelState())
@@ -100,8 +95,8 @@ export class BackgroundApp {
         )
         this.panels.publish()
       },
-      onNotification: (method, params) => this.onNotification(method, params),
-      onRequest: (method, params) => this.onRequest(method, params),
+      onNotification: (method, params) => runNotification(this.methods, method, params),
+      onRequest: (method, params) => runRequest(this.methods, method, params),
       onProblem: (message) => recordExtensionLog('warning', `daemon message ignored: ${message}`),
     })
     configureBuiltins({
@@ -138,61 +133,65 @@ export class BackgroundApp {
 
   // ---- from the daemon --------------------------------------------------------------------------
 
-  private onNotification(method: string, params: unknown): void {
-    switch (method) {
-      case 'sync.full':
-        void this.onSyncFull(params as Notif<'sync.full'>)
-        break
-      case 'plugin.update':
-        void this.tracker.updatePlugin(params as PluginState).then(() => this.panels.publish())
-        break
-      case 'plugins.changed': {
-        const p = params as Notif<'plugins.changed'>
-        this.failedPlugins = p.failedPlugins
-        if (p.browserTools) this.browserTools = p.browserTools
-        if (p.skipPermissions !== undefined) this.skipPermissions = p.skipPermissions
-        void this.tracker.setPlugins(p.plugins).then(() => this.panels.publish())
-        this.panels.publish()
-        break
-      }
-      case 'confirmation.request': {
-        const p = params as Notif<'confirmation.request'>
-        const plugin = this.tracker.plugin(p.plugin)
-        const pluginDisplayName =
-          p.plugin === BROWSER_PLUGIN
-            ? 'Built-in browser tools'
-            : isSiteKey(p.plugin)
-              ? `declared by ${p.plugin}`
-              : (plugin?.displayName ?? p.plugin)
-        this.approvals.add({
-          ...p,
-          pluginDisplayName,
-          ...(isSiteKey(p.plugin) ? { declaredBy: p.plugin } : {}),
-        })
-        break
-      }
-      case 'sites.changed':
-        this.sites.setSites((params as Notif<'sites.changed'>).sites)
-        break
-      case 'confirmation.cancel':
-        this.approvals.remove((params as Notif<'confirmation.cancel'>).id)
-        break
-      case 'tool.invocationStart': {
-        const p = params as Notif<'tool.invocationStart'>
-        this.running.set(p.dispatchId, { ...p, startedAt: Date.now() })
-        this.panels.publish()
-        break
-      }
-      case 'tool.invocationEnd':
-        this.running.delete((params as Notif<'tool.invocationEnd'>).dispatchId)
-        this.auditRevision++
-        this.panels.publish()
-        break
-      case 'extension.reload':
-        chrome.runtime.reload()
-        break
-      case 'pong':
-        break
+  /**
+   * The handler table for everything the daemon sends (./methods.ts): typed from src/protocol, so a
+   * method the protocol names with no handler here fails to compile.
+   */
+  private daemonMethods(): DaemonMethods {
+    return {
+      notifications: {
+        'sync.full': (p) => void this.onSyncFull(p),
+        'plugin.update': (p) => void this.tracker.updatePlugin(p).then(() => this.panels.publish()),
+        'plugins.changed': (p) => {
+          this.failedPlugins = p.failedPlugins
+          if (p.browserTools) this.browserTools = p.browserTools
+          if (p.skipPermissions !== undefined) this.skipPermissions = p.skipPermissions
+          void this.tracker.setPlugins(p.plugins).then(() => this.panels.publish())
+          this.panels.publish()
+        },
+        'confirmation.request': (p) => {
+          const plugin = this.tracker.plugin(p.plugin)
+          const site = isSiteKey(p.plugin)
+          const pluginDisplayName =
+            p.plugin === BROWSER_PLUGIN
+              ? 'Built-in browser tools'
+              : site
+                ? `declared by ${p.plugin}`
+                : (plugin?.displayName ?? p.plugin)
+          this.approvals.add({ ...p, pluginDisplayName, ...(site ? { declaredBy: p.plugin } : {}) })
+        },
+        'sites.changed': (p) => this.sites.setSites(p.sites),
+        'confirmation.cancel': (p) => this.approvals.remove(p.id),
+        'tool.invocationStart': (p) => {
+          this.running.set(p.dispatchId, { ...p, startedAt: Date.now() })
+          this.panels.publish()
+        },
+        'tool.invocationEnd': (p) => {
+          this.running.delete(p.dispatchId)
+          this.auditRevision++
+          this.panels.publish()
+        },
+        'extension.reload': () => chrome.runtime.reload(),
+        pong: () => undefined,
+      },
+      requests: {
+        'tool.dispatch': (params) =>
+          // A site's own tool (WebMCP): its plugin field is the site's origin (./siteTools.ts).
+          isSiteKey(params.plugin)
+            ? this.sites.dispatch(params)
+            : dispatchTool(params, this.tracker, this.browserTools, {
+                progress: (dispatchId, progress, total, message) =>
+                  this.sendProgress(dispatchId, progress, total, message),
+                log: (plugin, level, message, data) =>
+                  this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+                beforeResult: () => this.logs.flush(),
+              }),
+        'plugin.uninstall': (params) => {
+          this.tracker.removePlugin(params.name)
+          this.panels.publish()
+          return Promise.resolve({ ok: true })
+        },
+      },
     }
   }
 
@@ -216,25 +215,6 @@ export class BackgroundApp {
     this.sites.sendReport()
     this.logs.flush()
     this.panels.publish()
-  }
-
-  private async onRequest(method: string, params: unknown): Promise<unknown> {
-    if (method === 'tool.dispatch' && isSiteKey((params as DispatchParams).plugin))
-      return this.sites.dispatch(params as DispatchParams)
-    if (method === 'tool.dispatch')
-      return dispatchTool(params as DispatchParams, this.tracker, this.browserTools, {
-        progress: (dispatchId, progress, total, message) =>
-          this.sendProgress(dispatchId, progress, total, message),
-        log: (plugin, level, message, data) =>
-          this.logs.add({ plugin, level, message, data, ts: Date.now() }),
-        beforeResult: () => this.logs.flush(),
-      })
-    if (method === 'plugin.uninstall') {
-      this.tracker.removePlugin((params as { name: string }).name)
-      this.panels.publish()
-      return { ok: true }
-    }
-    throw new RpcError(-32601, `Method not found: ${method}`)
   }
 
   // ---- from pages (the content-script relay) ----------------------------------------------------

@@ -6,7 +6,7 @@
 import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { notFound, sleep } from './errors'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs = 'consoleLogs'> = BrowserToolInput<(typeof defs)[K]>
 type Level = 'debug' | 'info' | 'warning' | 'error'

@@ -1,5 +1,5 @@
 import type { LogLevel } from '../../src/protocol/messages'
-import type { BrowserToolDefinition, BrowserToolInput } from '../../src/tools'
+import type { BrowserToolDefinition, BrowserToolGroups, BrowserToolInput } from '../../src/tools'
 
 /** What the dispatcher hands a built-in tool: its dispatch id, the caller, progress reports and logs. */
 export interface BuiltinContext {
@@ -20,3 +20,9 @@ export type BuiltinHandler = (input: never, ctx: BuiltinContext) => Promise<unkn
 export type Handlers<D extends Record<string, BrowserToolDefinition>> = {
   [K in keyof D]: (input: BrowserToolInput<D[K]>, ctx: BuiltinContext) => Promise<unknown>
 }
+
+/**
+ * The one table of built-in handlers (./index.ts): `extension/builtins/<group>.ts` for each
+ * `src/tools/<group>.ts`. A group or a tool with a definition and no handler does not type-check.
+ */
+export type HandlerTable = { [G in keyof BrowserToolGroups]: Handlers<BrowserToolGroups[G]> }

@@ -2,7 +2,7 @@
 import type { storage as defs, BrowserToolInput } from '../../src/tools'
 import { forgetDialog, withDebugger } from './debuggerSession'
 import { messageOf, notFound } from './errors'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In = BrowserToolInput<typeof defs.handleDialog>
 

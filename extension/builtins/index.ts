@@ -7,37 +7,41 @@
 import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
 import { OTHER_AGENT_FIELD } from '../../src/tools/common'
 import { assertMayAct, otherOwner } from './agentGroups'
-import type { BuiltinContext, BuiltinHandler, Handlers } from './context'
+import type { BuiltinContext, BuiltinHandler, HandlerTable } from './context'
 import { openDialogs } from './debuggerSession'
-import { devtoolsHandlers } from './devtoolsTools'
-import { emulationHandlers } from './emulationTools'
+import { devtoolsHandlers } from './devtools'
+import { emulationHandlers } from './emulation'
 import { BuiltinToolError, internal } from './errors'
 import { recordExtensionLog } from './extensionLog'
-import { extensionHandlers, hooks, type BuiltinHooks } from './extensionTools'
-import { formHandlers } from './formTools'
-import { inputHandlers } from './inputTools'
-import { mouseHandlers } from './mouseTools'
-import { networkHandlers } from './networkExtras'
-import { pageHandlers } from './pageTools'
-import { readingHandlers } from './readingTools'
-import { scriptHandlers } from './scriptTools'
-import { storageHandlers } from './storageTools'
-import { resolveTab } from './tabs'
-import { tabHandlers } from './tabTools'
-import { windowHandlers } from './windowTools'
+import { extensionHandlers, hooks, type BuiltinHooks } from './extension'
+import { formsHandlers } from './forms'
+import { inputHandlers } from './input'
+import { mouseHandlers } from './mouse'
+import { networkHandlers } from './network'
+import { pageHandlers } from './page'
+import { readingHandlers } from './reading'
+import { scriptHandlers } from './script'
+import { storageHandlers } from './storage'
+import { resolveTab } from './tabLookup'
+import { tabsHandlers } from './tabs'
+import { windowsHandlers } from './windows'
 
 export type { BuiltinContext } from './context'
 export { BuiltinToolError } from './errors'
 export { recordExtensionLog } from './extensionLog'
 
-/** One handler map per definition module of src/tools; the type requires every group and every tool. */
-const GROUPS: { [G in keyof BrowserToolGroups]: Handlers<BrowserToolGroups[G]> } = {
-  tabs: tabHandlers,
-  windows: windowHandlers,
+/**
+ * The one handler table: `extension/builtins/<group>.ts` holds the handlers of `src/tools/<group>.ts`.
+ * The mapped type requires every group and, through `Handlers`, every tool of it: a definition with
+ * no handler is a type error. The other files here are helpers the handlers share.
+ */
+const GROUPS: HandlerTable = {
+  tabs: tabsHandlers,
+  windows: windowsHandlers,
   page: pageHandlers,
   reading: readingHandlers,
   input: inputHandlers,
-  forms: formHandlers,
+  forms: formsHandlers,
   mouse: mouseHandlers,
   devtools: devtoolsHandlers,
   network: networkHandlers,

@@ -11,7 +11,7 @@ import {
   restricted,
   withTimeout,
 } from './errors'
-import { tabIdOf } from './tabs'
+import { tabIdOf } from './tabLookup'
 
 export const PAGE_LIBRARY_FILE = 'builtinsPage.js'
 const PAGE_OP_TIMEOUT_MS = 15_000

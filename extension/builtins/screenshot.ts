@@ -6,7 +6,7 @@ import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { invalid, isRestrictedUrl, restricted, withTimeout } from './errors'
 import { locateElement } from './frames'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildPlugin } from '../../src/build/buildPlugin'
+import { buildPlugin } from '../../src/authoring/buildPlugin'
 import { discoverPlugins } from '../../src/plugins'
 import { iconSvgProblem } from '../../src/plugins/iconSvg'
 import { copyFixture } from '../fixtures/plugins'

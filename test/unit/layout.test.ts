@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -96,5 +96,47 @@ describe('module boundaries of DESIGN.md', () => {
         ? /^(preact|@sinclair\/typebox)/.test(spec)
         : /^(extension|src\/(protocol|rpc|sdk|tools))\b/.test(r))
     expect(violations(['extension'], ok)).toEqual([])
+  })
+})
+
+describe('one shape per extension point', () => {
+  const names = (dir: string) => readdirSync(join(root, dir)).filter((n) => n.endsWith('.ts'))
+  const groups = names('src/tools')
+    .map((n) => n.replace(/\.ts$/, ''))
+    .filter((n) => !['common', 'define', 'index'].includes(n))
+
+  it('each src/tools/<group>.ts has its handlers in extension/builtins/<group>.ts', () => {
+    expect(groups.length).toBeGreaterThan(10)
+    const missing = groups.filter((group) => {
+      const file = join(root, 'extension', 'builtins', `${group}.ts`)
+      return (
+        !existsSync(file) || !readFileSync(file, 'utf8').includes(`export const ${group}Handlers: Handlers<`)
+      )
+    })
+    expect(missing).toEqual([])
+  })
+
+  it('only cli/shared/daemonTarget.ts reads the port and the secret for commands that talk to the daemon', () => {
+    // `bridge start` and `bridge doctor` read config.json and auth.json themselves (they create or check them).
+    const own = /^cli\/(shared\/daemonTarget\.ts|commands\/start\.ts|commands\/doctor(\.ts|\/))/
+    const reads = ['cli', 'src/authoring']
+      .flatMap(sourceFiles)
+      .filter(
+        (file) =>
+          !own.test(file) && /\b(resolvePort|readSecret)\(/.test(readFileSync(join(root, file), 'utf8')),
+      )
+    expect(reads).toEqual([])
+  })
+
+  it('plugin authoring lives in src/authoring and its tests mirror it; src/inspect.ts is the only inspect.ts', () => {
+    expect(existsSync(join(root, 'src', 'build'))).toBe(false)
+    const sources = new Set(names('src/authoring').map((n) => n.replace(/\.ts$/, '')))
+    const unmatched = names('test/unit/authoring')
+      .map((n) => n.replace(/\.test\.ts$/, ''))
+      .filter((n) => !sources.has(n))
+    expect(unmatched).toEqual([])
+    expect(['src', 'cli'].flatMap(sourceFiles).filter((f) => f.endsWith('/inspect.ts'))).toEqual([
+      'src/inspect.ts',
+    ])
   })
 })

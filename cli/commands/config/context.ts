@@ -2,12 +2,9 @@
  * What every `bridge config` subcommand starts from: the paths, the port a running daemon would use,
  * the secret, and a way to ask that daemon to re-read its files (`POST /reload`).
  */
-import { existsSync } from 'node:fs'
-import { readConfigFile } from '../../../src/config/configFile'
-import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../../src/config/paths'
 import type { HealthPayload } from '../../../src/http/health'
-import { baseUrl, cliSecret, daemonFetch, fetchHealth } from '../../shared/daemonClient'
-import { resolvePort } from '../../../src/config/port'
+import { baseUrl, daemonFetch, fetchHealth } from '../../shared/daemonClient'
+import { daemonTarget, type DaemonTarget } from '../../shared/daemonTarget'
 
 export interface ConfigFlags {
   port?: unknown
@@ -17,23 +14,11 @@ export interface ConfigFlags {
   confirm?: boolean
 }
 
-export interface ConfigContext {
-  paths: BridgePaths
-  port: number
-  secret: string | null
-}
+export type ConfigContext = DaemonTarget
 
 /** Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port. */
 export function configContext(flags: ConfigFlags): ConfigContext {
-  const paths = bridgePaths(configDirFromEnv())
-  let configPort: number | undefined
-  try {
-    configPort = existsSync(paths.configFile) ? readConfigFile(paths.configFile).port : undefined
-  } catch {
-    configPort = undefined
-  }
-  const port = resolvePort({ flag: flags.port, configPort })
-  return { paths, port, secret: cliSecret(paths) }
+  return daemonTarget(flags.port, { brokenConfig: 'ignore' })
 }
 
 /** The running daemon's full /health, or null when none answers with this secret. */

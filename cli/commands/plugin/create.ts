@@ -5,9 +5,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { scaffoldPlugin } from '../../../src/build/scaffold'
-import { sdkDir } from '../../../src/build/sdkLocation'
-import { pluginNameProblem } from '../../../src/build/readPackage'
+import { scaffoldPlugin } from '../../../src/authoring/scaffold'
+import { sdkDir } from '../../../src/authoring/sdkLocation'
+import { pluginNameProblem } from '../../../src/authoring/readPackage'
 import { pluginNameFromPackage } from '../../../src/protocol/constants'
 import { log } from '../../../src/log'
 

@@ -4,14 +4,13 @@
  */
 import { existsSync } from 'node:fs'
 import { neutralizeText } from '../../../src/protocol/untrustedText'
-import { cliPort } from '../../../src/build/cliPort'
-import { readSecret } from '../../../src/config/auth'
 import { readConfigFile } from '../../../src/config/configFile'
-import { bridgePaths, configDirFromEnv } from '../../../src/config/paths'
+import { configDirFromEnv } from '../../../src/config/paths'
 import { log } from '../../../src/log'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import type { FailedPlugin } from '../../../src/protocol/manifest'
 import { daemonFetch } from '../../shared/daemonClient'
+import { daemonTarget } from '../../shared/daemonTarget'
 
 export interface ListFlags {
   json?: boolean
@@ -41,9 +40,8 @@ export async function listPlugins(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PluginList> {
   const configDir = configDirFromEnv(env)
-  const paths = bridgePaths(configDir)
-  const port = cliPort(flags.port, configDir, env)
-  const online = await fromDaemon(port, paths.authFile)
+  const { paths, port, secret } = daemonTarget(flags.port, { configDir, env, brokenConfig: 'ignore' })
+  const online = await fromDaemon(port, secret)
   if (online) return online
   const config = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : { localPlugins: [] }
   const snapshot = await discoverPlugins({ configDir, config, env, syncAdapters: false })
@@ -62,8 +60,7 @@ export async function listPlugins(
   }
 }
 
-async function fromDaemon(port: number, authFile: string): Promise<PluginList | undefined> {
-  const secret = existsSync(authFile) ? readSecret(authFile) : null
+async function fromDaemon(port: number, secret: string | null): Promise<PluginList | undefined> {
   try {
     const result = await daemonFetch(port, secret, '/health', { timeoutMs: 3_000 })
     if (!result.ok) return undefined

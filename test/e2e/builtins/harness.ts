@@ -52,7 +52,7 @@ const root = join(import.meta.dirname, '..', '..', '..')
 async function bundleTestWorker(dir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
   await build({
-    entryPoints: [join(root, 'extension', 'builtins', 'page', 'index.ts')],
+    entryPoints: [join(root, 'extension', 'builtins', 'pageLibrary', 'index.ts')],
     outfile: join(dir, 'builtinsPage.js'),
     bundle: true,
     format: 'iife',

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildPlugin } from '../../../src/build/buildPlugin'
+import { buildPlugin } from '../../../src/authoring/buildPlugin'
 import { copyFixture, tempDir } from '../../fixtures/plugins'
 import { createPageStub } from '../../fixtures/plugins/pageStub'
 

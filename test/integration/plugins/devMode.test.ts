@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildPlugin } from '../../../src/build/buildPlugin'
+import { buildPlugin } from '../../../src/authoring/buildPlugin'
 import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { copyFixture, copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 

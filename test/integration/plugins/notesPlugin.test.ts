@@ -2,7 +2,7 @@
 // against the real demo site: what the extension does in a tab, minus the browser.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startDemoSite } from '../../../examples/demo-site/server.mjs'
-import { buildPlugin } from '../../../src/build/buildPlugin'
+import { buildPlugin } from '../../../src/authoring/buildPlugin'
 import type { PageAdapter } from '../../../src/protocol/adapter'
 import { copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
 import { createPageStub, demoLogin, type PageStub } from '../../fixtures/plugins/pageStub'

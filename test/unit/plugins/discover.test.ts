@@ -13,7 +13,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { buildPlugin } from '../../../src/build/buildPlugin'
+import { buildPlugin } from '../../../src/authoring/buildPlugin'
 import { discoverPlugins } from '../../../src/plugins'
 import { createPluginLoadCache } from '../../../src/plugins/loadCache'
 import { copyFixture, copyPlugin, FIXTURES_DIR, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'

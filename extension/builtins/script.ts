@@ -6,7 +6,7 @@ import type { script as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { withDebugger } from './debuggerSession'
 import { isRestrictedUrl, restricted, withTimeout } from './errors'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

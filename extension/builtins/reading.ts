@@ -4,7 +4,7 @@ import type { Handlers } from './context'
 import { invalid } from './errors'
 import { snapshotWithFrames } from './frames'
 import { runInPage } from './pageScript'
-import { resolveTab } from './tabs'
+import { resolveTab } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

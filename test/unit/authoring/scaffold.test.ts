@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { scaffoldPlugin, urlPatternsFor } from '../../../src/build/scaffold'
+import { scaffoldPlugin, urlPatternsFor } from '../../../src/authoring/scaffold'
 
 const base = { sdkEntry: '/opt/bridge/src/sdk/index.ts' }
 

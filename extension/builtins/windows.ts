@@ -3,7 +3,7 @@ import type { windows as defs, BrowserToolInput } from '../../src/tools'
 import { adoptTab, agentGroups } from './agentGroups'
 import type { BuiltinContext, Handlers } from './context'
 import { invalid, notFound } from './errors'
-import { resolveTab, waitForLoad } from './tabs'
+import { resolveTab, waitForLoad } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 
@@ -159,7 +159,7 @@ async function ungroupTabs(input: In<'ungroupTabs'>) {
   return { ungrouped: input.tabIds }
 }
 
-export const windowHandlers: Handlers<typeof defs> = {
+export const windowsHandlers: Handlers<typeof defs> = {
   tabInfo,
   listWindows,
   createWindow,

@@ -6,10 +6,10 @@ import type { Handlers } from './context'
 import { withDebugger, type Cdp } from './debuggerSession'
 import { invalid, withTimeout, sleep } from './errors'
 import { locateElement } from './frames'
-import { afterAction } from './inputTools'
+import { afterAction } from './input'
 import { keyDefinition, MODIFIER_BITS } from './keys'
 import { runInPage } from './pageScript'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 import { heldModifiers, insertText as cdpInsertText, mouseClick, mouseMove } from './trustedInput'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
@@ -234,7 +234,7 @@ async function keyUp(input: In<'keyUp'>) {
   return { up: input.key, focused: await focused(tab) }
 }
 
-export const formHandlers: Handlers<typeof defs> = {
+export const formsHandlers: Handlers<typeof defs> = {
   fillForm,
   setChecked,
   uploadFile,

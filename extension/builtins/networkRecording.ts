@@ -3,10 +3,10 @@ import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import type { devtools as defs, BrowserToolInput } from '../../src/tools'
 import { notFound } from './errors'
 import { credentialsAllowed } from './credentialRedaction'
-import { hooks } from './extensionTools'
+import { hooks } from './extension'
 import { captureOf, startCapture, stopCapture, type RecordedRequest } from './networkCapture'
-import { recordWebSockets, stopWebSockets } from './networkExtras'
-import { resolveTab, tabIdOf } from './tabs'
+import { recordWebSockets, stopWebSockets } from './network'
+import { resolveTab, tabIdOf } from './tabLookup'
 import { isRestrictedUrl, restricted } from './errors'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>

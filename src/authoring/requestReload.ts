@@ -4,9 +4,6 @@
  * error: it discovers the plugin when it starts. A daemon in dev mode is left alone: it watches the
  * build output and reloads by itself.
  */
-import { existsSync } from 'node:fs'
-import { readSecret } from '../config/auth'
-import { bridgePaths } from '../config/paths'
 import { daemonFetch, type DaemonProblem } from '../../cli/shared/daemonClient'
 
 export type ReloadOutcome =
@@ -21,13 +18,13 @@ export type ReloadOutcome =
 const RELOAD_TIMEOUT_MS = 15_000
 
 export async function requestReload(opts: {
-  configDir: string
   port: number
+  /** From auth.json (cli/shared/daemonTarget.ts); null when there is none. */
+  secret: string | null
   pluginName: string
   pluginDir: string
 }): Promise<ReloadOutcome> {
-  const { authFile } = bridgePaths(opts.configDir)
-  const secret = existsSync(authFile) ? readSecret(authFile) : null
+  const { secret } = opts
   const problem = (p: DaemonProblem): ReloadOutcome =>
     p.reason === 'impostor'
       ? { kind: 'impostor', port: opts.port, message: p.message }

@@ -5,7 +5,7 @@ import type { storage as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { invalid, messageOf, notFound, sleep, timedOut } from './errors'
 import { runInPage } from './pageScript'
-import { resolveTab } from './tabs'
+import { resolveTab } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

@@ -2,7 +2,7 @@
 import type { devtools as defs } from '../../src/tools'
 import { consoleClear, consoleLogs, consoleMessage } from './consoleLogs'
 import type { Handlers } from './context'
-import { networkExportHar, networkRequests, networkStart, networkStop } from './networkTools'
+import { networkExportHar, networkRequests, networkStart, networkStop } from './networkRecording'
 import { savePdf, screenshot } from './screenshot'
 
 export const devtoolsHandlers: Handlers<typeof defs> = {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { describe, expect, it } from 'vitest'
-import { serializeSchema } from '../../../src/build/serializeSchema'
+import { serializeSchema } from '../../../src/authoring/serializeSchema'
 
 const message = (schema: unknown) => {
   const result = serializeSchema(schema, 'tool "t" input')

@@ -6,7 +6,7 @@ import type { emulation as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { holdDebugger, releaseDebugger, withDebugger, type Cdp } from './debuggerSession'
 import { invalid, isRestrictedUrl, restricted } from './errors'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

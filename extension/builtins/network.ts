@@ -9,7 +9,7 @@ import { holdDebugger, onSessionDetached, releaseDebugger, withDebugger, type Cd
 import { invalid, isRestrictedUrl, messageOf, notFound, restricted } from './errors'
 import { isCredentialParam, REDACTED } from './credentialRedaction'
 import { captureOf } from './networkCapture'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

@@ -5,7 +5,7 @@ import type { BuiltinContext } from './context'
 import { BuiltinToolError, invalid, sleep, timedOut } from './errors'
 import { snapshotWithFrames } from './frames'
 import { runInPage } from './pageScript'
-import { getTab, resolveTab, tabIdOf } from './tabs'
+import { getTab, resolveTab, tabIdOf } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 

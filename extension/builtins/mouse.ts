@@ -3,7 +3,7 @@ import type { mouse as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { withDebugger, type Cdp } from './debuggerSession'
 import { runInPage } from './pageScript'
-import { resolveTab, tabIdOf } from './tabs'
+import { resolveTab, tabIdOf } from './tabLookup'
 import { heldModifiers, mouseClick, mouseMove } from './trustedInput'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>

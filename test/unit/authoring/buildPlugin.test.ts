@@ -1,8 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { buildPlugin } from '../../../src/build/buildPlugin'
-import { PluginBuildError } from '../../../src/build/errors'
+import { buildPlugin } from '../../../src/authoring/buildPlugin'
+import { PluginBuildError } from '../../../src/authoring/errors'
 import { SDK_VERSION } from '../../../src/protocol/constants'
 import { copyFixture, tempDir, type FixtureName } from '../../fixtures/plugins'
 

@@ -6,7 +6,7 @@ import { withDebugger } from './debuggerSession'
 import { invalid, sleep } from './errors'
 import { locateElement, type Located } from './frames'
 import { runInPage } from './pageScript'
-import { getTab, resolveTab, tabIdOf, waitForLoad } from './tabs'
+import { getTab, resolveTab, tabIdOf, waitForLoad } from './tabLookup'
 import { insertText, modifierBits, mouseClick, mouseMove, pressCombination } from './trustedInput'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
