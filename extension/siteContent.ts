@@ -24,6 +24,8 @@ interface ModelContext extends EventTarget {
 }
 
 const FLAG = '__bridgeSiteToolsInstalled'
+/** Set by the running copy: a second injection (worker restarted, site turned on again) resumes it. */
+const RESUME = '__bridgeSiteToolsResume'
 const scope = globalThis as Record<string, unknown>
 const REPORT_DELAY_MS = 50
 
@@ -50,7 +52,10 @@ function annotationsOf(value: unknown): SiteToolAnnotations {
   return out
 }
 
-if (scope[FLAG] !== true) {
+if (scope[FLAG] === true) {
+  const resume = scope[RESUME]
+  if (typeof resume === 'function') (resume as () => void)()
+} else {
   scope[FLAG] = true
   const context = (document as unknown as { modelContext?: ModelContext }).modelContext
   let stopped = false
@@ -108,6 +113,12 @@ if (scope[FLAG] !== true) {
     }, REPORT_DELAY_MS)
   }
   context?.addEventListener('toolchange', soon)
+  // The worker lost what this frame reported (it restarted) or stopped it (the site was off): again.
+  scope[RESUME] = () => {
+    if (stopped) context?.addEventListener('toolchange', soon)
+    stopped = false
+    soon()
+  }
   // A document restored from the back/forward cache reports again (the worker dropped it on leaving).
   window.addEventListener('pageshow', (event) => event.persisted && soon())
   soon()

@@ -131,6 +131,26 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     expect(audit[0]).toMatchObject({ plugin: sites.a, error: { code: 'timeout' } })
   })
 
+  it('holds a site to 5 calls in flight, like a plugin', async () => {
+    const hanging = Array.from({ length: 5 }, () => call(`${prefix}never_settles`))
+    await expect
+      .poll(async () => {
+        const extra = await call(`${prefix}injects`)
+        return extra.isError ? textOf(extra) : 'ran'
+      })
+      .toMatch(/^\[plugin_busy\].*5 calls/)
+    for (const result of await Promise.all(hanging)) expect(textOf(result)).toMatch(/^\[timeout\]/)
+  })
+
+  it('shows why a tool is unavailable in the side panel', async () => {
+    const panel = await browser.openSidePanel()
+    const tool = panel.getByTestId(`site-tool-${prefix}not_a_schema`)
+    await expect
+      .poll(() => tool.getByTestId('site-tool-unavailable').textContent(), { timeout: 15_000 })
+      .toMatch(/^Unavailable: its input schema is not valid JSON Schema/)
+    await panel.close()
+  })
+
   it('marks what a throwing tool says as the site’s text', async () => {
     const result = await call(`${prefix}throws`)
     expect(result.isError).toBe(true)

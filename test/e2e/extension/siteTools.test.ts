@@ -266,6 +266,26 @@ describe('sites’ own tools (WebMCP) end to end', () => {
       'chrome.scripting.getRegisteredContentScripts().then((s) => s.flatMap((x) => x.matches))',
     )
     expect(registered).toEqual([`${sites.a}/*`])
+    // Turned on again, the frame that was told to stop reports again, with no reload.
+    await cli('set', sites.b, 'auto')
+    await expect
+      .poll(async () => (await site(sites.b))?.tools.map((t) => t.name), { timeout: 15_000 })
+      .toEqual(['frame_tool'])
+  })
+
+  it('sets one tool from the side panel, bound to the declaration shown there', async () => {
+    const card = panel.getByTestId(`site-${sites.b}`)
+    const name = `localhost-${new URL(sites.b).port}__frame_tool`
+    await card.getByTestId(`site-tool-${name}`).getByTestId('site-tool-permission-ask').click()
+    const hash = (await site(sites.b))!.tools.find((t) => t.name === 'frame_tool')!.hash
+    await expect
+      .poll(() => config().sites?.[sites.b]?.tools?.frame_tool)
+      .toEqual({ permission: 'ask', declared: hash })
+    await expect
+      .poll(async () =>
+        (await listed()).find((t) => t.name === name)?.description?.startsWith('[asks for approval]'),
+      )
+      .toBe(true)
   })
   it('runs a site’s tool only in tabs the calling agent may act in: never in another agent’s tab group', async () => {
     const added = await runCli(['client', 'add', 'alice-agent', '--json'], configDir, {
