@@ -2,10 +2,10 @@
  * A page's input schema, checked before any tool of the page is listed: it must be JSON, an object
  * schema, valid JSON Schema (draft-07, as the plugins' schemas), and safe to run in the daemon. Ajv
  * turns a schema into code and runs its regular expressions on the event loop, so a page's schema gets
- * its own Ajv instance, a size cap (the extension's), Ajv's "secure schema" check (no unbounded
- * `uniqueItems`, patterns only with length bounds...) and no regular expressions at all (`pattern`,
- * `patternProperties`: a crafted one could stall the daemon), and compiled validators are cached in a
- * bounded map. A schema that fails any of this makes the tool unavailable, with the reason.
+ * its own Ajv instance, a size cap (the extension's), Ajv's "secure schema" check (no `uniqueItems`
+ * without `maxItems`...), no regular expressions at all (`pattern`, `patternProperties`: a crafted one
+ * could stall the daemon), formats not checked (their checks are regular expressions too), and
+ * compiled validators are cached in a bounded map. A schema that fails any of this makes the tool unavailable, with the reason.
  */
 import { Ajv, type ValidateFunction } from 'ajv'
 import secureMeta from 'ajv/dist/refs/json-schema-secure.json' with { type: 'json' }
@@ -52,6 +52,26 @@ function findKeyword(value: unknown, keys: ReadonlySet<string>, depth = 0): stri
   return undefined
 }
 
+/** A copy of `schema` without its `format` keywords (property names called "format" stay). */
+function withoutFormats(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map((item) => withoutFormats(item, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'format' && typeof child === 'string') continue
+    out[key] =
+      key === 'properties' && child && typeof child === 'object' && !Array.isArray(child)
+        ? Object.fromEntries(
+            Object.entries(child as Record<string, unknown>).map(([name, sub]) => [
+              name,
+              withoutFormats(sub, depth + 1),
+            ]),
+          )
+        : withoutFormats(child, depth + 1)
+  }
+  return out
+}
+
 export interface SiteSchema {
   /** The schema object, as the page gave it. */
   schema: Record<string, unknown>
@@ -91,7 +111,9 @@ export function compileSiteSchema(text: string | undefined, tooLong: boolean): V
       ok: false,
       message: `its input schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors).slice(0, 300)}`,
     }
-  if (!isSecure(object))
+  // Formats are not checked at all here (validateFormats: false), so the secure check's rule for them
+  // (a maxLength beside every format) does not apply: it looks at the schema without them.
+  if (!isSecure(withoutFormats(object)))
     return {
       ok: false,
       message: `its input schema is unsafe to check: ${ajv.errorsText(isSecure.errors).slice(0, 300)}`,

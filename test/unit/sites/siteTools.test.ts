@@ -29,6 +29,10 @@ describe('buildSites', () => {
       ['{"type":"object","properties":{"a":{"type":"string","pattern":"(a+)+$"}}}', /regular expression/],
       ['{"type":"object","$ref":"https://evil.example/schema"}', /does not compile|not accept/],
       ['not json', /not JSON/],
+      [
+        '{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}',
+        /unsafe to check.*maxItems/,
+      ],
     ]
     for (const [inputSchema, reason] of cases) {
       const view = buildSites(report(A, [tool('t', { inputSchema })]), { [A]: { permission: 'auto' } }, false)
@@ -37,8 +41,9 @@ describe('buildSites', () => {
     }
   })
 
-  it('accepts a property that is called "pattern"', () => {
-    const inputSchema = '{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}'
+  it('accepts a property that is called "pattern", and formats (which it does not check)', () => {
+    const inputSchema =
+      '{"type":"object","properties":{"pattern":{"type":"string"},"when":{"type":"string","format":"date"}},"required":["pattern"]}'
     const view = buildSites(
       report(A, [tool('find', { inputSchema })]),
       { [A]: { permission: 'auto' } },
