@@ -33,6 +33,7 @@ import { AuditFile, AuditLog } from './audit'
 import { createToolCatalog } from './catalog/toolCatalog'
 import { createSiteRegistry } from './sites/siteRegistry'
 import { markSiteOutcome } from './sites/siteResult'
+import { throttle } from './sites/throttle'
 import { createRateLimiter } from './http/rateLimit'
 import type { Config } from './config/schema'
 import { allowAlwaysPersists, withToolPermission } from './config/permissions'
@@ -55,6 +56,8 @@ import {
 const logger = log.withTag('daemon')
 /** How long calls in flight may take to finish after SIGTERM, and then to record their failure. */
 const SHUTDOWN_GRACE_MS = 1_500
+/** Shortest time between two `tools/list_changed` caused by pages' own tools (WebMCP). */
+const SITE_LIST_CHANGED_INTERVAL_MS = 1_000
 
 export interface DaemonOptions {
   configDir: string
@@ -236,10 +239,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       link.tabStateChanged(origin, unique.length > 0 ? 'ready' : 'closed', unique)
     }
     link.notify('sites.changed', { sites })
+    siteListChanged()
+  }
+  // Agents hear of a page's changes at most once a second (./sites/throttle), and only of real ones.
+  const siteListChanged = throttle(SITE_LIST_CHANGED_INTERVAL_MS, () => {
     const listed = catalog.listedJson()
     if (listed !== listedBefore) sessions.toolsChanged()
     listedBefore = listed
-  }
+  })
   // Permissions or the skip flag changed (side panel, "always allow", CLI): everyone hears it.
   const configChanged = () => {
     link.notify('plugins.changed', {
@@ -402,6 +409,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     system,
     async stop() {
       stopping = true
+      siteListChanged.cancel()
       await devWatcher?.close()
       // Calls in flight get a grace period to finish; those still running then fail with
       // shutting_down. Either way each records its audit entry and answers before sessions close.
