@@ -23,6 +23,8 @@ export const SITE_TOOL_LIMITS = {
   resultChars: 1_000_000,
   /** What `tools/list` shows of one tool's description. */
   listedDescriptionChars: 1_000,
+  /** The most one tool's schema may take in `tools/list` (as JSON); a bigger one is unavailable. */
+  listedSchemaChars: 4_000,
   /** What `tools/list` may spend on one site (descriptions and schemas of all its tools). */
   listedCharsPerSite: 24_000,
   /** Frames reported per tab. */

@@ -117,8 +117,11 @@ export function buildSites(
         ? (neutralizeDeep(compiled.value.schema, 500) as Record<string, unknown>)
         : { type: 'object' }
       let unavailable = compiled.ok ? undefined : compiled.message
+      const schemaChars = JSON.stringify(listedSchema).length
+      if (!unavailable && schemaChars > SITE_TOOL_LIMITS.listedSchemaChars)
+        unavailable = `its input schema takes ${schemaChars} characters, more than the ${SITE_TOOL_LIMITS.listedSchemaChars} bridge lists for one tool`
       if (!unavailable) {
-        spent += description.length + JSON.stringify(listedSchema).length
+        spent += description.length + schemaChars
         if (spent > SITE_TOOL_LIMITS.listedCharsPerSite)
           unavailable = `the site's tools are over bridge's budget of ${SITE_TOOL_LIMITS.listedCharsPerSite} characters in the tool list`
       }
@@ -135,7 +138,7 @@ export function buildSites(
         changed: resolution.changed,
         ...(unavailable ? { unavailable } : {}),
         listedSchema: { ...listedSchema, type: 'object' },
-        validate: compiled.ok ? compiled.value.validate : refuseAll,
+        validate: compiled.ok && unavailable === undefined ? compiled.value.validate : refuseAll,
         tabs,
       })
     }

@@ -30,6 +30,15 @@ describe('buildSites', () => {
       ['{"type":"object","$ref":"https://evil.example/schema"}', /does not compile|not accept/],
       ['not json', /not JSON/],
       [
+        JSON.stringify({
+          type: 'object',
+          properties: Object.fromEntries(
+            Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: 'string' }]),
+          ),
+        }),
+        /more than the 4000 bridge lists for one tool/,
+      ],
+      [
         '{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}',
         /unsafe to check.*maxItems/,
       ],
