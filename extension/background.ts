@@ -67,7 +67,13 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r
   }
   // A turned-on site's frame reporting its WebMCP tools (siteContent.js); the origin is Chrome's.
   if ((message as { siteTools?: unknown }).siteTools === 'report' && sender.tab?.id !== undefined) {
-    app.sites.frameReport(sender.tab.id, sender.frameId ?? 0, sender.origin, message as SiteToolsReport)
+    app.sites.frameReport(
+      sender.tab.id,
+      sender.frameId ?? 0,
+      sender.origin,
+      sender.documentId,
+      message as SiteToolsReport,
+    )
     return false
   }
   if (m.channelRefused !== undefined && sender.tab?.id !== undefined) {

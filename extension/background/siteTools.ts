@@ -32,6 +32,9 @@ interface FrameTools {
   origin: string
   tools: DeclaredSiteTool[]
   truncated: boolean
+  /** The document that reported (Chrome's id): a frame's next document starts empty. */
+  documentId: string | undefined
+  reportedAt: number
 }
 
 /** `https://a.example:8443` -> `https://a.example:8443/*` (Chrome match patterns take a port). */
@@ -69,7 +72,9 @@ export class SiteTools {
     private readonly changed: () => void,
   ) {
     chrome.tabs.onRemoved.addListener((tabId) => this.dropFrames(tabId))
-    chrome.webNavigation.onCommitted.addListener(({ tabId, frameId }) => this.dropFrames(tabId, frameId))
+    chrome.webNavigation.onCommitted.addListener(({ tabId, frameId, documentId, timeStamp }) =>
+      this.committed(tabId, frameId, documentId, timeStamp),
+    )
     const refreshActive = () => void this.refreshActive()
     chrome.tabs.onActivated.addListener(refreshActive)
     chrome.tabs.onUpdated.addListener(
@@ -109,14 +114,27 @@ export class SiteTools {
   }
 
   /** A frame's report from siteContent.js; `origin` is Chrome's `sender.origin`. */
-  frameReport(tabId: number, frameId: number, origin: string | undefined, report: SiteToolsReport): void {
+  frameReport(
+    tabId: number,
+    frameId: number,
+    origin: string | undefined,
+    documentId: string | undefined,
+    report: SiteToolsReport,
+  ): void {
     // A frame of a site that is off (turned off a moment ago, or a stray copy) is not heard.
     if (origin === undefined || !this.enabled.has(origin)) return
     const tools = Array.isArray(report.tools) ? report.tools.slice(0, SITE_TOOL_LIMITS.toolsPerFrame) : []
     const byFrame = this.frames.get(tabId) ?? new Map<number, FrameTools>()
     this.frames.set(tabId, byFrame)
     if (tools.length === 0 && !report.truncated) byFrame.delete(frameId)
-    else byFrame.set(frameId, { origin, tools, truncated: report.truncated === true })
+    else
+      byFrame.set(frameId, {
+        origin,
+        tools,
+        truncated: report.truncated === true,
+        documentId,
+        reportedAt: Date.now(),
+      })
     this.scheduleReport()
   }
 
@@ -269,13 +287,24 @@ export class SiteTools {
     this.reportTimer = setTimeout(() => this.sendReport(), REPORT_DELAY_MS)
   }
 
-  private dropFrames(tabId: number, frameId?: number): void {
+  private dropFrames(tabId: number): void {
+    if (this.frames.delete(tabId)) this.scheduleReport()
+  }
+
+  /**
+   * A frame committed a document. What another document of that frame reported is gone; a new top
+   * document takes the frames that reported before it with it. A document restored from the
+   * back/forward cache keeps its id (and reports again on `pageshow`), whichever message comes first.
+   */
+  private committed(tabId: number, frameId: number, documentId: string, at: number): void {
     const byFrame = this.frames.get(tabId)
     if (!byFrame) return
-    // A new top document takes its frames with it.
-    if (frameId === undefined || frameId === 0) this.frames.delete(tabId)
-    else if (!byFrame.delete(frameId)) return
-    this.scheduleReport()
+    let dropped = false
+    for (const [id, frame] of byFrame) {
+      const stale = id === frameId ? frame.documentId !== documentId : frameId === 0 && frame.reportedAt < at
+      if (stale) dropped = byFrame.delete(id) || dropped
+    }
+    if (dropped) this.scheduleReport()
   }
 
   /** Registers siteContent.js for the turned-on origins; injects it where they are open; stops it where turned off. */

@@ -238,6 +238,13 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     expect((await listedNames()).some((n) => n.startsWith('127-0-0-1-'))).toBe(false)
   })
 
+  it('brings a tab’s tools back when it goes back to the page (restored or loaded again)', async () => {
+    await todo.goBack()
+    await expect
+      .poll(async () => (await site(sites.a))?.tools.map((t) => t.name), { timeout: 15_000 })
+      .toContain('add_todo')
+  })
+
   it('counts a cross-origin iframe’s tool (exposedTo) for the frame’s own origin only', async () => {
     await cli('set', sites.b, 'off')
     await todo.goto(`${sites.a}/host`)
