@@ -2,32 +2,35 @@
  * The root of the daemon's actor system (DESIGN.md section 5). It owns the long-lived actors, each
  * under a `systemId` (`system.get('configStore')`, `'reload'`, `'extensionConnection'`), and spawns
  * the dynamic children from the logic named here, which the daemon provides once with `.provide()`:
- * `pluginTab:<plugin>`, `mcpSession:<uuid>` and `toolInvocation:<uuid>` (their systemIds). Anyone
- * finds a child with `system.get(systemId)`; nobody reads the root's `children`.
+ * `pluginTab:<plugin>` and `toolInvocation:<uuid>` (their systemIds). Anyone finds an actor through
+ * the typed lookups of ./systemActors (`pluginTabOf(system, plugin)`); nobody reads the root's
+ * `children`. An MCP session is no actor: it is a plain object of src/mcp/mcpSessions.ts.
  */
-import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate'
+import { assign, enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate'
 import { configStoreMachine, type ConfigDocument } from './configStoreMachine'
 import { extensionConnectionMachine } from './extensionConnectionMachine'
-import { mcpSessionMachine, type McpSessionInput } from './mcpSessionMachine'
 import { pluginTabMachine } from './pluginTabMachine'
 import { reloadMachine } from './reloadMachine'
+import { pluginTabOf, systemIdOf } from './systemActors'
 import { toolInvocationMachine, type ToolInvocationInput } from './toolInvocationMachine'
 
-/** The systemId of a spawned child: `pluginTab:<plugin>`, `mcpSession:<uuid>`, `toolInvocation:<uuid>`. */
-export const systemIdOf = (kind: 'pluginTab' | 'mcpSession' | 'toolInvocation', key: string): string =>
-  `${kind}:${key}`
+export { systemIdOf } from './systemActors'
 
 export type BridgeSystemEvent =
+  /** The daemon is shutting down: calls in flight get a grace period, then fail with shutting_down. */
+  | { type: 'system.drain' }
   | { type: 'system.stop' }
   | { type: 'pluginTab.spawn'; plugin: string }
   | { type: 'pluginTab.stop'; plugin: string }
-  | { type: 'mcpSession.spawn'; input: McpSessionInput }
   | { type: 'toolInvocation.spawn'; input: ToolInvocationInput }
   /** The extension connection went away: every plugin tab closes, every call waiting on it fails. */
   | { type: 'extension.lost' }
 
+/** How long calls in flight may take to finish once draining starts, and then to record their failure. */
+export const DRAIN_GRACE_MS = 1_500
+
 /** Kinds whose children end on their own (final state) and are then removed. */
-const ENDING_KINDS = ['mcpSession', 'toolInvocation'] as const
+const ENDING_KINDS = ['toolInvocation'] as const
 type EndingKind = (typeof ENDING_KINDS)[number]
 
 const DONE_PREFIX = 'xstate.done.actor.'
@@ -36,7 +39,7 @@ const endedChildId = (type: string): string =>
   type.startsWith(ERROR_PREFIX) ? type.slice(ERROR_PREFIX.length) : type.slice(DONE_PREFIX.length)
 
 /**
- * The child id of a session or a call is `<kind>#<n>`, the lowest number not in use, while its
+ * The child id of a call is `<kind>#<n>`, the lowest number not in use, while its
  * systemId carries the UUID. XState keeps, per state node, a cache entry for every event type it has
  * seen, and a child's end reaches the root as `xstate.done.actor.<child id>`: unique ids would grow
  * that cache by one entry per call, for good. Reused numbers keep it as small as the peak of calls.
@@ -50,7 +53,8 @@ function freeChildId(children: Record<string, AnyActorRef | undefined>, kind: En
 export const bridgeSystemMachine = setup({
   types: {
     input: {} as { config: ConfigDocument },
-    context: {} as { initialConfig: ConfigDocument },
+    /** `callsRunning`: toolInvocation children not ended yet (what draining waits for). */
+    context: {} as { initialConfig: ConfigDocument; callsRunning: number },
     events: {} as BridgeSystemEvent,
   },
   actors: {
@@ -58,27 +62,18 @@ export const bridgeSystemMachine = setup({
     reload: reloadMachine,
     extensionConnection: extensionConnectionMachine,
     pluginTab: pluginTabMachine,
-    mcpSession: mcpSessionMachine,
     toolInvocation: toolInvocationMachine,
   },
   actions: {
     spawnPluginTab: enqueueActions(({ enqueue, event, system }) => {
       if (event.type !== 'pluginTab.spawn') return
+      if (pluginTabOf(system, event.plugin)) return
       const systemId = systemIdOf('pluginTab', event.plugin)
-      if (system.get(systemId)) return
       enqueue.spawnChild('pluginTab', { id: systemId, systemId, input: { plugin: event.plugin } })
     }),
     stopPluginTab: stopChild(({ event }) =>
       event.type === 'pluginTab.stop' ? systemIdOf('pluginTab', event.plugin) : '',
     ),
-    spawnSession: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'mcpSession.spawn') return
-      enqueue.spawnChild('mcpSession', {
-        id: freeChildId(self.getSnapshot().children, 'mcpSession'),
-        systemId: systemIdOf('mcpSession', event.input.sessionId),
-        input: event.input,
-      })
-    }),
     spawnInvocation: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'toolInvocation.spawn') return
       enqueue.spawnChild('toolInvocation', {
@@ -86,6 +81,12 @@ export const bridgeSystemMachine = setup({
         systemId: systemIdOf('toolInvocation', event.input.invocationId),
         input: event.input,
       })
+      enqueue.assign({ callsRunning: ({ context }) => context.callsRunning + 1 })
+    }),
+    /** The grace period is over: every call still running fails with shutting_down (and records it). */
+    stopCalls: enqueueActions(({ enqueue, self }) => {
+      for (const [id, child] of Object.entries(self.getSnapshot().children as Record<string, AnyActorRef>))
+        if (id.startsWith('toolInvocation#')) enqueue.sendTo(child, { type: 'daemon.stopping' })
     }),
     /** Tells every plugin tab and every call that the extension is gone. */
     broadcastExtensionLost: enqueueActions(({ enqueue, self }) => {
@@ -93,20 +94,24 @@ export const bridgeSystemMachine = setup({
         if (id.startsWith('pluginTab:') || id.startsWith('toolInvocation#'))
           enqueue.sendTo(child, { type: 'extension.lost' })
     }),
-    /** A session or a call that finished or failed is removed; its owner has already seen the end. */
+    /** A call that finished or failed is removed; its owner has already seen the end. */
     stopEndedChild: stopChild(({ event }) => endedChildId(event.type)),
+    countEndedCall: assign({ callsRunning: ({ context }) => Math.max(0, context.callsRunning - 1) }),
   },
   guards: {
-    /** Only sessions and calls end this way on purpose; a long-lived actor that fails still fails the root. */
+    noCallRunning: ({ context }) => context.callsRunning === 0,
+    /** Only calls end this way on purpose; a long-lived actor that fails still fails the root. */
     isEndingChild: ({ event }) =>
       ENDING_KINDS.some((kind) => endedChildId(event.type).startsWith(`${kind}#`)),
   },
+  delays: { drainGrace: DRAIN_GRACE_MS },
 }).createMachine({
   id: 'bridgeSystem',
-  context: ({ input }) => ({ initialConfig: input.config }),
-  initial: 'running',
+  context: ({ input }) => ({ initialConfig: input.config, callsRunning: 0 }),
+  initial: 'live',
   states: {
-    running: {
+    // The long-lived actors run through `draining`: a call that is finishing still needs them.
+    live: {
       invoke: [
         {
           id: 'configStore',
@@ -121,11 +126,31 @@ export const bridgeSystemMachine = setup({
         'system.stop': 'stopped',
         'pluginTab.spawn': { actions: 'spawnPluginTab' },
         'pluginTab.stop': { actions: 'stopPluginTab' },
-        'mcpSession.spawn': { actions: 'spawnSession' },
         'toolInvocation.spawn': { actions: 'spawnInvocation' },
         'extension.lost': { actions: 'broadcastExtensionLost' },
-        'xstate.done.actor.*': { guard: 'isEndingChild', actions: 'stopEndedChild' },
-        'xstate.error.actor.*': { guard: 'isEndingChild', actions: 'stopEndedChild' },
+        'xstate.done.actor.*': { guard: 'isEndingChild', actions: ['stopEndedChild', 'countEndedCall'] },
+        'xstate.error.actor.*': { guard: 'isEndingChild', actions: ['stopEndedChild', 'countEndedCall'] },
+      },
+      initial: 'running',
+      states: {
+        running: { on: { 'system.drain': 'draining' } },
+        // Shutting down: calls in flight may finish within the grace period; those still running then
+        // fail with shutting_down, and get one more period to record that. Each answers either way.
+        draining: {
+          initial: 'finishing',
+          states: {
+            finishing: {
+              always: { guard: 'noCallRunning', target: '#bridgeSystem.live.drained' },
+              after: { drainGrace: { target: 'failing', actions: 'stopCalls' } },
+            },
+            failing: {
+              always: { guard: 'noCallRunning', target: '#bridgeSystem.live.drained' },
+              after: { drainGrace: '#bridgeSystem.live.drained' },
+            },
+          },
+        },
+        /** No call runs (or the last ones would not end): the daemon closes its sockets and files. */
+        drained: {},
       },
     },
     stopped: { type: 'final' },

@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate'
+import { assign, sendParent, setup } from 'xstate'
 
 /** How long a connection may stay silent (no frame at all) before it counts as dead. */
 export const EXTENSION_KEEPALIVE_TIMEOUT_MS = 60_000
@@ -33,8 +33,11 @@ export const extensionConnectionMachine = setup({
     sendSyncFull: (_, _params: { connectionId: string }) => undefined,
     sendPong: (_, _params: { connectionId: string; ts: number }) => undefined,
     closeSocket: (_, _params: { connectionId: string; code: number; reason: string }) => undefined,
-    /** Fails in-flight invocations with extension_disconnected and closes every pluginTab. */
-    connectionLost: () => undefined,
+    /**
+     * Tells the root (its parent), which fails in-flight invocations with extension_disconnected and
+     * closes every pluginTab.
+     */
+    connectionLost: sendParent({ type: 'extension.lost' }),
   },
   guards: {
     isCurrent: ({ context }, params: { connectionId: string }) =>

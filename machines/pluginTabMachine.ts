@@ -1,6 +1,8 @@
 import { and, assign, enqueueActions, not, setup, stateIn, type AnyActorRef } from 'xstate'
+import { chooseTab } from './tabChoice'
 import {
   BROWSER_PLUGIN,
+  type ApprovalTab,
   CATEGORY_BY_TOOL_ERROR,
   MAX_CALLS_IN_FLIGHT_PER_PLUGIN,
   type TabInfo,
@@ -25,6 +27,10 @@ export interface SlotRefusal {
 /** The answer to `slot.request`, sent to its `replyTo`. */
 export type SlotAnswer = { type: 'slot.granted' } | { type: 'slot.refused'; error: SlotRefusal }
 
+/** The answer to `tab.choose`: the tab an approved call will run in (none for built-ins), or why none. */
+export type TabAnswer =
+  { type: 'tab.chosen'; tab?: ApprovalTab } | { type: 'tab.refused'; error: SlotRefusal }
+
 export type PluginTabEvent =
   /** From tab.syncAll / tab.stateChanged. */
   | { type: 'tabs.update'; state: TabStateName; tabs: TabInfo[] }
@@ -33,6 +39,8 @@ export type PluginTabEvent =
   | { type: 'slot.request'; replyTo: AnyActorRef }
   /** A call that was granted a slot has finished. */
   | { type: 'slot.release' }
+  /** A call about to ask the user: which tab will it run in? Answered with `tab.chosen` or `tab.refused`. */
+  | { type: 'tab.choose'; replyTo: AnyActorRef }
 
 const refusal = (code: ToolErrorCode, message: string): SlotRefusal => ({
   code,
@@ -40,7 +48,8 @@ const refusal = (code: ToolErrorCode, message: string): SlotRefusal => ({
   ...(CATEGORY_BY_TOOL_ERROR[code] ? { category: CATEGORY_BY_TOOL_ERROR[code] } : {}),
 })
 
-const REFUSALS = {
+/** Why a call may not run: the one wording, for calls with and without a pluginTab actor. */
+export const REFUSALS = {
   closed: (plugin: string) =>
     refusal('tab_closed', `no open tab matches the ${plugin} plugin; open the site first`),
   unavailable: (plugin: string) =>
@@ -52,12 +61,22 @@ const REFUSALS = {
     ),
 }
 
+function tabAnswer(context: PluginTabContext): TabAnswer {
+  if (context.plugin === BROWSER_PLUGIN) return { type: 'tab.chosen' }
+  const chosen = chooseTab(context.tabs)
+  if (chosen)
+    return { type: 'tab.chosen', tab: { tabId: chosen.tabId, title: chosen.title, url: chosen.url } }
+  const why = context.tabs.length === 0 ? 'closed' : 'unavailable'
+  return { type: 'tab.refused', error: REFUSALS[why](context.plugin) }
+}
+
 /**
  * One plugin's tabs as the extension reports them: closed / unavailable / ready. Goes to closed when
  * the extension disconnects. It also decides whether a call may run now: `slot.request` is answered
  * with `slot.refused` while no tab is ready or at the limit of 5 calls in flight, else `slot.granted`
- * (the slot is held until `slot.release`). The built-in `browser` pseudo-plugin has no tabs of its
- * own: only its slots count.
+ * (the slot is held until `slot.release`). Before a call asks the user, `tab.choose` names the ready
+ * tab it will run in (the extension's best-ranked one). The built-in `browser` pseudo-plugin has no
+ * tabs of its own: only its slots count. Whether a plugin has a ready tab is decided here only.
  */
 export const pluginTabMachine = setup({
   types: {
@@ -72,6 +91,10 @@ export const pluginTabMachine = setup({
         ? { type: 'slot.refused', error: REFUSALS[params.refuse](context.plugin) }
         : { type: 'slot.granted' }
       enqueue.sendTo(event.replyTo, reply)
+    }),
+    answerTabChoice: enqueueActions(({ enqueue, event, context }) => {
+      if (event.type !== 'tab.choose') return
+      enqueue.sendTo(event.replyTo, tabAnswer(context))
     }),
   },
   guards: {
@@ -117,6 +140,7 @@ export const pluginTabMachine = setup({
         ],
       },
     ],
+    'tab.choose': { actions: 'answerTabChoice' },
     'slot.release': { actions: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }) },
   },
   states: {

@@ -1,159 +1,37 @@
-import { assign, emit, fromCallback, fromPromise, setup, type AnyActorRef } from 'xstate'
-import type { SlotAnswer } from './pluginTabMachine'
-import {
-  APPROVAL_PROGRESS_INTERVAL_MS,
-  APPROVAL_TIMEOUT_MS,
-  TOOL_MAX_DURATION_MS,
-  TOOL_TIMEOUT_MS,
-  type ApprovalTab,
-  type Decision,
-  type Permission,
-  type ToolErrorCode,
-} from '../src/protocol'
+import { assign, emit, fromCallback, fromPromise, sendTo, setup } from 'xstate'
+import { approvalMachine } from './approvalMachine'
+import { REFUSALS } from './pluginTabMachine'
+import { pluginTabOf } from './systemActors'
+import { FAILURES, type FailureReason } from './toolFailures'
+import { TOOL_MAX_DURATION_MS, TOOL_TIMEOUT_MS, type Decision } from '../src/protocol'
+import type {
+  CheckVerdict,
+  StepResult,
+  ToolFailure,
+  ToolInvocationContext,
+  ToolInvocationEmitted,
+  ToolInvocationEvent,
+  ToolInvocationInput,
+  ToolOutcome,
+} from './toolInvocationTypes'
 
-/** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
-export interface ToolFailure {
-  code: ToolErrorCode
-  message: string
-  category?: string
-}
-
-export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
-export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
-
-export interface ToolInvocationInput {
-  /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
-  invocationId: string
-  /** The plugin that owns the tool (`browser` for built-ins); for an unknown name, its part before the first `_`. */
-  plugin: string
-  /** Prefixed tool name as the client called it. */
-  tool: string
-  input: unknown
-  /** The MCP client that made the call (its name) and its session: who approvals and audit name. */
-  client: string
-  session: string
-  /** The MCP request carried `_meta.progressToken`: progress is emitted only then. */
-  hasProgressToken: boolean
-  /** ms since epoch when the request arrived: the audit duration and `tool.invocationEnd` count from here. */
-  startedAt: number
-}
-
-export interface ToolInvocationContext extends ToolInvocationInput {
-  outcome?: ToolOutcome
-  /** The tab an `ask` call will run in, chosen before the user is asked (absent for built-ins). */
-  tab?: ApprovalTab
-  /** "waiting for approval" reports so far: the `progress` value of the next one. */
-  waitingTicks: number
-}
-
-/** Whether an `ask` call may be put to the user now, and in which tab it will run. */
-export type ApprovalCheck = { ok: true; tab?: ApprovalTab } | { ok: false; error: ToolFailure }
-
-export interface PermissionCheck {
-  permission: Permission
-  extensionConnected: boolean
-}
-
-export type ToolInvocationEvent =
-  | { type: 'confirmation.response'; decision: Decision }
-  | { type: 'tool.progress'; progress: number; total?: number; message?: string }
-  | { type: 'dispatch.succeeded'; output: unknown }
-  | { type: 'dispatch.failed'; error: ToolFailure }
-  | { type: 'extension.lost' }
-  | { type: 'cancel'; reason: string }
-  /** The daemon is stopping and its grace period for calls in flight is over. */
-  | { type: 'daemon.stopping' }
-  | SlotAnswer
-
-/** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
-export type ToolInvocationEmitted = {
-  type: 'tool.progress'
-  progress: number
-  total?: number
-  message?: string
-}
+export type * from './toolInvocationTypes'
+export { FAILURES } from './toolFailures'
 
 const notProvided = (what: string) => Promise.reject(new Error(`${what} is not provided`))
-
-/** The failures the machine itself decides, with the text the client and the audit log see. */
-const FAILURES = {
-  internalValidate: { code: 'tool_error', message: 'the call could not be validated', category: 'internal' },
-  internalPermission: {
-    code: 'tool_error',
-    message: 'the permission could not be read',
-    category: 'internal',
-  },
-  internalDispatch: { code: 'tool_error', message: 'the call could not be dispatched', category: 'internal' },
-  internalApproval: {
-    code: 'tool_error',
-    message: 'the approval could not be prepared',
-    category: 'internal',
-  },
-  permissionOff: {
-    code: 'permission_off',
-    message: 'this tool is off; enable it in the bridge side panel or with `bridge config set`',
-    category: 'permission',
-  },
-  askWithoutExtension: {
-    code: 'extension_not_connected',
-    message: 'this tool needs approval in the browser, but the bridge extension is not connected',
-    category: 'connection',
-  },
-  approvalDenied: { code: 'approval_denied', message: 'the user denied the call', category: 'permission' },
-  approvalTimeout: {
-    code: 'approval_timeout',
-    message: 'nobody approved the call in time',
-    category: 'permission',
-  },
-  lostDuringApproval: {
-    code: 'extension_disconnected',
-    message: 'the extension disconnected while the call awaited approval',
-    category: 'connection',
-  },
-  lostDuringCall: {
-    code: 'extension_disconnected',
-    message: 'the extension disconnected during the call',
-    category: 'connection',
-  },
-  noAnswer: {
-    code: 'timeout',
-    message: 'the tool did not answer or report progress in time',
-    category: 'timeout',
-  },
-  maxDuration: {
-    code: 'timeout',
-    message: 'the tool ran past the maximum duration of a call',
-    category: 'timeout',
-  },
-  noExtension: {
-    code: 'extension_not_connected',
-    message: 'the bridge extension is not connected to the daemon',
-    category: 'connection',
-  },
-  cancelled: { code: 'cancelled', message: 'the client cancelled the call', category: 'connection' },
-  shuttingDown: {
-    code: 'shutting_down',
-    message: 'the daemon is shutting down; call again once it is back',
-    category: 'connection',
-  },
-} satisfies Record<string, ToolFailure>
-type FailureReason = keyof typeof FAILURES
-
 const failWith = (reason: FailureReason) => ({ type: 'fail', params: { reason } }) as const
-
-/** The pluginTab actor of a call's plugin, found by its systemId; undefined once the plugin is gone. */
-const pluginTabOf = (system: AnySystem, plugin: string): AnyActorRef | undefined =>
-  system.get(`pluginTab:${plugin}`) as AnyActorRef | undefined
-
-type AnySystem = { get(systemId: string): unknown }
+const passed = (context: ToolInvocationContext): Extract<CheckVerdict, { ok: true }> | undefined =>
+  context.verdict?.ok ? context.verdict : undefined
 
 /**
- * One tool call: validating -> checkingPermission -> (preparingApproval -> awaitingApproval) ->
- * dispatching -> running -> recording -> succeeded | failed. The call's data is its input; its outcome is its output, produced
- * only after `record` (the audit entry) has finished; progress is an emitted `tool.progress` event.
- * `dispatching` asks the plugin's `pluginTab:<plugin>` actor for a slot and waits for its answer;
- * leaving `running` gives the slot back. The daemon provides the effects once (catalog, extension
- * port, audit) with `.provide()`; `announceEnd` runs on every way out of `running`.
+ * One tool call: checking -> (preparingInput) -> routing -> (choosingTab -> reservingApproval ->
+ * awaitingApproval) -> dispatching -> running -> recording -> succeeded | failed. `checking` runs
+ * validation and the permission check as one synchronous step (`check`, provided by the daemon).
+ * The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it names the tab an
+ * approval shows (`tab.choose`) and grants the slot a dispatch needs (`slot.request`); leaving
+ * `running` gives the slot back. The human's part is the `approval` child. The outcome is the
+ * actor's output, produced only after `record` (the audit entry) has settled; progress is an
+ * emitted `tool.progress` event; `announceEnd` runs on every way out of `running`.
  */
 export const toolInvocationMachine = setup({
   types: {
@@ -164,14 +42,11 @@ export const toolInvocationMachine = setup({
     output: {} as ToolOutcome,
   },
   actors: {
-    /** Unknown tool or input that does not match the tool's schema. */
-    validate: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('validate')),
-    checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() => notProvided('checkPermission')),
-    /**
-     * Before the user is asked: a ready tab to run in (named in the approval) and room in the client's
-     * approval queue. A call that could not run, or one too many, fails here and nobody is asked.
-     */
-    prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(() => notProvided('prepareApproval')),
+    approval: approvalMachine,
+    /** A tool's daemon-side step on valid input (files read by path); its refusal is invalid input. */
+    prepareInput: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareInput')),
+    /** A place in the client's approval queue; a call one too many fails here and nobody is asked. */
+    reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('reserveApproval')),
     /**
      * Sends tool.dispatch (in the approved tab, when one was shown) and reports dispatch.succeeded /
      * dispatch.failed; stopping it forgets the request.
@@ -181,6 +56,8 @@ export const toolInvocationMachine = setup({
     record: fromPromise<void, ToolInvocationContext>(() => notProvided('record')),
   },
   actions: {
+    /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
+    check: assign({ verdict: (): CheckVerdict => ({ ok: false, error: FAILURES.internalValidate }) }),
     requestApproval: () => undefined,
     /** Gives back the call's place in its client's approval queue; every way out of an approval runs it. */
     releaseApproval: () => undefined,
@@ -192,23 +69,15 @@ export const toolInvocationMachine = setup({
     requestSlot: ({ context, system, self }) => {
       const tab = pluginTabOf(system, context.plugin)
       if (tab) tab.send({ type: 'slot.request', replyTo: self })
-      else
-        self.send({
-          type: 'slot.refused',
-          error: {
-            code: 'tab_closed',
-            message: `no open tab matches the ${context.plugin} plugin; open the site first`,
-            category: 'tab',
-          },
-        })
+      else self.send({ type: 'slot.refused', error: REFUSALS.closed(context.plugin) })
+    },
+    /** Asks the plugin's pluginTab actor which tab an approved call will run in. */
+    requestTab: ({ context, system, self }) => {
+      const tab = pluginTabOf(system, context.plugin)
+      if (tab) tab.send({ type: 'tab.choose', replyTo: self })
+      else self.send({ type: 'tab.refused', error: REFUSALS.closed(context.plugin) })
     },
     releaseSlot: ({ context, system }) => pluginTabOf(system, context.plugin)?.send({ type: 'slot.release' }),
-    countWaitingTick: assign({ waitingTicks: ({ context }) => context.waitingTicks + 1 }),
-    reportWaitingForApproval: emit(({ context }) => ({
-      type: 'tool.progress' as const,
-      progress: context.waitingTicks,
-      message: 'waiting for approval',
-    })),
     forwardProgress: emit((_, params: { progress: number; total?: number; message?: string }) => ({
       type: 'tool.progress' as const,
       progress: params.progress,
@@ -227,26 +96,31 @@ export const toolInvocationMachine = setup({
   },
   guards: {
     isOk: (_, result: StepResult) => result.ok,
-    isOff: (_, check: PermissionCheck) => check.permission === 'off',
-    isAskWithoutExtension: (_, check: PermissionCheck) =>
-      check.permission === 'ask' && !check.extensionConnected,
-    isAsk: (_, check: PermissionCheck) => check.permission === 'ask',
-    isWithoutExtension: (_, check: PermissionCheck) => !check.extensionConnected,
+    isRefused: ({ context }) => !passed(context),
+    needsPreparation: ({ context }) => passed(context)?.prepare === true,
+    isOff: ({ context }) => passed(context)?.permission === 'off',
+    isAskWithoutExtension: ({ context }) =>
+      passed(context)?.permission === 'ask' && !passed(context)?.extensionConnected,
+    isAsk: ({ context }) => passed(context)?.permission === 'ask',
+    isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
     succeeded: ({ context }) => context.outcome?.ok === true,
-    isDecision: ({ event }, params: { decision: Decision }) =>
-      event.type === 'confirmation.response' && event.decision === params.decision,
+    isDecision: (_, params: { output: unknown; decision: Decision }) =>
+      typeof params.output === 'object' &&
+      params.output !== null &&
+      'decision' in params.output &&
+      params.output.decision === params.decision,
+    isTimedOut: (_, params: { output: unknown }) =>
+      typeof params.output === 'object' && params.output !== null && 'timedOut' in params.output,
   },
   delays: {
     callTimeout: TOOL_TIMEOUT_MS,
     maxDuration: TOOL_MAX_DURATION_MS,
-    approvalTimeout: APPROVAL_TIMEOUT_MS,
-    approvalProgressInterval: APPROVAL_PROGRESS_INTERVAL_MS,
   },
 }).createMachine({
   id: 'toolInvocation',
-  context: ({ input }) => ({ ...input, waitingTicks: 0 }),
-  initial: 'validating',
+  context: ({ input }) => input,
+  initial: 'checking',
   on: {
     cancel: { target: '.recording', actions: failWith('cancelled') },
     'daemon.stopping': { target: '.recording', actions: failWith('shuttingDown') },
@@ -254,13 +128,30 @@ export const toolInvocationMachine = setup({
     'slot.granted': { actions: 'releaseSlot' },
   },
   states: {
-    validating: {
+    checking: {
+      entry: 'check',
+      always: [
+        {
+          guard: 'isRefused',
+          target: 'recording',
+          actions: {
+            type: 'takeFailure',
+            params: ({ context }) => ({
+              error: context.verdict?.ok === false ? context.verdict.error : FAILURES.internalValidate,
+            }),
+          },
+        },
+        { guard: 'needsPreparation', target: 'preparingInput' },
+        { target: 'routing' },
+      ],
+    },
+    preparingInput: {
       invoke: {
-        id: 'validate',
-        src: 'validate',
+        id: 'prepareInput',
+        src: 'prepareInput',
         input: ({ context }) => context,
         onDone: [
-          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'checkingPermission' },
+          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'routing' },
           {
             target: 'recording',
             actions: {
@@ -272,44 +163,36 @@ export const toolInvocationMachine = setup({
         onError: { target: 'recording', actions: failWith('internalValidate') },
       },
     },
-    checkingPermission: {
-      invoke: {
-        id: 'checkPermission',
-        src: 'checkPermission',
-        input: ({ context }) => context,
-        onDone: [
-          {
-            guard: { type: 'isOff', params: ({ event }) => event.output },
-            target: 'recording',
-            actions: failWith('permissionOff'),
-          },
-          {
-            guard: { type: 'isAskWithoutExtension', params: ({ event }) => event.output },
-            target: 'recording',
-            actions: failWith('askWithoutExtension'),
-          },
-          { guard: { type: 'isAsk', params: ({ event }) => event.output }, target: 'preparingApproval' },
-          {
-            guard: { type: 'isWithoutExtension', params: ({ event }) => event.output },
-            target: 'recording',
-            actions: failWith('noExtension'),
-          },
-          { target: 'dispatching' },
-        ],
-        onError: { target: 'recording', actions: failWith('internalPermission') },
+    routing: {
+      always: [
+        { guard: 'isOff', target: 'recording', actions: failWith('permissionOff') },
+        { guard: 'isAskWithoutExtension', target: 'recording', actions: failWith('askWithoutExtension') },
+        { guard: 'isAsk', target: 'choosingTab' },
+        { guard: 'isWithoutExtension', target: 'recording', actions: failWith('noExtension') },
+        { target: 'dispatching' },
+      ],
+    },
+    // The plugin's pluginTab actor names the ready tab the approval shows and the call will run in.
+    choosingTab: {
+      entry: 'requestTab',
+      on: {
+        'tab.chosen': {
+          target: 'reservingApproval',
+          actions: assign({ tab: ({ event }) => event.tab }),
+        },
+        'tab.refused': {
+          target: 'recording',
+          actions: { type: 'takeFailure', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
-    preparingApproval: {
+    reservingApproval: {
       invoke: {
-        id: 'prepareApproval',
-        src: 'prepareApproval',
+        id: 'reserveApproval',
+        src: 'reserveApproval',
         input: ({ context }) => context,
         onDone: [
-          {
-            guard: { type: 'isOk', params: ({ event }) => event.output },
-            target: 'awaitingApproval',
-            actions: assign({ tab: ({ event }) => (event.output.ok ? event.output.tab : undefined) }),
-          },
+          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'awaitingApproval' },
           {
             target: 'recording',
             actions: {
@@ -324,36 +207,42 @@ export const toolInvocationMachine = setup({
     awaitingApproval: {
       entry: 'requestApproval',
       exit: 'releaseApproval',
-      initial: 'waiting',
-      states: {
-        // Re-entered on every tick so a client with a progress token hears "waiting for approval".
-        waiting: {
-          after: {
-            approvalProgressInterval: {
-              guard: 'hasProgressToken',
-              target: 'waiting',
-              reenter: true,
-              actions: ['countWaitingTick', 'reportWaitingForApproval'],
-            },
-          },
-        },
-      },
-      after: {
-        approvalTimeout: {
-          target: 'recording',
-          actions: [failWith('approvalTimeout'), { type: 'cancelApproval', params: { reason: 'timeout' } }],
-        },
-      },
-      on: {
-        'confirmation.response': [
-          { guard: { type: 'isDecision', params: { decision: 'allow_once' } }, target: 'dispatching' },
+      invoke: {
+        id: 'approval',
+        src: 'approval',
+        input: ({ context }) => ({ hasProgressToken: context.hasProgressToken }),
+        onDone: [
           {
-            guard: { type: 'isDecision', params: { decision: 'allow_always' } },
+            guard: {
+              type: 'isDecision',
+              params: ({ event }) => ({ output: event.output, decision: 'allow_once' }),
+            },
+            target: 'dispatching',
+          },
+          {
+            guard: {
+              type: 'isDecision',
+              params: ({ event }) => ({ output: event.output, decision: 'allow_always' }),
+            },
             target: 'dispatching',
             actions: 'persistAlways',
           },
+          {
+            guard: { type: 'isTimedOut', params: ({ event }) => ({ output: event.output }) },
+            target: 'recording',
+            actions: [failWith('approvalTimeout'), { type: 'cancelApproval', params: { reason: 'timeout' } }],
+          },
           { target: 'recording', actions: failWith('approvalDenied') },
         ],
+      },
+      on: {
+        'confirmation.response': { actions: sendTo('approval', ({ event }) => event) },
+        'approval.waiting': {
+          actions: {
+            type: 'forwardProgress',
+            params: ({ event }) => ({ progress: event.progress, message: 'waiting for approval' }),
+          },
+        },
         'extension.lost': { target: 'recording', actions: failWith('lostDuringApproval') },
         cancel: {
           target: 'recording',
@@ -435,7 +324,7 @@ export const toolInvocationMachine = setup({
     },
     // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
     recording: {
-      // A cancel while the approval was being prepared leaves a reserved place: give it back.
+      // A cancel while the approval place was being reserved leaves it taken: give it back.
       entry: 'releaseApproval',
       on: { cancel: {}, 'daemon.stopping': {} },
       invoke: {

@@ -2,13 +2,14 @@
  * The `/health` payload, composed from every subsystem the daemon wires (part of the composition
  * root, kept apart so src/daemon.ts reads as the wiring alone).
  */
-import type { AnyActorRef } from 'xstate'
+import type { Actor } from 'xstate'
+import type { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import type { AuditLog } from './audit'
 import type { ToolCatalog } from './catalog/toolCatalog'
 import type { EngineName } from './http/engine'
 import { processDiagnostics, type HealthPayload } from './http/health'
 import type { McpSessions } from './mcp/mcpSessions'
-import type { PluginHost } from './plugins'
+import { reloadStats, type PluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
 import { BRIDGE_VERSION, SDK_VERSION, STATE_SCHEMA_VERSION } from './protocol/constants'
 import type { BrowserTool } from './tools'
@@ -28,7 +29,7 @@ export interface HealthParts {
   catalog: ToolCatalog
   skipPermissions: () => boolean
   devWatcher: DevWatcher | undefined
-  system: { getSnapshot(): { children: Record<string, AnyActorRef | undefined> } }
+  system: Actor<typeof bridgeSystemMachine>
 }
 
 /** `getHealth` for the /health route; diagnostics only with BRIDGE_DIAGNOSTICS=1. */
@@ -40,6 +41,7 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
     const plugins = parts.pluginHost.health(
       (name) => link.tabState(name),
       (name) => parts.pluginLogs.size(name),
+      reloadStats(parts.system.system),
     )
     return {
       status: 'ok',

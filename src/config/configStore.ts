@@ -13,6 +13,7 @@ import type {
   configStoreMachine,
   PersistInput,
 } from '../../machines/configStoreMachine'
+import { configStoreOf, type SystemLookup } from '../../machines/systemActors'
 import { readConfigFile, updateConfigFileAsync } from './configFile'
 import { isBridgeError } from '../errors'
 import type { Config } from './schema'
@@ -80,4 +81,11 @@ export function persistConfigChange(
     const { mutate } = input.change
     return (await updateConfigFileAsync(path, (current) => mutate(current) as Config)).next
   }
+}
+
+/** The promise API over the running system's `configStore` actor. */
+export function configStoreIn(system: SystemLookup): ConfigStore {
+  const actor = configStoreOf(system)
+  if (!actor) throw new Error('the configStore actor is not running')
+  return createConfigStore(actor)
 }

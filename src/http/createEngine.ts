@@ -4,6 +4,7 @@
  */
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { log } from '../log'
+import { HTTP_MAX_BODY_BYTES, WS_MAX_PAYLOAD_BYTES } from '../protocol/constants'
 import type { EngineOptions, HttpEngine } from './engine'
 import { createNodeEngine } from './nodeEngine'
 import { createUwsEngine, loadUws } from './uwsEngine'
@@ -26,4 +27,13 @@ export function createEngine(choice: EngineChoice, options: EngineOptions): Http
   if (loaded.ok) return createUwsEngine(options)
   log.withTag('http').debug(`${loaded.message}; using the node engine`)
   return createNodeEngine(options)
+}
+
+/** The daemon's limits on each engine: body and frame sizes, slow clients, open connections. */
+export const DAEMON_ENGINE_LIMITS: EngineOptions['limits'] = {
+  maxBodyBytes: HTTP_MAX_BODY_BYTES,
+  maxPayloadBytes: WS_MAX_PAYLOAD_BYTES,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 256,
 }

@@ -1,7 +1,8 @@
 /**
  * MCP over Streamable HTTP, served by the daemon itself: one session per client `initialize`, keyed
- * by the UUID sent back in `Mcp-Session-Id`, each a `mcpSession:<uuid>` child of the root system
- * (which stops it once closed). A POST carries one message: a request is answered as JSON, or as an
+ * by the UUID sent back in `Mcp-Session-Id`. A session is a plain object, not an actor: it has one
+ * state (open) and one end (closed and forgotten, once), with nothing to wait on in between, so a
+ * machine would only restate `close()`. Its calls each live in their own actor (src/calls). A POST carries one message: a request is answered as JSON, or as an
  * event stream when it asked for progress; a notification gets 202. GET opens the session's one event
  * stream for notifications (`tools/list_changed`, plugin logs); DELETE ends the session.
  *
@@ -9,10 +10,7 @@
  * write: `tools/list` is a cached string, a call's answer one JSON body.
  */
 import { randomUUID } from 'node:crypto'
-import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
-import type { ActorRefFrom } from 'xstate'
-import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import type { mcpSessionMachine } from '../../machines/mcpSessionMachine'
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
@@ -33,35 +31,37 @@ import {
   sseEvent,
   type RpcId,
 } from './mcpMessages'
-import type { ProgressUpdate, ToolCall, ToolCallRequest } from './toolCalls'
+import { browserToolNarrowing } from '../tools'
+import type { CallTool, ProgressUpdate } from '../calls/toolCalls'
+import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
   listToolsJson(): string
-  callTool(request: ToolCallRequest): { result: Promise<CallToolResult>; cancel: ToolCall['cancel'] }
+  /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
+  callTool: CallTool
+  /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
+  resultMaxBytes: number
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
 }
 
-type SessionEffects = Parameters<typeof mcpSessionMachine.provide>[0]
-
 interface Session {
   id: string
   /** The MCP client's name, from the credential that opened the session. */
   client: string
-  actor: ActorRefFrom<typeof mcpSessionMachine>
   /** The session's GET event stream, while one is open. */
   stream: EventSink | undefined
   /** Below this, plugin log notifications are not sent (logging/setLevel); all by default. */
   logLevel: LoggingLevel
   /** When the client last sent a request: the eviction order. */
   lastActiveAt: number
-  /** Tool calls still running, by request id: a session with one is never evicted. */
-  calls: Map<RpcId, ToolCall['cancel']>
+  /** Tool calls still running, by request id, each with its cancel: a session with one is never evicted. */
+  calls: Map<RpcId, AbortController>
 }
 
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -78,18 +78,8 @@ const accepts = (request: HttpRequest, type: string) => (request.header('accept'
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
-  private system: ActorRefFrom<typeof bridgeSystemMachine> | undefined
-  /** The effects of the root system's mcpSession children, for `.provide()`. */
-  readonly sessionEffects: SessionEffects = {
-    actions: { disposeSession: ({ context }, { reason }) => this.dispose(context.sessionId, reason) },
-  }
 
   constructor(private readonly deps: McpSessionsDeps) {}
-
-  /** Takes the started root system: every session runs as its child `mcpSession:<uuid>`. */
-  attach(system: ActorRefFrom<typeof bridgeSystemMachine>): void {
-    this.system = system
-  }
 
   get count(): number {
     return this.sessions.size
@@ -101,7 +91,7 @@ export class McpSessions {
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
     if (request.method === 'DELETE') {
-      session.actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
+      this.close(session.id, 'DELETE /mcp')
       return { status: 200, headers: {} }
     }
     return this.openStream(request, session)
@@ -127,12 +117,11 @@ export class McpSessions {
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
   closeClient(client: string): void {
     for (const session of [...this.sessions.values()])
-      if (session.client === client) session.actor.send({ type: 'session.close', reason: 'client removed' })
+      if (session.client === client) this.close(session.id, 'client removed')
   }
 
   async closeAll(): Promise<void> {
-    for (const session of [...this.sessions.values()])
-      session.actor.send({ type: 'session.close', reason: 'daemon stopping' })
+    for (const id of [...this.sessions.keys()]) this.close(id, 'daemon stopping')
     await Promise.resolve()
   }
 
@@ -224,7 +213,7 @@ export class McpSessions {
     // The client gave up on a call: it ends as cancelled (and is audited so).
     if (method === 'notifications/cancelled') {
       const id = params.requestId
-      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.('client cancelled')
+      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.abort('client cancelled')
     }
   }
 
@@ -246,18 +235,22 @@ export class McpSessions {
         ? undefined
         : (update: ProgressUpdate) =>
             stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
-    const call = this.deps.callTool({
-      name,
-      input,
-      client: session.client,
-      session: session.id,
-      ...(onProgress ? { onProgress } : {}),
-    })
-    session.calls.set(id, call.cancel)
-    const answer = call.result.then((result) => {
-      session.calls.delete(id)
-      return resultJson(id, JSON.stringify(result))
-    })
+    const cancel = new AbortController()
+    session.calls.set(id, cancel)
+    const answer = this.deps
+      .callTool({
+        name,
+        input,
+        client: session.client,
+        session: session.id,
+        signal: cancel.signal,
+        ...(onProgress ? { onProgress } : {}),
+      })
+      .then((outcome) => {
+        session.calls.delete(id)
+        const result = toCallToolResult(outcome, this.deps.resultMaxBytes, browserToolNarrowing(name))
+        return resultJson(id, JSON.stringify(result))
+      })
     if (progressToken === undefined) return answer.then((json) => jsonTextResponse(json))
     return {
       status: 200,
@@ -304,8 +297,6 @@ export class McpSessions {
     }
     if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
     const session = this.open(client)
-    if (!session)
-      return jsonTextResponse(errorJson(id, JsonRpcErrorCode.internalError, 'the session could not start'))
     const result = {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
@@ -314,20 +305,11 @@ export class McpSessions {
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
   }
 
-  private open(client: string): Session | undefined {
+  private open(client: string): Session {
     const id = randomUUID()
-    this.system?.send({ type: 'mcpSession.spawn', input: { sessionId: id, openedAt: Date.now() } })
-    const actor = this.system?.system.get(systemIdOf('mcpSession', id)) as
-      ActorRefFrom<typeof mcpSessionMachine> | undefined
-    if (!actor) {
-      logger.error('MCP session could not start inside the daemon')
-      return undefined
-    }
-    actor.subscribe({ error: (error: unknown) => logger.error('MCP session actor failed:', error) })
     const session: Session = {
       id,
       client,
-      actor,
       stream: undefined,
       logLevel: 'debug',
       lastActiveAt: Date.now(),
@@ -355,18 +337,15 @@ export class McpSessions {
         idlest = session
     if (!idlest) return
     logger.warn(`more than ${this.deps.maxSessions} MCP sessions open: closing the one idle the longest`)
-    idlest.actor.send({
-      type: 'session.close',
-      reason: `evicted after ${Math.round((Date.now() - idlest.lastActiveAt) / 1000)} s idle`,
-    })
+    this.close(idlest.id, `evicted after ${Math.round((Date.now() - idlest.lastActiveAt) / 1000)} s idle`)
   }
 
-  /** The session's actor reached `closed`: its stream ends and its unfinished calls are cancelled. */
-  private dispose(id: string, reason: string): void {
+  /** Ends a session once: its stream ends and its unfinished calls are cancelled. */
+  private close(id: string, reason: string): void {
     const session = this.sessions.get(id)
     if (!session) return
     this.sessions.delete(id)
-    for (const cancel of session.calls.values()) cancel('session closed')
+    for (const cancel of session.calls.values()) cancel.abort('session closed')
     session.stream?.end()
     logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
   }

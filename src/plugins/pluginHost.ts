@@ -1,21 +1,11 @@
 /**
  * The daemon's plugin side: owns the current registry snapshot, runs discovery as the `reload`
- * actor's effect, answers `POST /reload`, and reports the plugin fields of /health. The daemon
- * creates one host, provides `host.discover` to the reload machine, then calls `attach(actor)`.
+ * actor's effect, and reports the plugin fields of /health. Asking for a reload (and `POST /reload`)
+ * goes to the actor itself: see ./reloadRequests.
  */
-import type { ActorRefFrom } from 'xstate'
-import type {
-  DiscoveryOutcome,
-  ReloadFinished,
-  ReloadReason,
-  reloadMachine,
-} from '../../machines/reloadMachine'
+import type { DiscoveryOutcome, ReloadReason } from '../../machines/reloadMachine'
 import type { PluginDetail } from '../http/health'
-import { createRateLimiter } from '../http/rateLimit'
-import { errorResponse, jsonResponse } from '../http/responses'
-import type { Route } from '../http/route'
 import { log } from '../log'
-import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol/constants'
 import type { DiscoveryError, FailedPlugin, TabInfo, TabStateName } from '../protocol/manifest'
 import { discoverPlugins } from './discover'
 import { createPluginLoadCache } from './loadCache'
@@ -50,24 +40,23 @@ export interface PluginHealth {
 export interface PluginHost {
   /** The reload machine's `discover` effect. Never rejects. */
   discover(input: { reason: ReloadReason; run: number }): Promise<DiscoveryOutcome>
-  attach(actor: ActorRefFrom<typeof reloadMachine>): void
-  /** Requests a reload and resolves when a run that started after this request has finished. */
-  reload(reason?: ReloadReason): Promise<ReloadFinished>
   snapshot(): PluginRegistrySnapshot
+  /** The folders of the local plugins loaded now. */
+  localPluginPaths(): string[]
   health(
     tab: (plugin: string) => { tabState: TabStateName; tabs: TabInfo[] },
-    logBufferSize?: (plugin: string) => number,
+    logBufferSize: (plugin: string) => number,
+    reloads: ReloadStats,
   ): PluginHealth
-  /** `POST /reload`: authenticated, 10 per minute, `{ ok, plugins, durationMs }`. */
-  route(): Route
 }
+
+/** The reload actor's counters, as /health shows them. */
+export type ReloadStats = Pick<PluginHealth, 'reloadCount' | 'lastReloadTimestamp' | 'lastReloadDurationMs'>
 
 export function createPluginHost(deps: PluginHostDeps): PluginHost {
   let current = emptySnapshot()
   // Reloads re-read only the plugins whose build files changed.
   const cache = { plugins: createPluginLoadCache(), adapterCopies: new Map<string, string>() }
-  let actor: ActorRefFrom<typeof reloadMachine> | undefined
-
   const discover: PluginHost['discover'] = async ({ reason, run }) => {
     const startedAt = Date.now()
     try {
@@ -110,30 +99,11 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
     }
   }
 
-  const reload: PluginHost['reload'] = (reason = 'request') => {
-    const ref = actor
-    if (!ref) return Promise.reject(new Error('plugin host is not attached to the reload actor'))
-    // Served by the first run numbered after every run started before this request.
-    const target = ref.getSnapshot().context.runsStarted + 1
-    return new Promise((resolve) => {
-      const subscription = ref.on('reload.finished', (event) => {
-        if (event.run < target) return
-        subscription.unsubscribe()
-        resolve(event)
-      })
-      ref.send({ type: 'reload.request', reason })
-    })
-  }
-
   return {
     discover,
-    attach: (ref) => {
-      actor = ref
-    },
-    reload,
     snapshot: () => current,
-    health: (tab, logBufferSize = () => 0) => {
-      const context = actor?.getSnapshot().context
+    localPluginPaths: () => current.plugins.filter((p) => p.source === 'local').map((p) => p.path),
+    health: (tab, logBufferSize, reloads) => {
       return {
         plugins: current.plugins.length,
         pluginDetails: current.plugins.map((p) => {
@@ -156,23 +126,9 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
         }),
         failedPlugins: current.failedPlugins,
         pluginToolCount: current.plugins.reduce((n, p) => n + p.tools.length, 0),
-        reloadCount: context?.reloadCount ?? 0,
-        lastReloadTimestamp: context?.lastReloadTimestamp ?? 0,
-        lastReloadDurationMs: context?.lastReloadDurationMs ?? 0,
+        ...reloads,
         discoveryErrors: current.discoveryErrors,
       }
     },
-    route: () => ({
-      path: '/reload',
-      auth: 'required',
-      rateLimit: createRateLimiter({ limit: ADMIN_RATE_LIMIT_PER_MIN }),
-      methods: {
-        POST: async () => {
-          if (!actor) return errorResponse('service_unavailable', 'the daemon is still starting')
-          const result = await reload('request')
-          return jsonResponse({ ok: result.ok, plugins: result.plugins, durationMs: result.durationMs })
-        },
-      },
-    }),
   }
 }

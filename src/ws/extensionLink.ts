@@ -1,56 +1,29 @@
 /**
- * The daemon's end of /ws: the extension port. One active extension socket (the root system's
- * extensionConnection actor decides which), a validating JSON-RPC peer per socket, and the routing of
- * what the extension says to the actors it concerns, found by systemId: tab reports to
- * `pluginTab:<plugin>`, progress and approval decisions to `toolInvocation:<id>`. Requests go to the
- * one method table (src/ws/methods.ts).
+ * The daemon's end of /ws: routes what the extension says to the actors it concerns, found through
+ * the typed lookups of machines/systemActors.ts: socket life to `extensionConnection` (which decides
+ * the one active socket), tab reports to `pluginTab:<plugin>`, progress and approval decisions to
+ * `toolInvocation:<id>`. Requests go to the one method table (src/ws/methods.ts). Built once the
+ * actor system runs, with that system; the sockets themselves live in ./extensionSockets.
  */
 import { randomUUID } from 'node:crypto'
-import type { ActorRefFrom, AnyActorRef } from 'xstate'
-import { systemIdOf, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import type { extensionConnectionMachine } from '../../machines/extensionConnectionMachine'
-import type { pluginTabMachine } from '../../machines/pluginTabMachine'
+import type { ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { extensionConnectionOf, pluginTabOf, systemIdOf, toolInvocationOf } from '../../machines/systemActors'
 import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
-import {
-  BROWSER_PLUGIN,
-  type NotificationParams,
-  type RequestParams,
-  type RequestResult,
-  type ServerNotificationName,
-  type ServerNotifications,
-  type ServerRequestName,
-  type ServerRequests,
-  type TabInfo,
-  type TabStateName,
-} from '../protocol'
-import { createDaemonPeer, type ClientNote, type DaemonPeer, type InboundNote } from './daemonPeer'
+import { BROWSER_PLUGIN, type TabInfo, type TabStateName } from '../protocol'
+import { createDaemonPeer, type ClientNote, type InboundNote } from './daemonPeer'
+import type { ExtensionPort, ExtensionSockets } from './extensionSockets'
 import type { MethodHandlers } from './methodHandler'
+
+export type { ExtensionPort } from './extensionSockets'
 
 const logger = log.withTag('ws')
 
-/** What a tool call needs of the extension: is it there, tell it something, ask it something. */
-export interface ExtensionPort {
-  readonly connected: boolean
-  /**
-   * Sends a notification on the active connection; false when there is none. With `soon`, it may wait
-   * a few milliseconds for the next frame to leave with it (see Peer.notifySoon).
-   */
-  notify<K extends ServerNotificationName>(
-    method: K,
-    params: NotificationParams<typeof ServerNotifications, K>,
-    options?: { soon?: boolean },
-  ): boolean
-  /** Sends a request on the active connection; undefined when there is none. `forget` drops a late answer. */
-  request<K extends ServerRequestName>(
-    method: K,
-    params: RequestParams<typeof ServerRequests, K>,
-  ): { result: Promise<RequestResult<typeof ServerRequests, K>>; forget: () => void } | undefined
-}
-
 export interface ExtensionLinkDeps {
-  /** The `sync.full` payload for a new connection. */
-  syncFull(): NotificationParams<typeof ServerNotifications, 'sync.full'>
+  /** The started root actor: the actors this link feeds live in its system. */
+  system: ActorRefFrom<typeof bridgeSystemMachine>
+  sockets: ExtensionSockets
   /** Every request the extension may send, one handler each. */
   methods: MethodHandlers
   onPluginLog(params: ClientNote<'plugin.log'>): void
@@ -58,8 +31,6 @@ export interface ExtensionLinkDeps {
   onSitesReport?(params: ClientNote<'sites.report'>): void
   /** The extension is gone: what it reported of open tabs no longer holds. */
   onLost?(): void
-  /** Keepalive timeout (ms) for a silent socket. */
-  keepaliveTimeoutMs?: number
 }
 
 export interface TabSnapshot {
@@ -68,59 +39,22 @@ export interface TabSnapshot {
   inFlight: number
 }
 
-type BridgeSystemRef = ActorRefFrom<typeof bridgeSystemMachine>
-type ConnectionEffects = Parameters<typeof extensionConnectionMachine.provide>[0]
-type PluginTabRef = ActorRefFrom<typeof pluginTabMachine>
-
-interface OpenSocket {
-  socket: EngineSocket
-  peer: DaemonPeer
-}
-
-export class ExtensionLink implements ExtensionPort {
-  private readonly sockets = new Map<string, OpenSocket>()
+export class ExtensionLink {
   /** Plugins that have a pluginTab actor (spawned through the root on `syncPlugins`). */
   private readonly tabPlugins = new Set<string>()
-  private system: BridgeSystemRef | undefined
-  private stopped = false
-  /** The socket effects of the extensionConnection actor, for `.provide()`. */
-  readonly connectionEffects: ConnectionEffects
+  /** The active extension, as calls and announcements reach it. */
+  readonly port: ExtensionPort
 
   constructor(private readonly deps: ExtensionLinkDeps) {
-    this.connectionEffects = {
-      actions: {
-        sendSyncFull: (_, { connectionId }) =>
-          void this.sockets.get(connectionId)?.peer.notify('sync.full', deps.syncFull()),
-        sendPong: (_, { connectionId, ts }) =>
-          void this.sockets.get(connectionId)?.peer.notify('pong', { ts }),
-        closeSocket: (_, { connectionId, code, reason }) => {
-          const open = this.sockets.get(connectionId)
-          if (!open) return
-          logger.info(`closing extension connection (${reason})`)
-          open.peer.close(reason)
-          try {
-            open.socket.close(code, reason)
-          } catch (error) {
-            logger.warn('closing the extension socket failed:', error)
-          }
-        },
-        // The root tells every plugin tab and every call.
-        connectionLost: () => {
-          this.system?.send({ type: 'extension.lost' })
-          deps.onLost?.()
-        },
-      },
-      ...(deps.keepaliveTimeoutMs === undefined
-        ? {}
-        : { delays: { keepaliveTimeout: deps.keepaliveTimeoutMs } }),
-    }
-  }
-
-  /** Takes the started root system: its extensionConnection drives the sockets; tabs are spawned there. */
-  attach(system: BridgeSystemRef): void {
-    this.system = system
+    this.port = deps.sockets.portOf(deps.system.system)
     // Effects never throw by design; should one, log it rather than fail silently.
+    let connected = false
     this.connection()?.subscribe({
+      next: (snapshot) => {
+        const now = snapshot.value !== 'noConnection'
+        if (connected && !now) deps.onLost?.()
+        connected = now
+      },
       error: (error: unknown) => logger.error('extension connection actor failed:', error),
     })
     this.ensureTab(BROWSER_PLUGIN)
@@ -128,6 +62,7 @@ export class ExtensionLink implements ExtensionPort {
 
   /** Takes an authenticated /ws socket; it becomes the active connection. */
   open(socket: EngineSocket): void {
+    const { sockets } = this.deps
     const connectionId = randomUUID()
     const peer = createDaemonPeer({
       send: (text) => socket.send(text),
@@ -136,16 +71,16 @@ export class ExtensionLink implements ExtensionPort {
       onNotification: (note) => this.onNotification(connectionId, note),
       onProblem: (message) => logger.warn(`extension sent something unusable: ${message}`),
     })
-    this.sockets.set(connectionId, { socket, peer })
+    sockets.add(connectionId, { socket, peer })
     socket.onMessage((text) => {
-      if (this.stopped) return
+      if (sockets.stopped) return
       this.connection()?.send({ type: 'ws.activity', connectionId })
       peer.receive(text)
     })
     socket.onClose((code) => {
       peer.close()
-      this.sockets.delete(connectionId)
-      if (this.stopped) return
+      sockets.remove(connectionId)
+      if (sockets.stopped) return
       logger.info(`extension connection closed (code ${code})`)
       this.connection()?.send({ type: 'ws.closed', connectionId })
     })
@@ -154,36 +89,7 @@ export class ExtensionLink implements ExtensionPort {
   }
 
   get connected(): boolean {
-    const snapshot = this.connection()?.getSnapshot()
-    return snapshot !== undefined && snapshot.value !== 'noConnection'
-  }
-
-  /** Open extension sockets (the active one, plus a replaced one that is still closing). */
-  get socketCount(): number {
-    return this.sockets.size
-  }
-
-  notify<K extends ServerNotificationName>(
-    method: K,
-    params: NotificationParams<typeof ServerNotifications, K>,
-    options: { soon?: boolean } = {},
-  ): boolean {
-    const peer = this.active()?.peer
-    if (!peer) return false
-    return options.soon ? peer.notifySoon(method, params) : peer.notify(method, params)
-  }
-
-  request<K extends ServerRequestName>(
-    method: K,
-    params: RequestParams<typeof ServerRequests, K>,
-  ): { result: Promise<RequestResult<typeof ServerRequests, K>>; forget: () => void } | undefined {
-    const open = this.active()
-    if (!open) return undefined
-    const { id, result } = open.peer.request(method, params)
-    return {
-      result: result as Promise<RequestResult<typeof ServerRequests, K>>,
-      forget: () => open.peer.forget(id),
-    }
+    return this.port.connected
   }
 
   /** Keeps one pluginTab actor per loaded plugin (plus `browser`, which only counts calls). */
@@ -193,12 +99,12 @@ export class ExtensionLink implements ExtensionPort {
     for (const name of [...this.tabPlugins])
       if (name !== BROWSER_PLUGIN && !wanted.has(name)) {
         this.tabPlugins.delete(name)
-        this.system?.send({ type: 'pluginTab.stop', plugin: name })
+        this.deps.system.send({ type: 'pluginTab.stop', plugin: name })
       }
   }
 
   tab(plugin: string): TabSnapshot | undefined {
-    const snapshot = this.tabActor(plugin)?.getSnapshot()
+    const snapshot = pluginTabOf(this.deps.system.system, plugin)?.getSnapshot()
     if (!snapshot) return undefined
     return { state: snapshot.value, tabs: snapshot.context.tabs, inFlight: snapshot.context.inFlight }
   }
@@ -211,52 +117,22 @@ export class ExtensionLink implements ExtensionPort {
 
   /** `tab.stateChanged`: one plugin's tabs changed; false for a plugin with no tab actor. */
   tabStateChanged(plugin: string, state: TabStateName, tabs: TabInfo[]): boolean {
-    const tab = plugin === BROWSER_PLUGIN ? undefined : this.tabActor(plugin)
+    const tab = plugin === BROWSER_PLUGIN ? undefined : pluginTabOf(this.deps.system.system, plugin)
     tab?.send({ type: 'tabs.update', state, tabs })
     return tab !== undefined
   }
 
-  /**
-   * The secret changed: every open socket was authenticated with the old one, so close them (4002
-   * "secret rotated"). The extension re-reads auth.json and reconnects with the new secret.
-   */
-  secretRotated(): void {
-    for (const { peer, socket } of this.sockets.values()) {
-      peer.close('secret rotated')
-      socket.close(4002, 'secret rotated')
-    }
-  }
-
-  stop(): void {
-    this.stopped = true
-    for (const { peer, socket } of this.sockets.values()) {
-      peer.close('daemon stopping')
-      socket.close(1001, 'daemon stopping')
-    }
-    // The connection actor and the pluginTab children stop with the root system.
-  }
-
-  private connection(): ActorRefFrom<typeof extensionConnectionMachine> | undefined {
-    return this.system?.system.get('extensionConnection') as
-      ActorRefFrom<typeof extensionConnectionMachine> | undefined
-  }
-
-  private tabActor(plugin: string): PluginTabRef | undefined {
-    return this.system?.system.get(systemIdOf('pluginTab', plugin)) as PluginTabRef | undefined
+  private connection() {
+    return extensionConnectionOf(this.deps.system.system)
   }
 
   private ensureTab(name: string): void {
-    if (!this.system || this.tabPlugins.has(name)) return
+    if (this.tabPlugins.has(name)) return
     this.tabPlugins.add(name)
-    this.system.send({ type: 'pluginTab.spawn', plugin: name })
-    this.tabActor(name)?.subscribe({
+    this.deps.system.send({ type: 'pluginTab.spawn', plugin: name })
+    pluginTabOf(this.deps.system.system, name)?.subscribe({
       error: (error: unknown) => logger.error(`${systemIdOf('pluginTab', name)} failed:`, error),
     })
-  }
-
-  private active(): OpenSocket | undefined {
-    const id = this.connection()?.getSnapshot().context.connectionId
-    return id === undefined ? undefined : this.sockets.get(id)
   }
 
   private isActive(connectionId: string): boolean {
@@ -264,8 +140,8 @@ export class ExtensionLink implements ExtensionPort {
   }
 
   /** A call's actor by its systemId; the id comes from the extension, so it may name nothing. */
-  private invocation(dispatchId: string): AnyActorRef | undefined {
-    return this.system?.system.get(systemIdOf('toolInvocation', dispatchId)) as AnyActorRef | undefined
+  private invocation(dispatchId: string) {
+    return toolInvocationOf(this.deps.system.system, dispatchId)
   }
 
   private onNotification(connectionId: string, note: InboundNote): void {
@@ -277,9 +153,10 @@ export class ExtensionLink implements ExtensionPort {
       case 'tab.syncAll': {
         const { plugins } = note.params
         for (const name of this.tabPlugins) {
-          if (name === BROWSER_PLUGIN) continue
+          // Sites' own tools (an origin, not a plugin) are reported by `sites.report` instead.
+          if (name === BROWSER_PLUGIN || name.includes('://')) continue
           const reported = Object.hasOwn(plugins, name) ? plugins[name] : undefined
-          this.tabActor(name)?.send({
+          pluginTabOf(this.deps.system.system, name)?.send({
             type: 'tabs.update',
             state: reported?.state ?? 'closed',
             tabs: reported?.tabs ?? [],

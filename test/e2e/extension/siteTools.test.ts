@@ -180,6 +180,19 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     expect(audit[0]).toMatchObject({ plugin: sites.a, success: true, client: 'cli' })
   })
 
+  it('saves “always allow” for the declaration the user approved', async () => {
+    const name = (await listedNames()).find((n) => n.endsWith('__list_todos'))!
+    const pending = call(name)
+    const approval = panel.getByTestId('approval')
+    await expect.poll(() => approval.count(), { timeout: 15_000 }).toBe(1)
+    await approval.getByTestId('approve-always').click()
+    expect(JSON.parse(textOf(await pending)).content).toContain('buy milk')
+    const declared = (await site(sites.a))!.tools.find((t) => t.name === 'list_todos')!.hash
+    await expect
+      .poll(() => config().sites?.[sites.a]?.tools?.list_todos)
+      .toEqual({ permission: 'auto', declared })
+  })
+
   it('sets one tool to auto with `bridge site set`, bound to what the site declares now', async () => {
     const set = await cli('set', sites.a, 'add_todo', 'auto')
     expect(set.stderr).toBe('')

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate'
+import { assign, createActor, fromCallback, fromPromise, waitFor, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
+import type { Permission } from '../../../src/protocol'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
-import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
+import type { SystemLookup } from '../../../machines/systemActors'
 import {
   toolInvocationMachine,
-  type ApprovalCheck,
-  type PermissionCheck,
   type StepResult,
   type ToolInvocationContext,
   type ToolInvocationEvent,
@@ -16,14 +15,20 @@ import {
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 /** A call whose tool answers `output` at once; `permission` decides whether it waits for approval. */
-function callLogic(options: { permission?: PermissionCheck['permission']; recorded?: string[] } = {}) {
+function callLogic(options: { permission?: Permission; recorded?: string[] } = {}) {
   return toolInvocationMachine.provide({
+    actions: {
+      check: assign({
+        verdict: () => ({
+          ok: true as const,
+          permission: options.permission ?? 'auto',
+          extensionConnected: true,
+          prepare: false,
+        }),
+      }),
+    },
     actors: {
-      validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
-      checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
-        Promise.resolve({ permission: options.permission ?? 'auto', extensionConnected: true }),
-      ),
-      prepareApproval: fromPromise<ApprovalCheck, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
+      reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
       dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
         sendBack({ type: 'dispatch.succeeded', output: `ran ${input.tool}` })
       }),
@@ -35,19 +40,15 @@ function callLogic(options: { permission?: PermissionCheck['permission']; record
   })
 }
 
-function startSystem(
-  options: { sent?: string[]; call?: ReturnType<typeof callLogic>; disposed?: string[] } = {},
-) {
+function startSystem(options: { sent?: string[]; call?: ReturnType<typeof callLogic> } = {}) {
   const system = createActor(
     bridgeSystemMachine.provide({
+      delays: { drainGrace: 20 },
       actors: {
         extensionConnection: extensionConnectionMachine.provide({
           actions: {
             sendSyncFull: (_, { connectionId }) => void options.sent?.push(`sync.full ${connectionId}`),
           },
-        }),
-        mcpSession: mcpSessionMachine.provide({
-          actions: { disposeSession: (_, { reason }) => void options.disposed?.push(reason) },
         }),
         toolInvocation: options.call ?? callLogic(),
       },
@@ -59,7 +60,10 @@ function startSystem(
 }
 
 type System = ReturnType<typeof startSystem>
-const find = (system: System, systemId: string) => system.system.get(systemId) as AnyActorRef | undefined
+const find = (system: System, systemId: string): AnyActorRef | undefined => {
+  const lookup: SystemLookup = system.system
+  return lookup.get(systemId)
+}
 const callInput = (invocationId: string, plugin = 'notes'): ToolInvocationInput => ({
   invocationId,
   plugin,
@@ -70,6 +74,18 @@ const callInput = (invocationId: string, plugin = 'notes'): ToolInvocationInput 
   hasProgressToken: false,
   startedAt: 0,
 })
+
+/** The plugin's pluginTab actor, with one ready tab an approval can name. */
+function openTab(system: System, plugin = 'notes') {
+  system.send({ type: 'pluginTab.spawn', plugin })
+  const tab = find(system, `pluginTab:${plugin}`)
+  tab?.send({
+    type: 'tabs.update',
+    state: 'ready',
+    tabs: [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', ready: true }],
+  })
+  return tab
+}
 
 describe('bridgeSystemMachine', () => {
   it('runs extensionConnection under the systemId "extensionConnection" with the effects the daemon provides', () => {
@@ -104,28 +120,16 @@ describe('bridgeSystemMachine', () => {
     expect(find(system, 'pluginTab:notes')).toBeUndefined()
   })
 
-  it('spawns mcpSession:<uuid> with the effects provided once and removes it once the session closes', async () => {
-    const disposed: string[] = []
-    const system = startSystem({ disposed })
-    system.send({ type: 'mcpSession.spawn', input: { sessionId: 'session-1', openedAt: 1 } })
-    const session = find(system, 'mcpSession:session-1')
-    expect(session?.getSnapshot().value).toBe('open')
-    session?.send({ type: 'session.close', reason: 'DELETE /mcp' })
-    await flush()
-    expect(disposed).toEqual(['DELETE /mcp'])
-    expect(find(system, 'mcpSession:session-1')).toBeUndefined()
-  })
-
   it('runs a call as toolInvocation:<uuid>: a slot from its pluginTab, the outcome as its output, then gone', async () => {
     const recorded: string[] = []
     const system = startSystem({ call: callLogic({ recorded }) })
-    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    const tab = find(system, 'pluginTab:notes')
-    tab?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
+    const tab = openTab(system)
+    const slotsSeen: number[] = []
+    tab?.subscribe(
+      (snapshot: { context: { inFlight: number } }) => void slotsSeen.push(snapshot.context.inFlight),
+    )
     system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
     const call = find(system, 'toolInvocation:call-1')
-    const slotsSeen: number[] = []
-    tab?.subscribe((snapshot) => void slotsSeen.push((snapshot.context as { inFlight: number }).inFlight))
     const outputs: unknown[] = []
     call?.subscribe({ complete: () => void outputs.push(call.getSnapshot().output) })
     await flush()
@@ -170,14 +174,13 @@ describe('bridgeSystemMachine', () => {
 
   it('tells every plugin tab and every waiting call when the extension is lost', async () => {
     const system = startSystem({ call: callLogic({ permission: 'ask' }) })
-    system.send({ type: 'pluginTab.spawn', plugin: 'notes' })
-    find(system, 'pluginTab:notes')?.send({ type: 'tabs.update', state: 'ready', tabs: [] })
+    openTab(system)
     system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
     const call = find(system, 'toolInvocation:call-1')
     let output: unknown
     call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
     await flush()
-    expect(call?.getSnapshot().value).toEqual({ awaitingApproval: 'waiting' })
+    expect(call?.getSnapshot().value).toBe('awaitingApproval')
     system.send({ type: 'extension.lost' })
     await flush()
     expect(find(system, 'pluginTab:notes')?.getSnapshot().value).toBe('closed')
@@ -208,15 +211,49 @@ describe('bridgeSystemMachine', () => {
       },
     })
     const other = startSystem({ call: broken })
+    openTab(other)
     other.send({ type: 'toolInvocation.spawn', input: callInput('call-2') })
     const seen: string[] = []
     find(other, 'toolInvocation:call-2')?.subscribe({
-      error: (error) => void seen.push((error as Error).message),
+      error: (error: unknown) => void seen.push((error as Error).message),
     })
     await flush()
     expect(seen).toEqual(['approval effect crashed'])
     expect(find(other, 'toolInvocation:call-2')).toBeUndefined()
     expect(other.getSnapshot().status).toBe('active')
     expect(find(other, 'configStore')).toBeDefined()
+  })
+
+  it('drains at once when no call runs', () => {
+    const system = startSystem()
+    system.send({ type: 'system.drain' })
+    expect(system.getSnapshot().value).toEqual({ live: 'drained' })
+    expect(find(system, 'configStore')).toBeDefined()
+  })
+
+  it('lets a call in flight finish while draining, then is drained', async () => {
+    const system = startSystem()
+    system.send({ type: 'pluginTab.spawn', plugin: 'browser' })
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1', 'browser') })
+    system.send({ type: 'system.drain' })
+    expect(system.getSnapshot().matches({ live: 'draining' })).toBe(true)
+    const drained = await waitFor(system, (snapshot) => snapshot.matches({ live: 'drained' }))
+    expect(drained.context.callsRunning).toBe(0)
+    expect(find(system, 'toolInvocation:call-1')).toBeUndefined()
+  })
+
+  it('fails a call still waiting when the grace period ends with shutting_down, audited, then is drained', async () => {
+    const recorded: string[] = []
+    const system = startSystem({ call: callLogic({ permission: 'ask', recorded }) })
+    openTab(system)
+    system.send({ type: 'toolInvocation.spawn', input: callInput('call-1') })
+    const call = find(system, 'toolInvocation:call-1')
+    let output: unknown
+    call?.subscribe({ complete: () => void (output = call.getSnapshot().output as unknown) })
+    await flush()
+    system.send({ type: 'system.drain' })
+    await waitFor(system, (snapshot) => snapshot.matches({ live: 'drained' }))
+    expect(output).toMatchObject({ ok: false, error: { code: 'shutting_down' } })
+    expect(recorded).toEqual(['call-1'])
   })
 })

@@ -1,7 +1,6 @@
 import { createActor, fromCallback } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { pluginTabMachine, type SlotAnswer } from '../../../machines/pluginTabMachine'
-import { mcpSessionMachine } from '../../../machines/mcpSessionMachine'
+import { pluginTabMachine, type SlotAnswer, type TabAnswer } from '../../../machines/pluginTabMachine'
 
 const tab = { tabId: 7, url: 'https://notes.example/app', title: 'Notes', ready: true }
 
@@ -84,19 +83,28 @@ describe('pluginTabMachine', () => {
     actor.send({ type: 'extension.lost' })
     expect(actor.getSnapshot().context.inFlight).toBe(1)
   })
-})
 
-describe('mcpSessionMachine', () => {
-  it('disposes the session exactly once when it closes', () => {
-    const disposed: string[] = []
-    const actor = createActor(
-      mcpSessionMachine.provide({ actions: { disposeSession: (_, p) => void disposed.push(p.reason) } }),
-      { input: { sessionId: 's-1', openedAt: 0 } },
+  it('names the best-ranked ready tab for an approval, or says why there is none', () => {
+    const answers: TabAnswer[] = []
+    const caller = createActor(
+      fromCallback<TabAnswer>(({ receive }) => receive((e) => answers.push(e))),
     ).start()
-    expect(actor.getSnapshot().value).toBe('open')
-    actor.send({ type: 'session.close', reason: 'DELETE /mcp' })
-    actor.send({ type: 'session.close', reason: 'transport closed' })
-    expect(actor.getSnapshot().status).toBe('done')
-    expect(disposed).toEqual(['DELETE /mcp'])
+    const actor = createActor(pluginTabMachine, { input: { plugin: 'notes' } }).start()
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    actor.send({ type: 'tabs.update', state: 'unavailable', tabs: [{ ...tab, ready: false }] })
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    const second = { ...tab, tabId: 8, title: 'Other', rank: 0 }
+    actor.send({ type: 'tabs.update', state: 'ready', tabs: [{ ...tab, rank: 1 }, second] })
+    actor.send({ type: 'tab.choose', replyTo: caller })
+    expect(answers.map((a) => (a.type === 'tab.chosen' ? a.tab : a.error.code))).toEqual([
+      'tab_closed',
+      'tab_unavailable',
+      { tabId: 8, title: 'Other', url: tab.url },
+    ])
+    // Naming a tab takes no slot.
+    expect(actor.getSnapshot().context.inFlight).toBe(0)
+    const browser = createActor(pluginTabMachine, { input: { plugin: 'browser' } }).start()
+    browser.send({ type: 'tab.choose', replyTo: caller })
+    expect(answers.at(-1)).toEqual({ type: 'tab.chosen' })
   })
 })

@@ -1,13 +1,14 @@
-import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate'
+import { assign, createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate'
 import {
   toolInvocationMachine,
-  type ApprovalCheck,
-  type PermissionCheck,
+  type CheckVerdict,
   type StepResult,
+  type ToolFailure,
   type ToolInvocationContext,
   type ToolInvocationEvent,
   type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
+import type { ApprovalTab, Permission } from '../../../src/protocol'
 
 export interface Deferred<T> {
   promise: Promise<T>
@@ -21,19 +22,31 @@ export function deferred<T>(): Deferred<T> {
 
 export const flush = () => new Promise((r) => setTimeout(r, 0))
 
+export interface PermissionCheck {
+  permission: Permission
+  extensionConnected: boolean
+}
+
+/** The daemon's answer before an approval: the pluginTab's tab (or its refusal), then queue room. */
+export type ApprovalCheck = { ok: true; tab?: ApprovalTab } | { ok: false; error: ToolFailure }
+
 export interface HarnessOptions {
   validate?: StepResult
   permission?: PermissionCheck
-  /** The daemon's answer before an approval (tab, queue room); resolved at once even with manualSteps. */
+  /** The tool has a daemon-side step on its input; it answers `steps.prepare`. */
+  prepare?: boolean
   approval?: ApprovalCheck
   /** Hold that answer until the test resolves `steps.approval`. */
   holdApproval?: boolean
   /** The pluginTab's answer to the slot request: ok grants it, a failure refuses it. */
   slot?: StepResult
   hasProgressToken?: boolean
-  /** Hold the steps until the test resolves them (model-based tests). */
+  /** Model-based tests: start only on `begin(verdict)` and hold the slot until the test resolves it. */
   manualSteps?: boolean
 }
+
+const verdictOf = (validate: StepResult, permission: PermissionCheck, prepare: boolean): CheckVerdict =>
+  validate.ok ? { ok: true, ...permission, prepare } : validate
 
 /** A toolInvocation actor with recording fakes for every effect and a simulated clock. */
 export function startInvocation(options: HarnessOptions = {}) {
@@ -43,24 +56,26 @@ export function startInvocation(options: HarnessOptions = {}) {
   /** The state the call was in each time it gave its approval-queue place back. */
   const releases: string[] = []
   const steps = {
-    validate: deferred<StepResult>(),
-    checkPermission: deferred<PermissionCheck>(),
+    prepare: deferred<StepResult>(),
     slot: deferred<StepResult>(),
     approval: deferred<ApprovalCheck>(),
   }
   if (!options.holdApproval) steps.approval.resolve(options.approval ?? { ok: true })
-  if (!options.manualSteps) {
-    steps.validate.resolve(options.validate ?? { ok: true })
-    steps.checkPermission.resolve(options.permission ?? { permission: 'auto', extensionConnected: true })
-    steps.slot.resolve(options.slot ?? { ok: true })
-  }
+  if (!options.manualSteps) steps.slot.resolve(options.slot ?? { ok: true })
+  let verdict = verdictOf(
+    options.validate ?? { ok: true },
+    options.permission ?? { permission: 'auto', extensionConnected: true },
+    options.prepare ?? false,
+  )
   let sendBack: ((event: ToolInvocationEvent) => void) | undefined
   const record = (name: string) => () => void effects.push(name)
+  const isTabRefusal = (check: ApprovalCheck) => !check.ok && check.error.code.startsWith('tab_')
   const machine = toolInvocationMachine.provide({
     actors: {
-      validate: fromPromise(() => steps.validate.promise),
-      checkPermission: fromPromise(() => steps.checkPermission.promise),
-      prepareApproval: fromPromise(() => steps.approval.promise),
+      prepareInput: fromPromise(() => steps.prepare.promise),
+      reserveApproval: fromPromise(() =>
+        steps.approval.promise.then((check): StepResult => (check.ok ? { ok: true } : check)),
+      ),
       dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack: back }) => {
         effects.push('dispatch')
         sendBack = back
@@ -76,13 +91,23 @@ export function startInvocation(options: HarnessOptions = {}) {
       }),
     },
     actions: {
+      check: assign({ verdict: () => verdict }),
       requestApproval: record('requestApproval'),
       releaseApproval: ({ self }) => void releases.push(JSON.stringify(self.getSnapshot().value)),
       cancelApproval: (_, params) => void effects.push(`cancelApproval:${params.reason}`),
       persistAlways: record('persistAlways'),
       announceStart: record('announceStart'),
       announceEnd: record('announceEnd'),
-      // The plugin's pluginTab actor, played by the test: it answers when `steps.slot` settles.
+      // The plugin's pluginTab actor, played by the test: it names the tab when `steps.approval` settles.
+      requestTab: ({ self }) =>
+        void steps.approval.promise.then((check) =>
+          self.send(
+            !check.ok && isTabRefusal(check)
+              ? { type: 'tab.refused', error: check.error }
+              : { type: 'tab.chosen', ...(check.ok && check.tab ? { tab: check.tab } : {}) },
+          ),
+        ),
+      // ... and it answers the slot request when `steps.slot` settles.
       requestSlot: ({ self }) =>
         void steps.slot.promise.then((answer) =>
           self.send(answer.ok ? { type: 'slot.granted' } : { type: 'slot.refused', error: answer.error }),
@@ -91,35 +116,51 @@ export function startInvocation(options: HarnessOptions = {}) {
     },
   })
   const clock = new SimulatedClock()
-  const actor = createActor(machine, {
-    clock,
-    input: {
-      invocationId: 'call-1',
-      plugin: 'notes',
-      tool: 'notes_list_notes',
-      input: { limit: 3 },
-      client: 'claude',
-      session: 'session-1',
-      hasProgressToken: options.hasProgressToken ?? false,
-      startedAt: 0,
-    },
-  })
-  actor.on('tool.progress', (event) => {
-    const { type: _type, ...update } = event
-    if (update.message === 'waiting for approval') effects.push('reportWaitingForApproval')
-    else progress.push(update)
-  })
-  actor.start()
+  // The check is an `assign` on entry: XState applies it when the actor is created, so a
+  // `manualSteps` call is created only once its verdict is known.
+  const create = () => {
+    const created = createActor(machine, {
+      clock,
+      input: {
+        invocationId: 'call-1',
+        plugin: 'notes',
+        tool: 'notes_list_notes',
+        input: { limit: 3 },
+        client: 'claude',
+        session: 'session-1',
+        hasProgressToken: options.hasProgressToken ?? false,
+        startedAt: 0,
+      },
+    })
+    created.on('tool.progress', (event) => {
+      const { type: _type, ...update } = event
+      if (update.message === 'waiting for approval') effects.push('reportWaitingForApproval')
+      else progress.push(update)
+    })
+    return created.start()
+  }
+  let actor: ReturnType<typeof create> | undefined = options.manualSteps ? undefined : create()
+  const started = () => {
+    if (!actor) throw new Error('the call has not begun')
+    return actor
+  }
   return {
-    actor,
+    get actor() {
+      return started()
+    },
     clock,
     effects,
     outcomes,
     progress,
     releases,
     steps,
+    /** Starts a `manualSteps` call with the verdict of its synchronous check. */
+    begin: (validate: StepResult, permission: PermissionCheck) => {
+      verdict = verdictOf(validate, permission, options.prepare ?? false)
+      actor = create()
+    },
     /** Events the running dispatch actor would send (the extension's answer). */
     answer: (event: ToolInvocationEvent) => sendBack?.(event),
-    state: () => actor.getSnapshot().value,
+    state: () => started().getSnapshot().value,
   }
 }

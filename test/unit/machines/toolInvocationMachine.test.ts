@@ -75,7 +75,7 @@ describe('toolInvocationMachine', () => {
       const tab = { tabId: 9, title: 'My notes', url: 'http://127.0.0.1/mine' }
       const t = startInvocation({ ...ask, approval: { ok: true, tab } })
       await flush()
-      expect(t.state()).toEqual({ awaitingApproval: 'waiting' })
+      expect(t.state()).toEqual('awaitingApproval')
       expect(t.actor.getSnapshot().context.tab).toEqual(tab)
       expect(t.releases).toEqual([])
       t.actor.send({ type: 'confirmation.response', decision: 'allow_once' })
@@ -83,25 +83,25 @@ describe('toolInvocationMachine', () => {
       expect(t.state()).toEqual({ running: 'waiting' })
       expect(t.actor.getSnapshot().context.tab).toEqual(tab)
       // The call's place in the approval queue is given back as soon as the user answered.
-      expect(t.releases).toEqual([JSON.stringify({ awaitingApproval: 'waiting' })])
+      expect(t.releases).toEqual([JSON.stringify('awaitingApproval')])
     })
 
     it('gives its approval-queue place back when cancelled while the approval is prepared', async () => {
       const t = startInvocation({ ...ask, holdApproval: true })
       await flush()
-      expect(t.state()).toBe('preparingApproval')
+      expect(t.state()).toBe('choosingTab')
       t.actor.send({ type: 'cancel', reason: 'client cancelled' })
       t.steps.approval.resolve({ ok: true })
       await flush()
       expect(t.state()).toBe('failed')
-      expect(t.releases).toEqual([JSON.stringify('preparingApproval')])
+      expect(t.releases).toEqual([JSON.stringify('choosingTab')])
       expect(t.effects).not.toContain('requestApproval')
     })
 
     it('dispatches after allow_once', async () => {
       const t = startInvocation(ask)
       await flush()
-      expect(t.state()).toEqual({ awaitingApproval: 'waiting' })
+      expect(t.state()).toEqual('awaitingApproval')
       expect(t.effects).toEqual(['requestApproval'])
       t.actor.send({ type: 'confirmation.response', decision: 'allow_once' })
       await flush()
@@ -266,7 +266,10 @@ describe('toolInvocationMachine', () => {
   })
 
   it('records a cancelled call once, from any state', async () => {
-    const early = startInvocation({ manualSteps: true })
+    const early = startInvocation({
+      permission: { permission: 'ask', extensionConnected: true },
+      holdApproval: true,
+    })
     early.actor.send({ type: 'cancel', reason: 'session closed' })
     expect(early.outcomes).toEqual([
       {

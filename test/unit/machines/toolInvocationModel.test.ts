@@ -10,12 +10,11 @@ import { flush, startInvocation } from './toolInvocationHarness'
  * fakes and checks that it ends in the same place with exactly one recorded outcome.
  */
 type ModelEvent =
-  | { type: 'input.valid' }
-  | { type: 'input.invalid' }
-  | { type: 'permission.off' }
-  | { type: 'permission.askWithoutExtension' }
-  | { type: 'permission.ask' }
-  | { type: 'permission.auto' }
+  | { type: 'check.invalid' }
+  | { type: 'check.off' }
+  | { type: 'check.askWithoutExtension' }
+  | { type: 'check.ask' }
+  | { type: 'check.auto' }
   | { type: 'approval.allowOnce' }
   | { type: 'approval.allowAlways' }
   | { type: 'approval.deny' }
@@ -35,23 +34,19 @@ const specModel = createMachine({
     events: ModelEvent
   },
   context: { code: undefined, approved: undefined, progressed: false },
-  initial: 'validating',
+  // Validation and the permission check are one synchronous step: the call starts with its verdict.
+  initial: 'checking',
   states: {
-    validating: {
+    checking: {
       on: {
-        'input.valid': 'checkingPermission',
-        'input.invalid': { target: 'failed', actions: assign({ code: 'invalid_input' }) },
-      },
-    },
-    checkingPermission: {
-      on: {
-        'permission.off': { target: 'failed', actions: assign({ code: 'permission_off' }) },
-        'permission.askWithoutExtension': {
+        'check.invalid': { target: 'failed', actions: assign({ code: 'invalid_input' }) },
+        'check.off': { target: 'failed', actions: assign({ code: 'permission_off' }) },
+        'check.askWithoutExtension': {
           target: 'failed',
           actions: assign({ code: 'extension_not_connected' }),
         },
-        'permission.ask': 'awaitingApproval',
-        'permission.auto': 'dispatching',
+        'check.ask': 'awaitingApproval',
+        'check.auto': 'dispatching',
       },
     },
     awaitingApproval: {
@@ -90,12 +85,11 @@ const specModel = createMachine({
 })
 
 const ALL_EVENTS: ModelEvent[] = [
-  'input.valid',
-  'input.invalid',
-  'permission.off',
-  'permission.askWithoutExtension',
-  'permission.ask',
-  'permission.auto',
+  'check.invalid',
+  'check.off',
+  'check.askWithoutExtension',
+  'check.ask',
+  'check.auto',
   'approval.allowOnce',
   'approval.allowAlways',
   'approval.deny',
@@ -148,16 +142,18 @@ describe('toolInvocationMachine (model-based paths)', () => {
       const expectState = (value: unknown) => expect(sut.state()).toEqual(value)
       await path.test({
         events: {
-          'input.valid': () => step(() => sut.steps.validate.resolve({ ok: true })),
-          'input.invalid': () => step(() => sut.steps.validate.resolve({ ok: false, error: invalid })),
-          'permission.off': () =>
-            step(() => sut.steps.checkPermission.resolve({ permission: 'off', extensionConnected: true })),
-          'permission.askWithoutExtension': () =>
-            step(() => sut.steps.checkPermission.resolve({ permission: 'ask', extensionConnected: false })),
-          'permission.ask': () =>
-            step(() => sut.steps.checkPermission.resolve({ permission: 'ask', extensionConnected: true })),
-          'permission.auto': () =>
-            step(() => sut.steps.checkPermission.resolve({ permission: 'auto', extensionConnected: true })),
+          'check.invalid': () =>
+            step(() =>
+              sut.begin({ ok: false, error: invalid }, { permission: 'auto', extensionConnected: true }),
+            ),
+          'check.off': () =>
+            step(() => sut.begin({ ok: true }, { permission: 'off', extensionConnected: true })),
+          'check.askWithoutExtension': () =>
+            step(() => sut.begin({ ok: true }, { permission: 'ask', extensionConnected: false })),
+          'check.ask': () =>
+            step(() => sut.begin({ ok: true }, { permission: 'ask', extensionConnected: true })),
+          'check.auto': () =>
+            step(() => sut.begin({ ok: true }, { permission: 'auto', extensionConnected: true })),
           'approval.allowOnce': () =>
             step(() => sut.actor.send({ type: 'confirmation.response', decision: 'allow_once' })),
           'approval.allowAlways': () =>
@@ -182,10 +178,9 @@ describe('toolInvocationMachine (model-based paths)', () => {
             step(() => sut.actor.send({ type: 'cancel', reason: 'client cancelled' })),
         },
         states: {
-          validating: () => expectState('validating'),
-          checkingPermission: () => expectState('checkingPermission'),
+          checking: () => expect(sut.effects).toEqual([]),
           awaitingApproval: () => {
-            expectState({ awaitingApproval: 'waiting' })
+            expectState('awaitingApproval')
             expect(sut.effects).toEqual(['requestApproval'])
           },
           dispatching: (state) => {

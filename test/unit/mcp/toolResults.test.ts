@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LIMITS, limitsFromEnv } from '../../../src/mcp/limits'
+import { DEFAULT_LIMITS, limitsFromEnv } from '../../../src/calls/limits'
 import { capText, toCallToolResult } from '../../../src/mcp/toolResults'
 import { browserToolNarrowing } from '../../../src/tools'
 

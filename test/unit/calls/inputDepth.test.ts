@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { tooDeep } from '../../../src/mcp/inputDepth'
+import { tooDeep } from '../../../src/calls/inputDepth'
 
 /** `levels` arrays or objects inside each other, as JSON.parse gives them. */
 const nested = (levels: number, kind: 'array' | 'object' = 'object'): unknown =>

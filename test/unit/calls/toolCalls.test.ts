@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { createActor, fromCallback, fromPromise } from 'xstate'
+import { assign, createActor, fromCallback, fromPromise } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import {
   toolInvocationMachine,
-  type PermissionCheck,
-  type StepResult,
   type ToolInvocationContext,
   type ToolInvocationEvent,
-  type ToolInvocationInput,
 } from '../../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../../../src/audit'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
-import { callTool } from '../../../src/mcp/toolCalls'
+import { callTool } from '../../../src/calls/toolCalls'
 
 /** The root with a call logic whose tool reports progress twice, then answers, unless cancelled first. */
 function start(options: { answer?: boolean } = {}) {
@@ -20,16 +17,25 @@ function start(options: { answer?: boolean } = {}) {
     bridgeSystemMachine.provide({
       actors: {
         toolInvocation: toolInvocationMachine.provide({
+          actions: {
+            check: assign({
+              verdict: () => ({
+                ok: true as const,
+                permission: 'auto' as const,
+                extensionConnected: true,
+                prepare: false,
+              }),
+            }),
+          },
           actors: {
-            validate: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
-            checkPermission: fromPromise<PermissionCheck, ToolInvocationInput>(() =>
-              Promise.resolve({ permission: 'auto', extensionConnected: true }),
-            ),
+            // The extension answers later, as it does over /ws.
             dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
-              sendBack({ type: 'tool.progress', progress: 1, total: 2 })
-              sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
-              if (options.answer !== false)
-                sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+              setTimeout(() => {
+                sendBack({ type: 'tool.progress', progress: 1, total: 2 })
+                sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
+                if (options.answer !== false)
+                  sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+              }, 0)
             }),
             record: fromPromise<void, ToolInvocationContext>(({ input }) => {
               audited.push({ tool: input.tool, plugin: input.plugin, client: input.client } as AuditEntry)
@@ -56,14 +62,14 @@ describe('callTool', () => {
   it('answers with the actor’s output and forwards its progress', async () => {
     const { deps, audited } = start()
     const progress: unknown[] = []
-    const { outcome } = callTool(deps, {
+    const outcome = await callTool(deps, {
       name: 'browser_list_tabs',
       input: {},
       client: 'claude',
       session: 's-1',
       onProgress: (update) => void progress.push(update),
     })
-    expect(await outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
+    expect(outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
     expect(progress).toEqual([
       { progress: 1, total: 2 },
       { progress: 2, total: 2, message: 'almost' },
@@ -71,13 +77,31 @@ describe('callTool', () => {
     expect(audited).toEqual([{ tool: 'browser_list_tabs', plugin: 'browser', client: 'claude' }])
   })
 
-  it('cancels a running call through its handle, and ignores a cancel after it ended', async () => {
+  it('cancels a running call when its signal aborts, and ignores an abort after it ended', async () => {
     const { deps } = start({ answer: false })
-    const call = callTool(deps, { name: 'browser_list_tabs', input: {}, client: 'claude', session: 's-1' })
+    const cancel = new AbortController()
+    const call = callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      signal: cancel.signal,
+    })
     await new Promise((resolve) => setTimeout(resolve, 0))
-    call.cancel('session closed')
-    expect(await call.outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
-    call.cancel('again')
-    expect(await call.outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+    cancel.abort('session closed')
+    expect(await call).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+  })
+
+  it('cancels a call whose signal aborted before it started', async () => {
+    const { deps, audited } = start({ answer: false })
+    const outcome = await callTool(deps, {
+      name: 'browser_list_tabs',
+      input: {},
+      client: 'claude',
+      session: 's-1',
+      signal: AbortSignal.abort('client cancelled'),
+    })
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
+    expect(audited).toHaveLength(1)
   })
 })

@@ -4,7 +4,7 @@
  * and the daemon takes the first. Reports without ranks (an older extension) fall back to the first
  * ready tab.
  */
-import type { TabInfo } from '../protocol'
+import type { TabInfo } from '../src/protocol'
 
 export function chooseTab(tabs: readonly TabInfo[]): TabInfo | undefined {
   const ready = tabs.filter((tab) => tab.ready)

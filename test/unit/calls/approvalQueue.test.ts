@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createApprovalQueue } from '../../../src/mcp/approvalQueue'
+import { createApprovalQueue } from '../../../src/calls/approvalQueue'
 
 describe('approval queue', () => {
   it('lets each client have at most `max` calls waiting, and other clients their own room', () => {

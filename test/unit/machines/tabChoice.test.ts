@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chooseTab } from '../../../src/mcp/tabChoice'
+import { chooseTab } from '../../../machines/tabChoice'
 import type { TabInfo } from '../../../src/protocol'
 
 const tab = (tabId: number, over: Partial<TabInfo> = {}): TabInfo => ({

@@ -1,0 +1,73 @@
+/** The data and events of one tool call (machines/toolInvocationMachine.ts), apart so lookups can name them. */
+import type { ActorRef, Snapshot } from 'xstate'
+import type { ApprovalWaiting } from './approvalMachine'
+import type { SlotAnswer, TabAnswer } from './pluginTabMachine'
+import type { ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
+
+/** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
+export interface ToolFailure {
+  code: ToolErrorCode
+  message: string
+  category?: string
+}
+
+export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
+export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
+
+export interface ToolInvocationInput {
+  /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
+  invocationId: string
+  /** The plugin that owns the tool (`browser` for built-ins); for an unknown name, its part before the first `_`. */
+  plugin: string
+  /** Prefixed tool name as the client called it. */
+  tool: string
+  input: unknown
+  /** The MCP client that made the call (its name) and its session: who approvals and audit name. */
+  client: string
+  session: string
+  /** The MCP request carried `_meta.progressToken`: progress is emitted only then. */
+  hasProgressToken: boolean
+  /** ms since epoch when the request arrived: the audit duration and `tool.invocationEnd` count from here. */
+  startedAt: number
+}
+
+export interface ToolInvocationContext extends ToolInvocationInput {
+  /** The synchronous check's verdict (validation and permission), taken on entry. */
+  verdict?: CheckVerdict
+  outcome?: ToolOutcome
+  /** The tab an `ask` call will run in, chosen by its pluginTab before the user is asked (absent for built-ins). */
+  tab?: ApprovalTab
+}
+
+/**
+ * Validation and the permission check, as one synchronous step: an unknown tool or input that does
+ * not match its schema fails here; else the tool's permission, whether the extension is connected,
+ * and whether the tool has a daemon-side step to prepare its input (files read by path).
+ */
+export type CheckVerdict =
+  | { ok: false; error: ToolFailure }
+  | { ok: true; permission: Permission; extensionConnected: boolean; prepare: boolean }
+
+export type ToolInvocationEvent =
+  | { type: 'confirmation.response'; decision: Decision }
+  | { type: 'tool.progress'; progress: number; total?: number; message?: string }
+  | { type: 'dispatch.succeeded'; output: unknown }
+  | { type: 'dispatch.failed'; error: ToolFailure }
+  | { type: 'extension.lost' }
+  | { type: 'cancel'; reason: string }
+  /** The daemon is stopping and its grace period for calls in flight is over. */
+  | { type: 'daemon.stopping' }
+  | SlotAnswer
+  | TabAnswer
+  | ApprovalWaiting
+
+/** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
+export type ToolInvocationEmitted = {
+  type: 'tool.progress'
+  progress: number
+  total?: number
+  message?: string
+}
+
+/** A call's actor as others see it: its events in, its progress out, its outcome as output. */
+export type ToolInvocationRef = ActorRef<Snapshot<ToolOutcome>, ToolInvocationEvent, ToolInvocationEmitted>

@@ -1,0 +1,270 @@
+/**
+ * The real effects of every tool call, provided once to `toolInvocationMachine` (src/daemon.ts) behind
+ * narrow interfaces: the tool catalog (validation, permissions), the extension port (approvals,
+ * `tool.dispatch`), the plugins' tabs as the extension reports them, and the audit log. Each effect
+ * reads the call's own data from the actor's context.
+ */
+import { assign, fromCallback, fromPromise } from 'xstate'
+import { approvalMachine } from '../../machines/approvalMachine'
+import {
+  toolInvocationMachine,
+  type CheckVerdict,
+  type StepResult,
+  type ToolFailure,
+  type ToolInvocationContext,
+  type ToolInvocationEvent,
+  type ToolInvocationInput,
+} from '../../machines/toolInvocationMachine'
+import type { AuditEntry } from '../audit'
+import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
+import { withSiteToolPermission } from '../config/sitePermissions'
+import type { Config } from '../config/schema'
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import {
+  BROWSER_PLUGIN,
+  JsonRpcErrorCode,
+  MAX_APPROVALS_WAITING_PER_CLIENT,
+  MAX_INPUT_DEPTH,
+  splitToolName,
+} from '../protocol'
+import { RpcError } from '../rpc/peer'
+import { log } from '../log'
+import type { SystemLookup } from '../../machines/systemActors'
+import type { ExtensionPort } from '../ws/extensionSockets'
+import { createApprovalQueue } from './approvalQueue'
+import { tooDeep } from './inputDepth'
+import type { ToolPathLimits } from './limits'
+
+const logger = log.withTag('tools')
+
+export interface InvocationEffectsDeps {
+  catalog: ToolCatalog
+  /** The active extension in the actor system an effect runs in (src/ws/extensionSockets.ts). */
+  portOf(system: SystemLookup): ExtensionPort
+  audit: { record(entry: AuditEntry): Promise<void> }
+  /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
+  updateConfig(mutate: (current: Config) => Config): Promise<Config>
+  onConfigChanged(): void
+  limits: Pick<
+    ToolPathLimits,
+    'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
+  >
+}
+
+/** `tool.dispatch` and client/session fields are capped by the protocol schema. */
+const WIRE_NAME_MAX = 64
+
+/** Maps the extension's answer to tool.dispatch onto a failure. */
+export function dispatchFailure(error: unknown): ToolFailure {
+  if (!(error instanceof RpcError))
+    return { code: 'tool_error', message: 'the extension could not run the tool' }
+  if (error.code === JsonRpcErrorCode.tabClosed)
+    return { code: 'tab_closed', message: error.message, category: 'tab' }
+  if (error.code === JsonRpcErrorCode.tabUnavailable)
+    return { code: 'tab_unavailable', message: error.message, category: 'tab' }
+  const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
+    category?: unknown
+  }
+  return {
+    code: 'tool_error',
+    message: error.message,
+    ...(typeof data.category === 'string' ? { category: data.category } : {}),
+  }
+}
+
+/** The audit entry of a call that ended with `outcome`. */
+export function auditEntryOf(
+  call: ToolInvocationInput,
+  outcome: ToolInvocationContext['outcome'],
+): AuditEntry {
+  const error = outcome && !outcome.ok ? outcome.error : undefined
+  return {
+    timestamp: new Date().toISOString(),
+    tool: call.tool.slice(0, 256),
+    plugin: call.plugin.slice(0, 256),
+    client: call.client.slice(0, 256),
+    success: outcome?.ok === true,
+    durationMs: Date.now() - call.startedAt,
+    ...(error ? { error } : {}),
+  }
+}
+
+const refuse = (
+  code: 'unknown_tool' | 'invalid_input',
+  message: string,
+): { ok: false; error: ToolFailure } => ({
+  ok: false,
+  error: { code, message, category: 'validation' },
+})
+
+/** toolInvocationMachine with the daemon's effects, for the root system's `toolInvocation` children. */
+export function provideToolInvocation(deps: InvocationEffectsDeps) {
+  const { catalog, limits } = deps
+  const approvals = createApprovalQueue(MAX_APPROVALS_WAITING_PER_CLIENT)
+  /** The tool's name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
+  const wireName = (call: ToolInvocationInput): string =>
+    catalog.get(call.tool)?.key ??
+    (call.plugin === BROWSER_PLUGIN ? call.tool : splitToolName(call.tool)?.tool) ??
+    call.tool
+
+  /** A place in the client's approval queue, taken in one synchronous step so calls cannot overfill it. */
+  const reserveApproval = (call: ToolInvocationInput): StepResult =>
+    approvals.reserve(call.client, call.invocationId)
+      ? { ok: true }
+      : {
+          ok: false,
+          error: {
+            code: 'approval_queue_full',
+            message: `${MAX_APPROVALS_WAITING_PER_CLIENT} calls of ${call.client.slice(0, WIRE_NAME_MAX)} already wait for approval in the bridge side panel; wait until the user answers them (or they time out) before calling again`,
+            category: 'concurrency',
+          },
+        }
+
+  /** Validation and the permission check, one synchronous step (a bug in it fails the call as internal). */
+  const check = (call: ToolInvocationInput, system: SystemLookup): CheckVerdict => {
+    const tool = catalog.get(call.tool)
+    if (!tool) return refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`)
+    // Before the schema: a validator walks the value recursively, and so would whatever follows.
+    if (tooDeep(call.input) !== null)
+      return refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`)
+    const valid = tool.validate(call.input)
+    if (!valid.ok) return refuse('invalid_input', valid.message)
+    return {
+      ok: true,
+      permission: tool.permission,
+      extensionConnected: deps.portOf(system).connected,
+      prepare: tool.prepare !== undefined,
+    }
+  }
+
+  /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
+  const preparedInputs = new Map<string, unknown>()
+  /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
+  const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
+    const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
+    if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
+    if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
+    return { ok: true }
+  }
+
+  return toolInvocationMachine.provide({
+    actors: {
+      approval: approvalMachine.provide({
+        delays: {
+          approvalTimeout: limits.approvalTimeoutMs,
+          approvalProgressInterval: limits.approvalProgressIntervalMs,
+        },
+      }),
+      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) =>
+        prepareInput(call, signal),
+      ),
+      reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
+        Promise.resolve(reserveApproval(call)),
+      ),
+      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(
+        ({ sendBack, input: call, system }) => {
+          const sent = deps.portOf(system).request('tool.dispatch', {
+            dispatchId: call.invocationId,
+            plugin: call.plugin,
+            tool: wireName(call),
+            input: preparedInputs.get(call.invocationId) ?? call.input,
+            // An approved call runs in the tab the user saw, or fails with tab_closed.
+            ...(call.tab ? { tabId: call.tab.tabId } : {}),
+            client: call.client.slice(0, WIRE_NAME_MAX),
+            session: call.session.slice(0, WIRE_NAME_MAX),
+          })
+          if (!sent) {
+            sendBack({ type: 'extension.lost' })
+            return
+          }
+          sent.result.then(
+            (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+            (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+          )
+          return () => sent.forget()
+        },
+      ),
+      record: fromPromise<void, ToolInvocationContext>(({ input: call }) => {
+        preparedInputs.delete(call.invocationId)
+        return deps.audit.record(auditEntryOf(call, call.outcome))
+      }),
+    },
+    actions: {
+      check: assign({
+        verdict: ({ context: call, system }): CheckVerdict => {
+          try {
+            return check(call, system)
+          } catch (error) {
+            logger.error('checking a call failed:', error)
+            return {
+              ok: false,
+              error: { code: 'tool_error', message: 'the call could not be validated', category: 'internal' },
+            }
+          }
+        },
+      }),
+      requestApproval: ({ context: call, system }) =>
+        void deps.portOf(system).notify('confirmation.request', {
+          id: call.invocationId,
+          plugin: call.plugin,
+          tool: call.tool,
+          params: call.input,
+          expiresAt: Date.now() + limits.approvalTimeoutMs,
+          client: call.client.slice(0, WIRE_NAME_MAX),
+          ...(call.tab ? { tab: call.tab } : {}),
+        }),
+      releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
+      cancelApproval: ({ context: call, system }, { reason }) =>
+        void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
+      // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+      persistAlways: ({ context: call }) => {
+        const tool = catalog.get(call.tool)
+        if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        void deps
+          .updateConfig((config) =>
+            // A site's own tool: auto for the declaration the user just approved (its hash).
+            tool.site
+              ? {
+                  ...config,
+                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', tool.site.hash),
+                }
+              : {
+                  ...config,
+                  permissions: withToolPermission(
+                    config.permissions,
+                    tool.plugin,
+                    tool.key,
+                    'auto',
+                    tool.pluginBuild,
+                  ),
+                },
+          )
+          .then(
+            () => deps.onConfigChanged(),
+            (error: unknown) =>
+              logger.error(`could not save "always allow" for ${tool.plugin} ${tool.key}:`, error),
+          )
+      },
+      announceStart: ({ context: call, system }) =>
+        void deps.portOf(system).notify('tool.invocationStart', {
+          dispatchId: call.invocationId,
+          plugin: call.plugin,
+          tool: wireName(call),
+        }),
+      // The end leaves with the next frame (or within a few ms): the answer does not wait for it.
+      announceEnd: ({ context: call, system }) =>
+        void deps.portOf(system).notify(
+          'tool.invocationEnd',
+          {
+            dispatchId: call.invocationId,
+            plugin: call.plugin,
+            tool: wireName(call),
+            success: call.outcome?.ok === true,
+            durationMs: Date.now() - call.startedAt,
+          },
+          { soon: true },
+        ),
+    },
+    delays: { callTimeout: limits.toolTimeoutMs, maxDuration: limits.toolMaxDurationMs },
+  })
+}
