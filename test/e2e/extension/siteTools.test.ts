@@ -339,4 +339,12 @@ describe('sites’ own tools (WebMCP) end to end', () => {
       await alice.close()
     }
   })
+  it('forgets every site’s tools when the extension goes away', async () => {
+    expect((await listedNames()).some((n) => n.includes('__'))).toBe(true)
+    await browser.close()
+    await expect
+      .poll(async () => (await listedNames()).filter((n) => n.includes('__')), { timeout: 30_000 })
+      .toEqual([])
+    expect((await site(sites.b))?.tools).toEqual([])
+  })
 })
