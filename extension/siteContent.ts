@@ -77,6 +77,7 @@ if (scope[FLAG] === true) {
   const report = async (): Promise<void> => {
     if (stopped) return
     let truncated = false
+    let chars = 0
     const tools: DeclaredSiteTool[] = []
     for (const tool of await ownTools().catch(() => [])) {
       const name = typeof tool.name === 'string' ? tool.name : ''
@@ -89,6 +90,12 @@ if (scope[FLAG] === true) {
         continue
       }
       const description = text(tool.description, SITE_TOOL_LIMITS.descriptionChars + 1)
+      const schema = schemaText(tool.inputSchema)
+      chars += description.length + (schema.inputSchema?.length ?? 0)
+      if (chars > SITE_TOOL_LIMITS.charsPerFrame) {
+        truncated = true
+        break
+      }
       tools.push({
         name,
         title: text(tool.title, SITE_TOOL_LIMITS.titleChars),
@@ -96,7 +103,7 @@ if (scope[FLAG] === true) {
           description.length > SITE_TOOL_LIMITS.descriptionChars
             ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
             : description,
-        ...schemaText(tool.inputSchema),
+        ...schema,
         annotations: annotationsOf(tool.annotations),
       })
     }

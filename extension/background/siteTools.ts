@@ -141,10 +141,18 @@ export class SiteTools {
   /** The full report for the daemon (also sent on every new connection). */
   async report(): Promise<SitesReport> {
     const tabs: SiteTab[] = []
+    // The report must stay far below the socket's 10 MB: frames past the budget are left out.
+    let chars = 0
+    const fits = (f: FrameTools): boolean => {
+      chars += f.tools.reduce((n, t) => n + t.description.length + (t.inputSchema?.length ?? 0) + 300, 0)
+      return chars <= SITE_TOOL_LIMITS.charsPerReport
+    }
     for (const [tabId, byFrame] of this.frames) {
+      if (tabs.length >= SITE_TOOL_LIMITS.tabsPerReport) break
       const frames = [...byFrame]
         .filter(([, f]) => this.enabled.has(f.origin))
         .slice(0, SITE_TOOL_LIMITS.framesPerTab)
+        .filter(([, f]) => fits(f))
         .map(([frameId, f]) => ({
           frameId,
           origin: f.origin,

@@ -29,6 +29,12 @@ export const SITE_TOOL_LIMITS = {
   listedCharsPerSite: 24_000,
   /** Frames reported per tab. */
   framesPerTab: 32,
+  /** Characters of descriptions and schemas one frame may report (more tools are dropped). */
+  charsPerFrame: 200_000,
+  /** Characters of descriptions and schemas in one whole report (it must stay far below 10 MB). */
+  charsPerReport: 4_000_000,
+  /** Tabs in one report. */
+  tabsPerReport: 500,
 } as const
 
 /** The hints a page declared; shown to the user, never used to lower a permission. */
@@ -76,7 +82,9 @@ export const SiteTab = Type.Object({
 export type SiteTab = Static<typeof SiteTab>
 
 /** `sites.report`: every open tab's declared tools of turned-on sites, in full, after any change. */
-export const SitesReport = Type.Object({ tabs: Type.Array(SiteTab, { maxItems: 500 }) })
+export const SitesReport = Type.Object({
+  tabs: Type.Array(SiteTab, { maxItems: SITE_TOOL_LIMITS.tabsPerReport }),
+})
 export type SitesReport = Static<typeof SitesReport>
 
 /** One site tool as the daemon sees it: its MCP name, permission, and why it is unavailable, if it is. */

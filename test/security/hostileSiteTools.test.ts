@@ -190,4 +190,17 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     expect(typeof body.content).toBe('string')
     expect(body.content).toContain(INJECTION)
   })
+  it('keeps what a page floods it with far below the socket’s limit: the extension stays connected', async () => {
+    const flood = await browser.newPage(`${sites.a}/flood`)
+    await expect
+      .poll(async () => (await siteTools()).filter((t) => t.name.startsWith('flood_')).length, {
+        timeout: 60_000,
+      })
+      .toBeGreaterThan(0)
+    const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
+    expect(health.extensionConnected).toBe(true)
+    // The rest of the site is still there and callable.
+    expect(JSON.parse(textOf(await call(`${prefix}injects`))).declaredBy).toBe(sites.a)
+    await flood.close()
+  }, 120_000)
 })

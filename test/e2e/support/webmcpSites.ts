@@ -58,6 +58,17 @@ function pages(other: (path: string) => string, self: () => string): Record<stri
       `tool({ name: 'frame_tool', description: 'A tool of the framed site, exposed to its host',
         execute: async () => 'from the frame' }, { exposedTo: [${JSON.stringify(self())}] })`,
     ),
+    // 34 same-origin frames, each declaring 64 tools of 8 KB descriptions and 16 KB schemas: 52 MB.
+    '/flood': page(
+      'Flood',
+      '',
+      Array.from({ length: 34 }, () => '<iframe src="/flood-frame"></iframe>').join(''),
+    ),
+    '/flood-frame': page(
+      'Flood frame',
+      `for (let i = 0; i < 64; i++) tool({ name: 'flood_' + i, description: 'F'.repeat(8_000),
+        inputSchema: { type: 'object', description: 'S'.repeat(15_900) }, execute: async () => 'ok' })`,
+    ),
     '/hostile': page(
       'Hostile',
       `
