@@ -59,6 +59,7 @@ if (scope[FLAG] === true) {
   scope[FLAG] = true
   const context = (document as unknown as { modelContext?: ModelContext }).modelContext
   let stopped = false
+  let seq = 0
 
   const ownTools = async (): Promise<RegisteredTool[]> => {
     if (!context) return []
@@ -107,7 +108,7 @@ if (scope[FLAG] === true) {
         annotations: annotationsOf(tool.annotations),
       })
     }
-    send({ siteTools: 'report', tools, truncated })
+    send({ siteTools: 'report', tools, truncated, seq: ++seq })
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -23,9 +23,8 @@ import { rankTabs } from '../lib/tabChoice'
 import type { SiteToolsCommand, SiteToolsReport, SiteToolsRunReply } from '../shared/siteToolTypes'
 import type { DispatchParams } from './dispatcher'
 import { RpcError } from './rpc'
+import { originOf, updateSiteScripts } from './siteScripts'
 
-const SCRIPT_ID = 'bridge-site-tools'
-const SCRIPT_FILE = 'siteContent.js'
 const REPORT_DELAY_MS = 100
 
 interface FrameTools {
@@ -35,19 +34,6 @@ interface FrameTools {
   /** The document that reported (Chrome's id): a frame's next document starts empty. */
   documentId: string | undefined
   reportedAt: number
-}
-
-/** `https://a.example:8443` -> `https://a.example:8443/*` (Chrome match patterns take a port). */
-const patternOf = (origin: string): string => `${origin}/*`
-
-const originOf = (url: string | undefined): string | undefined => {
-  if (!url) return undefined
-  try {
-    const { protocol, origin } = new URL(url)
-    return protocol === 'http:' || protocol === 'https:' ? origin : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** True for a `tool.dispatch` plugin field that names a site (an origin), not a plugin. */
@@ -63,6 +49,8 @@ export class SiteTools {
   private reportTimer: ReturnType<typeof setTimeout> | undefined
   private registration: Promise<void> = Promise.resolve()
   private sending: Promise<void> = Promise.resolve()
+  /** The last report sequence per tab, frame and document. */
+  private readonly lastSeq = new Map<string, number>()
   /** The http(s) origin of the active tab of the focused window: the panel offers its switch. */
   activeOrigin: string | undefined
 
@@ -101,7 +89,14 @@ export class SiteTools {
     this.enabled = next
     if (added.length || removed.length) {
       this.registration = this.registration
-        .then(() => this.register(added, removed))
+        .then(() =>
+          updateSiteScripts(this.enabled, added, removed, (tabId, frameId) =>
+            this.frames.get(tabId)?.delete(frameId),
+          ),
+        )
+        .then(() => {
+          if (removed.length > 0) this.scheduleReport()
+        })
         .catch((err: unknown) => {
           recordExtensionLog('warning', `site tools: ${err instanceof Error ? err.message : String(err)}`)
         })
@@ -123,6 +118,11 @@ export class SiteTools {
   ): void {
     // A frame of a site that is off (turned off a moment ago, or a stray copy) is not heard.
     if (origin === undefined || !this.enabled.has(origin)) return
+    // Messages of one frame may overtake each other: only a newer report of its document counts.
+    const key = `${tabId}:${frameId}:${documentId ?? ''}`
+    const seq = typeof report.seq === 'number' ? report.seq : 0
+    if ((this.lastSeq.get(key) ?? -1) >= seq) return
+    this.lastSeq.set(key, seq)
     const tools = Array.isArray(report.tools) ? report.tools.slice(0, SITE_TOOL_LIMITS.toolsPerFrame) : []
     const byFrame = this.frames.get(tabId) ?? new Map<number, FrameTools>()
     this.frames.set(tabId, byFrame)
@@ -296,6 +296,7 @@ export class SiteTools {
   }
 
   private dropFrames(tabId: number): void {
+    for (const key of this.lastSeq.keys()) if (key.startsWith(`${tabId}:`)) this.lastSeq.delete(key)
     if (this.frames.delete(tabId)) this.scheduleReport()
   }
 
@@ -313,45 +314,5 @@ export class SiteTools {
       if (stale) dropped = byFrame.delete(id) || dropped
     }
     if (dropped) this.scheduleReport()
-  }
-
-  /** Registers siteContent.js for the turned-on origins; injects it where they are open; stops it where turned off. */
-  private async register(added: string[], removed: string[]): Promise<void> {
-    const existing = await chrome.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] })
-    if (existing.length) await chrome.scripting.unregisterContentScripts({ ids: [SCRIPT_ID] })
-    if (this.enabled.size > 0)
-      await chrome.scripting.registerContentScripts([
-        {
-          id: SCRIPT_ID,
-          matches: [...this.enabled].map(patternOf),
-          js: [SCRIPT_FILE],
-          runAt: 'document_start',
-          allFrames: true,
-          world: 'ISOLATED',
-          persistAcrossSessions: false,
-        },
-      ])
-    const tabs = await chrome.tabs.query({})
-    for (const tab of tabs) {
-      if (tab.id === undefined) continue
-      const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) ?? []
-      const start = frames.filter((f) => added.includes(originOf(f.url) ?? '')).map((f) => f.frameId)
-      const stop = frames.filter((f) => removed.includes(originOf(f.url) ?? '')).map((f) => f.frameId)
-      if (start.length)
-        await chrome.scripting
-          .executeScript({
-            target: { tabId: tab.id, frameIds: start },
-            files: [SCRIPT_FILE],
-            world: 'ISOLATED',
-          })
-          .catch(() => undefined)
-      for (const frameId of stop) {
-        this.frames.get(tab.id)?.delete(frameId)
-        chrome.tabs
-          .sendMessage(tab.id, { siteTools: 'stop' } satisfies SiteToolsCommand, { frameId })
-          .catch(() => undefined)
-      }
-    }
-    if (removed.length) this.scheduleReport()
   }
 }

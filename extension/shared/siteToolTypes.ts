@@ -10,6 +10,8 @@ export interface SiteToolsReport {
   tools: DeclaredSiteTool[]
   /** The frame declared more tools (or longer names) than it may report. */
   truncated: boolean
+  /** Counts up in each document: a report that arrives after a newer one is ignored. */
+  seq: number
 }
 
 /** worker -> siteContent.js (to one frame). */
