@@ -101,6 +101,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
   const audit = new AuditLog({
     file: auditFile,
+    // Every entry, denied and timed-out calls too, so the side panel's Recent activity is live.
+    onRecorded: (entry) =>
+      void link.port.notify('audit.recorded', { tool: entry.tool, success: entry.success }, { soon: true }),
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
   const sockets = new ExtensionSockets({

@@ -72,10 +72,14 @@ export function dispatchFailure(error: unknown): ToolFailure {
   }
 }
 
-/** The audit entry of a call that ended with `outcome`. */
+/**
+ * The audit entry of a call that ended with `outcome`. `durationMs` is the call's own time: the time a
+ * person took to answer its approval (`approvalMs`, when it asked) is not part of it.
+ */
 export function auditEntryOf(
   call: ToolInvocationInput,
   outcome: ToolInvocationContext['outcome'],
+  approvalMs?: number,
 ): AuditEntry {
   const error = outcome && !outcome.ok ? outcome.error : undefined
   return {
@@ -84,7 +88,8 @@ export function auditEntryOf(
     plugin: call.plugin.slice(0, 256),
     client: call.client.slice(0, 256),
     success: outcome?.ok === true,
-    durationMs: Date.now() - call.startedAt,
+    durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMs ?? 0)),
+    ...(approvalMs === undefined ? {} : { approvalMs }),
     ...(error ? { error } : {}),
   }
 }
@@ -139,6 +144,12 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
 
   /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
   const preparedInputs = new Map<string, unknown>()
+  /** When each asking call put its question to the person, and how long the answer took once it came. */
+  const approvalWaits = new Map<string, { since: number; ms?: number }>()
+  const approvalMsOf = (id: string): number | undefined => {
+    const wait = approvalWaits.get(id)
+    return wait && (wait.ms ?? Date.now() - wait.since)
+  }
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
   const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
     const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
@@ -186,7 +197,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ),
       record: fromPromise<void, ToolInvocationContext>(({ input: call }) => {
         preparedInputs.delete(call.invocationId)
-        return deps.audit.record(auditEntryOf(call, call.outcome))
+        const approvalMs = approvalMsOf(call.invocationId)
+        approvalWaits.delete(call.invocationId)
+        return deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
       }),
     },
     actions: {
@@ -203,7 +216,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           }
         },
       }),
-      requestApproval: ({ context: call, system }) =>
+      requestApproval: ({ context: call, system }) => {
+        approvalWaits.set(call.invocationId, { since: Date.now() })
         void deps.portOf(system).notify('confirmation.request', {
           id: call.invocationId,
           plugin: call.plugin,
@@ -212,8 +226,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-        }),
-      releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
+        })
+      },
+      releaseApproval: ({ context: call }) => {
+        const wait = approvalWaits.get(call.invocationId)
+        if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
+        approvals.release(call.invocationId)
+      },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
@@ -260,7 +279,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             plugin: call.plugin,
             tool: wireName(call),
             success: call.outcome?.ok === true,
-            durationMs: Date.now() - call.startedAt,
+            durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMsOf(call.invocationId) ?? 0)),
           },
           { soon: true },
         ),

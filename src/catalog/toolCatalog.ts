@@ -5,7 +5,7 @@
  * flag: compared by identity, since each is an immutable snapshot), never per call.
  */
 import {
-  isReviewed,
+  reviewChange,
   pluginDefaultPermission,
   resolvePermission,
   type PermissionsConfig,
@@ -24,6 +24,7 @@ import {
 } from '../protocol'
 import { createBrowserToolContext } from '../config/uploadFolders'
 import type { BrowserToolContext, Prepared } from '../tools'
+import { closedSchema } from '../closedSchema'
 import { compileSchema } from '../validation'
 import type { SiteTool, SitesView } from '../sites/siteTools'
 
@@ -123,7 +124,8 @@ function lazyValidator(schema: Record<string, unknown>): (input: unknown) => Inp
   let check: ((input: unknown) => InputCheck) | undefined
   return (input) => {
     if (!check) {
-      const compiled = compileSchema(schema)
+      // Closed, as plugin tools' are: an undeclared property is refused by name (src/closedSchema.ts).
+      const compiled = compileSchema(closedSchema(schema))
       check = compiled.ok
         ? compiled.value
         : () => ({ ok: false, message: 'the tool input schema is invalid' })
@@ -146,6 +148,25 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
 function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
   const step = tool.prepare?.bind(tool)
   return step ? { prepare: (input) => step(input, context) } : {}
+}
+
+/** `reviewed`, and when false what changed since the review (the side panel names it). */
+function reviewOf(
+  permissions: PermissionsConfig,
+  plugin: LoadedPlugin,
+): Pick<PluginState, 'reviewed' | 'review'> {
+  const change = reviewChange(permissions, plugin.name, plugin)
+  const entry = Object.hasOwn(permissions, plugin.name) ? permissions[plugin.name] : undefined
+  if (change === undefined || entry?.reviewedVersion === undefined) return { reviewed: true }
+  return {
+    reviewed: false,
+    review: {
+      change,
+      reviewedVersion: entry.reviewedVersion,
+      installedPackage: plugin.packageName,
+      ...(entry.reviewedPackage === undefined ? {} : { reviewedPackage: entry.reviewedPackage }),
+    },
+  }
 }
 
 function build(source: CatalogSource): Built {
@@ -202,7 +223,7 @@ function build(source: CatalogSource): Built {
       adapterHash: plugin.adapterHash,
       ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
       permission: pluginDefaultPermission(permissions, plugin.name),
-      reviewed: isReviewed(permissions, plugin.name, plugin),
+      ...reviewOf(permissions, plugin),
       tools: states,
       ...(plugin.source === 'local' ? { path: plugin.path } : {}),
     })

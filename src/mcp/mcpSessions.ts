@@ -85,6 +85,11 @@ export class McpSessions {
     return this.sessions.size
   }
 
+  /** Distinct MCP clients with an open session: one agent reconnecting is still one client. */
+  get clientCount(): number {
+    return new Set([...this.sessions.values()].map((session) => session.client)).size
+  }
+
   /** Handles POST, GET and DELETE on /mcp for the client named `client`. */
   async handle(request: HttpRequest, client: string): Promise<HttpReply> {
     if (request.method === 'POST') return this.post(request, client)

@@ -59,6 +59,15 @@ export const ToolState = Type.Object({
 })
 export type ToolState = Static<typeof ToolState>
 
+/** Why a plugin needs a review again: what differs from the build that was reviewed. */
+export const ReviewChange = Type.Union([
+  Type.Literal('package'),
+  Type.Literal('version'),
+  Type.Literal('adapter'),
+  Type.Literal('unrecorded'),
+])
+export type ReviewChange = Static<typeof ReviewChange>
+
 /** A loaded plugin as the extension sees it (sync.full, plugin.update, plugins.changed). */
 export const PluginState = Type.Object({
   name: Type.String(),
@@ -76,6 +85,16 @@ export const PluginState = Type.Object({
   permission: Permission,
   /** False when a review is recorded and the installed package, version or adapter is not the reviewed one (all tools are then off). */
   reviewed: Type.Boolean(),
+  /** When not reviewed: what changed since the review, and the version and package that were reviewed. */
+  review: Type.Optional(
+    Type.Object({
+      change: ReviewChange,
+      reviewedVersion: Type.String(),
+      reviewedPackage: Type.Optional(Type.String()),
+      /** The package installed now (differs from `reviewedPackage` when `change` is `package`). */
+      installedPackage: Type.String(),
+    }),
+  ),
   /** Tools with their effective permission. */
   tools: Type.Array(ToolState),
   /** Local plugins: the plugin's folder (for folder.open). */

@@ -39,10 +39,17 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
   const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
-  const client = addClient(context.paths.clientsFile, name)
+  // With --for, an existing client gets that program's configuration (its token, not a new one).
+  const existing =
+    kind === undefined ? undefined : readClients(context.paths.clientsFile).find((c) => c.name === name)
+  const client = existing ?? addClient(context.paths.clientsFile, name)
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
-  say(`created MCP client "${client.name}" in ${context.paths.clientsFile}`)
+  say(
+    existing
+      ? `using the existing MCP client "${client.name}" (its token is unchanged)`
+      : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
+  )
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)

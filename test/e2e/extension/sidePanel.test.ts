@@ -150,12 +150,41 @@ describe('side panel', () => {
     const tool = await daemon.waitFor((f) => f.method === 'config.setToolPermission')
     expect(tool.params).toEqual({ plugin: 'notes', tool: 'delete_note', permission: 'off' })
     // The panel shows what the daemon says, not what was clicked: it changes with plugins.changed.
+    daemon.notify('plugins.changed', { plugins: [plugin.state('auto')], failedPlugins: [] })
+    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
+    // A new version the person has not reviewed: "All tools" shows what agents get (off), and the
+    // notice says what changed.
     daemon.notify('plugins.changed', {
-      plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }],
+      plugins: [
+        {
+          ...plugin.state('off'),
+          permission: 'auto',
+          reviewed: false,
+          version: '0.2.0',
+          review: { change: 'version', reviewedVersion: '0.1.0', installedPackage: 'bridge-plugin-notes' },
+        },
+      ],
       failedPlugins: [],
     })
-    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
-    expect(await card.getByTestId('review-needed').textContent()).toContain('version 0.2.0')
+    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('off')
+    expect(await card.getByTestId('review-needed').textContent()).toBe(
+      'Review needed: version 0.2.0 replaced version 0.1.0, which you reviewed, so its tools are off. Mark 0.2.0 reviewed',
+    )
+    // Same version, new code (a package's adapter changed): said as such, not as a version change.
+    daemon.notify('plugins.changed', {
+      plugins: [
+        {
+          ...plugin.state('off'),
+          permission: 'auto',
+          reviewed: false,
+          review: { change: 'adapter', reviewedVersion: '0.1.0', installedPackage: 'bridge-plugin-notes' },
+        },
+      ],
+      failedPlugins: [],
+    })
+    await expect
+      .poll(() => card.getByTestId('review-needed').textContent())
+      .toContain('its code changed under the same version 0.1.0 since you reviewed it')
   })
 
   it('asks the daemon to open a local plugin’s folder', async () => {
@@ -167,7 +196,7 @@ describe('side panel', () => {
 
   it('shows the error the daemon returns for a refused change', async () => {
     daemon.answers.delete('config.setPluginPermission')
-    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-off').click()
+    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-ask').click()
     await expect.poll(() => panel.getByTestId('panel-error').textContent()).toContain('not in this test')
   })
 
@@ -197,6 +226,43 @@ describe('side panel', () => {
     expect(set.params).toEqual({ plugin: 'browser', tool: 'browser_click', permission: 'ask' })
   })
 
+  it('lists the built-in tools by group, core first, and turns a whole group on from its switch', async () => {
+    daemon.skipPermissions = false
+    daemon.browserTools = [
+      { name: 'browser_network_start', displayName: 'Start', description: 'Record', permission: 'off' },
+      { name: 'browser_click', displayName: 'Click', description: 'Click an element', permission: 'auto' },
+      { name: 'browser_network_stop', displayName: 'Stop', description: 'Stop', permission: 'off' },
+    ]
+    daemon.resync()
+    const tools = panel.getByTestId('browser-tools')
+    await expect.poll(() => tools.textContent()).toContain('1 of 3 enabled')
+    if (!(await tools.getByTestId('tool-group-core').isVisible()))
+      await tools.getByTestId('toggle-browser-tools').click()
+    const groups = await tools
+      .locator('[data-testid^="tool-group-"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))
+    expect(groups).toEqual(['tool-group-core', 'tool-group-devtools'])
+    const group = tools.getByTestId('tool-group-devtools')
+    expect(await group.getByTestId('group-permission').getAttribute('data-value')).toBe('off')
+    const since = daemon.frames.length
+    await group.getByTestId('group-permission-ask').click()
+    await daemon.waitFor(
+      (f) =>
+        f.method === 'config.setToolPermission' &&
+        (f.params as { tool: string }).tool === 'browser_network_stop',
+      5_000,
+      since,
+    )
+    const sets = daemon.frames
+      .slice(since)
+      .filter((f) => f.method === 'config.setToolPermission')
+      .map((f) => f.params)
+    expect(sets).toEqual([
+      { plugin: 'browser', tool: 'browser_network_start', permission: 'ask' },
+      { plugin: 'browser', tool: 'browser_network_stop', permission: 'ask' },
+    ])
+  })
+
   it('drops waiting approvals when the connection to the daemon is lost', async () => {
     request('c6', 'whoami', {})
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)
@@ -217,6 +283,25 @@ describe('side panel', () => {
       durationMs: 5,
     })
     await expect.poll(() => panel.getByTestId('running').count()).toBe(0)
+  })
+
+  it('keeps counting the age of recent calls while the panel stays open', async () => {
+    daemon.audit = [
+      {
+        timestamp: new Date(Date.now() - 30_000).toISOString(),
+        tool: 'notes_whoami',
+        plugin: 'notes',
+        success: true,
+        durationMs: 3,
+      },
+    ]
+    // A recorded call makes the panel fetch the list again.
+    daemon.notify('audit.recorded', { tool: 'notes_whoami', success: true })
+    const age = panel.getByTestId('audit-entry').first().getByTestId('audit-age')
+    const seconds = async () => Number(/^(\d+)s ago$/.exec((await age.textContent()) ?? '')?.[1] ?? NaN)
+    await expect.poll(seconds, { timeout: 10_000 }).toBeGreaterThanOrEqual(30)
+    const first = await seconds()
+    await expect.poll(seconds, { timeout: 15_000 }).toBeGreaterThanOrEqual(first + 2)
   })
 
   it('drops a plugin the daemon uninstalls', async () => {

@@ -133,10 +133,17 @@ describe('bridge config show / get / path', () => {
 describe('bridge config set', () => {
   it('sets tool and plugin permissions and the port, written 0600', async () => {
     const dir = preparedDir()
-    const tool = await runCli(['config', 'set', 'tool-permission.notes.list_notes', 'auto'], dir, NO_DAEMON)
+    // notes is not installed here: --force sets it ahead of the install.
+    const tool = await runCli(
+      ['config', 'set', 'tool-permission.notes.list_notes', 'auto', '--force'],
+      dir,
+      NO_DAEMON,
+    )
     expect(tool.code).toBe(0)
     expect(tool.stdout).toContain('tool-permission.notes.list_notes = auto')
-    expect((await runCli(['config', 'set', 'plugin-permission.notes', 'ask'], dir, NO_DAEMON)).code).toBe(0)
+    expect(
+      (await runCli(['config', 'set', 'plugin-permission.notes', 'ask', '-f'], dir, NO_DAEMON)).code,
+    ).toBe(0)
     expect(
       (await runCli(['config', 'set', 'tool-permission.browser.browser_navigate', 'off'], dir, NO_DAEMON))
         .code,
@@ -202,13 +209,39 @@ describe('bridge config set', () => {
     expect(absent.stderr).toContain(`${uploads} is not in uploadFolders`)
   })
 
+  it('opts groups of built-in tools into the browser default, and takes them out again', async () => {
+    const dir = preparedDir()
+    const add = await runCli(['config', 'set', 'browser-groups.add', 'network'], dir, NO_DAEMON)
+    expect(add.code).toBe(0)
+    expect(add.stdout).toContain('browser-groups += network')
+    expect((await runCli(['config', 'set', 'browser-groups.add', 'network'], dir, NO_DAEMON)).stdout).toMatch(
+      /^unchanged/,
+    )
+    expect((await runCli(['config', 'set', 'browser-groups.add', 'all'], dir, NO_DAEMON)).code).toBe(0)
+    expect(onDisk(dir).permissions.browser?.groups).toEqual(['network', 'all'])
+    const bad = await runCli(['config', 'set', 'browser-groups.add', 'everything'], dir, NO_DAEMON)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('browser-groups.add needs a group: tabs, windows, page')
+    expect((await runCli(['config', 'set', 'browser-groups.remove', 'network'], dir, NO_DAEMON)).code).toBe(0)
+    expect((await runCli(['config', 'set', 'browser-groups.remove', 'all'], dir, NO_DAEMON)).code).toBe(0)
+    expect(onDisk(dir).permissions.browser?.groups).toBeUndefined()
+  })
+
   it('refuses bad keys and values with a clear message and leaves the file unchanged', async () => {
     const dir = preparedDir()
     const before = readFileSync(join(dir, 'config.json'))
     const cases: [string[], RegExp][] = [
       [['nope', 'x'], /unknown key "nope"/],
       [['tool-permission.notes', 'auto'], /unknown key "tool-permission\.notes"/],
-      [['tool-permission.notes.list', 'always'], /permission must be off, ask or auto \(got "always"\)/],
+      [
+        ['tool-permission.browser.browser_navigate', 'always'],
+        /permission must be off, ask or auto \(got "always"\)/,
+      ],
+      [
+        ['plugin-permission.nope', 'ask'],
+        /there is no plugin "nope" \(installed and local plugins are: none\); use --force to set it before the plugin is installed/,
+      ],
+      [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
       [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
       [['port', '0'], /port must be an integer from 1 to 65535 \(got "0"\)/],
       [['port', '65536'], /port must be an integer from 1 to 65535/],

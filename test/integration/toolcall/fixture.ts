@@ -104,6 +104,7 @@ export interface AuditEntryBody {
   client?: string
   success: boolean
   durationMs: number
+  approvalMs?: number
   error?: { code: string; message: string; category?: string }
 }
 

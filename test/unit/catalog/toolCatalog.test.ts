@@ -151,6 +151,7 @@ describe('config methods', () => {
         reviewedVersion: '1.2.0',
         reviewedPackage: 'bridge-plugin-notes',
         reviewedAdapterHash: notes.adapterHash,
+        reviewedPath: '/home/u/notes',
       },
     })
     await methods['config.setSkipPermissions']({ enabled: true })
