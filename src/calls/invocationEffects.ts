@@ -31,6 +31,8 @@ import { RpcError } from '../rpc/peer'
 import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
+import type { ApprovalBroker } from '../mcp/approvalBroker'
+import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
@@ -49,6 +51,8 @@ export interface InvocationEffectsDeps {
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
   >
+  /** Hears each approval open and close, for clients that show approvals themselves. */
+  approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -189,7 +193,21 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             return
           }
           sent.result.then(
-            (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+            (result) => {
+              const output = result.output ?? null
+              // A declared output schema is a promise to the agent: an output that breaks it stops here.
+              const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+              if (checked.ok) sendBack({ type: 'dispatch.succeeded', output })
+              else
+                sendBack({
+                  type: 'dispatch.failed',
+                  error: {
+                    code: 'invalid_output',
+                    message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+                    category: 'validation',
+                  },
+                })
+            },
             (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
           )
           return () => sent.forget()
@@ -218,7 +236,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       }),
       requestApproval: ({ context: call, system }) => {
         approvalWaits.set(call.invocationId, { since: Date.now() })
-        void deps.portOf(system).notify('confirmation.request', {
+        const request = {
           id: call.invocationId,
           plugin: call.plugin,
           tool: call.tool,
@@ -226,12 +244,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-        })
+        }
+        void deps.portOf(system).notify('confirmation.request', request)
+        deps.approvals?.opened(request)
       },
       releaseApproval: ({ context: call }) => {
         const wait = approvalWaits.get(call.invocationId)
         if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
         approvals.release(call.invocationId)
+        deps.approvals?.closed(call.invocationId)
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),

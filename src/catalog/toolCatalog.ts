@@ -20,6 +20,7 @@ import {
   type Permission,
   type PluginState,
   type SiteState,
+  type ToolAnnotations,
   type ToolState,
 } from '../protocol'
 import { createBrowserToolContext } from '../config/uploadFolders'
@@ -27,6 +28,7 @@ import type { BrowserToolContext, Prepared } from '../tools'
 import { closedSchema } from '../closedSchema'
 import { compileSchema } from '../validation'
 import type { SiteTool, SitesView } from '../sites/siteTools'
+import { neutralizeText } from '../protocol/untrustedText'
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
 export interface CatalogBrowserTool {
@@ -36,6 +38,9 @@ export interface CatalogBrowserTool {
   inputSchema: Record<string, unknown>
   /** What tools/list shows agents, when it differs from the schema validated against. */
   listedSchema?: Record<string, unknown>
+  annotations?: ToolAnnotations
+  /** JSON Schema of the tool's output, when its result is structured. */
+  outputSchema?: Record<string, unknown>
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
@@ -59,10 +64,21 @@ export interface CatalogTool {
   plugin: string
   /** Permission key and the name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
   key: string
+  /** The name people read (the side panel's, MCP's `title`). */
+  title: string
   description: string
   inputSchema: Record<string, unknown>
   /** The schema tools/list shows, when it differs from inputSchema (built-ins: no size bounds). */
   listedSchema?: Record<string, unknown>
+  /** Hints for agents and the side panel (MCP tool annotations); they never change `permission`. */
+  annotations?: ToolAnnotations
+  /**
+   * The declared output schema, when it describes an object: listed as MCP's `outputSchema`, and a
+   * result then carries the output as `structuredContent` beside its text.
+   */
+  outputSchema?: Record<string, unknown>
+  /** Checks a successful output against the declared output schema (any declared one); absent: none declared. */
+  checkOutput?(output: unknown): InputCheck
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
@@ -77,8 +93,11 @@ export interface CatalogTool {
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
 export interface ListedTool {
   name: string
+  title: string
   description: string
   inputSchema: { type: 'object'; [keyword: string]: unknown }
+  outputSchema?: Record<string, unknown>
+  annotations: ToolAnnotations & { title: string }
   /** Site tools: who declared it (its description says so too). */
   _meta?: { 'bridge/declaredBy': string }
 }
@@ -144,6 +163,29 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
   return check
 }
 
+const outputValidators = new WeakMap<object, (output: unknown) => InputCheck>()
+/** The output checks of a tool that declares an output schema, compiled on first use and kept per schema. */
+function outputChecks(
+  schema: Record<string, unknown> | undefined,
+): Pick<CatalogTool, 'outputSchema' | 'checkOutput'> {
+  if (!schema) return {}
+  let check = outputValidators.get(schema)
+  if (!check) {
+    let compiled: ((output: unknown) => InputCheck) | undefined
+    check = (output) => {
+      if (!compiled) {
+        const result = compileSchema(schema, 'output')
+        compiled = result.ok
+          ? result.value
+          : () => ({ ok: false, message: 'the tool output schema is invalid' })
+      }
+      return compiled(output)
+    }
+    outputValidators.set(schema, check)
+  }
+  return { ...(schema.type === 'object' ? { outputSchema: schema } : {}), checkOutput: check }
+}
+
 /** A built-in's daemon-side step, given what the daemon offers it. */
 function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
   const step = tool.prepare?.bind(tool)
@@ -183,9 +225,12 @@ function build(source: CatalogSource): Built {
     fullName: tool.name,
     plugin: BROWSER_PLUGIN,
     key: tool.name,
+    title: tool.displayName,
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...outputChecks(tool.outputSchema),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
     ...preparing(tool, context),
@@ -199,8 +244,11 @@ function build(source: CatalogSource): Built {
         fullName: pluginToolName(plugin.name, tool.name),
         plugin: plugin.name,
         key: tool.name,
+        title: tool.displayName,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        ...outputChecks(tool.outputSchema),
         permission,
         pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
@@ -210,6 +258,7 @@ function build(source: CatalogSource): Built {
         displayName: tool.displayName,
         description: tool.description,
         permission,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
       })
     }
     pluginStates.push({
@@ -237,6 +286,9 @@ function build(source: CatalogSource): Built {
       fullName: site.fullName,
       plugin: site.origin,
       key: site.name,
+      // The site's words, neutralized, with whose they are; its declared hints are not passed on as
+      // MCP annotations (they are claims the side panel shows, never the daemon's word).
+      title: `${site.title || neutralizeText(site.name, 128)} (${site.origin})`,
       description: site.description,
       inputSchema: site.listedSchema,
       permission: site.permission,
@@ -260,10 +312,13 @@ function build(source: CatalogSource): Built {
         .filter((tool) => tool.permission !== 'off')
         .map((tool) => ({
           name: tool.fullName,
+          title: tool.title,
           description:
             (tool.permission === 'ask' ? '[asks for approval] ' : '') + siteMark(tool) + tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
           inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' as const },
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+          annotations: { title: tool.title, ...tool.annotations },
           ...(tool.site ? { _meta: { 'bridge/declaredBy': tool.site.origin } } : {}),
         })),
     },
@@ -273,6 +328,7 @@ function build(source: CatalogSource): Built {
       displayName: tool.displayName,
       description: tool.description,
       permission: permissionOf(BROWSER_PLUGIN, tool.name),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
     })),
   }
 }

@@ -30,12 +30,29 @@ export const PackageBridgeField = Type.Object({
 })
 export type PackageBridgeField = Static<typeof PackageBridgeField>
 
+/**
+ * MCP tool annotations, as hints for agents and the side panel: whether a tool only reads, may destroy
+ * data, may be repeated without further effect, and reaches the open web. They never change a
+ * tool's permission: a read-only tool set to `ask` still asks.
+ */
+export const ToolAnnotations = Type.Object(
+  {
+    readOnlyHint: Type.Optional(Type.Boolean()),
+    destructiveHint: Type.Optional(Type.Boolean()),
+    idempotentHint: Type.Optional(Type.Boolean()),
+    openWorldHint: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type ToolAnnotations = Static<typeof ToolAnnotations>
+
 export const ToolManifest = Type.Object({
   name: Type.String(),
   displayName: Type.String(),
   description: Type.String(),
   inputSchema: JsonSchemaObject,
   outputSchema: Type.Optional(JsonSchemaObject),
+  annotations: Type.Optional(ToolAnnotations),
 })
 export type ToolManifest = Static<typeof ToolManifest>
 
@@ -56,6 +73,7 @@ export const ToolState = Type.Object({
   displayName: Type.String(),
   description: Type.String(),
   permission: Permission,
+  annotations: Type.Optional(ToolAnnotations),
 })
 export type ToolState = Static<typeof ToolState>
 

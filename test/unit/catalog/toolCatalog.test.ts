@@ -83,8 +83,10 @@ describe('toolCatalog', () => {
     expect(first.tools).toEqual([
       {
         name: 'notes_list_notes',
+        title: 'List notes',
         description: '[asks for approval] Lists notes',
         inputSchema: { type: 'object' },
+        annotations: { title: 'List notes' },
       },
     ])
     expect(catalog.listed()).toBe(first)
