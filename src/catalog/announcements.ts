@@ -29,7 +29,7 @@ export interface AnnouncementsDeps {
   extension: { port: Pick<ExtensionPort, 'notify'>; syncPlugins(names: readonly string[]): void }
   mcp: { toolsChanged(): void }
   /** Sites' own tools (src/sites/siteAnnouncements.ts): their tab actors and announcements. */
-  sites?: { origins(): string[]; changed(): void }
+  sites?: { origins(): string[]; changed(options?: { announced?: boolean }): void }
 }
 
 export interface Announcements {
@@ -50,7 +50,7 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
       browserTools: catalog.browserToolStates(),
       skipPermissions: catalog.skipPermissions(),
     })
-    deps.sites?.changed()
+    deps.sites?.changed({ announced: true })
     deps.mcp.toolsChanged()
   }
   return {

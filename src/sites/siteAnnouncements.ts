@@ -28,7 +28,8 @@ export interface SiteAnnouncementsDeps {
 export interface SiteAnnouncements {
   /** The origins that need a pluginTab actor now (turned on, or with tools open). */
   origins(): string[]
-  changed(): void
+  /** `announced`: the caller tells MCP sessions itself (a setting changed), so this does not again. */
+  changed(options?: { announced?: boolean }): void
   stop(): void
 }
 
@@ -43,7 +44,7 @@ export function createSiteAnnouncements(deps: SiteAnnouncementsDeps): SiteAnnoun
   const origins = () => catalog.siteStates().map((s) => s.origin)
   return {
     origins,
-    changed: () => {
+    changed: (options) => {
       const sites = catalog.siteStates()
       extension.syncPlugins([...catalog.pluginStates().map((p) => p.name), ...origins()])
       const tools = registry.view().tools
@@ -53,7 +54,8 @@ export function createSiteAnnouncements(deps: SiteAnnouncementsDeps): SiteAnnoun
         extension.tabStateChanged(origin, unique.length > 0 ? 'ready' : 'closed', unique)
       }
       extension.port.notify('sites.changed', { sites })
-      listChanged()
+      if (options?.announced) listedBefore = catalog.listedJson()
+      else listChanged()
     },
     stop: () => listChanged.cancel(),
   }
