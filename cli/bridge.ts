@@ -18,8 +18,10 @@ import { registerStatus, status } from './commands/status'
 import { registerStop } from './commands/stop'
 import { registerUpdate } from './commands/update'
 import { errorText, fail } from './shared/output'
+import { thisCommand } from './shared/selfCommand'
 
-const cli = cac('bridge')
+// Help shows the command as it runs from this shell (`bridge-mcp` where PATH's `bridge` is iproute2's).
+const cli = cac(thisCommand().command)
 cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port, 9515)')
 
 registerStart(cli)

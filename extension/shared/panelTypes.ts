@@ -113,7 +113,7 @@ export type PanelCommand =
   | { type: 'checkUpdates' }
 
 export interface RegistryPluginView {
-  /** Package name (`@bridge/bridge-plugin-notes`). */
+  /** Package name (`@bridge-mcp/bridge-plugin-notes`). */
   name: string
   version: string
   description: string
