@@ -130,6 +130,8 @@ if (Object.keys(sdk).length)
 const extModules = present({ background: 'extension/background.ts' })
 const extScripts = present({
   content: 'extension/content.ts',
+  // Sites' own tools (WebMCP): registered only for the sites the user turned on.
+  siteContent: 'extension/siteContent.ts',
   sidepanel: 'extension/sidepanel/main.tsx',
   // Page library of the built-in browser tools, injected into tabs from file.
   builtinsPage: 'extension/builtins/pageLibrary/index.ts',

@@ -20,6 +20,7 @@ import { LogRelay, RateWindow, type LogEntry } from './logRelay'
 import { runNotification, runRequest, type DaemonMethods } from './methods'
 import { PanelHub } from './panelHub'
 import { TabTracker } from './tabTracker'
+import { isSiteKey, SiteTools } from './siteTools'
 
 /** Progress reports a plugin's pages may send per second; more are dropped (each extends a call's timeout). */
 const PROGRESS_PER_SECOND = 20
@@ -35,6 +36,8 @@ export class BackgroundApp {
   readonly connection: DaemonConnection
   readonly approvals: ApprovalQueue
   readonly panels: PanelHub
+  /** Sites' own tools (WebMCP), for the sites the user turned on. */
+  readonly sites: SiteTools
   private readonly logs: LogRelay
   private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
@@ -59,6 +62,15 @@ export class BackgroundApp {
         if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
       },
       new AdapterScripts((message) => recordExtensionLog('warning', message)),
+    )
+    this.sites = new SiteTools(
+      (report) => {
+        const peer = this.connection.current
+        if (!peer || !this.synced) return false
+        peer.notify('sites.report', report)
+        return true
+      },
+      () => this.panels.publish(),
     )
     this.logs = new LogRelay((entries) => {
       const peer = this.connection.current
@@ -141,7 +153,9 @@ export class BackgroundApp {
         'confirmation.request': (p) => {
           const plugin = this.tracker.plugin(p.plugin)
           if (p.plugin !== BROWSER_PLUGIN || p.tab) {
-            this.approvals.add({ ...p, pluginDisplayName: plugin?.displayName ?? p.plugin })
+            const site = isSiteKey(p.plugin)
+            const pluginDisplayName = site ? `declared by ${p.plugin}` : (plugin?.displayName ?? p.plugin)
+            this.approvals.add({ ...p, pluginDisplayName, ...(site ? { declaredBy: p.plugin } : {}) })
             return
           }
           // A built-in names no tab to the daemon: the card shows the one it would act on, pinned.
@@ -156,6 +170,7 @@ export class BackgroundApp {
               }),
             )
         },
+        'sites.changed': (p) => this.sites.setSites(p.sites),
         'confirmation.cancel': (p) => {
           this.approvals.remove(p.id)
           void forgetApprovedTab(p.id)
@@ -178,13 +193,16 @@ export class BackgroundApp {
       },
       requests: {
         'tool.dispatch': (params) =>
-          dispatchTool(params, this.tracker, this.browserTools, {
-            progress: (dispatchId, progress, total, message) =>
-              this.sendProgress(dispatchId, progress, total, message),
-            log: (plugin, level, message, data) =>
-              this.logs.add({ plugin, level, message, data, ts: Date.now() }),
-            beforeResult: () => this.logs.flush(),
-          }),
+          // A site's own tool (WebMCP): its plugin field is the site's origin (./siteTools.ts).
+          isSiteKey(params.plugin)
+            ? this.sites.dispatch(params)
+            : dispatchTool(params, this.tracker, this.browserTools, {
+                progress: (dispatchId, progress, total, message) =>
+                  this.sendProgress(dispatchId, progress, total, message),
+                log: (plugin, level, message, data) =>
+                  this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+                beforeResult: () => this.logs.flush(),
+              }),
         'plugin.uninstall': (params) => {
           this.tracker.removePlugin(params.name)
           this.panels.publish()
@@ -206,10 +224,12 @@ export class BackgroundApp {
     this.skipPermissions = p.skipPermissions
     this.browserTools = p.browserTools
     await this.tracker.setPlugins(p.plugins)
+    if (p.sites) this.sites.setSites(p.sites)
     const peer = this.connection.current
     if (!peer) return
     peer.notify('tab.syncAll', { plugins: this.tracker.snapshot() })
     this.synced = true
+    this.sites.sendReport()
     this.logs.flush()
     this.panels.publish()
   }
@@ -283,6 +303,14 @@ export class BackgroundApp {
             await this.ask('config.setToolPermission', {
               plugin: cmd.plugin,
               tool: cmd.tool,
+              permission: cmd.permission,
+            }),
+          )
+        case 'setSitePermission':
+          return ok(
+            await this.ask('config.setSitePermission', {
+              origin: cmd.origin,
+              ...(cmd.tool !== undefined ? { tool: cmd.tool } : {}),
               permission: cmd.permission,
             }),
           )
@@ -366,6 +394,8 @@ export class BackgroundApp {
         return { ...p, tabState: state, tabs, staleTabIds: this.tracker.staleTabs(p.name) }
       }),
       browserTools: this.browserTools,
+      sites: this.sites.siteStates(),
+      ...(this.sites.activeOrigin !== undefined ? { activeOrigin: this.sites.activeOrigin } : {}),
       failedPlugins: this.failedPlugins,
       approvals: this.approvals.list(),
       running: [...this.running.values()],

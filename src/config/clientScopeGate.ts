@@ -12,6 +12,7 @@ import {
   toolInScope,
   withoutOtherAgent,
   type ClientScope,
+  type ScopedTool,
 } from './clientScopes'
 import type { ClientEntry } from './clients'
 
@@ -20,6 +21,15 @@ const SECRET_HOLDERS: readonly string[] = ['cli', 'extension']
 const HOLDER_SCOPE: ClientScope = { otherAgent: true }
 /** Scopes kept apart in the cache (a few per client at most). */
 const MAX_CACHED_LISTINGS = 64
+
+/** What a scope looks at: a site's own tool by the origin that declared it. */
+function scopedOf(tool: { fullName: string; plugin: string; site?: { origin: string } }): ScopedTool {
+  return {
+    fullName: tool.fullName,
+    plugin: tool.plugin,
+    ...(tool.site ? { site: tool.site.origin } : {}),
+  }
+}
 
 export interface ClientScopeGate {
   /** The scope of a client (the default for one clients.json does not name). */
@@ -59,7 +69,7 @@ export function createClientScopeGate(deps: {
       const tools: ListedTool[] = []
       for (const tool of listed.tools) {
         const known = deps.catalog.get(tool.name)
-        if (!known || !toolInScope(scope, known)) continue
+        if (!known || !toolInScope(scope, scopedOf(known))) continue
         tools.push(
           scope.otherAgent === true ? tool : { ...tool, inputSchema: withoutOtherAgent(tool.inputSchema) },
         )
@@ -78,7 +88,7 @@ export function createClientScopeGate(deps: {
       const tool = deps.catalog.get(toolName)
       // An unknown tool fails as unknown_tool in the call itself.
       if (!tool) return undefined
-      return scopeRefusal(client, scopeOf(client), tool, input)
+      return scopeRefusal(client, scopeOf(client), scopedOf(tool), input)
     },
     describe(client) {
       if (SECRET_HOLDERS.includes(client)) return undefined

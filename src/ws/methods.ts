@@ -8,6 +8,7 @@ import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
 import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
 import type { MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
+import { createSiteMethods, type SiteMethodsDeps } from './siteMethods'
 
 export { callMethod, type MethodHandler, type MethodHandlers } from './methodHandler'
 
@@ -15,6 +16,7 @@ export interface MethodDeps {
   config: ConfigMethodsDeps
   registry: RegistryMethodsDeps
   folders: FolderOpenDeps
+  sites: SiteMethodsDeps
   /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
   tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
 }
@@ -24,6 +26,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     'tab.stateChanged': (params) => Promise.resolve({ ok: deps.tabStateChanged(params) }),
     ...createConfigMethods(deps.config),
     ...createRegistryMethods(deps.registry),
+    ...createSiteMethods(deps.sites),
     'folder.open': createFolderOpen(deps.folders),
   }
 }
