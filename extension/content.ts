@@ -105,6 +105,9 @@ if (scope[FLAG] !== true) {
       const reply = await ask(channel, { id: channel.next++, op: 'ready' })
       return { ready: reply.ready === true }
     }
+    // Checked in the document itself, right before it runs: the tab may have navigated since approval.
+    if (request.origin !== undefined && location.origin !== request.origin)
+      return { wrongOrigin: location.origin }
     const reply = await ask(channel, {
       id: channel.next++,
       op: 'invoke',

@@ -9,7 +9,9 @@ import { extensionConnectionMachine } from '../machines/extensionConnectionMachi
 import { reloadMachine } from '../machines/reloadMachine'
 import { AuditFile, AuditLog } from './audit'
 import { createAnnouncements, syncFullOf } from './catalog/announcements'
+import { pageTextOf } from './catalog/pageText'
 import { createToolCatalog } from './catalog/toolCatalog'
+import { createClientScopeGate } from './config/clientScopeGate'
 import { configStoreIn, persistConfigChange, type ConfigStore } from './config/configStore'
 import { createCredentials } from './config/credentials'
 import { writeServerInfo } from './config/extensionInstall'
@@ -117,7 +119,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     secret: files.secret,
     onSecretRotated: () => sockets.secretRotated(),
     onClientRemoved: (name) => sessions.closeClient(name),
+    onClientScopeChanged: () => sessions.toolsChanged(),
   })
+  // What each MCP client may use (clients.json `scope`): its tools/list and its calls.
+  const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
 
   // Approvals a trusted MCP client shows itself: the first answer, there or in the side panel, decides.
   const approvalBroker = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
@@ -142,6 +147,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           limits,
           updateConfig: (mutate) => configStore.update(mutate),
           onConfigChanged: () => announcements.configChanged(),
+          scopes,
           approvals: approvalBroker,
         }),
       },
@@ -154,7 +160,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws.
   const sessions = new McpSessions({
-    listToolsJson: () => catalog.listedJson(),
+    // Each client lists what its scope allows (clients.json, bridge client set).
+    listToolsJson: (client) => scopes.listedJson(client),
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (./sites/siteResult).
       const site = catalog.get(request.name)?.site
@@ -162,6 +169,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,
+    pageText: (name) => pageTextOf(catalog, name),
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
     approvals: approvalBroker,
     approvalsInClient: (name) =>

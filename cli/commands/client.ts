@@ -5,6 +5,8 @@
  *
  * @example
  *   bridge client add laptop-agent --for cursor
+ *   bridge client add shopper --plugins shop --builtins tabs,reading
+ *   bridge client set laptop-agent --other-agent yes
  *   bridge client show laptop-agent --show-secret
  *   bridge client remove laptop-agent --confirm
  */
@@ -15,11 +17,30 @@ import {
   approvalsCommand,
   listClientsCommand,
   removeClientCommand,
+  setClientCommand,
   showClientCommand,
   type ClientFlags,
 } from './client/actions'
 import { MCP_CLIENT_KINDS } from './client/forClient'
 import { thisCommand } from '../shared/selfCommand'
+import { BUILTIN_GROUPS } from '../../src/config/clientScopes'
+
+const PLUGINS_OPTION = [
+  '--plugins <list>',
+  'Plugins it may use: comma-separated names, all (default) or none',
+] as const
+const SITES_OPTION = [
+  '--sites <list>',
+  'Sites whose own tools it may use: origins such as https://example.com, all (default) or none',
+] as const
+const BUILTINS_OPTION = [
+  '--builtins <list>',
+  `Built-in tool groups it may use: ${BUILTIN_GROUPS.join(', ')}; all (default) or none`,
+] as const
+const OTHER_AGENT_OPTION = [
+  '--other-agent [yes|no]',
+  "Whether it may act in other clients' tabs (otherAgent: true); default no",
+] as const
 
 /** The words after `client` (plus a global `--port <n>` given before it) when argv is a client command. */
 export function clientCommandArgs(argv: readonly string[]): string[] | undefined {
@@ -39,8 +60,24 @@ export async function runClientCommand(args: readonly string[]): Promise<void> {
     .command('add <name>', 'Create an MCP client with its own token and print (or write) its configuration')
     .option('--json', 'Print JSON (name, token, createdAt, mcpClientConfig)')
     .option('--for <client>', `Write the configuration file of: ${MCP_CLIENT_KINDS.join(', ')}`)
+    .option(...PLUGINS_OPTION)
+    .option(...SITES_OPTION)
+    .option(...BUILTINS_OPTION)
+    .option(...OTHER_AGENT_OPTION)
     .option(port, portHelp)
     .action((name: unknown, flags: ClientFlags) => addClientCommand(String(name), flags))
+  cli
+    .command(
+      'set <name>',
+      'Change what an MCP client may use (its token stays); unnamed parts keep their value',
+    )
+    .option(...PLUGINS_OPTION)
+    .option(...SITES_OPTION)
+    .option(...BUILTINS_OPTION)
+    .option(...OTHER_AGENT_OPTION)
+    .option('--json', 'Print JSON (name and scope)')
+    .option(port, portHelp)
+    .action((name: unknown, flags: ClientFlags) => setClientCommand(String(name), flags))
   cli
     .command('list', 'List the MCP clients (names and creation dates; no tokens)')
     .alias('ls')

@@ -2,17 +2,15 @@
  * `bridge update`: compares this CLI's version with the latest one published in the npm registry
  * (the user's npm configuration decides which registry) and installs the newer one globally. Only a
  * package that identifies itself as this project (`"bridge": { "role": "cli" }` in its package.json,
- * as the registry reports it) is installed; anything else published under the name is reported and
- * left alone. A running daemon keeps the code it started with until it is restarted.
+ * as the registry reports it, and again in the tarball itself, with no program but bridge's own) is
+ * installed, from the very tarball checked (src/plugins/cliPackage.ts); anything else published under
+ * the name is reported and left alone. A running daemon keeps the code it started with until it is
+ * restarted.
  */
 import type { CAC } from 'cac'
-import {
-  compareVersions,
-  installPackage,
-  latestVersion,
-  publishedManifest,
-} from '../../src/plugins/npmPackages'
-import { BRIDGE_PACKAGE_NAME, BRIDGE_PACKAGE_ROLE, BRIDGE_VERSION } from '../../src/protocol/constants'
+import { installCliPackage, notThisProject } from '../../src/plugins/cliPackage'
+import { compareVersions, latestVersion, publishedManifest } from '../../src/plugins/npmPackages'
+import { BRIDGE_PACKAGE_NAME, BRIDGE_VERSION } from '../../src/protocol/constants'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 import { configContext, runningDaemon } from './config/context'
 import { fail, say } from '../shared/output'
@@ -41,7 +39,7 @@ async function update(flags: { port?: unknown }): Promise<void> {
     )
   say(`Installing ${BRIDGE_PACKAGE_NAME} ${latest}…`)
   // This package is the CLI itself: its `bridge` program is the one thing that must be linked.
-  await installPackage(BRIDGE_PACKAGE_NAME, latest, process.env, { binLinks: true })
+  await installCliPackage(BRIDGE_PACKAGE_NAME, latest, process.env)
   say(`Installed ${BRIDGE_PACKAGE_NAME} ${latest} (was ${BRIDGE_VERSION}).`)
   const daemon = await runningDaemon(configContext(flags)).catch(() => null)
   if (daemon)
@@ -49,21 +47,4 @@ async function update(flags: { port?: unknown }): Promise<void> {
       `The running daemon is still ${daemon.version}: restart it with \`bridge stop\` and \`bridge start\` to use ${latest}.`,
     )
   else say('`bridge start` now runs the new version.')
-}
-
-/** Why the registry's package.json is not this project's, or undefined when it identifies as it. */
-function notThisProject(manifest: Record<string, unknown>): string | undefined {
-  const field = manifest.bridge
-  const role =
-    typeof field === 'object' && field !== null ? (field as Record<string, unknown>).role : undefined
-  if (role === BRIDGE_PACKAGE_ROLE) return undefined
-  const found =
-    field === undefined
-      ? 'it has no "bridge" field'
-      : `its "bridge" field is ${neutralizeText(JSON.stringify(field), 200)}`
-  const description =
-    typeof manifest.description === 'string' && manifest.description !== ''
-      ? `; it describes itself as "${neutralizeText(manifest.description, 200)}"`
-      : ''
-  return `its package.json does not carry "bridge": { "role": "${BRIDGE_PACKAGE_ROLE}" } (${found}${description})`
 }

@@ -10,6 +10,13 @@ import type { ChannelStatus, ContentReply, ContentRequest } from '../shared/chan
 /** Thrown when the tab is gone (closed, or navigated away mid-call). */
 export class TabGoneError extends Error {}
 
+/** Thrown when the tab's document is of another origin than the one the call was approved for. */
+export class WrongOriginError extends Error {
+  constructor(readonly shown: string) {
+    super(`the tab now shows ${shown}`)
+  }
+}
+
 function isTabGone(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err)
   return /No tab with id|tab was closed|Receiving end does not exist|message port closed|back\/forward cache|Tab was discarded/i.test(
@@ -69,10 +76,19 @@ export async function invokeAdapter(
   tool: string,
   input: unknown,
   dispatchId: string,
+  origin?: string,
 ): Promise<AdapterResult> {
   // The daemon owns the call's timeout (30 s, extended by progress, 5 min at most).
-  const reply = await ask(tabId, { op: 'invoke', plugin, tool, input: input ?? null, dispatchId })
+  const reply = await ask(tabId, {
+    op: 'invoke',
+    plugin,
+    tool,
+    input: input ?? null,
+    dispatchId,
+    ...(origin === undefined ? {} : { origin }),
+  })
   if (!reply) throw new TabGoneError('the tab returned no result')
+  if ('wrongOrigin' in reply) throw new WrongOriginError(reply.wrongOrigin)
   if ('missing' in reply)
     return {
       ok: false,

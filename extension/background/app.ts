@@ -8,7 +8,8 @@ import { BRIDGE_VERSION, BROWSER_PLUGIN, PROTOCOL_VERSION } from '../../src/prot
 import type { ClientRequestName, FailedPlugin, ServerNotifications, ToolState } from '../../src/protocol'
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
-import { configureBuiltins, recordExtensionLog } from '../builtins'
+import { builtinTabOf, configureBuiltins, recordExtensionLog } from '../builtins'
+import { forgetApprovedTab, pinApprovedTab } from '../builtins/approvedTabs'
 import { AdapterScripts } from './adapterScripts'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
@@ -151,17 +152,29 @@ export class BackgroundApp {
         },
         'confirmation.request': (p) => {
           const plugin = this.tracker.plugin(p.plugin)
-          const site = isSiteKey(p.plugin)
-          const pluginDisplayName =
-            p.plugin === BROWSER_PLUGIN
-              ? 'Built-in browser tools'
-              : site
-                ? `declared by ${p.plugin}`
-                : (plugin?.displayName ?? p.plugin)
-          this.approvals.add({ ...p, pluginDisplayName, ...(site ? { declaredBy: p.plugin } : {}) })
+          if (p.plugin !== BROWSER_PLUGIN || p.tab) {
+            const site = isSiteKey(p.plugin)
+            const pluginDisplayName = site ? `declared by ${p.plugin}` : (plugin?.displayName ?? p.plugin)
+            this.approvals.add({ ...p, pluginDisplayName, ...(site ? { declaredBy: p.plugin } : {}) })
+            return
+          }
+          // A built-in names no tab to the daemon: the card shows the one it would act on, pinned.
+          void builtinTabOf(p.tool, p.params)
+            .then((tab) => (tab ? pinApprovedTab(p.id, tab) : undefined))
+            .catch(() => undefined)
+            .then((tab) =>
+              this.approvals.add({
+                ...p,
+                pluginDisplayName: 'Built-in browser tools',
+                ...(tab ? { tab } : {}),
+              }),
+            )
         },
         'sites.changed': (p) => this.sites.setSites(p.sites),
-        'confirmation.cancel': (p) => this.approvals.remove(p.id),
+        'confirmation.cancel': (p) => {
+          this.approvals.remove(p.id)
+          void forgetApprovedTab(p.id)
+        },
         'tool.invocationStart': (p) => {
           this.running.set(p.dispatchId, { ...p, startedAt: Date.now() })
           this.panels.publish()

@@ -9,7 +9,7 @@ import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } 
 import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool } from '../builtins'
 import { rankTabs } from '../lib/tabChoice'
-import { invokeAdapter, probeReady, TabGoneError } from './adapterHost'
+import { invokeAdapter, probeReady, TabGoneError, WrongOriginError } from './adapterHost'
 import { RpcError } from './rpc'
 import type { TabTracker } from './tabTracker'
 
@@ -19,6 +19,8 @@ export interface DispatchParams {
   tool: string
   input: unknown
   tabId?: number
+  /** With tabId: the origin that tab showed when the call was approved; it runs in no other. */
+  origin?: string
   /** The calling MCP client and its session, when the daemon sends them (built-ins group tabs per agent). */
   client?: string
   session?: string
@@ -123,7 +125,14 @@ export async function dispatchTool(
     })
     runningDispatches.set(params.dispatchId, { plugin: plugin.name, tabId, flushed })
     try {
-      const result = await invokeAdapter(tabId, plugin.name, params.tool, params.input, params.dispatchId)
+      const result = await invokeAdapter(
+        tabId,
+        plugin.name,
+        params.tool,
+        params.input,
+        params.dispatchId,
+        named !== undefined ? params.origin : undefined,
+      )
       await flushMarker
       hooks.beforeResult()
       if (result.ok) return { output: result.output }
@@ -134,6 +143,8 @@ export async function dispatchTool(
         ...(retryable !== undefined ? { retryable } : {}),
       })
     } catch (err) {
+      if (err instanceof WrongOriginError)
+        throw namedTabGone(`now shows ${err.shown}, not ${params.origin ?? 'the origin it was approved for'}`)
       if (err instanceof TabGoneError)
         throw new RpcError(
           JsonRpcErrorCode.tabClosed,

@@ -7,11 +7,12 @@
 import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
 import { OTHER_AGENT_FIELD } from '../../src/tools/common'
 import { assertMayAct, otherOwner } from './agentGroups'
+import { originOf, takeApprovedOrigin } from './approvedTabs'
 import type { BuiltinContext, BuiltinHandler, HandlerTable } from './context'
 import { openDialogs } from './debuggerSession'
 import { devtoolsHandlers } from './devtools'
 import { emulationHandlers } from './emulation'
-import { BuiltinToolError, internal } from './errors'
+import { BuiltinToolError, internal, invalid } from './errors'
 import { recordExtensionLog } from './extensionLog'
 import { extensionHandlers, hooks, type BuiltinHooks } from './extension'
 import { formsHandlers } from './forms'
@@ -96,6 +97,13 @@ for (const [group, definitions] of Object.entries(BROWSER_TOOL_GROUPS))
       (GROUPS[group as keyof BrowserToolGroups] as Record<string, BuiltinHandler>)[key]!,
     )
 
+/** The tab a built-in call would act on (the one it names, or the active one); undefined for other tools. */
+export async function builtinTabOf(tool: string, input: unknown): Promise<chrome.tabs.Tab | undefined> {
+  if (!TAB_TOOLS.has(tool)) return undefined
+  const tabId = (input as { tabId?: unknown } | null)?.tabId
+  return resolveTab(typeof tabId === 'number' ? tabId : undefined).catch(() => undefined)
+}
+
 /** Lets the rest of the extension feed extension_get_state and extension_get_logs. */
 export function configureBuiltins(next: BuiltinHooks): void {
   Object.assign(hooks, next)
@@ -115,6 +123,13 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
     if (TAB_TOOLS.has(tool)) {
       const tab = await resolveTab(args.tabId as number | undefined)
       await assertMayAct(tab, ctx, args[OTHER_AGENT_FIELD] === true)
+      // An approved call runs only on the origin its approval showed (./approvedTabs).
+      const approved = await takeApprovedOrigin(ctx.dispatchId)
+      const shown = originOf(tab.url)
+      if (approved !== undefined && shown !== approved)
+        throw invalid(
+          `tab ${tab.id} now shows ${shown ?? 'no web page'}, not ${approved} as when the call was approved: nothing ran`,
+        )
     }
     const output = await handler(args as never, ctx)
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)

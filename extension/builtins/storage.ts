@@ -67,14 +67,31 @@ export async function listDownloads(input: In<'listDownloads'>) {
   }
 }
 
-/** The tab page's URL, or the url given: cookies are always for one URL at a time. */
+/**
+ * Where a cookie write acts: the tab page's URL, or a `url` on the same origin (another path of it).
+ * A write aimed at another origin is refused: it would reach a site no tab of this agent shows, past
+ * the tab groups, the client's scope and what the approval named.
+ */
 async function cookieUrl(input: { tabId?: number; url?: string }): Promise<string> {
-  if (input.url !== undefined) return input.url
   const tab = await resolveTab(input.tabId)
   const url = tab.url ?? ''
   if (!/^https?:/i.test(url))
-    throw invalid(`tab ${tab.id} shows ${url || 'no page'}, which has no cookies: give an http(s) url`)
-  return url
+    throw invalid(
+      `tab ${tab.id} shows ${url || 'no page'}, which has no cookies: open the site in a tab first`,
+    )
+  if (input.url === undefined) return url
+  const origin = new URL(url).origin
+  let asked: string
+  try {
+    asked = new URL(input.url).origin
+  } catch {
+    throw invalid('url is not a URL')
+  }
+  if (asked !== origin)
+    throw invalid(
+      `tab ${tab.id} shows ${origin}, not ${asked}: cookies are written only for the tab page's own origin; nothing was changed`,
+    )
+  return input.url
 }
 
 async function setCookie(input: In<'setCookie'>) {
@@ -114,10 +131,24 @@ async function deleteCookie(input: In<'deleteCookie'>) {
   return { url, name: input.name, deleted: removed !== null && still === null }
 }
 
+/** Writes into the tab's own document; the page op refuses if the tab moved to another origin since. */
 const storageWrite = async (
   tabId: number | undefined,
   args: { storage?: 'local' | 'session'; action: string; key?: string; value?: string },
-) => runInPage(await resolveTab(tabId), 'storageWrite', { ...args, storage: args.storage ?? 'local' })
+) => {
+  const tab = await resolveTab(tabId)
+  let origin: string | undefined
+  try {
+    origin = new URL(tab.url ?? '').origin
+  } catch {
+    origin = undefined
+  }
+  return runInPage(tab, 'storageWrite', {
+    ...args,
+    storage: args.storage ?? 'local',
+    ...(origin && origin !== 'null' ? { origin } : {}),
+  })
+}
 
 const storageSet = (input: In<'storageSet'>) =>
   storageWrite(input.tabId, { storage: input.storage, action: 'set', key: input.key, value: input.value })
@@ -150,7 +181,7 @@ async function clearSiteData(input: In<'clearSiteData'>) {
   ]
   await chrome.browsingData.remove({ origins: [origin] }, Object.fromEntries(cleared.map((k) => [k, true])))
   // sessionStorage is not part of browsingData: clear the page's own.
-  await runInPage(tab, 'storageWrite', { storage: 'session', action: 'clear' }).catch(() => undefined)
+  await runInPage(tab, 'storageWrite', { storage: 'session', action: 'clear', origin }).catch(() => undefined)
   return { origin, cleared: [...cleared, 'sessionStorage'] }
 }
 

@@ -8,7 +8,15 @@ export type ContentRequest =
   /** Which adapters opened a channel in this document, and when the document started. */
   | { op: 'status' }
   | { op: 'ready'; plugin: string }
-  | { op: 'invoke'; plugin: string; tool: string; input: unknown; dispatchId: string }
+  | {
+      op: 'invoke'
+      plugin: string
+      tool: string
+      input: unknown
+      dispatchId: string
+      /** The origin the call was approved for: a document of another origin does not run it. */
+      origin?: string
+    }
 
 export interface ChannelStatus {
   /** `performance.timeOrigin` of the document: when its navigation started (ms since epoch). */
@@ -24,3 +32,5 @@ export type ContentReply =
   | { ready: boolean }
   | { result: AdapterResult | undefined }
   | { error: string }
+  /** The document is not of the origin the call was approved for; nothing ran. */
+  | { wrongOrigin: string }

@@ -55,6 +55,10 @@ export interface ApprovalView {
   client: string
   /** The tab the call will run in; absent for built-in tools. */
   tab?: ApprovalTab
+  /** False when "Always allow" is not offered (it would not set the tool to auto). */
+  allowAlways?: boolean
+  /** What the asking client may use, in words, when the user limited it. */
+  scope?: string[]
   /** A site's own tool (WebMCP): the origin that declared it. */
   declaredBy?: string
 }

@@ -122,10 +122,27 @@ export function ApprovalList({
               </p>
             ) : (
               <p class="muted small" data-testid="approval-tab">
-                in the browser itself (a built-in tool, no plugin tab)
+                in the browser itself (a built-in tool that acts on no tab)
+              </p>
+            )}
+            {a.scope && (
+              <p class="muted small" data-testid="approval-scope">
+                <Visible text={a.client} /> may use:{' '}
+                {a.scope.map((line) => (
+                  <span key={line}>
+                    <br />
+                    <Visible text={line} />
+                  </span>
+                ))}
               </p>
             )}
             <Arguments params={a.params} />
+            {a.allowAlways === false && (
+              <p class="muted small" data-testid="approval-no-always">
+                This tool runs code in the page, so it is allowed one call at a time; only setting it to auto
+                in Built-in tools makes it run without asking.
+              </p>
+            )}
             <p class={secondsLeft <= HURRY_SECONDS ? 'warning-text' : 'muted'}>
               Time left to decide: <span data-testid="approval-time-left">{timeLeft(a.expiresAt, now)}</span>
             </p>
@@ -139,15 +156,17 @@ export function ApprovalList({
               >
                 Allow once
               </button>
-              <button
-                type="button"
-                data-testid="approve-always"
-                title="Allow this call and set the tool to auto from now on"
-                disabled={busy === a.id}
-                onClick={() => void decide(a.id, 'allow_always')}
-              >
-                Always allow
-              </button>
+              {a.allowAlways !== false && (
+                <button
+                  type="button"
+                  data-testid="approve-always"
+                  title="Allow this call and set the tool to auto from now on"
+                  disabled={busy === a.id}
+                  onClick={() => void decide(a.id, 'allow_always')}
+                >
+                  Always allow
+                </button>
+              )}
               <button
                 type="button"
                 class="danger"

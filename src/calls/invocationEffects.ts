@@ -16,6 +16,7 @@ import {
   type ToolInvocationInput,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
+import type { ClientScopeGate } from '../config/clientScopeGate'
 import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
 import { withSiteToolPermission } from '../config/sitePermissions'
 import type { Config } from '../config/schema'
@@ -47,6 +48,8 @@ export interface InvocationEffectsDeps {
   /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
   updateConfig(mutate: (current: Config) => Config): Promise<Config>
   onConfigChanged(): void
+  /** Client scopes (src/config/clientScopeGate.ts): a call out of scope fails before validation. */
+  scopes?: Pick<ClientScopeGate, 'refusal' | 'describe'>
   limits: Pick<
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
@@ -57,6 +60,16 @@ export interface InvocationEffectsDeps {
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
 const WIRE_NAME_MAX = 64
+
+/** `{ origin }` of a tab's URL, for tool.dispatch; nothing for a URL without one. */
+function originOf(url: string): { origin?: string } {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? {} : { origin }
+  } catch {
+    return {}
+  }
+}
 
 /** Maps the extension's answer to tool.dispatch onto a failure. */
 export function dispatchFailure(error: unknown): ToolFailure {
@@ -133,6 +146,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
   const check = (call: ToolInvocationInput, system: SystemLookup): CheckVerdict => {
     const tool = catalog.get(call.tool)
     if (!tool) return refuse('unknown_tool', `no tool named "${call.tool.slice(0, 128)}"`)
+    const outOfScope = deps.scopes?.refusal(call.client, call.tool, call.input)
+    if (outOfScope !== undefined)
+      return { ok: false, error: { code: 'out_of_scope', message: outOfScope, category: 'permission' } }
     // Before the schema: a validator walks the value recursively, and so would whatever follows.
     if (tooDeep(call.input) !== null)
       return refuse('invalid_input', `the arguments are nested deeper than ${MAX_INPUT_DEPTH} levels`)
@@ -183,8 +199,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             plugin: call.plugin,
             tool: wireName(call),
             input: preparedInputs.get(call.invocationId) ?? call.input,
-            // An approved call runs in the tab the user saw, or fails with tab_closed.
-            ...(call.tab ? { tabId: call.tab.tabId } : {}),
+            // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
+            ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
             client: call.client.slice(0, WIRE_NAME_MAX),
             session: call.session.slice(0, WIRE_NAME_MAX),
           })
@@ -236,6 +252,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       }),
       requestApproval: ({ context: call, system }) => {
         approvalWaits.set(call.invocationId, { since: Date.now() })
+        const tool = catalog.get(call.tool)
+        const scope = deps.scopes?.describe(call.client)
         const request = {
           id: call.invocationId,
           plugin: call.plugin,
@@ -244,6 +262,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
+          // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
+          ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
+          ...(scope ? { scope } : {}),
         }
         void deps.portOf(system).notify('confirmation.request', request)
         deps.approvals?.opened(request)

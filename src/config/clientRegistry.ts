@@ -24,6 +24,8 @@ export interface ClientRegistry {
 export function createClientRegistry(options: {
   file: string
   onRemoved: (name: string) => void
+  /** A client's scope changed (bridge client set): what it lists changed. */
+  onScopeChanged?: (name: string) => void
   /** Each token read is handed here (log redaction). */
   onToken?: (token: string) => void
 }): ClientRegistry {
@@ -52,7 +54,11 @@ export function createClientRegistry(options: {
     for (const client of next) options.onToken?.(client.token)
     for (const old of previous) {
       const now = next.find((c) => c.name === old.name)
-      if (now?.token === old.token) continue
+      if (now?.token === old.token) {
+        if (JSON.stringify(now.scope ?? {}) !== JSON.stringify(old.scope ?? {}))
+          options.onScopeChanged?.(old.name)
+        continue
+      }
       logger.info(
         `client "${old.name}" was ${now ? 'given a new token' : 'removed'}: its old token no longer opens /mcp`,
       )

@@ -16,6 +16,7 @@ import { atomicWriteFile, enforceMode, removeStaleTempFiles } from './atomicWrit
 import { withFileLock } from './fileLock'
 import { readPrivateFile } from './privateFiles'
 import { validate } from '../validation'
+import { ClientScope } from './clientScopes'
 
 /** Client names: lowercase letters, digits and hyphens, up to 32 characters, not starting with a hyphen. */
 export const CLIENT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/
@@ -29,6 +30,8 @@ export const ClientEntry = Type.Object(
     name: Type.String({ pattern: CLIENT_NAME_PATTERN.source }),
     token: Type.String({ pattern: '^[0-9a-f]{64}$' }),
     createdAt: Type.String(),
+    /** What the client may use (./clientScopes); absent: every plugin, site and group, no other agent's tabs. */
+    scope: Type.Optional(ClientScope),
     /**
      * The user trusts this client to show approvals itself: its `ask` calls are also put to the user
      * through the client (MCP elicitation, or an `input_required` result). Off unless set.
@@ -94,7 +97,12 @@ export function generateClientToken(): string {
 }
 
 /** Creates a client with a fresh 256-bit token. Throws BridgeError when the name is bad or taken. */
-export function addClient(path: string, name: string, now: Date = new Date()): ClientEntry {
+export function addClient(
+  path: string,
+  name: string,
+  now: Date = new Date(),
+  scope?: ClientScope,
+): ClientEntry {
   const problem = clientNameProblem(name)
   if (problem) throw new BridgeError(BridgeErrorCode.clientInvalid, problem)
   return updateClients(path, (clients) => {
@@ -103,8 +111,35 @@ export function addClient(path: string, name: string, now: Date = new Date()): C
         BridgeErrorCode.clientExists,
         `a client named "${name}" already exists (\`bridge client show ${name}\`)`,
       )
-    const entry: ClientEntry = { name, token: generateClientToken(), createdAt: now.toISOString() }
+    const entry: ClientEntry = {
+      name,
+      token: generateClientToken(),
+      createdAt: now.toISOString(),
+      ...(scope ? { scope } : {}),
+    }
     return { clients: [...clients, entry], result: entry }
+  })
+}
+
+/**
+ * Changes a client's scope: `change` gets the current one (the default when none is stored) and
+ * returns the new one. Throws BridgeError when there is no client by that name. The token stays.
+ */
+export function setClientScope(
+  path: string,
+  name: string,
+  change: (scope: ClientScope) => ClientScope,
+): ClientEntry {
+  return updateClients(path, (clients) => {
+    const index = clients.findIndex((c) => c.name === name)
+    const current = clients[index]
+    if (!current)
+      throw new BridgeError(
+        BridgeErrorCode.clientInvalid,
+        `no MCP client named "${name}" (\`bridge client list\`)`,
+      )
+    const next: ClientEntry = { ...current, scope: change(current.scope ?? {}) }
+    return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
   })
 }
 

@@ -29,6 +29,8 @@ export interface CredentialsDeps {
   onSecretRotated(): void
   /** A named client was removed or its token replaced: its sessions must end. */
   onClientRemoved(name: string): void
+  /** A named client's scope changed (bridge client set): what it lists changed. */
+  onClientScopeChanged?: (name: string) => void
 }
 
 export function createCredentials(deps: CredentialsDeps): Credentials {
@@ -41,6 +43,7 @@ export function createCredentials(deps: CredentialsDeps): Credentials {
       deps.onClientRemoved(name)
     },
     onToken: registerSecret,
+    ...(deps.onClientScopeChanged ? { onScopeChanged: deps.onClientScopeChanged } : {}),
   })
   const rereadSecret = (): void => {
     try {

@@ -3,10 +3,13 @@
  * folders the user listed in config.json `uploadFolders` (none by default): the path, once every
  * symlink is resolved, must lie inside one of those folders, also resolved, and be a regular file
  * within the call's byte budget. The file is opened without following a last symlink and measured on
- * the open descriptor, so what is read is what was checked.
+ * the open descriptor, so what is read is what was checked. On Linux the descriptor's own path (from
+ * /proc/self/fd) must still lie inside an allowed folder: a folder on the way swapped for a symlink
+ * between the check and the open is caught there. A file with more than one name (a hard link) is
+ * refused: its other name may lie anywhere.
  */
 import { constants, type promises as fsp } from 'node:fs'
-import { open, realpath, stat } from 'node:fs/promises'
+import { open, readlink, realpath, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import type { BrowserToolContext, Prepared, UploadFile } from '../tools/define'
@@ -106,6 +109,14 @@ export async function readUploadFile(
   try {
     const info = await handle.stat()
     if (!info.isFile()) return { ok: false, message: `${shown} is not a regular file` }
+    if (info.nlink > 1)
+      return {
+        ok: false,
+        message: `${shown} has other names (hard links), which may lie outside the allowed folders; copy it instead`,
+      }
+    // What the kernel opened, named by the kernel: a folder on the way may have been swapped since realpath.
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+    if (opened !== undefined && !folders.some((f) => isInside(opened, f.real))) return outside
     // The file opened is the one that was resolved (not swapped for another since).
     const checked = await stat(real).catch(() => undefined)
     if (!checked || checked.ino !== info.ino || checked.dev !== info.dev)

@@ -43,17 +43,20 @@ import { McpStateless, type RunningCall } from './statelessServer'
 import { isStatelessRequest } from './statelessRequest'
 import { browserToolNarrowing } from '../tools'
 import type { CallTool, ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
+import type { PageTextRule } from '../catalog/pageText'
 import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')
 
 export interface McpSessionsDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
-  listToolsJson(): string
+  listToolsJson(client: string): string
   /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
   callTool: CallTool
   /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
   resultMaxBytes: number
+  /** For the result of a call of this tool: which parts a page wrote (src/catalog/pageText.ts). */
+  pageText(name: string): PageTextRule
   /** True for a tool with an object output schema: its results carry structuredContent. */
   hasOutputSchema?(name: string): boolean
   /** Calls waiting for approval, for clients that show approvals themselves. */
@@ -112,7 +115,7 @@ export class McpSessions {
 
   constructor(private readonly deps: McpSessionsDeps) {
     this.stateless = new McpStateless({
-      listToolsJson: () => deps.listToolsJson(),
+      listToolsJson: (client) => deps.listToolsJson(client),
       callTool: (request) => this.run(request),
       ...(deps.approvals ? { approvals: deps.approvals } : {}),
       approvalsInClient: (client) => deps.approvalsInClient?.(client) === true,
@@ -127,7 +130,13 @@ export class McpSessions {
     const result = this.deps
       .callTool({ ...request, id, signal: controller.signal })
       .then((outcome) =>
-        toCallToolResult(outcome, this.deps.resultMaxBytes, browserToolNarrowing(request.name), structured),
+        toCallToolResult(
+          outcome,
+          this.deps.resultMaxBytes,
+          browserToolNarrowing(request.name),
+          structured,
+          this.deps.pageText(request.name),
+        ),
       )
     return { id, result, cancel: (reason) => controller.abort(reason) }
   }
@@ -263,7 +272,7 @@ export class McpSessions {
   ): Promise<HttpReply> {
     switch (method) {
       case 'tools/list':
-        return jsonTextResponse(resultJson(id, this.deps.listToolsJson()))
+        return jsonTextResponse(resultJson(id, this.deps.listToolsJson(session.client)))
       case 'tools/call':
         return this.call(session, id, params)
       case 'ping':

@@ -33,7 +33,8 @@ const logger = log.withTag('mcp')
 
 export interface McpStatelessDeps {
   /** The tools an agent may see, serialized: `{"tools":[...]}`. */
-  listToolsJson(): string
+  /** The tools this client may see (within its scope), serialized. */
+  listToolsJson(client: string): string
   /** Starts a call as the client it names. */
   callTool(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall
   /** Calls waiting for approval, for clients that show approvals themselves. */
@@ -191,7 +192,9 @@ export class McpStateless {
       case 'tools/list': {
         // The catalog's cached `{"tools":[...]}`, with the revision's fields put in front.
         const head = JSON.stringify({ resultType: 'complete', ...CACHE_HINTS, _meta: RESULT_META })
-        return jsonTextResponse(resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson().slice(1)}`))
+        return jsonTextResponse(
+          resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson(client).slice(1)}`),
+        )
       }
       case 'tools/call':
         return this.call(client, id, params, facts)

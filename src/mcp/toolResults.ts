@@ -1,5 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
+import { NO_PAGE_TEXT, type PageTextRule } from '../catalog/pageText'
+import {
+  PAGE_CONTENT_CLOSE,
+  PAGE_CONTENT_OPEN,
+  withoutMarkerChars,
+  wrapPageContent,
+} from '../protocol/pageContent'
 
 interface ImageOutput {
   type: 'image'
@@ -37,26 +44,34 @@ export function capText(text: string, maxBytes: number, narrow: string = NARROW_
  * output schema (`structured`, its output checked against it already) the output also goes as
  * `structuredContent`, the text kept for clients that read only text; such an output is never cut,
  * so one over the cap is refused as a whole, with how to ask for less.
+ * Text a page wrote (`pageText`, src/catalog/pageText.ts) is put between the page-content markers,
+ * which come on top of the cap (`structuredContent`, whose shape its schema fixes, is not marked).
  */
 export function toCallToolResult(
   outcome: ToolOutcome | undefined,
   maxBytes: number,
   narrow?: string,
   structured = false,
+  pageText: PageTextRule = NO_PAGE_TEXT,
 ): CallToolResult {
   if (!outcome)
     return {
       isError: true,
       content: [{ type: 'text', text: '[tool_error] the call ended without a result' }],
     }
-  if (!outcome.ok)
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `[${outcome.error.code}] ${outcome.error.message}` }],
-    }
+  if (!outcome.ok) {
+    const { code, message } = outcome.error
+    // A plugin's error message may quote the page: marked inline, on the error's one line.
+    const shown =
+      code === 'tool_error' && pageText.errors
+        ? `${PAGE_CONTENT_OPEN} ${withoutMarkerChars(message)} ${PAGE_CONTENT_CLOSE}`
+        : message
+    return { isError: true, content: [{ type: 'text', text: `[${code}] ${shown}` }] }
+  }
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
+  const marked = pageText.output(output)
   if (structured && isPlainObject(output)) {
     const bytes = new TextEncoder().encode(text).length
     if (bytes > maxBytes)
@@ -69,9 +84,16 @@ export function toCallToolResult(
           },
         ],
       }
-    return { content: [{ type: 'text', text }], structuredContent: output }
+    return {
+      content: [{ type: 'text', text: marked ? wrapPageContent(withoutMarkerChars(text)) : text }],
+      structuredContent: output,
+    }
   }
-  return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  if (!marked) return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
+  // Neutralized first, then cut to the cap; the two marker lines come on top (a fixed ~80 bytes), so a
+  // tool's own budget (a snapshot's maxLength, up to the cap) is never cut again here.
+  const capped = capText(withoutMarkerChars(text), maxBytes, narrow)
+  return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

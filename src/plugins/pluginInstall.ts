@@ -50,8 +50,26 @@ export async function installPlugin(
   onStep?: (step: string) => void,
 ): Promise<InstallOutcome> {
   const { packageName, version } = await resolvePluginPackage(name, env)
+  await assertNameFree(packageName, env)
   onStep?.(`Installing ${packageName}@${version}…`)
   return installVerified(packageName, version, env)
+}
+
+/**
+ * A second package under an installed plugin's name (a look-alike `@evil/bridge-plugin-notes` beside
+ * `bridge-plugin-notes`) would stop both from loading: refused before anything is downloaded. Replacing
+ * a plugin by another package is two steps the user takes: remove, then install (and review again).
+ */
+async function assertNameFree(packageName: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const plugin = packageName.replace(/^@[^/]+\//, '').replace(/^bridge-plugin-/, '')
+  const holder = (await installedPluginPackages(env)).find(
+    (p) => p.packageName !== packageName && (p.plugin ?? '') === plugin,
+  )
+  if (holder)
+    throw new BridgeError(
+      BridgeErrorCode.pluginInvalid,
+      `the plugin "${plugin}" is already installed from ${holder.packageName}; ${packageName} would load under the same name, so nothing was installed. To replace it, remove ${holder.packageName} first (\`bridge plugin remove ${holder.packageName} --confirm\`) and review the new package`,
+    )
 }
 
 /** Updates an installed plugin package to its latest version; `updated: false` when it already is. */

@@ -53,6 +53,8 @@ export const ToolErrorCode = {
   approvalQueueFull: 'approval_queue_full',
   /** The daemon stopped (SIGTERM) before the call finished; the client may call again once it is back. */
   shuttingDown: 'shutting_down',
+  /** The client's scope (bridge client set) does not cover this tool, or `otherAgent: true`. */
+  outOfScope: 'out_of_scope',
   /** The tool answered with an output its declared output schema refuses; it is not passed on. */
   invalidOutput: 'invalid_output',
 } as const
@@ -89,6 +91,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   cancelled: 'connection',
   approval_queue_full: 'concurrency',
   shutting_down: 'connection',
+  out_of_scope: 'permission',
   invalid_output: 'validation',
 }
 

@@ -145,6 +145,10 @@ export const WsMethods = {
       client: Type.String({ maxLength: 64 }),
       /** The tab the call will run in, chosen before anyone is asked (absent for built-in tools). */
       tab: Type.Optional(ApprovalTab),
+      /** False when "Always allow" would not set the tool to auto (running code in pages): not offered. */
+      allowAlways: Type.Optional(Type.Boolean()),
+      /** What the client may use, in words (src/config/clientScopes.ts describeScope), when it is limited. */
+      scope: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 8 })),
     }),
   ),
   /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */
@@ -164,6 +168,8 @@ export const WsMethods = {
       tool: Type.String(),
       input: Type.Unknown(),
       tabId: Type.Optional(Type.Integer()),
+      /** With tabId: the origin the tab showed in the approval; the call runs in no document of another. */
+      origin: Type.Optional(Type.String({ maxLength: 2100 })),
       /** The MCP client that made the call (its name) and its session: tab groups per agent. */
       client: Type.Optional(Type.String({ maxLength: 64 })),
       session: Type.Optional(Type.String({ maxLength: 64 })),

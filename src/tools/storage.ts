@@ -103,7 +103,7 @@ export const setCookie = defineBrowserTool({
   displayName: 'Set cookie',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
-    "Set one cookie for a URL (default: the tab's page). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
+    "Set one cookie for the tab page's origin (url: a page of that same origin). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(HttpUrl),
@@ -128,7 +128,7 @@ export const deleteCookie = defineBrowserTool({
   displayName: 'Delete cookie',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
-    "Delete one cookie by name for a URL (default: the tab's page). Returns { url, name, deleted }.",
+    "Delete one cookie by name for the tab page's origin (url: a page of that same origin). Returns { url, name, deleted }.",
   input: Type.Object({
     tabId: TabIdField,
     url: Type.Optional(HttpUrl),

@@ -14,6 +14,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
+import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../../src/protocol/pageContent'
 
 export interface McpConnection {
   client: Client
@@ -66,9 +67,33 @@ export async function connectMcp(
   }
 }
 
-/** The text of a tool result's first content block. */
-export function textOf(result: unknown): string {
+/** The text of a tool result's first content block, as the daemon sent it (page-content markers included). */
+export function rawTextOf(result: unknown): string {
   const content = (result as CallToolResult).content
   const first = content[0]
   return first?.type === 'text' ? first.text : ''
+}
+
+/**
+ * The text of a tool result's first content block, without the page-content marker lines the daemon
+ * puts around text a page wrote (src/protocol/pageContent.ts): what the tool returned.
+ */
+export function textOf(result: unknown): string {
+  return withoutPageMarkers(rawTextOf(result))
+}
+
+/**
+ * Text without bridge's page-content markers: the two lines around a result, or the two marks around
+ * a plugin's error message (`[tool_error] ⟪…⟫ message ⟪…⟫`), when it has them.
+ */
+export function withoutPageMarkers(text: string): string {
+  const open = `${PAGE_CONTENT_OPEN}\n`
+  const close = `\n${PAGE_CONTENT_CLOSE}`
+  if (text.startsWith(open) && text.endsWith(close)) return text.slice(open.length, -close.length)
+  const error = /^(\[[a-z_]+\] )(.*)$/s.exec(text)
+  const inlineOpen = `${PAGE_CONTENT_OPEN} `
+  const inlineClose = ` ${PAGE_CONTENT_CLOSE}`
+  if (error && error[2]!.startsWith(inlineOpen) && error[2]!.endsWith(inlineClose))
+    return `${error[1]}${error[2]!.slice(inlineOpen.length, -inlineClose.length)}`
+  return text
 }

@@ -5,10 +5,12 @@
  */
 import { realpathSync } from 'node:fs'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
+import { describeScope } from '../../../src/config/clientScopes'
 import {
   addClient,
   readClients,
   removeClient,
+  setClientScope,
   setApprovalsInClient,
   type ClientEntry,
 } from '../../../src/config/clients'
@@ -23,8 +25,9 @@ import {
   writeClientConfig,
   type ServerEntryInput,
 } from './forClient'
+import { hasScopeFlags, scopeChangeOf, type ScopeFlags } from './scopeFlags'
 
-export interface ClientFlags {
+export interface ClientFlags extends ScopeFlags {
   port?: unknown
   json?: boolean
   showSecret?: boolean
@@ -43,12 +46,19 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
         : JSON.stringify(flags.for)
   if (kind !== undefined && !isMcpClientKind(kind))
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
+  const change = scopeChangeOf(flags)
+  if (!change.ok) return fail(change.message)
   const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
+  const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
   // With --for, an existing client gets that program's configuration (its token, not a new one).
   const existing =
     kind === undefined ? undefined : readClients(context.paths.clientsFile).find((c) => c.name === name)
-  const client = existing ?? addClient(context.paths.clientsFile, name)
+  const client = existing
+    ? scope
+      ? setClientScope(context.paths.clientsFile, name, change.apply)
+      : existing
+    : addClient(context.paths.clientsFile, name, new Date(), scope)
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
   say(
@@ -56,6 +66,7 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
       ? `using the existing MCP client "${client.name}" (its token is unchanged)`
       : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
   )
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)
@@ -126,6 +137,7 @@ export function showClientCommand(name: string, flags: ClientFlags): void {
       : {
           name: client.name,
           createdAt: client.createdAt,
+          scope: client.scope ?? {},
           approvalsInClient: client.approvalsInClient === true,
           token: truncate(client.token),
         }
@@ -133,12 +145,28 @@ export function showClientCommand(name: string, flags: ClientFlags): void {
   }
   say(`name     ${client.name}`)
   say(`created  ${client.createdAt}`)
+  say('may use')
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
   say(`approvals ${client.approvalsInClient ? 'in the client and in the side panel' : 'in the side panel'}`)
   if (!flags.showSecret) return say(`token    ${truncate(client.token)} (truncated; --show-secret prints it)`)
   sayWithSecret(`token    ${client.token}`)
   say('')
   say('MCP client configuration (holds the token; keep it private):')
   sayWithSecret(mcpClientConfig(context.port, client.token))
+}
+
+/** `bridge client set <name>`: changes what the client may use; a running daemon applies it at its next request. */
+export function setClientCommand(name: string, flags: ClientFlags): void {
+  if (!hasScopeFlags(flags))
+    return fail('say what to change: --plugins, --sites, --builtins and/or --other-agent (see --help)')
+  const change = scopeChangeOf(flags)
+  if (!change.ok) return fail(change.message)
+  const context = configContext(flags)
+  const client = setClientScope(context.paths.clientsFile, name, change.apply)
+  if (flags.json) return say(JSON.stringify({ name: client.name, scope: client.scope ?? {} }, null, 2))
+  say(`MCP client "${client.name}" may now use:`)
+  for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
+  say('a running daemon applies it at the client’s next request')
 }
 
 export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {

@@ -4,12 +4,19 @@
  * merged (only bridge's own entry is added or replaced; every other server and setting is kept),
  * backed up beside itself, and replaced atomically with mode 0600. A file that is not plain JSON
  * (comments, trailing commas) is left untouched: the user is shown what to add by hand.
+ *
+ * The file belongs to another program, so bridge reads and writes it warily (./clientConfigFile): it
+ * never reads or writes through a symbolic link (a link planted there could make bridge copy another
+ * file, auth.json say, into a file an agent reads), only a regular file of the user's own in a folder
+ * of the user's own, and it leaves the file alone when it changed while bridge was merging it (the
+ * program saving it at that moment).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { atomicWriteFile, PRIVATE_FILE_MODE } from '../../../src/config/atomicWrite'
 import { MCP_SERVER_KEY, mcpUrl } from '../../shared/mcpConfig'
+import { readOwnFile, unchangedSince } from './clientConfigFile'
 import { codexTable, mergeCodexTable } from './codexToml'
 
 export const MCP_CLIENT_KINDS = [
@@ -143,8 +150,10 @@ export function writeClientConfig(
   if (target.format === 'toml') return writeTomlConfig(file, input, now)
   let document: Record<string, unknown> = {}
   let backup: string | null = null
-  if (existsSync(file)) {
-    const text = readFileSync(file, 'utf8')
+  const read = readOwnFile(file)
+  if (!read.ok) return { ok: false, file, message: read.message }
+  if (read.text !== undefined) {
+    const text = read.text
     let parsed: unknown
     try {
       parsed = text.trim() === '' ? {} : JSON.parse(text)
@@ -164,6 +173,13 @@ export function writeClientConfig(
     : {}
   const replaced = Object.hasOwn(servers, MCP_SERVER_KEY)
   const next = { ...document, [target.serversKey]: { ...servers, [MCP_SERVER_KEY]: target.entry(input) } }
+  // Last look before the rename: a file its program rewrote meanwhile keeps the program's version.
+  if (!unchangedSince(file, read.stat))
+    return {
+      ok: false,
+      file,
+      message: `${file} changed while bridge was merging it (is ${target.label} saving it right now?), so it was left as ${target.label} wrote it; try again`,
+    }
   atomicWriteFile(file, `${JSON.stringify(next, null, 2)}\n`)
   return { ok: true, file, backup, replaced }
 }
@@ -177,12 +193,20 @@ function backUp(file: string, text: string, now: Date): string {
 
 function writeTomlConfig(file: string, input: ServerEntryInput, now: Date): WriteOutcome {
   const table = codexTable(MCP_SERVER_KEY, mcpUrl(input.port), input.token)
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : null
+  const read = readOwnFile(file)
+  if (!read.ok) return { ok: false, file, message: read.message }
+  const text = read.text ?? null
   const merged = mergeCodexTable(text ?? '', MCP_SERVER_KEY, table)
   if (!merged.ok) return { ok: false, file, message: `${file}: ${merged.message}` }
   let backup: string | null = null
   if (text !== null) backup = backUp(file, text, now)
   else mkdirSync(dirname(file), { recursive: true })
+  if (!unchangedSince(file, read.stat))
+    return {
+      ok: false,
+      file,
+      message: `${file} changed while bridge was merging it (is Codex saving it right now?), so it was left as Codex wrote it; try again`,
+    }
   atomicWriteFile(file, merged.text, PRIVATE_FILE_MODE)
   return { ok: true, file, backup, replaced: merged.replaced }
 }

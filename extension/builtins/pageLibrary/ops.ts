@@ -435,7 +435,14 @@ export function storageWrite(args: {
   action: 'set' | 'remove' | 'clear'
   key?: string
   value?: string
+  /** The origin the tab showed when the call chose it: a document of another origin is not written. */
+  origin?: string
 }) {
+  if (args.origin !== undefined && location.origin !== args.origin)
+    throw new PageError(
+      'validation',
+      `the tab now shows ${location.origin}, not ${args.origin}: nothing was written (look at the tab again)`,
+    )
   let store: Storage
   try {
     store = args.storage === 'session' ? sessionStorage : localStorage

@@ -256,14 +256,16 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
     expect(await h.error('browser_evaluate', { tabId, expression: 'document.title' })).toMatch(
       /^\[permission_off\] /,
     )
-    // Set to ask by name, "allow always" runs the call once and leaves the tool asking.
+    // Set to ask by name: the card offers no "Always allow" (it would not make the tool auto) and says why.
     await h.configSet('tool-permission.browser.browser_evaluate', 'ask')
     const panel = await h.browser.openSidePanel()
     const asked = h.call('browser_evaluate', { tabId, expression: '1 + 1' })
     const card = panel.locator('[data-approval-id]')
     await card.waitFor()
     expect(await card.locator('[data-testid=approval-params]').textContent()).toContain('1 + 1')
-    await card.getByTestId('approve-always').click()
+    expect(await card.getByTestId('approve-always').count()).toBe(0)
+    expect(await card.getByTestId('approval-no-always').textContent()).toContain('runs code in the page')
+    await card.getByTestId('approve-once').click()
     expect(JSON.parse(textOf(await asked))).toEqual({ value: 2 })
     await panel.close()
     const health = (await (await h.daemon.fetch('/health')).json()) as { disabledBrowserTools: string[] }

@@ -5,6 +5,7 @@
  * token: calls, approvals and audit entries name it on every request, with no session to carry it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { markPageContent } from '../../../src/protocol/pageContent'
 import { ENGINES } from '../../helpers/daemon'
 import { FakeExtension, READY } from '../../helpers/fakeExtension'
 import { connectMcp, textOf } from '../../helpers/mcpClient'
@@ -222,7 +223,8 @@ describe.each(ENGINES)('/mcp without a session, 2026-07-28 (%s engine)', (engine
     ;(await ext.nextDispatch()).succeed('trimmed')
     expect(await (await padded).json()).toMatchObject({
       id: 'm3',
-      result: { content: [{ text: 'trimmed' }] },
+      // A plugin's result is page text: marked (src/protocol/pageContent.ts).
+      result: { content: [{ text: markPageContent('trimmed') }] },
     })
     const badInput = await post(
       'tools/call',

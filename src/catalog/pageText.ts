@@ -1,0 +1,68 @@
+/**
+ * Which results carry text a page wrote, declared per tool in this one place: the daemon marks those
+ * results (src/protocol/pageContent.ts) before an agent sees them. Every plugin tool's result is the
+ * page's (a handler runs in the page and returns what it read there), and so is every built-in's,
+ * except the few below, whose results hold only the call's own arguments, numbers and bridge's words.
+ * A new tool is marked until it is declared free here; a result of a free tool that reports an open
+ * dialog (whose message the page wrote) is marked all the same.
+ */
+import { BROWSER_PLUGIN } from '../protocol/constants'
+
+/** Built-in tools whose results never carry page-written text. */
+export const PAGE_TEXT_FREE_TOOLS: ReadonlySet<string> = new Set([
+  'browser_set_viewport',
+  'browser_set_user_agent',
+  'browser_emulate_media',
+  'browser_set_geolocation',
+  'browser_throttle_cpu',
+  'browser_clear_emulation',
+  'browser_resize_window',
+  'browser_close_tab',
+  'browser_close_window',
+  'browser_console_clear',
+  'browser_network_conditions',
+  'browser_route_add',
+  'browser_route_remove',
+  'browser_set_cookie',
+  'browser_delete_cookie',
+  'browser_storage_set',
+  'browser_storage_remove',
+  'browser_storage_clear',
+  'browser_clear_site_data',
+  'browser_screenshot',
+  'extension_reload',
+  'extension_force_reconnect',
+])
+
+/** Whether this output of this built-in tool holds text a page wrote. */
+export function builtinCarriesPageText(tool: string, output: unknown): boolean {
+  if (!PAGE_TEXT_FREE_TOOLS.has(tool)) return true
+  // Any built-in result may name the open dialogs, whose messages the page wrote.
+  if (typeof output === 'string') return output.includes('[open dialogs:')
+  return typeof output === 'object' && output !== null && 'openDialogs' in output
+}
+
+/** Which parts of a call's result a page wrote: its output (per output), and its tool errors. */
+export interface PageTextRule {
+  output(output: unknown): boolean
+  /** A `tool_error` message: a plugin's, written in the page (a site's tool's likewise). */
+  errors: boolean
+}
+
+/** For results that hold no page text at all. */
+export const NO_PAGE_TEXT: PageTextRule = { output: () => false, errors: false }
+
+/**
+ * For the result of a call of `name`. Plugin tools (and any tool that is not a built-in, such as a
+ * site's own) always carry page text, in their output and in their errors; a built-in's errors are
+ * the extension's own words.
+ */
+export function pageTextOf(
+  catalog: { get(name: string): { plugin: string } | undefined },
+  name: string,
+): PageTextRule {
+  const tool = catalog.get(name)
+  if (tool === undefined) return NO_PAGE_TEXT
+  if (tool.plugin !== BROWSER_PLUGIN) return { output: () => true, errors: true }
+  return { output: (output) => builtinCarriesPageText(name, output), errors: false }
+}
