@@ -30,7 +30,7 @@ const passed = (context: ToolInvocationContext): Extract<CheckVerdict, { ok: tru
  * The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it names the tab an
  * approval shows (`tab.choose`) and grants the slot a dispatch needs (`slot.request`); leaving
  * `running` gives the slot back. The human's part is the `approval` child. The outcome is the
- * actor's output, produced only after `record` (the audit entry) has settled; progress is an
+ * actor's output, produced only after the `record` action wrote the audit entry; progress is an
  * emitted `tool.progress` event; `announceEnd` runs on every way out of `running`.
  */
 export const toolInvocationMachine = setup({
@@ -52,8 +52,6 @@ export const toolInvocationMachine = setup({
      * dispatch.failed; stopping it forgets the request.
      */
     dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(() => undefined),
-    /** Writes the audit entry; the call answers once it has settled. */
-    record: fromPromise<void, ToolInvocationContext>(() => notProvided('record')),
   },
   actions: {
     /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
@@ -65,6 +63,8 @@ export const toolInvocationMachine = setup({
     persistAlways: () => undefined,
     announceStart: () => undefined,
     announceEnd: () => undefined,
+    /** Writes the call's audit entry (synchronously: the outcome leaves only after it). */
+    record: () => undefined,
     /** Asks the plugin's pluginTab actor for a slot; with no such actor the call is refused as tab_closed. */
     requestSlot: ({ context, system, self }) => {
       const tab = pluginTabOf(system, context.plugin)
@@ -322,18 +322,11 @@ export const toolInvocationMachine = setup({
         'daemon.stopping': { target: 'recording', actions: [failWith('shuttingDown'), 'announceEnd'] },
       },
     },
-    // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
+    // The outcome is known: the audit entry is written, then the call answers. Nothing cancels this.
     recording: {
       // A cancel while the approval place was being reserved leaves it taken: give it back.
-      entry: 'releaseApproval',
-      on: { cancel: {}, 'daemon.stopping': {} },
-      invoke: {
-        id: 'record',
-        src: 'record',
-        input: ({ context }) => context,
-        onDone: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
-        onError: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
-      },
+      entry: ['releaseApproval', 'record'],
+      always: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },
