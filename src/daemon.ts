@@ -25,7 +25,7 @@ import { proofRoute } from './http/proof'
 import { createRateLimiter } from './http/rateLimit'
 import { errorResponse } from './http/responses'
 import { createRoutes } from './http/routes'
-import { startInspector } from './inspect'
+import { startInspector } from './machineInspector'
 import { attachLogFile, detachLogFile, log } from './log'
 import { provideToolInvocation } from './calls/invocationEffects'
 import { limitsFromEnv } from './calls/limits'
@@ -51,7 +51,7 @@ export interface DaemonOptions {
   skipPermissionsEnv: boolean
   /** Built-in browser tools; default: every tool of src/tools. */
   browserTools?: () => readonly BrowserTool[]
-  /** Stream the actor system to the inspector at this loopback ws:// URL (see src/inspect.ts). */
+  /** Stream the actor system to the inspector at this loopback ws:// URL (see src/machineInspector.ts). */
   inspectUrl?: string
 }
 
