@@ -37,7 +37,7 @@ import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SESSION_RATE_LIMIT_PER_MIN } from '
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { ExtensionLink } from './ws/extensionLink'
 import { ExtensionSockets } from './ws/extensionSockets'
-import { createMethodHandlers } from './ws/methods'
+import { daemonMethodHandlers } from './ws/methods'
 import { PluginLogs } from './ws/pluginLogs'
 
 const logger = log.withTag('daemon')
@@ -152,22 +152,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const link: ExtensionLink = new ExtensionLink({
     system: root,
     sockets,
-    methods: createMethodHandlers({
+    methods: daemonMethodHandlers({
+      catalog,
+      configStore,
+      configDir: paths.dir,
+      localPluginPaths: () => pluginHost.localPluginPaths(),
+      reload: () => requestReload(root.system, 'request'),
+      onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
-      config: {
-        catalog,
-        updateConfig: (mutate) => configStore.update(mutate),
-        onChanged: () => announcements.configChanged(),
-      },
-      registry: {
-        env: process.env,
-        configDir: paths.dir,
-        config: () => configStore.get(),
-        updateConfig: (mutate) => configStore.update(mutate),
-        reload: () => requestReload(root.system, 'request'),
-        pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
-      },
-      folders: { allowed: () => [paths.dir, ...pluginHost.localPluginPaths()] },
     }),
     // Bounded, neutralized and tagged with the plugin that wrote it (./ws/pluginLogs).
     onPluginLog: ({ entries }) => {
