@@ -92,7 +92,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     // Upload and drop read files by path only from the folders config.json allows (none by default).
     browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
   })
-  const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
+  const auditFile = new AuditFile({
+    dir: paths.dir,
+    rotateBytes: limits.auditRotateBytes,
+    syncWindowMs: limits.auditSyncWindowMs,
+  })
   const audit = new AuditLog({
     file: auditFile,
     onWriteError: (error) => logger.error('could not write audit.log:', error),
