@@ -2,9 +2,10 @@
 import { decodedSize, MAX_FILE_BYTES } from '../../src/tools/common'
 import type { forms as defs, BrowserToolInput } from '../../src/tools'
 import type { UploadFile } from '../../src/tools/define'
+import { reportAction } from './actionReport'
 import type { Handlers } from './context'
 import { withDebugger, type Cdp } from './debuggerSession'
-import { invalid, withTimeout, sleep } from './errors'
+import { invalid, messageOf, withTimeout, sleep } from './errors'
 import { locateElement } from './frames'
 import { afterAction } from './input'
 import { keyDefinition, MODIFIER_BITS } from './keys'
@@ -30,20 +31,60 @@ async function trustedClickOn(tab: chrome.tabs.Tab, target: { ref?: string; sele
   return where
 }
 
+/**
+ * Each field in turn; a field that fails does not stop the others. The result names only the fields
+ * that failed or do not hold what was asked (a page may reformat or refuse a value), then what else
+ * changed on the page.
+ */
 async function fillForm(input: In<'fillForm'>) {
   const tab = await resolveTab(input.tabId)
-  const filled: { field: string; value: unknown }[] = []
-  for (const field of input.fields) {
-    const target = { ref: field.ref, selector: field.selector }
-    const result = await runInPage<{ field: string; value: unknown; toggle?: boolean }>(tab, 'fillField', {
-      ...target,
-      value: field.value,
-    })
-    // Checkboxes and radios get a real click, so the page's handlers run as for a user.
-    if (result.toggle) await trustedClickOn(tab, target)
-    filled.push({ field: result.field, value: result.value })
+  return reportAction(tabIdOf(tab), input, async () => {
+    const problems: string[] = []
+    const quiet: string[] = []
+    for (const field of input.fields) {
+      const target = { ref: field.ref, selector: field.selector }
+      const name = field.ref ?? field.selector ?? ''
+      try {
+        const result = await runInPage<{ field: string; value: unknown; toggle?: boolean }>(
+          tab,
+          'fillField',
+          {
+            ...target,
+            value: field.value,
+          },
+        )
+        // Checkboxes and radios get a real click, so the page's handlers run as for a user.
+        if (result.toggle) await trustedClickOn(tab, target)
+        const held = await heldValue(tab, target, field.value, result)
+        if (held !== undefined)
+          problems.push(`${result.field} (${name}) holds ${held}, not ${JSON.stringify(field.value)}`)
+        quiet.push(await runInPage<string>(tab, 'refOfTarget', target))
+      } catch (err) {
+        problems.push(`${name} failed: ${messageOf(err)}`)
+      }
+    }
+    const ok = input.fields.length - problems.length
+    return { lines: [`Filled ${ok} of ${input.fields.length} fields.`, ...problems], quiet }
+  })
+}
+
+/** What a field holds when that is not what was asked; undefined when it is (or cannot be shown). */
+async function heldValue(
+  tab: chrome.tabs.Tab,
+  target: { ref?: string; selector?: string },
+  wanted: string | number | boolean,
+  result: { value: unknown; toggle?: boolean },
+): Promise<string | undefined> {
+  if (typeof result.value === 'boolean') {
+    const { checked } = await runInPage<{ checked: boolean }>(tab, 'checkedState', target)
+    return checked === result.value ? undefined : JSON.stringify(checked)
   }
-  return { filled }
+  if (result.value === '••••••') return undefined
+  const { value } = await runInPage<{ value: string | null }>(tab, 'value', target)
+  if (value === null || value === String(wanted)) return undefined
+  // A select answers with its option's label, which may be what was asked instead of the value.
+  if (result.value === String(wanted)) return undefined
+  return JSON.stringify(value)
 }
 
 async function setChecked(input: In<'setChecked'>) {

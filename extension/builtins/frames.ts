@@ -11,8 +11,15 @@ const MAX_FRAME_DEPTH = 5
 
 export interface SnapshotOptions {
   selector?: string
-  maxLength: number
+  /** Stops the walk of a huge page after about this many characters (frames included). */
+  walkLimit: number
   depth?: number
+}
+
+export interface FramedSnapshot {
+  text: string
+  /** False when a walk stopped at walkLimit: the page has more than the text holds. */
+  complete: boolean
 }
 
 /**
@@ -36,10 +43,15 @@ async function childFrameIds(tab: chrome.tabs.Tab, parentFrameId: number): Promi
   return ids.map((id) => id ?? take(() => true) ?? -1)
 }
 
-/** The outline of the top frame with every reachable frame inlined; the truncation marker stays last. */
-export async function snapshotWithFrames(tab: chrome.tabs.Tab, opts: SnapshotOptions): Promise<string> {
-  const top = await runInPage<{ text: string }>(tab, 'snapshot', opts, 0)
-  return inlineFrames(tab, top.text, opts, 0)
+/** The outline of the top frame with every reachable frame inlined, uncut (see cutOutline). */
+export async function snapshotWithFrames(
+  tab: chrome.tabs.Tab,
+  opts: SnapshotOptions,
+): Promise<FramedSnapshot> {
+  const top = await runInPage<{ text: string; complete: boolean }>(tab, 'snapshot', opts, 0)
+  const state = { complete: top.complete }
+  const text = await inlineFrames(tab, top.text, opts, 0, 0, state)
+  return { text, complete: state.complete }
 }
 
 async function inlineFrames(
@@ -47,12 +59,13 @@ async function inlineFrames(
   text: string,
   opts: SnapshotOptions,
   level: number,
-  parentFrameId = 0,
+  parentFrameId: number,
+  state: { complete: boolean },
 ): Promise<string> {
   if (!text.includes(FRAME_MARK)) return text
   const frameIds = await childFrameIds(tab, parentFrameId)
   const out: string[] = []
-  let budget = opts.maxLength - text.length
+  let budget = opts.walkLimit - text.length
   for (const line of text.split('\n')) {
     const at = line.indexOf(FRAME_MARK)
     if (at < 0) {
@@ -66,17 +79,26 @@ async function inlineFrames(
       continue
     }
     if (level >= MAX_FRAME_DEPTH || budget <= 200) {
+      if (budget <= 200) state.complete = false
       out.push(`${indent}- text: (frame content left out: snapshot with a smaller scope)`)
       continue
     }
     try {
-      const child = await runInPage<{ text: string }>(
+      const child = await runInPage<{ text: string; complete: boolean }>(
         tab,
         'snapshot',
-        { maxLength: budget, depth: opts.depth },
+        { walkLimit: budget, depth: opts.depth },
         frameId,
       )
-      const inner = await inlineFrames(tab, child.text, { ...opts, maxLength: budget }, level + 1, frameId)
+      if (!child.complete) state.complete = false
+      const inner = await inlineFrames(
+        tab,
+        child.text,
+        { ...opts, walkLimit: budget },
+        level + 1,
+        frameId,
+        state,
+      )
       // The child's "URL:" line says what the frame shows; its "Title:" line is dropped.
       const lines = inner.split('\n').filter((l) => !l.startsWith('Title: '))
       const body = lines.map((l) => (l.startsWith('URL: ') ? `- document ${JSON.stringify(l.slice(5))}` : l))

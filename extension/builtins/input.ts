@@ -1,4 +1,5 @@
 /** browser_click, browser_hover, browser_type, browser_press_key, browser_select_option, browser_scroll. */
+import { reportAction } from './actionReport'
 import { adoptTab } from './agentGroups'
 import type { BuiltinContext, Handlers } from './context'
 import type { input as defs, BrowserToolInput } from '../../src/tools'
@@ -41,23 +42,24 @@ export async function click(input: In<'click'>, ctx: BuiltinContext) {
   const tabId = tabIdOf(tab)
   const where = await locate(tab, input)
   const before = new Set((await chrome.tabs.query({})).map((t) => t.id ?? -1))
-  await withDebugger(tabId, tab.url, (cdp) =>
-    mouseClick(cdp, where.x, where.y, {
-      button: input.button ?? 'left',
-      clickCount: input.doubleClick ? 2 : 1,
-      modifiers: modifierBits(input.modifiers),
-    }),
-  )
-  const after = await afterAction(tabId)
-  const opened = await openedTabs(tabId, before)
-  // Tabs an agent's click opens belong to that agent too.
-  for (const tab of opened) await adoptTab(tab.tabId, ctx).catch(() => undefined)
-  return {
-    clicked: where.description,
-    url: after.url ?? '',
-    ...(opened.length ? { openedTabs: opened } : {}),
-  }
+  return reportAction(tabId, input, async () => {
+    await withDebugger(tabId, tab.url, (cdp) =>
+      mouseClick(cdp, where.x, where.y, {
+        button: input.button ?? 'left',
+        clickCount: input.doubleClick ? 2 : 1,
+        modifiers: modifierBits(input.modifiers),
+      }),
+    )
+    await sleep(OPENED_TAB_MS)
+    const opened = await openedTabs(tabId, before)
+    // Tabs an agent's click opens belong to that agent too.
+    for (const tab of opened) await adoptTab(tab.tabId, ctx).catch(() => undefined)
+    return { lines: opened.map((t) => `Opened tab ${t.tabId}: ${t.url}`) }
+  })
 }
+
+/** How long a click's new tab may take to appear. */
+const OPENED_TAB_MS = 100
 
 export async function hover(input: In<'hover'>) {
   const tab = await resolveTab(input.tabId)
@@ -75,18 +77,25 @@ export async function type(input: In<'type'>) {
     ...target,
     clear,
   })
-  await withDebugger(tabId, tab.url, async (cdp) => {
-    // insertText replaces the selection; with nothing to insert, delete the selected content instead.
-    if (input.text) await insertText(cdp, input.text)
-    else if (clear && !field.empty) await pressCombination(cdp, 'Delete')
-    if (input.submit) await pressCombination(cdp, 'Enter')
+  return reportAction(tabId, input, async () => {
+    await withDebugger(tabId, tab.url, async (cdp) => {
+      // insertText replaces the selection; with nothing to insert, delete the selected content instead.
+      if (input.text) await insertText(cdp, input.text)
+      else if (clear && !field.empty) await pressCombination(cdp, 'Delete')
+    })
+    const lines: string[] = []
+    // What the field holds, when the page changed it (a mask, a length limit); never a password.
+    const value = await runInPage<{ value: string | null; hidden?: true }>(
+      await getTab(tabId),
+      'value',
+      target,
+    )
+    if (clear && !value.hidden && value.value !== input.text)
+      lines.push(`${field.description} holds ${JSON.stringify(value.value)}, not the text typed.`)
+    const quiet = [await runInPage<string>(tab, 'refOfTarget', target)]
+    if (input.submit) await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, 'Enter'))
+    return { lines, quiet }
   })
-  if (input.submit) {
-    const after = await afterAction(tabId)
-    return { typed: field.description, submitted: true, url: after.url ?? '' }
-  }
-  const value = await runInPage<{ value: string | null; hidden?: true }>(await getTab(tabId), 'value', target)
-  return { typed: field.description, ...value }
 }
 
 export async function pressKey(input: In<'pressKey'>) {
@@ -94,17 +103,23 @@ export async function pressKey(input: In<'pressKey'>) {
   const tabId = tabIdOf(tab)
   if (input.ref !== undefined || input.selector !== undefined)
     await runInPage(tab, 'focusTarget', { ref: input.ref, selector: input.selector })
-  await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, input.key))
-  const after = await afterAction(tabId)
-  const { focused } = await runInPage<{ focused: string | null }>(after, 'activeElement').catch(() => ({
-    focused: null,
-  }))
-  return { pressed: input.key, focused, url: after.url ?? '' }
+  return reportAction(tabId, input, async () => {
+    await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, input.key))
+    const { focused } = await runInPage<{ focused: string | null }>(
+      await getTab(tabId),
+      'activeElement',
+    ).catch(() => ({ focused: null }))
+    return { lines: focused ? [`Focused: ${focused}`] : [] }
+  })
 }
 
 export async function selectOption(input: In<'selectOption'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'selectOption', { ref: input.ref, selector: input.selector, values: input.values })
+  return reportAction(tabIdOf(tab), input, async () => {
+    const target = { ref: input.ref, selector: input.selector }
+    await runInPage(tab, 'selectOption', { ...target, values: input.values })
+    return { quiet: [await runInPage<string>(tab, 'refOfTarget', target)] }
+  })
 }
 
 export async function scroll(input: In<'scroll'>) {

@@ -3,7 +3,7 @@ import type { Handlers } from './context'
 import type { page as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { BuiltinToolError, invalid, sleep, timedOut } from './errors'
-import { snapshotWithFrames } from './frames'
+import { budgetedSnapshot } from './snapshotText'
 import { runInPage } from './pageScript'
 import { getTab, resolveTab, tabIdOf } from './tabLookup'
 
@@ -15,11 +15,7 @@ const PROGRESS_EVERY_MS = 2_000
 /** The snapshot is returned as text so the agent reads the outline as it is. */
 export async function snapshot(input: In<'snapshot'>) {
   const tab = await resolveTab(input.tabId)
-  return snapshotWithFrames(tab, {
-    selector: input.selector,
-    maxLength: input.maxLength ?? 40_000,
-    depth: input.depth,
-  })
+  return budgetedSnapshot(tab, input)
 }
 
 export async function getText(input: In<'getText'>) {
@@ -27,6 +23,7 @@ export async function getText(input: In<'getText'>) {
   return runInPage(tab, 'text', {
     ref: input.ref,
     selector: input.selector,
+    offset: input.offset,
     maxLength: input.maxLength ?? 20_000,
   })
 }

@@ -28,7 +28,7 @@ async function find(input: In<'find'>) {
     test = (line) => line.toLowerCase().includes(needle)
   }
   const tab = await resolveTab(input.tabId)
-  const lines = (await snapshotWithFrames(tab, { maxLength: FIND_SNAPSHOT_CHARS })).split('\n').slice(2)
+  const lines = (await snapshotWithFrames(tab, { walkLimit: FIND_SNAPSHOT_CHARS })).text.split('\n').slice(2)
   const around = input.context ?? 1
   const limit = input.limit ?? 30
   const hits = lines.flatMap((line, i) => (test(line.replace(/ \[ref=[^\]]+\]/g, '')) ? [i] : []))
@@ -56,7 +56,11 @@ async function query(input: In<'query'>) {
 
 async function getMarkdown(input: In<'getMarkdown'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'markdown', { selector: input.selector, maxLength: input.maxLength ?? 20_000 })
+  return runInPage(tab, 'markdown', {
+    selector: input.selector,
+    maxLength: input.maxLength ?? 20_000,
+    offset: input.offset,
+  })
 }
 
 export const readingHandlers: Handlers<typeof defs> = { find, query, getMarkdown }

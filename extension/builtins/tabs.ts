@@ -2,6 +2,7 @@
 import type { Handlers } from './context'
 import type { tabs as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
+import { pageAfterLoad } from './actionReport'
 import { adoptTab } from './agentGroups'
 import { withDebugger } from './debuggerSession'
 import { invalid, isRestrictedUrl, messageOf, notFound } from './errors'
@@ -70,7 +71,17 @@ export async function navigate(input: In<'navigate'>, ctx: BuiltinContext) {
   assertWebUrl(input.url)
   const tabId = tabIdOf(await resolveTab(input.tabId))
   await chrome.tabs.update(tabId, { url: input.url })
-  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+  return pageAfter(tabId, input, await settle(tabId, input.waitForLoad, input.timeoutMs, ctx))
+}
+
+/** A loaded page as its snapshot, unless the call asked for the tab only (or not to wait). */
+async function pageAfter(
+  tabId: number,
+  input: { snapshot?: 'full' | 'none'; waitForLoad?: boolean },
+  info: ReturnType<typeof tabInfo>,
+) {
+  if (input.snapshot === 'none' || input.waitForLoad === false || isRestrictedUrl(info.url)) return info
+  return pageAfterLoad(tabId)
 }
 
 /**
@@ -99,7 +110,7 @@ async function history(direction: 'back' | 'forward', input: In<'goBack'>, ctx: 
       await cdp.send('Page.navigateToHistoryEntry', { entryId: entry.id })
     })
   }
-  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+  return pageAfter(tabId, input, await settle(tabId, input.waitForLoad, input.timeoutMs, ctx))
 }
 
 export const goBack = (input: In<'goBack'>, ctx: BuiltinContext) => history('back', input, ctx)
@@ -108,7 +119,7 @@ export const goForward = (input: In<'goForward'>, ctx: BuiltinContext) => histor
 export async function reload(input: In<'reload'>, ctx: BuiltinContext) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   await chrome.tabs.reload(tabId, { bypassCache: input.bypassCache ?? false })
-  return settle(tabId, input.waitForLoad, input.timeoutMs, ctx)
+  return pageAfter(tabId, input, await settle(tabId, input.waitForLoad, input.timeoutMs, ctx))
 }
 
 export const tabsHandlers: Handlers<typeof defs> = {

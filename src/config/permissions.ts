@@ -1,5 +1,5 @@
 import { BROWSER_PLUGIN, type Permission } from '../protocol'
-import { browserToolDefaultCap } from '../tools'
+import { browserToolDefaultCap, browserToolListedByDefault } from '../tools'
 
 /** One plugin's entry under `permissions` in config.json (`browser` holds the built-in tools). */
 export interface PluginPermissionConfig {
@@ -10,6 +10,8 @@ export interface PluginPermissionConfig {
   reviewedPackage?: string
   /** sha256 hex of the adapter bundle that was reviewed. */
   reviewedAdapterHash?: string
+  /** `browser` only: the groups of built-in tools beyond `core` that its default permission reaches. */
+  groups?: string[]
 }
 
 /** What a review is bound to: the installed package, its version and its adapter's content hash. */
@@ -72,6 +74,9 @@ export function configuredPermission(
   const override = entry?.tools && Object.hasOwn(entry.tools, tool) ? entry.tools[tool] : undefined
   if (override) return override
   const fallback = entry?.permission ?? 'off'
+  // The `browser` default reaches the core tools and the groups the user opted into; the rest stay
+  // off (unlisted) unless set one by one.
+  if (plugin === BROWSER_PLUGIN && !browserToolListedByDefault(tool, entry?.groups ?? [])) return 'off'
   // Some built-ins keep the `browser` default at a distance (src/tools `defaultCap`).
   const cap = plugin === BROWSER_PLUGIN ? browserToolDefaultCap(tool) : undefined
   if (cap === 'off') return 'off'
@@ -157,4 +162,18 @@ function reviewedAs(entry: PluginPermissionConfig, installed: PluginBuildIdentit
     reviewedPackage: installed.packageName,
     reviewedAdapterHash: installed.adapterHash,
   }
+}
+
+/** Adds or removes one group of built-in tools that the `browser` default reaches (`all`: every group). */
+export function withBrowserGroup(
+  permissions: PermissionsConfig,
+  group: string,
+  add: boolean,
+): PermissionsConfig {
+  const entry = entryOf(permissions, BROWSER_PLUGIN) ?? {}
+  if (add && entry.groups?.includes(group)) return permissions
+  const groups = (entry.groups ?? []).filter((g) => g !== group)
+  const next = add ? [...groups, group] : groups
+  const { groups: _old, ...rest } = entry
+  return { ...permissions, [BROWSER_PLUGIN]: next.length ? { ...rest, groups: next } : rest }
 }

@@ -1,12 +1,9 @@
 /** Schema fragments shared by many built-in tools. */
 import { Type } from '@sinclair/typebox'
+import { TOOL_RESULT_MAX_BYTES } from '../protocol/constants'
 
-export const TabIdField = Type.Optional(
-  Type.Integer({
-    minimum: 0,
-    description: 'Default: active tab.',
-  }),
-)
+/** Described once, in browser_list_tabs: every tool's tab, the active one by default. */
+export const TabIdField = Type.Optional(Type.Integer({ minimum: 0 }))
 
 /**
  * One string of a fixed list, as a plain JSON Schema `enum`: what agents read in tools/list, and
@@ -20,7 +17,7 @@ export const StringEnum = <const T extends readonly string[]>(
 export const RefField = Type.Optional(
   Type.String({
     pattern: '^(f\\d{1,12})?e\\d{1,7}$',
-    description: 'From browser_snapshot (e12, f3e7); or selector.',
+    description: 'From a snapshot; or selector.',
   }),
 )
 
@@ -28,7 +25,7 @@ export const SelectorField = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'CSS selector (first match); or ref.',
+    description: 'CSS (first match); or ref.',
   }),
 )
 
@@ -71,3 +68,44 @@ export const decodedSize = (base64: string): number => Math.floor((base64.replac
 
 /** Added to every tool that takes a tabId: the explicit consent to act in another agent's tab group. */
 export const OTHER_AGENT_FIELD = 'otherAgent'
+
+/** A snapshot's budget when the call names none (navigation and `snapshot: "full"` results too). */
+export const SNAPSHOT_DEFAULT_BYTES = 50_000
+
+/** One budget for an outline, in UTF-8 bytes of the final text; its maximum is the daemon's result cap. */
+export const OutlineBudgetField = Type.Optional(
+  Type.Integer({
+    minimum: 100,
+    maximum: TOOL_RESULT_MAX_BYTES,
+    default: SNAPSHOT_DEFAULT_BYTES,
+    description:
+      'Most bytes of text (marker included); a cut ends with a marker giving the cursor for the rest.',
+  }),
+)
+
+/** Where a read continues after a cut, as its marker says. */
+export const OffsetField = Type.Optional(
+  Type.Integer({ minimum: 0, description: 'Start at this character, as a cut marker says.' }),
+)
+
+export const CursorField = Type.Optional(
+  Type.Integer({ minimum: 0, description: 'Continue from this line, as a cut marker says.' }),
+)
+
+/** What an action returns about the page once it has settled (see extension/builtins/actionReport.ts). */
+export const SnapshotModeField = Type.Optional(
+  Type.Unsafe<'diff' | 'full' | 'none'>({
+    type: 'string',
+    enum: ['diff', 'full', 'none'],
+    description: 'Then return: diff (default), full page, none.',
+  }),
+)
+
+/** After a navigation: the new page's snapshot, or only where the tab is. */
+export const PageAfterField = Type.Optional(
+  Type.Unsafe<'full' | 'none'>({
+    type: 'string',
+    enum: ['full', 'none'],
+    description: 'Then return: full page (default), none (the tab).',
+  }),
+)

@@ -1,7 +1,7 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool, type BrowserToolContext, type Prepared, type UploadFile } from './define'
-import { decodedSize, MAX_FILE_BYTES, RefField, SelectorField, TabIdField } from './common'
+import { decodedSize, MAX_FILE_BYTES, RefField, SelectorField, SnapshotModeField, TabIdField } from './common'
 
 const Key = Type.String({
   minLength: 1,
@@ -47,7 +47,7 @@ export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
   displayName: 'Fill form',
   description:
-    'Set several fields at once: text, textarea, select (value or label), checkbox and radio (true/false), slider. Fires input and change. Returns { filled: [{ field, value }] }.',
+    'Set several fields at once: text, textarea, select (value or label), checkbox and radio (true/false), slider. Fires input and change. Returns only what failed or did not stick, then what else changed on the page (as browser_click).',
   input: Type.Object({
     tabId: TabIdField,
     fields: Type.Array(
@@ -58,6 +58,7 @@ export const fillForm = defineBrowserTool({
       }),
       { minItems: 1, maxItems: 100, description: 'Fields and values.' },
     ),
+    snapshot: SnapshotModeField,
   }),
 })
 

@@ -4,6 +4,7 @@
  * extension bundles this module too.
  */
 import { OTHER_AGENT_FIELD } from './common'
+import { CORE_BROWSER_TOOLS } from './groups'
 import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
@@ -19,6 +20,7 @@ import * as storage from './storage'
 import * as tabs from './tabs'
 import * as windows from './windows'
 
+export { CORE_BROWSER_TOOLS, TOOL_NAMES_BY_GROUP } from './groups'
 export type {
   BrowserToolContext,
   BrowserToolDefinition,
@@ -85,7 +87,7 @@ export interface BrowserTool {
  * bytes and rarely matter to it: tools/list leaves them out, the daemon still enforces them, and its
  * refusal names the bound. Patterns, enums, numeric ranges and defaults stay.
  */
-const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems'])
+const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'pattern'])
 function withoutSizeBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutSizeBounds)
   if (typeof schema !== 'object' || schema === null) return schema
@@ -118,7 +120,8 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = schema.properties as Record<string, unknown> | undefined
   if (!properties || !('tabId' in properties)) return schema
-  properties[OTHER_AGENT_FIELD] = { type: 'boolean', description: "In another agent's tab." }
+  // Described once, in browser_list_tabs.
+  properties[OTHER_AGENT_FIELD] = { type: 'boolean' }
   return schema
 }
 
@@ -136,6 +139,27 @@ const NARROWING = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, too
 /** How an agent asks a built-in tool for less, for the marker of a cut result; undefined for other tools. */
 export function browserToolNarrowing(name: string): string | undefined {
   return NARROWING.get(name)
+}
+
+/** The groups a user can opt into: the definition modules' names, and `all`. */
+export const BROWSER_TOOL_GROUP_NAMES: readonly string[] = Object.keys(BROWSER_TOOL_GROUPS)
+
+const GROUP_OF = new Map(
+  Object.entries(BROWSER_TOOL_GROUPS).flatMap(([group, tools]) =>
+    Object.values(tools).map((tool: BrowserToolDefinition) => [tool.name, group] as const),
+  ),
+)
+
+/** The group (definition module) of a built-in tool, e.g. `network`. */
+export function browserToolGroup(name: string): string | undefined {
+  return GROUP_OF.get(name)
+}
+
+/** Whether the `browser` default permission reaches this tool: core, or in a group opted into. */
+export function browserToolListedByDefault(name: string, groups: readonly string[]): boolean {
+  if (CORE_BROWSER_TOOLS.has(name) || groups.includes('all')) return true
+  const group = GROUP_OF.get(name)
+  return group !== undefined && groups.includes(group)
 }
 
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))

@@ -1,9 +1,11 @@
 /** Acting on a page: trusted clicks, typing and keys through the Chrome debugger, form controls, scrolling. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField, StringEnum } from './common'
+import { RefField, SelectorField, SnapshotModeField, TabIdField, StringEnum } from './common'
 
-const TRUSTED = 'Trusted input through the Chrome debugger.'
+const TRUSTED = 'Trusted input (Chrome debugger).'
+const SETTLES =
+  'Waits for the page to settle, then returns what changed (snapshot lines), a new page, or a dialog.'
 
 const Modifiers = Type.Optional(
   Type.Array(StringEnum(['Alt', 'Control', 'Meta', 'Shift']), {
@@ -16,7 +18,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
-  description: `Scroll an element into view and click it. ${TRUSTED} Waits for a navigation it starts. Returns { clicked, url, openedTabs? }.`,
+  description: `Click an element. ${TRUSTED} ${SETTLES}`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -26,6 +28,7 @@ export const click = defineBrowserTool({
     ),
     doubleClick: Type.Optional(Type.Boolean({ default: false, description: 'Click twice.' })),
     modifiers: Modifiers,
+    snapshot: SnapshotModeField,
   }),
 })
 
@@ -39,7 +42,7 @@ export const hover = defineBrowserTool({
 export const type = defineBrowserTool({
   name: 'browser_type',
   displayName: 'Type text',
-  description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} Returns { typed, value } (value null for passwords), or { typed, submitted, url } with submit.`,
+  description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} ${SETTLES} Says so when the field does not hold the text.`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -47,13 +50,14 @@ export const type = defineBrowserTool({
     text: Type.String({ maxLength: 20_000, description: 'Text to type.' }),
     clear: Type.Optional(Type.Boolean({ default: true, description: 'Replace the content; false appends.' })),
     submit: Type.Optional(Type.Boolean({ default: false, description: 'Press Enter after.' })),
+    snapshot: SnapshotModeField,
   }),
 })
 
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
   displayName: 'Press key',
-  description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} Returns { pressed, focused, url }.`,
+  description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} ${SETTLES} Names the focused element.`,
   input: Type.Object({
     tabId: TabIdField,
     key: Type.String({
@@ -64,14 +68,14 @@ export const pressKey = defineBrowserTool({
     }),
     ref: RefField,
     selector: SelectorField,
+    snapshot: SnapshotModeField,
   }),
 })
 
 export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
   displayName: 'Select option',
-  description:
-    'Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. Returns { selected: [{ value, label }] }.',
+  description: `Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. ${SETTLES}`,
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -81,6 +85,7 @@ export const selectOption = defineBrowserTool({
       maxItems: 100,
       description: 'Values or labels.',
     }),
+    snapshot: SnapshotModeField,
   }),
 })
 

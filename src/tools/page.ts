@@ -1,13 +1,23 @@
 /** Reading a page: snapshot with element refs, text, HTML, waiting for content. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { MaxLengthField, RefField, SelectorField, TabIdField, TimeoutMsField, StringEnum } from './common'
+import {
+  CursorField,
+  MaxLengthField,
+  OffsetField,
+  OutlineBudgetField,
+  RefField,
+  SelectorField,
+  TabIdField,
+  TimeoutMsField,
+  StringEnum,
+} from './common'
 
 export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
   displayName: 'Page snapshot',
   description:
-    'The visible page as an indented accessibility outline, one element per line, e.g. `- button "Save" [ref=e12]`. Refs work in the other tools until the page navigates or the next snapshot; iframes of any origin are included (refs like f3e7). Returns text starting with the URL and title.',
+    'The visible page as an accessibility outline, one element per line, e.g. `- button "Save" [ref=e12]`; table rows and list items on one line. Refs (on what can be acted on) work in the other tools until the page navigates; iframes of any origin are included (refs like f3e7). Returns text starting with the URL and title.',
   narrow:
     'pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find or browser_query',
   input: Type.Object({
@@ -22,7 +32,8 @@ export const snapshot = defineBrowserTool({
     depth: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 100, description: 'Leave out deeper nesting.' }),
     ),
-    maxLength: MaxLengthField(40_000, 200_000),
+    maxLength: OutlineBudgetField,
+    cursor: CursorField,
   }),
 })
 
@@ -30,13 +41,14 @@ export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
   description:
-    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated: showing N of M characters; ...]" line saying how to narrow it.',
+    'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated at maxLength: ...]" line giving the offset of the rest.',
   narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
     selector: SelectorField,
     maxLength: MaxLengthField(20_000, 100_000),
+    offset: OffsetField,
   }),
 })
 

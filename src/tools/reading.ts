@@ -1,7 +1,7 @@
 /** Reading a page cheaply: find lines in the snapshot, query elements, readable markdown. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { MaxLengthField, SelectorField, TabIdField } from './common'
+import { MaxLengthField, OffsetField, SelectorField, TabIdField } from './common'
 
 export const find = defineBrowserTool({
   name: 'browser_find',
@@ -62,5 +62,6 @@ export const getMarkdown = defineBrowserTool({
     tabId: TabIdField,
     selector: SelectorField,
     maxLength: MaxLengthField(20_000, 100_000),
+    offset: OffsetField,
   }),
 })

@@ -1,15 +1,16 @@
 /** Tabs and navigation. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, TimeoutMsField, WaitForLoadField, WebUrlField } from './common'
+import { PageAfterField, TabIdField, TimeoutMsField, WaitForLoadField, WebUrlField } from './common'
 
 const TAB_INFO = 'Returns { tabId, windowId, url, title, active, status }.'
+const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: none: the tab as JSON).'
 
 export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
   displayName: 'List tabs',
   description:
-    'The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }.',
+    "The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }. Every tool's tabId is one of these (default: the active tab); otherAgent: true lets a tool act in a tab of another agent's group.",
   narrow: 'pass urlContains',
   input: Type.Object({
     urlContains: Type.Optional(
@@ -48,12 +49,13 @@ export const focusTab = defineBrowserTool({
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
   displayName: 'Navigate',
-  description: `Load a URL in a tab and wait for it to load. ${TAB_INFO}`,
+  description: `Load a URL in a tab and wait for it to load. ${PAGE_AFTER}`,
   input: Type.Object({
     url: WebUrlField,
     tabId: TabIdField,
     waitForLoad: WaitForLoadField,
     timeoutMs: TimeoutMsField(20_000, 120_000),
+    snapshot: PageAfterField,
   }),
 })
 
@@ -61,26 +63,27 @@ const historyInput = Type.Object({
   tabId: TabIdField,
   waitForLoad: WaitForLoadField,
   timeoutMs: TimeoutMsField(20_000, 120_000),
+  snapshot: PageAfterField,
 })
 
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
   displayName: 'Go back',
-  description: `Go back in the tab's history and wait for the load. ${TAB_INFO}`,
+  description: `Go back in the tab's history and wait for the load. ${PAGE_AFTER}`,
   input: historyInput,
 })
 
 export const goForward = defineBrowserTool({
   name: 'browser_go_forward',
   displayName: 'Go forward',
-  description: `Go forward in the tab's history and wait for the load. ${TAB_INFO}`,
+  description: `Go forward in the tab's history and wait for the load. ${PAGE_AFTER}`,
   input: historyInput,
 })
 
 export const reload = defineBrowserTool({
   name: 'browser_reload',
   displayName: 'Reload',
-  description: `Reload the page in a tab and wait for the load. ${TAB_INFO}`,
+  description: `Reload the page in a tab and wait for the load. ${PAGE_AFTER}`,
   input: Type.Object({
     tabId: TabIdField,
     bypassCache: Type.Optional(
@@ -88,5 +91,6 @@ export const reload = defineBrowserTool({
     ),
     waitForLoad: WaitForLoadField,
     timeoutMs: TimeoutMsField(20_000, 120_000),
+    snapshot: PageAfterField,
   }),
 })

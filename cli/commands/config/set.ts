@@ -3,6 +3,7 @@
  *   tool-permission.<plugin>.<tool> off|ask|auto    plugin-permission.<plugin> off|ask|auto
  *   port <1-65535>    localPlugins.add <path>    localPlugins.remove <path>
  *   uploadFolders.add <folder>    uploadFolders.remove <folder>
+ *   browser-groups.add <group|all>    browser-groups.remove <group|all>
  * The file is written atomically with the same module the daemon uses; a running daemon is then
  * asked to re-read it (`POST /reload`), so the change takes effect at once. The daemon re-reads
  * config.json before each of its own writes, so a later side-panel change does not undo this one.
@@ -15,10 +16,12 @@ import { readConfigFile, updateConfigFile } from '../../../src/config/configFile
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
 import { resolveUploadFolder } from '../../../src/config/uploadFolders'
 import {
+  withBrowserGroup,
   withPluginPermission,
   withToolPermission,
   type PluginBuildIdentity,
 } from '../../../src/config/permissions'
+import { BROWSER_TOOL_GROUP_NAMES } from '../../../src/tools'
 import type { Config } from '../../../src/config/schema'
 import type { HealthPayload } from '../../../src/http/health'
 import { discoverPlugins } from '../../../src/plugins/discover'
@@ -29,7 +32,7 @@ import { configContext, requestReload, runningDaemon, type ConfigFlags } from '.
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 const KEYS_HELP =
-  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove, uploadFolders.add, uploadFolders.remove'
+  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove, uploadFolders.add, uploadFolders.remove, browser-groups.add, browser-groups.remove'
 
 type Change =
   { ok: true; apply: (config: Config) => Config; describe: string } | { ok: false; message: string }
@@ -167,7 +170,24 @@ function parseChange(
     }
   }
   if (key === 'uploadFolders.add' || key === 'uploadFolders.remove') return uploadFolderChange(key, value)
+  if (key === 'browser-groups.add' || key === 'browser-groups.remove') return browserGroupChange(key, value)
   return { ok: false, message: `unknown key "${key}" (${KEYS_HELP})` }
+}
+
+/** A group of built-in tools beyond `core` that the `browser` default permission reaches (or `all`). */
+function browserGroupChange(
+  key: 'browser-groups.add' | 'browser-groups.remove',
+  value: string | undefined,
+): Change {
+  const names = [...BROWSER_TOOL_GROUP_NAMES, 'all']
+  if (!value || !names.includes(value))
+    return { ok: false, message: `${key} needs a group: ${names.join(', ')} (got "${value ?? ''}")` }
+  const add = key === 'browser-groups.add'
+  return {
+    ok: true,
+    describe: `browser-groups ${add ? '+=' : '-='} ${value}`,
+    apply: (config) => ({ ...config, permissions: withBrowserGroup(config.permissions, value, add) }),
+  }
 }
 
 /** The folders whose files agents may upload by path: added as absolute paths of existing folders. */

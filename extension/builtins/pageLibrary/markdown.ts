@@ -127,7 +127,7 @@ function blocks(el: Element, out: string[], listDepth = 0): void {
   }
 }
 
-export function markdown(args: { selector?: string; maxLength: number }) {
+export function markdown(args: { selector?: string; maxLength: number; offset?: number }) {
   const root =
     args.selector !== undefined
       ? querySelector(args.selector)
@@ -140,8 +140,9 @@ export function markdown(args: { selector?: string; maxLength: number }) {
   const cut = truncate(
     text,
     args.maxLength,
-    (n, total) =>
-      `\n[truncated: showing ${n} of ${total} characters; pass selector for one part of the page]`,
+    (n, total, next) =>
+      `\n[truncated at maxLength: showing ${n} of ${total} characters; the rest: offset: ${next}; or pass selector for one part of the page]`,
+    args.offset,
   )
   return { markdown: cut.text, length: cut.length, truncated: cut.truncated }
 }

@@ -31,14 +31,15 @@ export function locate(args: Target & { scroll?: boolean }) {
   }
 }
 
-export function text(args: Target & { maxLength: number }) {
+export function text(args: Target & { maxLength: number; offset?: number }) {
   const el = resolveTarget(args, true)
   const raw = el ? ((el as HTMLElement).innerText ?? el.textContent ?? '') : (document.body?.innerText ?? '')
   const out = truncate(
     raw,
     args.maxLength,
-    (n, total) =>
-      `\n[truncated: showing ${n} of ${total} characters; pass ref or selector for one part of the page, or raise maxLength]`,
+    (n, total, next) =>
+      `\n[truncated at maxLength: showing ${n} of ${total} characters; the rest: offset: ${next}; or pass ref or selector for one part of the page]`,
+    args.offset,
   )
   return { text: out.text, length: out.length, truncated: out.truncated }
 }
@@ -141,7 +142,8 @@ export function focusEditable(args: Target & { clear: boolean }) {
 }
 
 function valueText(el: Element): string {
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.value
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)
+    return el.value
   return (el as HTMLElement).innerText ?? ''
 }
 
@@ -466,4 +468,34 @@ export function storageWrite(args: {
 export function describeAt(args: { x: number; y: number }) {
   const el = document.elementFromPoint(args.x, args.y)
   return { target: el ? describe(el) : null }
+}
+
+let documentId: string | undefined
+let lastMutation = performance.now()
+let observer: MutationObserver | undefined
+
+/**
+ * Who this document is (a new id after a navigation) and how long its DOM has been still, for an action
+ * to wait until the page it changed settles. The observer starts on the first call, before the action.
+ */
+export function pageState() {
+  documentId ??= Math.random().toString(36).slice(2)
+  if (!observer) {
+    observer = new MutationObserver(() => {
+      lastMutation = performance.now()
+    })
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
+    lastMutation = 0
+  }
+  return {
+    documentId,
+    url: location.href,
+    quietMs: Math.round(performance.now() - lastMutation),
+    loading: document.readyState === 'loading',
+  }
+}
+
+/** The ref of the element a selector (or ref) names: an action leaves the field it set out of its diff. */
+export function refOfTarget(args: Target) {
+  return refFor(resolveTarget(args)!)
 }

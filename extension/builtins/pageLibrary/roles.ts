@@ -99,10 +99,24 @@ const NAME_FROM_CONTENT = new Set([
   'term',
 ])
 
+/**
+ * The text of a control's labels without the controls inside them: a select inside its label is named
+ * "Country", not "Country Choose... Germany France", as the accessibility tree names it.
+ */
 function labelsText(el: Element): string {
   const labels = (el as HTMLInputElement).labels
   if (!labels || labels.length === 0) return ''
-  return collapse([...labels].map((l) => l.innerText || l.textContent || '').join(' '))
+  return collapse([...labels].map((l) => textWithoutControls(l)).join(' '))
+}
+
+function textWithoutControls(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? ''
+  if (!(node instanceof Element)) return ''
+  if (node.matches('select, textarea, input, button, script, style')) return ''
+  let out = ''
+  for (const child of node.childNodes) out += textWithoutControls(child)
+  // Block elements (paragraphs, divs) separate words as innerText does.
+  return node instanceof HTMLElement && /^(P|DIV|BR|LI)$/.test(node.tagName) ? ` ${out} ` : out
 }
 
 /** A name given by markup (aria-labelledby, aria-label, legend, caption), never taken from content. */

@@ -1,9 +1,12 @@
 /**
- * The page as an indented outline of roles and names with element refs, e.g.
+ * The page as a compact outline of roles and names, e.g.
  *   - navigation "Main":
- *     - link "Home" [ref=e2] -> /
+ *    - link "Home" [ref=e2] -> /
  *   - textbox "Email" [ref=e3]: ada@example.com
- * Generic containers (div, span) are flattened; their text becomes `- text:` lines.
+ *   - row: #0347 | Grace Hopper | 249.00 | button "Ship" [ref=e9]
+ * One space of indentation per level. Refs only on what an agent can act on (controls, links,
+ * focusable and clickable elements, frames). Generic containers and paragraphs are flattened into
+ * `- text:` lines; a row or list item whose content fits on a line is written on one line.
  */
 import { PageError } from './pageError'
 import { querySelector, refFor } from './refs'
@@ -46,7 +49,6 @@ const LEAF_ROLES = new Set([
 ])
 const VALUE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox'])
 const MAX_TEXT_CHARS = 300
-const MAX_OPTIONS = 100
 
 const clip = (text: string): string =>
   text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text
@@ -113,26 +115,74 @@ function valueOf(el: Element, role: string): string | undefined {
 /** Marks where a child frame's outline goes; the service worker replaces it (see frames.ts). */
 export const FRAME_MARK = '\u0001frame '
 
+/** Roles an agent acts on: they carry a ref. Any focusable or clickable element does too. */
+const ACTION_ROLES = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'slider',
+  'spinbutton',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'treeitem',
+  'clickable',
+  'iframe',
+  'gridcell',
+])
+/** Roles written as text: their content is what matters. */
+const FLAT_ROLES = new Set(['paragraph', 'generic', 'term', 'definition'])
+/** Containers whose children, when each fits on a line, are joined into the container's line. */
+const JOIN = new Map([
+  ['row', ' | '],
+  ['listitem', ' '],
+])
+/** Child prefixes dropped when a child is joined into its parent's line. */
+const INLINE_PREFIX = /^- (?:text|cell|columnheader|rowheader|gridcell): ?/
+const MAX_JOINED_CHARS = 600
+const MAX_OPTIONS = 30
+
+function isFocusable(el: Element): boolean {
+  return (
+    el instanceof HTMLElement &&
+    ((el.hasAttribute('tabindex') && el.tabIndex >= 0) ||
+      (el.isContentEditable && !el.parentElement?.isContentEditable))
+  )
+}
+
+interface Line {
+  depth: number
+  text: string
+}
+
 class Outline {
-  lines: string[] = []
+  lines: Line[] = []
   refCount = 0
   /** Elements left out below maxDepth. */
   deeper = 0
   private chars = 0
 
-  /** The walk stops once the outline is longer than the budget: huge pages cost no more than needed. */
+  /** The walk stops once the outline is past `walkLimit` characters: huge pages cost no more than needed. */
   constructor(
-    private readonly budget: number,
+    private readonly walkLimit: number,
     private readonly maxDepth = Infinity,
   ) {}
 
-  get full(): boolean {
-    return this.chars > this.budget
+  get stopped(): boolean {
+    return this.chars > this.walkLimit
   }
 
-  private push(line: string): void {
-    this.lines.push(line)
-    this.chars += line.length + 1
+  private push(depth: number, text: string): void {
+    this.lines.push({ depth, text })
+    this.chars += depth + text.length + 1
   }
   private pending: string[] = []
   private pendingDepth = 0
@@ -147,17 +197,19 @@ class Outline {
 
   flush(): void {
     if (!this.pending.length) return
-    this.push(`${'  '.repeat(this.pendingDepth)}- text: ${clip(this.pending.join(' '))}`)
+    this.push(this.pendingDepth, `- text: ${clip(this.pending.join(' '))}`)
     this.pending = []
   }
 
   element(el: Element, depth: number): void {
-    if (this.full) return
+    if (this.stopped) return
     if (SKIP_TAGS.has(el.tagName) || el.getAttribute('aria-hidden') === 'true') return
     if (!el.checkVisibility()) return
     const style = getComputedStyle(el)
     const shown = style.visibility !== 'hidden' && style.visibility !== 'collapse'
     let role = shown ? roleOf(el) : ''
+    const focusable = shown && isFocusable(el)
+    if (FLAT_ROLES.has(role) && !focusable && !explicitNameOf(el)) role = ''
     if (shown && !role && isClickableGeneric(el, style)) role = 'clickable'
     const block = !style.display.startsWith('inline') && style.display !== 'contents'
 
@@ -181,10 +233,12 @@ class Outline {
     const control =
       el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
     const name = leaf || control ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
-    let line = `${'  '.repeat(depth)}- ${role}${name ? ` ${quote(name)}` : ''}`
+    let line = `- ${role}${name ? ` ${quote(name)}` : ''}`
     for (const state of stateOf(el, role)) line += ` [${state}]`
-    line += ` [ref=${refFor(el)}]`
-    this.refCount++
+    if (ACTION_ROLES.has(role) || focusable) {
+      line += ` [ref=${refFor(el)}]`
+      this.refCount++
+    }
     if (role === 'link') {
       const href = el.getAttribute('href')
       if (href && !href.startsWith('javascript:')) line += ` -> ${clip(href)}`
@@ -192,42 +246,61 @@ class Outline {
     const value = valueOf(el, role)
     // Multi-line values (textareas) stay on their line.
     if (value !== undefined) line += `: ${clip(value.replace(/\r?\n/g, '\\n'))}`
-    this.push(line)
+    if (el instanceof HTMLSelectElement) {
+      // Options of a closed select are not rendered, so they are listed without a visibility check.
+      const labels = [...el.options].map((o) => collapse(o.label || o.text))
+      const shownLabels = labels.slice(0, MAX_OPTIONS).join(' | ')
+      const more = labels.length > MAX_OPTIONS ? ` | (${labels.length - MAX_OPTIONS} more)` : ''
+      this.push(depth, `${line} [options: ${shownLabels}${more}]`)
+      return
+    }
     if (el instanceof HTMLIFrameElement || el instanceof HTMLFrameElement) {
       // The frame's own document is outlined by the service worker, in that frame, under this line;
       // the mark names the frame by its position among the document's frames (see frames.ts).
       const index = [...document.querySelectorAll('iframe, frame')].indexOf(el)
-      this.lines[this.lines.length - 1] += ':'
-      this.push(`${'  '.repeat(depth + 1)}${FRAME_MARK}${index}`)
+      this.push(depth, `${line}:`)
+      this.push(depth + 1, `${FRAME_MARK}${index}`)
       return
     }
-    if (el instanceof HTMLSelectElement) {
-      // Options of a closed select are not rendered, so they are listed without a visibility check.
-      for (const option of [...el.options].slice(0, MAX_OPTIONS)) {
-        const states = stateOf(option, 'option')
-          .map((st) => ` [${st}]`)
-          .join('')
-        this.push(
-          `${'  '.repeat(depth + 1)}- option ${quote(collapse(option.label || option.text))}${states} [ref=${refFor(option)}]`,
-        )
-      }
-      if (el.options.length > MAX_OPTIONS)
-        this.push(`${'  '.repeat(depth + 1)}- text: (${el.options.length - MAX_OPTIONS} more options)`)
-      return
-    }
+    this.push(depth, line)
     if (leaf) return
     const at = this.lines.length
     for (const child of childNodesOf(el)) this.node(child, depth + 1, shown)
     this.flush()
-    if (this.lines.length > at) this.lines[at - 1] += ':'
-    this.chars += 1
-    // A container holding only text reads better on one line: `- listitem: Buy milk`.
-    const only = this.lines.length === at + 1 ? this.lines[at] : undefined
-    const prefix = `${'  '.repeat(depth + 1)}- text: `
-    if (only?.startsWith(prefix)) {
-      this.lines.pop()
-      this.lines[at - 1] = `${line}: ${only.slice(prefix.length)}`
+    this.fold(at - 1, role)
+  }
+
+  /**
+   * After a container's children: one child goes on the container's line (`- listitem: Buy milk`); a
+   * row's or list item's children that each fit on a line are joined there; an empty container without
+   * ref or name is dropped (an empty cell stays: it keeps the columns in place).
+   */
+  private fold(at: number, role: string): void {
+    const parent = this.lines[at]!
+    const children = this.lines.slice(at + 1)
+    const flat = children.every((c) => c.depth === parent.depth + 1 && !c.text.includes(FRAME_MARK))
+    if (!children.length) {
+      // Nothing to act on, no name, no state: it says nothing.
+      if (!parent.text.includes('[') && !parent.text.includes('"') && role !== 'cell') {
+        this.lines.pop()
+        this.chars -= parent.depth + parent.text.length + 1
+      }
+      return
     }
+    const joiner = JOIN.get(role)
+    if (flat && (children.length === 1 || joiner)) {
+      const joined = children
+        .map((c) => c.text.replace(INLINE_PREFIX, '').replace(/^- /, ''))
+        .join(joiner ?? ' ')
+      if (joined.length <= MAX_JOINED_CHARS) {
+        this.lines.length = at
+        const text = `${parent.text}: ${joined}`
+        this.lines.push({ depth: parent.depth, text })
+        return
+      }
+    }
+    parent.text += ':'
+    this.chars += 1
   }
 
   /** `shown`: whether the parent element is visible; text inherits it, elements decide for themselves. */
@@ -236,32 +309,37 @@ class Outline {
       if (shown) this.text(node.textContent ?? '', depth)
     } else if (node.nodeType === Node.ELEMENT_NODE) this.element(node as Element, depth)
   }
+
+  render(): string[] {
+    return this.lines.map((l) => ' '.repeat(l.depth) + l.text)
+  }
 }
 
-export function snapshot(args: { selector?: string; maxLength: number; depth?: number }): {
+/**
+ * The outline of this document (its frames as marks). Not cut here: the service worker cuts the
+ * whole text, frames included, at the call's budget (see frames.ts). `walkLimit` only stops the walk
+ * of a huge page; `complete` says whether it did.
+ */
+export function snapshot(args: { selector?: string; walkLimit: number; depth?: number }): {
   text: string
   refs: number
-  truncated: boolean
+  complete: boolean
 } {
   const root =
     args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
-  const outline = new Outline(args.maxLength, args.depth)
+  const outline = new Outline(args.walkLimit, args.depth)
   outline.element(root, 0)
   outline.flush()
+  const lines = outline.render()
   if (outline.deeper)
-    outline.lines.push(
+    lines.push(
       `[${outline.deeper} elements deeper than depth ${args.depth} left out: raise depth or pass selector]`,
     )
   const header = `URL: ${location.href}\nTitle: ${document.title}\n`
-  const text = header + (outline.lines.join('\n') || '(no visible content)')
-  if (text.length <= args.maxLength && !outline.full)
-    return { text, refs: outline.refCount, truncated: false }
-  const cut = text.lastIndexOf('\n', args.maxLength)
-  const kept = text.slice(0, cut > header.length ? cut : args.maxLength)
   return {
-    text: `${kept}\n[truncated: showing ${kept.length} characters, the page has more; pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find]`,
+    text: header + (lines.join('\n') || '(no visible content)'),
     refs: outline.refCount,
-    truncated: true,
+    complete: !outline.stopped,
   }
 }

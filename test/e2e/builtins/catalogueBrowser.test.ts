@@ -105,7 +105,7 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
       features: { 'prefers-color-scheme': 'dark' },
     })
     expect(await h.json('browser_throttle_cpu', { tabId, rate: 2 })).toEqual({ rate: 2 })
-    await h.json('browser_reload', { tabId })
+    await h.text('browser_reload', { tabId })
     expect(await out(tabId)).toBe('dark:true width:412 ua:BridgeTestAgent/1.0')
     expect(await h.json('browser_set_geolocation', { tabId, latitude: 48.85, longitude: 2.35 })).toEqual({
       latitude: 48.85,
@@ -114,10 +114,10 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
     })
     // The page still needs the user's permission for location, as always: here the user grants it.
     await h.browser.context.grantPermissions(['geolocation'], { origin: new URL(h.site.url('/')).origin })
-    await h.json('browser_click', { tabId, selector: '#geo' })
+    await h.text('browser_click', { tabId, selector: '#geo' })
     await expect.poll(() => out(tabId)).toBe('at 48.85,2.35')
     expect(await h.json('browser_clear_emulation', { tabId })).toEqual({ cleared: true })
-    await h.json('browser_reload', { tabId })
+    await h.text('browser_reload', { tabId })
     expect(await out(tabId)).toMatch(/^dark:false width:(?!412\b)\d+ ua:Mozilla\/5\.0/)
   })
 
@@ -125,7 +125,7 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
     const tabId = await h.open(h.site.url('/media'))
     /** One run of the page's fixed work, as the page timed it, in ms. */
     const work = async () => {
-      await h.json('browser_click', { tabId, selector: '#work' })
+      await h.text('browser_click', { tabId, selector: '#work' })
       return Number((await h.json<{ text: string }>('browser_get_text', { tabId, selector: '#took' })).text)
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!

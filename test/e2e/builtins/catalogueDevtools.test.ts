@@ -105,7 +105,7 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
   it('browser_network_request reads one request by part; browser_websocket_frames shows frames both ways', async () => {
     const tabId = await h.open('about:blank')
     await h.json('browser_network_start', { tabId })
-    await h.json('browser_navigate', { tabId, url: h.site.url('/logs') })
+    await h.text('browser_navigate', { tabId, url: h.site.url('/logs') })
     await h.json('browser_wait_for', { tabId, text: 'ws:echo: ping from page' })
     const { requests } = await h.json<{ requests: { id: string; url: string }[] }>(
       'browser_network_requests',
@@ -155,26 +155,26 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
       status: 200,
       body: 'from route',
     })
-    await h.json('browser_click', { tabId, selector: '#go' })
+    await h.text('browser_click', { tabId, selector: '#go' })
     await h.json('browser_wait_for', { tabId, text: 'got:from route' })
     await h.json('browser_route_remove', { tabId, id: added.id })
     await h.json('browser_route_add', { tabId, urlPattern: '*/api/thing*', action: 'block' })
     expect(await h.json('browser_route_list', { tabId })).toEqual({
       routes: [{ id: expect.stringMatching(/^r\d+$/), urlPattern: '*/api/thing*', action: 'block', hits: 0 }],
     })
-    await h.json('browser_click', { tabId, selector: '#go' })
+    await h.text('browser_click', { tabId, selector: '#go' })
     await h.json('browser_wait_for', { tabId, text: 'failed' })
     expect(await h.json('browser_route_remove', { tabId })).toEqual({ removed: 1, routes: [] })
     expect(h.site.seen.filter((s) => s === 'GET /api/thing')).toEqual([])
-    await h.json('browser_click', { tabId, selector: '#go' })
+    await h.text('browser_click', { tabId, selector: '#go' })
     await h.json('browser_wait_for', { tabId, text: 'got:from server' })
     expect(await h.json('browser_network_conditions', { tabId, offline: true })).toMatchObject({
       offline: true,
     })
-    await h.json('browser_click', { tabId, selector: '#go' })
+    await h.text('browser_click', { tabId, selector: '#go' })
     await h.json('browser_wait_for', { tabId, text: 'failed' })
     await h.json('browser_network_conditions', { tabId })
-    await h.json('browser_click', { tabId, selector: '#go' })
+    await h.text('browser_click', { tabId, selector: '#go' })
     await h.json('browser_wait_for', { tabId, text: 'got:from server' })
   })
 
@@ -293,7 +293,7 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
       .toBe(true)
     const page = h.browser.context.pages().findLast((p) => p.url() === h.site.url('/dialog'))!
     page.on('dialog', () => undefined)
-    await h.json('browser_click', { tabId, selector: '#ask' })
+    await h.text('browser_click', { tabId, selector: '#ask' })
     await new Promise((resolve) => setTimeout(resolve, 300))
     const other = await h.json<{ openDialogs?: unknown[] }>('browser_list_windows')
     expect(other.openDialogs).toEqual([
@@ -319,7 +319,7 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
     expect(got).toMatchObject({ url: h.site.url('/report.csv'), state: 'complete', totalBytes: 8 })
     const tabId = await h.open(h.site.url('/download'))
     const since = Date.now()
-    await h.json('browser_click', { tabId, selector: '#dl' })
+    await h.text('browser_click', { tabId, selector: '#dl' })
     const clicked = await h.json<{ id: number; filename: string; state: string }>(
       'browser_wait_for_download',
       {

@@ -32,7 +32,11 @@ export async function startCatalogueHarness(): Promise<CatalogueHarness> {
   const configDir = tempConfigDir()
   writeFileSync(
     join(configDir, 'config.json'),
-    JSON.stringify({ localPlugins: [], port: 9515, permissions: { browser: { permission: 'auto' } } }),
+    JSON.stringify({
+      localPlugins: [],
+      port: 9515,
+      permissions: { browser: { permission: 'auto', groups: ['all'] } },
+    }),
     { mode: 0o600 },
   )
   mkdirSync(join(configDir, 'extension'), { recursive: true })

@@ -18,7 +18,8 @@ const pages = (other: string): Record<string, string> => ({
      <label><input type="checkbox" id="news"> Newsletter</label>
      <label><input type="radio" name="plan" value="free" checked> Free</label>
      <label><input type="radio" name="plan" value="pro" id="pro"> Pro</label>
-     <label for="vol">Volume</label> <input type="range" id="vol" min="0" max="10" value="2"></form>
+     <label for="vol">Volume</label> <input type="range" id="vol" min="0" max="10" value="2">
+     <label for="code">Code</label> <input id="code" oninput="this.value = this.value.toUpperCase()"></form>
      <input type="file" id="direct" aria-label="Direct file" multiple>
      <input type="file" id="hidden-file" style="display:none">
      <button id="pick" onclick="document.getElementById('hidden-file').click()">Choose file</button>

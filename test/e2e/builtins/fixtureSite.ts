@@ -101,12 +101,31 @@ const PAGES: Record<string, string> = {
      <div aria-hidden="true"><button>Ghost button</button></div>
      <div style="visibility:hidden"><button>Invisible button</button><span style="visibility:visible">Peeking text</span></div>
      <label>Volume <input type="range" min="0" max="100" value="30"></label>
+     <label>Country <select><option>Choose…</option><option>Germany</option><option>France</option></select></label>
      <table><caption>Prices</caption><tr><th>Item</th><td>Tea</td></tr></table>
      <a href="javascript:void 0">Script link</a>`,
   ),
   '/big': page(
     'Big page',
     `<main><h1>Big</h1><ul>${Array.from({ length: 5000 }, (_, i) => `<li><div class="row"><span>Row ${i}</span> <a href="/r/${i}">open ${i}</a> <button>Delete ${i}</button></div></li>`).join('')}</ul></main>`,
+  ),
+  '/app': page(
+    'App',
+    `<main id="app"><h1>Projects</h1><button id="load">Load projects</button>
+     <button id="confirm" onclick="document.getElementById('said').textContent = confirm('Delete it?') ? 'deleted' : 'kept'">Delete</button>
+     <p id="said"></p></main>`,
+    `document.getElementById('load').onclick = async () => {
+       const list = document.createElement('ul')
+       document.getElementById('load').replaceWith(Object.assign(document.createElement('p'), { id: 'wait', textContent: 'Loading…' }))
+       for (const name of await (await fetch('/api/projects')).json()) {
+         const li = document.createElement('li')
+         li.innerHTML = '<span></span> <button>Approve</button>'
+         li.querySelector('span').textContent = name
+         li.querySelector('button').setAttribute('aria-label', 'Approve ' + name)
+         list.append(li)
+       }
+       document.getElementById('wait').replaceWith(list)
+     }`,
   ),
   '/shadow': page(
     'Shadow page',
@@ -126,6 +145,15 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (url.pathname === '/api/data') {
       res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'api=1; Path=/' })
       res.end(JSON.stringify({ items: [1, 2, 3] }))
+      return
+    }
+    if (url.pathname === '/api/projects') {
+      // A fetch that takes a while: an action that starts it must wait for it.
+      const timer = setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(['Alpha', 'Beta']))
+      }, 300)
+      res.on('close', () => clearTimeout(timer))
       return
     }
     if (url.pathname === '/file.txt') {

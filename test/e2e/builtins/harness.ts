@@ -68,7 +68,8 @@ async function bundleTestWorker(dir: string): Promise<void> {
       contents: [
         "import './extension/background'",
         "import { runBuiltinTool } from './extension/builtins'",
-        'globalThis.__bridgeTest = { runBuiltinTool }',
+        "import { SETTLE } from './extension/builtins/actionReport'",
+        'globalThis.__bridgeTest = { runBuiltinTool, SETTLE }',
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
-import { BROWSER_TOOL_NAMES } from '../../../src/tools'
+import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 // The whole chain for built-in tools: MCP client -> daemon (/mcp, validation, permissions, audit) ->
@@ -23,7 +23,17 @@ describe('built-in browser tools through the daemon and the real extension', () 
       localPlugins: [],
       port: 9515,
       permissions: {
-        browser: { permission: 'auto', tools: { browser_get_cookies: 'off', browser_close_tab: 'ask' } },
+        // The core set, plus one group opted into and one tool set by itself.
+        browser: {
+          permission: 'auto',
+          groups: ['reading'],
+          tools: {
+            browser_get_cookies: 'off',
+            browser_close_tab: 'ask',
+            extension_get_state: 'auto',
+            browser_get_text: 'auto',
+          },
+        },
       },
     }
     writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
@@ -54,14 +64,24 @@ describe('built-in browser tools through the daemon and the real extension', () 
     return JSON.parse(textOf(result)) as T
   }
 
-  it('lists the enabled built-in tools with descriptions and schemas, leaving off tools out', async () => {
+  it('lists the core set, the groups opted into and the tools set one by one; the rest stays off', async () => {
     const { tools } = await mcp.client.listTools()
     const navigate = tools.find((t) => t.name === 'browser_navigate')
     expect(navigate?.description).toContain('Load a URL in a tab')
     expect(navigate?.inputSchema).toMatchObject({ type: 'object', required: ['url'] })
-    expect(tools.map((t) => t.name)).toContain('browser_snapshot')
-    expect(tools.map((t) => t.name)).toContain('extension_get_state')
-    expect(tools.map((t) => t.name)).not.toContain('browser_get_cookies')
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [...CORE_BROWSER_TOOLS, 'browser_query', 'extension_get_state', 'browser_get_text'].sort(),
+    )
+    expect(CORE_BROWSER_TOOLS.size).toBeLessThan(25)
+    // tabId and otherAgent are described once, in browser_list_tabs.
+    const click = tools.find((t) => t.name === 'browser_click')!
+    expect(click.inputSchema.properties).toMatchObject({
+      tabId: { type: 'integer' },
+      otherAgent: { type: 'boolean' },
+    })
+    expect(JSON.stringify(click.inputSchema.properties?.tabId)).not.toContain('description')
+    expect(JSON.stringify(click.inputSchema.properties?.otherAgent)).not.toContain('description')
+    expect(tools.find((t) => t.name === 'browser_list_tabs')?.description).toMatch(/tabId.*otherAgent/)
   })
 
   it('reports every built-in tool in /health, with the disabled ones named', async () => {
@@ -72,8 +92,17 @@ describe('built-in browser tools through the daemon and the real extension', () 
     }
     expect([...health.browserToolNames].sort()).toEqual([...BROWSER_TOOL_NAMES].sort())
     expect(health.browserToolCount).toBe(BROWSER_TOOL_NAMES.length)
-    // browser_evaluate stays off under the auto default: only a setting of its own enables it.
-    expect(health.disabledBrowserTools).toEqual(['browser_get_cookies', 'browser_evaluate'])
+    // Beyond the core set, the `reading` group and two tools set one by one, every tool is off.
+    const listed = new Set([
+      ...CORE_BROWSER_TOOLS,
+      'browser_query',
+      'extension_get_state',
+      'browser_get_text',
+    ])
+    expect([...health.disabledBrowserTools].sort()).toEqual(
+      BROWSER_TOOL_NAMES.filter((n) => !listed.has(n)).sort(),
+    )
+    expect(health.disabledBrowserTools).toContain('browser_evaluate')
   })
 
   it('opens a tab, snapshots it as text and clicks a ref from the snapshot', async () => {
@@ -84,13 +113,31 @@ describe('built-in browser tools through the daemon and the real extension', () 
     expect(text.split('\n')[0]).toBe(`URL: ${site.url('/form')}`)
     const ref = /- button "Save draft" \[ref=(e\d+)\]/.exec(text)?.[1]
     expect(ref).toBeDefined()
-    expect(await json('browser_click', { tabId: tab.tabId, ref })).toEqual({
-      clicked: 'button "Save draft"',
-      url: site.url('/form'),
-    })
+    const clicked = await call('browser_click', { tabId: tab.tabId, ref })
+    expect(clicked.isError).toBeFalsy()
+    expect(textOf(clicked)).toContain('- text: trusted click')
     expect(await json('browser_get_text', { tabId: tab.tabId, selector: '#trust' })).toMatchObject({
       text: 'trusted click',
     })
+  })
+
+  it('a snapshot at the largest budget the schema allows is cut by that budget with its cursor, never again by the daemon', async () => {
+    const { tools } = await mcp.client.listTools()
+    const budget = (
+      tools.find((t) => t.name === 'browser_snapshot')!.inputSchema.properties as Record<
+        string,
+        { maximum?: number }
+      >
+    ).maxLength!.maximum!
+    expect(budget).toBe(102_400)
+    const tab = await json<{ tabId: number }>('browser_open_tab', { url: site.url('/big') })
+    const text = textOf(await call('browser_snapshot', { tabId: tab.tabId, maxLength: budget }))
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget)
+    expect(Buffer.byteLength(text)).toBeGreaterThan(budget - 300)
+    expect(text.split('\n').at(-1)).toMatch(
+      /^\[cut at maxLength \(102400 bytes\): lines 1-\d+ of more than \d+; the rest: browser_snapshot with cursor: \d+;/,
+    )
+    expect(text).not.toContain('[truncated: the result was')
   })
 
   it('returns screenshots as MCP image content', async () => {

@@ -197,6 +197,43 @@ describe('side panel', () => {
     expect(set.params).toEqual({ plugin: 'browser', tool: 'browser_click', permission: 'ask' })
   })
 
+  it('lists the built-in tools by group, core first, and turns a whole group on from its switch', async () => {
+    daemon.skipPermissions = false
+    daemon.browserTools = [
+      { name: 'browser_network_start', displayName: 'Start', description: 'Record', permission: 'off' },
+      { name: 'browser_click', displayName: 'Click', description: 'Click an element', permission: 'auto' },
+      { name: 'browser_network_stop', displayName: 'Stop', description: 'Stop', permission: 'off' },
+    ]
+    daemon.resync()
+    const tools = panel.getByTestId('browser-tools')
+    await expect.poll(() => tools.textContent()).toContain('1 of 3 enabled')
+    if (!(await tools.getByTestId('tool-group-core').isVisible()))
+      await tools.getByTestId('toggle-browser-tools').click()
+    const groups = await tools
+      .locator('[data-testid^="tool-group-"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))
+    expect(groups).toEqual(['tool-group-core', 'tool-group-devtools'])
+    const group = tools.getByTestId('tool-group-devtools')
+    expect(await group.getByTestId('group-permission').getAttribute('data-value')).toBe('off')
+    const since = daemon.frames.length
+    await group.getByTestId('group-permission-ask').click()
+    await daemon.waitFor(
+      (f) =>
+        f.method === 'config.setToolPermission' &&
+        (f.params as { tool: string }).tool === 'browser_network_stop',
+      5_000,
+      since,
+    )
+    const sets = daemon.frames
+      .slice(since)
+      .filter((f) => f.method === 'config.setToolPermission')
+      .map((f) => f.params)
+    expect(sets).toEqual([
+      { plugin: 'browser', tool: 'browser_network_start', permission: 'ask' },
+      { plugin: 'browser', tool: 'browser_network_stop', permission: 'ask' },
+    ])
+  })
+
   it('drops waiting approvals when the connection to the daemon is lost', async () => {
     request('c6', 'whoami', {})
     await expect.poll(() => panel.getByTestId('approval').count()).toBe(1)

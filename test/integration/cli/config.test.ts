@@ -202,6 +202,24 @@ describe('bridge config set', () => {
     expect(absent.stderr).toContain(`${uploads} is not in uploadFolders`)
   })
 
+  it('opts groups of built-in tools into the browser default, and takes them out again', async () => {
+    const dir = preparedDir()
+    const add = await runCli(['config', 'set', 'browser-groups.add', 'network'], dir, NO_DAEMON)
+    expect(add.code).toBe(0)
+    expect(add.stdout).toContain('browser-groups += network')
+    expect((await runCli(['config', 'set', 'browser-groups.add', 'network'], dir, NO_DAEMON)).stdout).toMatch(
+      /^unchanged/,
+    )
+    expect((await runCli(['config', 'set', 'browser-groups.add', 'all'], dir, NO_DAEMON)).code).toBe(0)
+    expect(onDisk(dir).permissions.browser?.groups).toEqual(['network', 'all'])
+    const bad = await runCli(['config', 'set', 'browser-groups.add', 'everything'], dir, NO_DAEMON)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('browser-groups.add needs a group: tabs, windows, page')
+    expect((await runCli(['config', 'set', 'browser-groups.remove', 'network'], dir, NO_DAEMON)).code).toBe(0)
+    expect((await runCli(['config', 'set', 'browser-groups.remove', 'all'], dir, NO_DAEMON)).code).toBe(0)
+    expect(onDisk(dir).permissions.browser?.groups).toBeUndefined()
+  })
+
   it('refuses bad keys and values with a clear message and leaves the file unchanged', async () => {
     const dir = preparedDir()
     const before = readFileSync(join(dir, 'config.json'))

@@ -6,9 +6,11 @@ import {
   withPluginPermission,
   withReviewedVersion,
   withToolPermission,
+  withBrowserGroup,
   type PermissionsConfig,
   type PluginBuildIdentity,
 } from '../../../src/config/permissions'
+import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 
 const build = (version: string, more: Partial<PluginBuildIdentity> = {}): PluginBuildIdentity => ({
   packageName: '@bridge/bridge-plugin-notes',
@@ -146,7 +148,11 @@ describe('built-in tools that keep the browser default at a distance', () => {
   const query = (
     permissions: Record<
       string,
-      { permission?: 'off' | 'ask' | 'auto'; tools?: Record<string, 'off' | 'ask' | 'auto'> }
+      {
+        permission?: 'off' | 'ask' | 'auto'
+        tools?: Record<string, 'off' | 'ask' | 'auto'>
+        groups?: string[]
+      }
     >,
     tool: string,
   ) => resolvePermission({ permissions, plugin: 'browser', tool, skipPermissions: false })
@@ -161,8 +167,9 @@ describe('built-in tools that keep the browser default at a distance', () => {
   })
 
   it('caps browser_clear_site_data at ask under an auto default, unless set to auto itself', () => {
-    expect(query({ browser: { permission: 'auto' } }, 'browser_clear_site_data')).toBe('ask')
-    expect(query({ browser: { permission: 'ask' } }, 'browser_clear_site_data')).toBe('ask')
+    const storage = ['storage']
+    expect(query({ browser: { permission: 'auto', groups: storage } }, 'browser_clear_site_data')).toBe('ask')
+    expect(query({ browser: { permission: 'ask', groups: storage } }, 'browser_clear_site_data')).toBe('ask')
     expect(
       query(
         { browser: { permission: 'auto', tools: { browser_clear_site_data: 'auto' } } },
@@ -170,6 +177,48 @@ describe('built-in tools that keep the browser default at a distance', () => {
       ),
     ).toBe('auto')
     expect(query({ browser: { permission: 'auto' } }, 'browser_snapshot')).toBe('auto')
+  })
+
+  it('reaches the core tools only, and the groups opted into (or all); a tool set by itself needs no group', () => {
+    const auto = { browser: { permission: 'auto' as const } }
+    for (const tool of CORE_BROWSER_TOOLS) expect(query(auto, tool)).toBe('auto')
+    expect(query(auto, 'browser_route_add')).toBe('off')
+    expect(query(auto, 'browser_get_cookies')).toBe('off')
+    expect(query({ browser: { permission: 'ask', groups: ['network'] } }, 'browser_route_add')).toBe('ask')
+    expect(query({ browser: { permission: 'ask', groups: ['network'] } }, 'browser_get_cookies')).toBe('off')
+    expect(query({ browser: { permission: 'auto', groups: ['all'] } }, 'browser_get_cookies')).toBe('auto')
+    expect(
+      query(
+        { browser: { permission: 'auto', tools: { browser_get_cookies: 'ask' } } },
+        'browser_get_cookies',
+      ),
+    ).toBe('ask')
+    // A core tool turned off by itself stays off.
+    expect(query({ browser: { permission: 'auto', tools: { browser_click: 'off' } } }, 'browser_click')).toBe(
+      'off',
+    )
+    // `all` does not lift browser_evaluate's own cap.
+    expect(query({ browser: { permission: 'auto', groups: ['all'] } }, 'browser_evaluate')).toBe('off')
+  })
+
+  it('adds and removes groups in the browser entry without touching its other settings', () => {
+    const start: PermissionsConfig = { browser: { permission: 'ask', tools: { browser_click: 'auto' } } }
+    const added = withBrowserGroup(withBrowserGroup(start, 'network', true), 'storage', true)
+    expect(added.browser).toEqual({
+      permission: 'ask',
+      tools: { browser_click: 'auto' },
+      groups: ['network', 'storage'],
+    })
+    expect(withBrowserGroup(added, 'network', true)).toBe(added)
+    expect(withBrowserGroup(withBrowserGroup(added, 'network', false), 'storage', false).browser).toEqual({
+      permission: 'ask',
+      tools: { browser_click: 'auto' },
+    })
+  })
+
+  it('has a core set of real tool names, smaller than 25', () => {
+    for (const tool of CORE_BROWSER_TOOLS) expect(BROWSER_TOOL_NAMES).toContain(tool)
+    expect(CORE_BROWSER_TOOLS.size).toBeLessThan(25)
   })
 
   it('never lets "allow always" turn browser_evaluate to auto', () => {

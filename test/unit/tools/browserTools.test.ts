@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { BROWSER_PLUGIN, TOOL_NAME_PATTERN } from '../../../src/protocol/constants'
 import {
   BROWSER_TOOLS,
+  BROWSER_TOOL_GROUPS,
+  TOOL_NAMES_BY_GROUP,
   BROWSER_TOOL_NAMES,
   browserToolDefaultCap,
   isBrowserToolName,
@@ -104,12 +106,21 @@ describe('BROWSER_TOOLS', () => {
     }
   })
 
-  it('describes every property so agents know what to pass', () => {
+  it('describes every property so agents know what to pass; the shared tabId and otherAgent once, in browser_list_tabs', () => {
     for (const tool of BROWSER_TOOLS) {
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>
-      for (const [key, prop] of Object.entries(props))
-        expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
+      const required = (tool.inputSchema.required ?? []) as string[]
+      for (const [key, prop] of Object.entries(props)) {
+        const shared = key === 'otherAgent' || (key === 'tabId' && !required.includes('tabId'))
+        if (shared) expect(prop.description, `${tool.name}.${key}`).toBeUndefined()
+        else expect(prop.description, `${tool.name}.${key}`).toBeTruthy()
+      }
     }
+    const listTabs = BROWSER_TOOLS.find((t) => t.name === 'browser_list_tabs')!
+    expect(listTabs.description).toContain("Every tool's tabId is one of these (default: the active tab)")
+    expect(listTabs.description).toContain(
+      "otherAgent: true lets a tool act in a tab of another agent's group",
+    )
   })
 
   it('accepts typical calls and rejects wrong ones', () => {
@@ -163,5 +174,24 @@ describe('end-to-end coverage', () => {
       .map((f) => readFileSync(new URL(f, dir), 'utf8'))
       .join('\n')
     expect(BROWSER_TOOL_NAMES.filter((name) => !tests.includes(`'${name}'`))).toEqual([])
+  })
+})
+
+describe('TOOL_NAMES_BY_GROUP', () => {
+  it('names every tool of every group, as the definitions do (the side panel reads it)', () => {
+    expect(
+      Object.fromEntries(
+        Object.entries(BROWSER_TOOL_GROUPS).map(([group, tools]) => [
+          group,
+          Object.values(tools)
+            .map((t) => t.name)
+            .sort(),
+        ]),
+      ),
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(TOOL_NAMES_BY_GROUP).map(([group, names]) => [group, [...names].sort()]),
+      ),
+    )
   })
 })

@@ -38,15 +38,18 @@ describe('the built-in tools/list beside the peers', () => {
     },
   )
 
-  it('lists no size bounds, and keeps what an agent needs (enums, patterns, ranges)', () => {
+  it('lists no size bounds or patterns (the daemon still validates them), and keeps enums, ranges and defaults', () => {
     const click = BROWSER_TOOLS.find((t) => t.name === 'browser_click')!
     const listed = JSON.stringify(click.listedSchema)
-    expect(listed).not.toMatch(/"(minLength|maxLength|maxItems|minItems|uniqueItems)"/)
+    expect(listed).not.toMatch(/"(minLength|maxLength|maxItems|minItems|uniqueItems|pattern)"/)
     expect(JSON.stringify(click.inputSchema)).toContain('"maxLength":2000')
+    expect(click.inputSchema).toMatchObject({
+      properties: { ref: { pattern: expect.any(String) as unknown } },
+    })
     expect(click.listedSchema).toMatchObject({
       properties: {
         button: { type: 'string', enum: ['left', 'right', 'middle'], default: 'left' },
-        ref: { pattern: expect.any(String) as unknown },
+        snapshot: { type: 'string', enum: ['diff', 'full', 'none'] },
       },
     })
   })

@@ -1,0 +1,82 @@
+// The README section of an agent benchmark run: tables of the figures in bench/agent-results.json.
+const ORDER = ['bridge', 'playwright', 'devtools']
+
+const median = (xs) => {
+  if (!xs.length) return undefined
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+/** Median time of each kind of step (open, click, type...) over every task, per server. */
+export function stepTimes(run) {
+  const out = {}
+  for (const key of ORDER) {
+    const server = run.servers[key]
+    if (!server) continue
+    // Snapshots: those of the pages measured (every server takes one of each), then the tasks'.
+    const byStep = { snapshot: Object.values(server.pages).map((p) => p.ms) }
+    for (const task of Object.values(server.tasks))
+      for (const s of task.steps) if (!s.error) (byStep[s.step] ??= []).push(s.ms)
+    out[key] = Object.fromEntries(Object.entries(byStep).map(([k, v]) => [k, median(v)]))
+  }
+  return out
+}
+
+export function renderReadme(run) {
+  const keys = ORDER.filter((k) => run.servers[k])
+  const s = run.servers
+  const head = (first) =>
+    `| ${first} | ${keys.map((k) => s[k].name).join(' | ')} |\n| --- | ${keys.map(() => '---:').join(' | ')} |`
+  const lines = []
+  lines.push(
+    `Last run ${run.date.slice(0, 16).replace('T', ' ')} UTC; ${run.chromium}, headless, ${run.viewport}; tokens: ${run.tokenizer}; ${keys.map((k) => s[k].package).join(', ')}.`,
+    '',
+    head('Default tool list'),
+    `| tools | ${keys.map((k) => s[k].toolList.tools).join(' | ')} |`,
+    `| tokens | ${keys.map((k) => s[k].toolList.tokens.toLocaleString('en')).join(' | ')} |`,
+    '',
+    head('Snapshot of a page (tokens)'),
+  )
+  const pages = Object.keys(s[keys[0]].pages)
+  for (const p of pages)
+    lines.push(
+      `| \`${p}\` | ${keys.map((k) => s[k].pages[p]?.tokens?.toLocaleString('en') ?? '-').join(' | ')} |`,
+    )
+  lines.push('', head('Task: calls / result tokens'))
+  const tasks = Object.keys(s[keys[0]].tasks)
+  const total = Object.fromEntries(keys.map((k) => [k, { calls: 0, tokens: 0 }]))
+  for (const t of tasks) {
+    lines.push(
+      `| ${t} | ${keys
+        .map((k) => {
+          const r = s[k].tasks[t]
+          if (!r) return '-'
+          total[k].calls += r.calls
+          total[k].tokens += r.tokens
+          return `${r.ok ? '' : 'FAILED '}${r.calls} / ${r.tokens.toLocaleString('en')}`
+        })
+        .join(' | ')} |`,
+    )
+  }
+  lines.push(
+    `| **total** | ${keys.map((k) => `**${total[k].calls} / ${total[k].tokens.toLocaleString('en')}**`).join(' | ')} |`,
+  )
+  const times = stepTimes(run)
+  const steps = [...new Set(keys.flatMap((k) => Object.keys(times[k])))]
+  lines.push('', head('Step time (median) vs bridge'))
+  for (const st of steps) {
+    const base = times.bridge?.[st]
+    lines.push(
+      `| ${st} | ${keys
+        .map((k) => {
+          const v = times[k][st]
+          if (v === undefined) return '-'
+          if (k === 'bridge') return `${Math.round(v)} ms`
+          if (base === undefined) return `${Math.round(v)} ms (bridge needs none)`
+          return `${(v / base).toFixed(1)}x`
+        })
+        .join(' | ')} |`,
+    )
+  }
+  return lines.join('\n')
+}
