@@ -3,7 +3,7 @@
 // to it while the calls are made, and prints strace's summary (needs strace; as root in a container).
 // First, without strace, the main thread's context switches per call (--no-strace: only those).
 //
-//   node scripts/build.mjs && node bench/syscalls.mjs [--engine node|uws|floor] [--calls 500] [--no-strace] [--server <other dist/server.js>] [-- -e trace=write,writev]
+//   node scripts/build.mjs && node bench/syscalls.mjs [--engine node|uws|floor] [--calls 500] [--no-strace] [--concurrency 16] [--server <other dist/server.js>] [-- -e trace=write,writev]
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
@@ -16,6 +16,7 @@ const { values, positionals } = parseArgs({
     calls: { type: 'string', default: '500' },
     'no-strace': { type: 'boolean', default: false },
     server: { type: 'string' },
+    concurrency: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 })
@@ -44,7 +45,11 @@ try {
   }
   const s0 = switches()
   const c0 = performance.now()
-  for (let i = 0; i < calls; i++) await call(i)
+  let next = 0
+  const worker = async () => {
+    while (next < calls) await call(next++)
+  }
+  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker))
   const s1 = switches()
   console.log(
     `${calls} calls, ${values.engine}: ${((performance.now() - c0) / calls).toFixed(3)} ms per call; main thread per call: ` +
