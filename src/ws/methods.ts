@@ -38,9 +38,9 @@ export interface DaemonMethodParts {
   /** The local plugins' folders (the extension may ask to open them). */
   localPluginPaths(): string[]
   /** Re-discovers plugins (the reload actor). */
-  reload(): Promise<unknown>
+  reload: () => Promise<unknown>
   /** After a config change: announcements to the extension and the MCP sessions. */
-  onConfigChanged(): void
+  onConfigChanged: () => void
   tabStateChanged: MethodDeps['tabStateChanged']
 }
 
