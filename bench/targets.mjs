@@ -231,3 +231,24 @@ export async function connectClient(target) {
     },
   }
 }
+
+/**
+ * The MCP SDK v2 client pinned to the stateless revision (2026-07-28): no session, every request
+ * with its `_meta`; the same shape as `connectClient` for the calls the bench makes.
+ */
+export async function connectStatelessClient(target) {
+  const { Client: ClientV2, StreamableHTTPClientTransport: TransportV2 } =
+    await import('@modelcontextprotocol/client')
+  const fetchWithoutSignal = (url, init) =>
+    init?.method === 'POST' ? fetch(url, { ...init, signal: undefined }) : fetch(url, init)
+  const transport = new TransportV2(new URL(`${target.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${target.secret}` } },
+    fetch: fetchWithoutSignal,
+  })
+  const client = new ClientV2(
+    { name: 'bench-stateless', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
+  await client.connect(transport)
+  return { client, close: () => client.close() }
+}

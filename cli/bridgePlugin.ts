@@ -9,6 +9,7 @@ import { buildPlugin } from '../src/authoring/buildPlugin'
 import { formatInspect, readBuiltManifest } from '../src/authoring/describeBuild'
 import { registerLocalPlugin } from '../src/authoring/registerLocal'
 import { requestReload, type ReloadOutcome } from '../src/authoring/requestReload'
+import { typeCheckPlugin } from '../src/authoring/typeCheck'
 import { watchPlugin } from '../src/authoring/watch'
 import { configDirFromEnv } from '../src/config/paths'
 import { log } from '../src/log'
@@ -21,6 +22,7 @@ interface BuildFlags {
   dir?: string
   register?: boolean
   reload?: boolean
+  typecheck?: boolean
 }
 
 const cli = cac('bridge-plugin')
@@ -32,6 +34,7 @@ cli
   .option('--port <port>', 'Daemon port for the reload (default: BRIDGE_PORT, config.json, 9515)')
   .option('--no-register', 'Do not add the folder to localPlugins in config.json')
   .option('--no-reload', 'Do not ask a running daemon to reload')
+  .option('--no-typecheck', 'Do not type-check with the TypeScript installed in the plugin folder')
   .action(async (flags: BuildFlags) => {
     const dir = resolve(flags.dir ?? process.cwd())
     const ok = await buildOnce(dir, flags)
@@ -66,6 +69,7 @@ cli
 
 async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
   const started = Date.now()
+  if (flags.typecheck !== false && !typeChecks(dir)) return false
   let built: Awaited<ReturnType<typeof buildPlugin>>
   try {
     built = await buildPlugin(dir)
@@ -99,6 +103,24 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
     }
   }
   return true
+}
+
+/** Type errors fail the build before dist/ is touched: a running daemon keeps the last good build. */
+function typeChecks(dir: string): boolean {
+  const result = typeCheckPlugin(dir)
+  if (!result.ran) {
+    log.warn(`not type-checked: ${result.reason}`)
+    return true
+  }
+  if (result.errors.length === 0) {
+    log.info(
+      `type-checked ${result.files} file${result.files === 1 ? '' : 's'} (TypeScript ${result.version})`,
+    )
+    return true
+  }
+  process.exitCode = 1
+  log.error(`build failed: type errors (TypeScript ${result.version}):\n${result.errors.join('\n')}`)
+  return false
 }
 
 function report(outcome: ReloadOutcome, name: string): void {

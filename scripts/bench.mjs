@@ -8,6 +8,7 @@
 //   npm run bench -- --quick  # short run, saved as bench/results-quick.json
 //   npm run bench -- --startup [--quick]  # only cold start and idle RSS (bench/results-startup.json)
 //   npm run bench -- --startup --baseline <dir>/server.js  # and another build beside it (node engine)
+//   npm run bench -- --stateless [--quick]  # a 2026-07-28 client (no session) beside a session client
 import { cpus, loadavg, totalmem } from 'node:os'
 import { rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -16,6 +17,10 @@ import { performance } from 'node:perf_hooks'
 import { createConfigDir, pluginName } from '../bench/fixtures.mjs'
 import { connectClient, createExtension, startTarget } from '../bench/targets.mjs'
 
+if (process.argv.includes('--stateless')) {
+  await import('../bench/stateless.mjs')
+  process.exit(0)
+}
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const startupOnly = process.argv.includes('--startup')

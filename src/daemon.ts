@@ -29,11 +29,12 @@ import { startInspector } from './machineInspector'
 import { attachLogFile, detachLogFile, log } from './log'
 import { provideToolInvocation } from './calls/invocationEffects'
 import { limitsFromEnv } from './calls/limits'
+import { createApprovalBroker } from './mcp/approvalBroker'
 import { McpSessions } from './mcp/mcpSessions'
 import { callTool } from './calls/toolCalls'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
-import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST, SESSION_RATE_LIMIT_PER_MIN } from './protocol/constants'
+import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from './protocol/constants'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { ExtensionLink } from './ws/extensionLink'
 import { ExtensionSockets } from './ws/extensionSockets'
@@ -99,6 +100,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   const audit = new AuditLog({
     file: auditFile,
+    // Every entry, denied and timed-out calls too, so the side panel's Recent activity is live.
+    onRecorded: (entry) =>
+      void link.port.notify('audit.recorded', { tool: entry.tool, success: entry.success }, { soon: true }),
     onWriteError: (error) => logger.error('could not write audit.log:', error),
   })
   const sockets = new ExtensionSockets({
@@ -112,6 +116,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onSecretRotated: () => sockets.secretRotated(),
     onClientRemoved: (name) => sessions.closeClient(name),
   })
+
+  // Approvals a trusted MCP client shows itself: the first answer, there or in the side panel, decides.
+  const approvalBroker = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
 
   // The root actor system: configStore, reload and extensionConnection live as long as the daemon;
   // pluginTab and toolInvocation children are spawned. Every effect receives the system it runs in.
@@ -133,6 +140,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           limits,
           updateConfig: (mutate) => configStore.update(mutate),
           onConfigChanged: () => announcements.configChanged(),
+          approvals: approvalBroker,
         }),
       },
     }),
@@ -147,7 +155,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     listToolsJson: () => catalog.listedJson(),
     callTool: (request) => callTool({ system: root, catalog, audit }, request),
     resultMaxBytes: limits.resultMaxBytes,
-    initializeLimiter: createRateLimiter({ limit: SESSION_RATE_LIMIT_PER_MIN }),
+    hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
+    approvals: approvalBroker,
+    approvalsInClient: (name) =>
+      credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
+    initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
+    sessionsPerMinute: limits.mcpSessionsPerMinute,
     maxSessions: limits.maxMcpSessions,
   })
   const pluginLogs = new PluginLogs({

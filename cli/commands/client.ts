@@ -1,5 +1,5 @@
 /**
- * `bridge client <add|list|show|remove>`: named MCP clients, each with a token of its own that opens
+ * `bridge client <add|list|show|approvals|remove>`: named MCP clients, each with a token of its own that opens
  * `/mcp` only. cac has no nested commands, so `bridge` hands everything after `client` to this small
  * program (like `bridge config`).
  *
@@ -12,6 +12,7 @@ import { cac } from 'cac'
 import { errorText, fail } from '../shared/output'
 import {
   addClientCommand,
+  approvalsCommand,
   listClientsCommand,
   removeClientCommand,
   showClientCommand,
@@ -50,6 +51,15 @@ export async function runClientCommand(args: readonly string[]): Promise<void> {
     .option('--show-secret', 'Print the full token and the MCP client configuration')
     .option(port, portHelp)
     .action((name: unknown, flags: ClientFlags) => showClientCommand(String(name), flags))
+  cli
+    .command(
+      'approvals <name> <on|off>',
+      'Let a client you trust also show its approvals itself (off by default: the side panel only)',
+    )
+    .option(port, portHelp)
+    .action((name: unknown, value: unknown, flags: ClientFlags) =>
+      approvalsCommand(String(name), String(value), flags),
+    )
   cli
     .command('remove <name>', 'Delete an MCP client: its token stops working at once')
     .alias('rm')

@@ -38,7 +38,10 @@ export async function runConfigCommand(args: readonly string[]): Promise<void> {
     .action((key: string | undefined, flags: ConfigFlags) => showConfig(key, flags))
   cli
     .command('set <key> [value]', 'Change one setting; a running daemon re-reads it at once')
-    .option('-f, --force', 'localPlugins.add: accept a path that does not exist yet')
+    .option(
+      '-f, --force',
+      'localPlugins.add: accept a path that does not exist yet; permissions: a plugin not installed yet',
+    )
     .option(port, portHelp)
     .usage(
       'set <key> [value]\n\n  tool-permission.<plugin>.<tool> off|ask|auto\n  plugin-permission.<plugin> off|ask|auto\n' +

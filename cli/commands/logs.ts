@@ -11,6 +11,7 @@ import { existsNoFollow, openNoFollow, readFileNoFollow } from '../../src/config
 import { PLUGIN_NAME_PATTERN } from '../../src/protocol/constants'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 import { fail, say } from '../shared/output'
+import { listPlugins } from './plugin/list'
 
 interface LogsFlags {
   lines?: unknown
@@ -51,9 +52,28 @@ async function logs(flags: LogsFlags): Promise<void> {
   const rotated = `${serverLog}.1`
   const earlier = existsNoFollow(rotated) ? readFileNoFollow(rotated) : ''
   const lines = `${earlier}${text}`.split('\n').filter((line) => line !== '' && keep(line))
+  if (lines.length === 0 && flags.plugin !== undefined) {
+    // Nothing logged under that name: a typo, or a plugin that has not logged yet? Say which.
+    const name = flagText(flags.plugin)
+    const known = await knownPlugins()
+    if (known !== null && !known.includes(name)) {
+      closeSync(fd)
+      return fail(`there is no plugin "${name}" (plugins: ${known.join(', ') || 'none'})`)
+    }
+    say(`no lines of plugin "${name}" in ${serverLog} yet`)
+  }
   for (const line of lines.slice(-count)) say(printable(line))
   if (!flags.follow) return closeSync(fd)
   await follow(serverLog, fd, size, keep)
+}
+
+/** The plugins the running daemon has, else what discovery finds; null when neither can tell. */
+async function knownPlugins(): Promise<string[] | null> {
+  try {
+    return (await listPlugins({})).plugins.map((p) => p.name).sort()
+  } catch {
+    return null
+  }
 }
 
 function readRange(fd: number, from: number, to: number): string {

@@ -11,6 +11,7 @@ import { createPlugin, type CreateFlags } from './plugin/create'
 import { runList, type ListFlags } from './plugin/list'
 import { runInstall, runRemove, runSearch, type RegistryFlags } from './plugin/registry'
 import { log } from '../../src/log'
+import { neutralizeText } from '../../src/protocol/untrustedText'
 
 /**
  * When `argv` (the words after `bridge`) is a `plugin` command, the arguments for
@@ -71,6 +72,11 @@ export async function runPluginCommand(args: readonly string[]): Promise<void> {
     cli.parse(['node', 'bridge plugin', ...args], { run: false })
     if (!cli.matchedCommand) {
       if (!cli.options.help) {
+        const word = args.find((a) => !a.startsWith('-'))
+        if (word !== undefined)
+          log.error(
+            `unknown command "plugin ${neutralizeText(word, 64)}"; the plugin commands are create, list, search, install and remove`,
+          )
         cli.outputHelp()
         if (args.length) process.exitCode = 1
       }

@@ -46,9 +46,9 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
     `  SDK version      ${health.sdkVersion}`,
     `  uptime           ${formatUptime(health.uptime)}`,
     `  extension        ${health.extensionConnected ? 'connected' : 'not connected'}`,
-    `  MCP clients      ${health.mcpClients}`,
+    `  MCP clients      ${clientsLine(health)}`,
     `  plugins          ${health.plugins}`,
-    `  tools            ${health.toolCount} (${health.pluginToolCount} plugin, ${health.browserToolCount} browser, ${health.disabledBrowserTools.length} browser off)`,
+    `  tools            ${toolsLine(health)}`,
   ]
   if (health.skipPermissions) lines.push('  permissions      SKIPPED: ask-mode tools run without approval')
   for (const plugin of health.pluginDetails) {
@@ -62,6 +62,22 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
       lines.push(`    ${neutralizeText(failed.path, 500)}: ${neutralizeText(failed.error)}`)
   }
   return lines
+}
+
+/** `2 (3 sessions)`: clients are the agents, sessions their connections. */
+function clientsLine(health: HealthPayload): string {
+  const sessions = health.mcpSessions ?? health.mcpClients
+  return sessions === health.mcpClients
+    ? String(health.mcpClients)
+    : `${health.mcpClients} (${sessions} session${sessions === 1 ? '' : 's'})`
+}
+
+/** `88: 5 from plugins, 83 built-in (80 of them off)`. */
+function toolsLine(health: HealthPayload): string {
+  const off = health.disabledBrowserTools.length
+  const builtIn = health.browserToolCount
+  const offText = off === 0 ? 'all on' : off === builtIn ? 'all off' : `${off} of them off`
+  return `${health.toolCount}: ${health.pluginToolCount} from plugins, ${builtIn} built-in (${offText})`
 }
 
 export function formatUptime(seconds: number): string {

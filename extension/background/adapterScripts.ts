@@ -53,6 +53,11 @@ export class AdapterScripts {
       .catch(() => undefined)
   }
 
+  /** Resolves once the registrations asked for so far are done (or failed). */
+  settled(): Promise<void> {
+    return this.queue
+  }
+
   /** When the plugin's current registration took effect; undefined when it has none. */
   since(plugin: string): number | undefined {
     return this.registered.get(plugin)?.at

@@ -150,6 +150,10 @@ export class BackgroundApp {
         },
         'tool.invocationEnd': (p) => {
           this.running.delete(p.dispatchId)
+          this.panels.publish()
+        },
+        // Any recorded call, also one that never ran (denied, approval timed out): Recent activity refreshes.
+        'audit.recorded': () => {
           this.auditRevision++
           this.panels.publish()
         },
@@ -270,6 +274,11 @@ export class BackgroundApp {
           return ok(await this.ask('config.markReviewed', { plugin: cmd.plugin, version: cmd.version }))
         case 'openFolder':
           return ok(await this.ask('folder.open', { path: cmd.path }))
+        case 'reloadTab':
+          // Only a tab the panel lists as needing it: the panel cannot be used to reload any tab.
+          if (!(await this.tracker.reloadStale(cmd.tabId, cmd.plugin)))
+            throw new Error('That tab no longer needs a reload.')
+          return ok(true)
         case 'decide': {
           const peer = this.connection.current
           if (!peer)
@@ -320,7 +329,8 @@ export class BackgroundApp {
           : `Another program is on port ${port}: the audit log was not requested from it.`,
       )
     const res = await fetch(
-      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}`,
+      // earlier=1: after a restart the panel still shows the calls of the last run (from audit.log).
+      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}&earlier=1`,
       {
         headers: { authorization: `Bearer ${secret}` },
         cache: 'no-store',

@@ -375,6 +375,21 @@ export class TabTracker {
     else if (!this.notReadySince.has(k)) this.notReadySince.set(k, Date.now())
   }
 
+  /**
+   * The side panel's "Reload tab" on a stale tab: once the plugin's adapter is registered (and the
+   * registration margin has passed), so the new document starts with it. False when the tab is not
+   * (or no longer) one that needs it.
+   */
+  async reloadStale(tabId: number, plugin: string): Promise<boolean> {
+    await this.scripts.settled()
+    const since = this.scripts.since(plugin)
+    if (since === undefined || !this.staleTabs(plugin).includes(tabId)) return false
+    const wait = since + 2 * REGISTRATION_MARGIN_MS - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    await chrome.tabs.reload(tabId)
+    return true
+  }
+
   /** Documents already sent a reload, by tab and time origin: each is reloaded at most once. */
   private readonly reloading = new Set<string>()
 

@@ -92,6 +92,8 @@ export type PanelCommand =
   | { type: 'markReviewed'; plugin: string; version: string }
   | { type: 'decide'; id: string; decision: Decision }
   | { type: 'openFolder'; path: string }
+  /** Reloads a matching tab that is open from before the plugin's current code (one of `staleTabIds`). */
+  | { type: 'reloadTab'; plugin: string; tabId: number }
   | { type: 'getAudit'; limit: number }
   | { type: 'reconnect' }
   /** The plugin store: npm registry search, install, update and remove, through the daemon. */

@@ -19,6 +19,9 @@ export interface AuditEntryView {
   /** Who called: an MCP client's name, or `cli` / `extension`. */
   client?: string
   success: boolean
+  /** The call's own time, without the wait for approval. */
   durationMs: number
+  /** How long the call waited for the person's answer (calls that asked). */
+  approvalMs?: number
   error?: { code: string; message: string; category?: string }
 }

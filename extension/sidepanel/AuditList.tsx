@@ -2,14 +2,25 @@ import { useEffect, useState } from 'preact/hooks'
 import type { AuditEntryView } from '../shared/panelTypes'
 import { command } from './background'
 import { timeAgo } from './format'
+import { useNow } from './useNow'
 import { Visible } from './Visible'
 
 const LIMIT = 20
+/** How often the "21s ago" labels are recomputed. */
+const AGE_TICK_MS = 1_000
+
+/** An approval's wait: `800 ms`, `12 s`, `3 min`. */
+function formatWait(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`
+  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`
+  return `${Math.round(ms / 60_000)} min`
+}
 
 /** The most recent tool calls from GET /audit, refreshed whenever a call ends. */
 export function AuditList({ revision, connected }: { revision: number; connected: boolean }) {
   const [entries, setEntries] = useState<AuditEntryView[] | null>(null)
   const [error, setError] = useState<string | null>(null)
+  const now = useNow(AGE_TICK_MS)
   useEffect(() => {
     if (!connected) return
     let live = true
@@ -48,7 +59,10 @@ export function AuditList({ revision, connected }: { revision: number; connected
                   ·{' '}
                 </>
               )}
-              {timeAgo(Date.parse(e.timestamp))} · {e.durationMs} ms
+              <span data-testid="audit-age">{timeAgo(Date.parse(e.timestamp), now)}</span> · {e.durationMs} ms
+              {typeof e.approvalMs === 'number' && (
+                <span data-testid="audit-approval"> · {formatWait(e.approvalMs)} waiting for you</span>
+              )}
             </span>
             {e.error && (
               <div class="small error-text" data-testid="audit-error">

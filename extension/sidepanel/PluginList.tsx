@@ -3,6 +3,8 @@ import type { FailedPlugin, Permission } from '../shared/wireTypes'
 import type { PanelCommand, PluginView } from '../shared/panelTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'
+import { ReviewNotice } from './ReviewNotice'
+import { StaleTabNotice } from './StaleTabNotice'
 
 const TAB_STATE_TEXT = { ready: 'Ready', unavailable: 'Not ready', closed: 'No tab open' } as const
 const TAB_STATE_HINT = {
@@ -72,6 +74,9 @@ function PluginCard({
     const r = await command(cmd)
     if (!r.ok) onError(r.message)
   }
+  // "All tools" shows what agents get: off while a review is needed, whatever the configured default.
+  const effective: Permission = p.reviewed ? p.permission : 'off'
+  const mixed = p.tools.some((t) => t.permission !== p.tools[0]?.permission)
   const setPlugin = (permission: Permission) =>
     void send({ type: 'setPluginPermission', plugin: p.name, permission })
   return (
@@ -102,22 +107,22 @@ function PluginCard({
         </span>
       </div>
       {!p.reviewed && (
-        <p class="warning" data-testid="review-needed">
-          Review needed: version {p.version} differs from the version you reviewed, so its tools are off.{' '}
-          <button
-            type="button"
-            data-testid="mark-reviewed"
-            disabled={!connected}
-            onClick={() => void send({ type: 'markReviewed', plugin: p.name, version: p.version })}
-          >
-            Mark {p.version} reviewed
-          </button>
-        </p>
+        <ReviewNotice
+          plugin={p}
+          connected={connected}
+          onReview={() => void send({ type: 'markReviewed', plugin: p.name, version: p.version })}
+        />
       )}
       <div class="row">
         <span>All tools</span>
+        {mixed && (
+          <span class="muted small" data-testid="plugin-permission-mixed">
+            {' '}
+            (some tools differ)
+          </span>
+        )}
         <PermissionControl
-          value={p.permission}
+          value={effective}
           testId="plugin-permission"
           label={`${p.displayName} default permission`}
           disabled={!connected}
@@ -209,10 +214,9 @@ function PluginCard({
             <li key={t.tabId} data-ready={String(t.ready)} data-isolated={String(t.isolated !== false)}>
               {t.ready ? '●' : '○'} {t.title || t.url}
               {p.staleTabIds.includes(t.tabId) && (
-                <span class="warning-text" data-testid="stale-tab">
-                  {' '}
-                  (not isolated: opened before this version of the plugin was on; reload this tab)
-                </span>
+                <StaleTabNotice
+                  onReload={() => void send({ type: 'reloadTab', plugin: p.name, tabId: t.tabId })}
+                />
               )}
             </li>
           ))}

@@ -9,7 +9,10 @@ export interface AuditEntry {
   /** Who called: the MCP client's name, or `cli` / `extension` for the secret's holders (absent in older logs). */
   client?: string
   success: boolean
+  /** How long the call took, without the time it waited for a person's approval. */
   durationMs: number
+  /** How long the call waited for a person's approval (only on calls that asked; beyond the spec). */
+  approvalMs?: number
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
 }
@@ -20,6 +23,8 @@ export interface AuditQuery {
   tool?: string
   client?: string
   success?: boolean
+  /** Also the entries of earlier runs (from audit.log), after this run's; the memory buffer alone otherwise. */
+  earlier?: boolean
 }
 
 /** `auditSummary` of /health: counts since the daemon started. */

@@ -13,6 +13,8 @@ export interface AuditLogOptions {
   bufferSize?: number
   /** Called once when disk writes start failing (not again until they have worked); the entry stays in memory. */
   onWriteError?: (error: unknown) => void
+  /** Called for each entry as it enters the memory buffer (before the disk write). */
+  onRecorded?: (entry: AuditEntry) => void
   now?: () => number
 }
 
@@ -22,6 +24,8 @@ export interface AuditLogOptions {
  */
 export class AuditLog {
   private readonly ring: AuditEntry[] = []
+  /** The last entries of earlier runs, oldest first, read from the disk log at start (`earlier` queries). */
+  private readonly earlier: AuditEntry[] = []
   private readonly recent: { at: number; success: boolean }[] = []
   private total = 0
   private successes = 0
@@ -45,6 +49,7 @@ export class AuditLog {
     if (this.ring.length > (this.options.bufferSize ?? AUDIT_BUFFER_SIZE)) this.ring.shift()
     this.count(entry, this.now())
     this.prune()
+    this.options.onRecorded?.(entry)
     const { file } = this.options
     if (!file) return
     try {
@@ -98,17 +103,22 @@ export class AuditLog {
     }
   }
 
-  /** Entries newest first, filtered, at most `limit`. */
+  /**
+   * Entries newest first, filtered, at most `limit`: this run's (the memory buffer, which starts empty,
+   * SPEC), then with `earlier` those of earlier runs, so the side panel is not empty after a restart.
+   */
   query(query: AuditQuery): AuditEntry[] {
     const out: AuditEntry[] = []
-    for (let i = this.ring.length - 1; i >= 0 && out.length < query.limit; i--) {
-      const entry = this.ring[i]!
-      if (query.plugin !== undefined && entry.plugin !== query.plugin) continue
-      if (query.tool !== undefined && entry.tool !== query.tool) continue
-      if (query.client !== undefined && entry.client !== query.client) continue
-      if (query.success !== undefined && entry.success !== query.success) continue
-      out.push(entry)
-    }
+    const sources = query.earlier ? [this.ring, this.earlier] : [this.ring]
+    for (const source of sources)
+      for (let i = source.length - 1; i >= 0 && out.length < query.limit; i--) {
+        const entry = source[i]!
+        if (query.plugin !== undefined && entry.plugin !== query.plugin) continue
+        if (query.tool !== undefined && entry.tool !== query.tool) continue
+        if (query.client !== undefined && entry.client !== query.client) continue
+        if (query.success !== undefined && entry.success !== query.success) continue
+        out.push(entry)
+      }
     return out
   }
 
@@ -133,6 +143,7 @@ export class AuditLog {
 
   /** Seeds the summary from audit.log.1 and audit.log, so a restart does not reset it. */
   private countEarlierRuns(file: AuditFile): void {
+    const size = this.options.bufferSize ?? AUDIT_BUFFER_SIZE
     for (const line of file.readLines()) {
       let entry: AuditEntry
       try {
@@ -143,7 +154,14 @@ export class AuditLog {
       if (typeof entry.success !== 'boolean' || typeof entry.durationMs !== 'number') continue
       const at = Date.parse(entry.timestamp)
       this.count(entry, Number.isFinite(at) ? at : 0)
+      const kept = entryFromDisk(entry)
+      if (kept) {
+        this.earlier.push(kept)
+        // Trimmed in batches: a 10 MB log has tens of thousands of lines.
+        if (this.earlier.length >= 2 * size) this.earlier.splice(0, this.earlier.length - size)
+      }
     }
+    if (this.earlier.length > size) this.earlier.splice(0, this.earlier.length - size)
     this.recent.sort((a, b) => a.at - b.at)
     this.prune()
   }
@@ -153,5 +171,35 @@ export class AuditLog {
     let drop = 0
     while (drop < this.recent.length && this.recent[drop]!.at < cutoff) drop++
     if (drop > 0) this.recent.splice(0, drop)
+  }
+}
+
+/** A line of audit.log as an entry `earlier` queries may return: only the known fields, of the right types. */
+function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
+  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error } = entry
+  if (typeof timestamp !== 'string' || typeof tool !== 'string' || typeof plugin !== 'string')
+    return undefined
+  const errorOk =
+    typeof error === 'object' &&
+    error !== null &&
+    typeof error.code === 'string' &&
+    typeof error.message === 'string'
+  return {
+    timestamp,
+    tool,
+    plugin,
+    ...(typeof client === 'string' ? { client } : {}),
+    success,
+    durationMs,
+    ...(typeof approvalMs === 'number' ? { approvalMs } : {}),
+    ...(errorOk
+      ? {
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(typeof error.category === 'string' ? { category: error.category } : {}),
+          },
+        }
+      : {}),
   }
 }

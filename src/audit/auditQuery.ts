@@ -3,7 +3,10 @@ import type { AuditQuery } from './auditEntry'
 
 export type ParsedAuditQuery = { ok: true; value: AuditQuery } | { ok: false; message: string }
 
-/** Reads GET /audit's query string: limit 1-500 (default 50), plugin, tool, client, success=true|false. */
+/**
+ * Reads GET /audit's query string: limit 1-500 (default 50), plugin, tool, client, success=true|false,
+ * and `earlier=1` (beyond the spec): after this run's entries, those of earlier runs from audit.log.
+ */
 export function parseAuditQuery(params: URLSearchParams): ParsedAuditQuery {
   const value: AuditQuery = { limit: AUDIT_DEFAULT_LIMIT }
   const limit = params.get('limit')
@@ -24,6 +27,11 @@ export function parseAuditQuery(params: URLSearchParams): ParsedAuditQuery {
     if (success !== 'true' && success !== 'false')
       return { ok: false, message: 'success must be true or false' }
     value.success = success === 'true'
+  }
+  const earlier = params.get('earlier')
+  if (earlier !== null) {
+    if (earlier !== '1' && earlier !== '0') return { ok: false, message: 'earlier must be 1 or 0' }
+    if (earlier === '1') value.earlier = true
   }
   return { ok: true, value }
 }

@@ -71,6 +71,9 @@ export function formatInspect(manifest: PluginManifest): string {
   ]
   for (const tool of manifest.tools) {
     lines.push('', `  ${manifest.name}_${tool.name}  ${tool.displayName}`, `    ${tool.description}`)
+    const hints = Object.entries(tool.annotations ?? {})
+    if (hints.length)
+      lines.push(`    annotations: ${hints.map(([key, value]) => `${key} ${String(value)}`).join(', ')}`)
     const section = (label: string, fields: FieldSummary[]) => {
       lines.push(`    ${label}:${fields.length ? '' : ' (none)'}`)
       for (const f of fields)

@@ -66,6 +66,22 @@ export async function bundle(pkg: PluginPackage, options: Parameters<typeof buil
   }
 }
 
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
+
+function checkAnnotations(annotations: unknown, label: string): void {
+  if (annotations === undefined) return
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
+    throw new PluginBuildError(`${label} annotations must be an object, e.g. { readOnlyHint: true }`)
+  for (const [key, value] of Object.entries(annotations)) {
+    if (!ANNOTATION_HINTS.includes(key))
+      throw new PluginBuildError(
+        `${label} annotations.${key} is not a tool annotation (use ${ANNOTATION_HINTS.join(', ')})`,
+      )
+    if (typeof value !== 'boolean')
+      throw new PluginBuildError(`${label} annotations.${key} must be true or false`)
+  }
+}
+
 function checkDefinition(plugin: unknown, entry: string): PluginDefinition {
   if (typeof plugin !== 'object' || plugin === null)
     throw new PluginBuildError(
@@ -94,6 +110,7 @@ function checkDefinition(plugin: unknown, entry: string): PluginDefinition {
       )
     if (t.displayName !== undefined && typeof t.displayName !== 'string')
       throw new PluginBuildError(`${entry}: ${label} displayName must be a string`)
+    checkAnnotations(t.annotations, `${entry}: ${label}`)
     if (typeof t.handle !== 'function')
       throw new PluginBuildError(`${entry}: ${label} needs a handle(input, ctx) function`)
     const input = t.input as Record<string, unknown> | undefined

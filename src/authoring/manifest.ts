@@ -27,6 +27,9 @@ export function createManifest(pkg: PluginPackage, plugin: PluginDefinition): Pl
       description: tool.description.trim(),
       inputSchema: input.value,
       ...(outputSchema ? { outputSchema } : {}),
+      ...(tool.annotations && Object.keys(tool.annotations).length > 0
+        ? { annotations: { ...tool.annotations } }
+        : {}),
     }
   })
   // The daemon compiles input schemas with ajv in strict mode; fail here rather than at discovery.

@@ -8,6 +8,9 @@ import { pluginNameFromPackage } from '../protocol/constants'
 import { pluginNameProblem } from './readPackage'
 import { parseMatchPattern } from '../sdk/matchPattern'
 
+/** The TypeScript the generated package installs for its type-check (the one bridge is built with). */
+const TYPESCRIPT_RANGE = '~5.9.3'
+
 export interface ScaffoldOptions {
   name: string
   /** Site the plugin works on: `example.com`, `https://app.example.com/path`, `localhost:3000`. */
@@ -47,8 +50,11 @@ export function scaffoldPlugin(options: ScaffoldOptions): Scaffold {
       build: 'bridge-plugin build',
       dev: 'bridge-plugin build --watch',
       inspect: 'bridge-plugin inspect',
+      typecheck: 'tsc -p .',
       test: 'bridge-plugin build && node --test',
     },
+    // `bridge-plugin build` type-checks with it once installed (`npm install`); it never ships to pages.
+    devDependencies: { typescript: TYPESCRIPT_RANGE },
   }
   return {
     name,
@@ -66,14 +72,18 @@ export function scaffoldPlugin(options: ScaffoldOptions): Scaffold {
   }
 }
 
-/** Match patterns for a site: https for domains (and their subdomains), http on any port for local hosts. */
+/**
+ * Match patterns for a site: https for domains (and their subdomains), http for local hosts. A port
+ * given is kept (`127.0.0.1:8790` matches only that server); without one, any port matches.
+ */
 export function urlPatternsFor(domain: string): string[] {
   const host = hostOf(domain)
   if (!host) throw new PluginBuildError(`"${domain}" is not a domain; give one like example.com`)
+  const port = portOf(domain)
   const local = host === 'localhost' || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[')
   const patterns = local
-    ? [`http://${host}/*`]
-    : [`https://${host}/*`, `https://*.${host.replace(/^www\./, '')}/*`]
+    ? [`http://${host}${port}/*`]
+    : [`https://${host}${port}/*`, `https://*.${host.replace(/^www\./, '')}${port}/*`]
   for (const pattern of patterns) {
     const parsed = parseMatchPattern(pattern)
     if (!parsed.ok)
@@ -82,11 +92,21 @@ export function urlPatternsFor(domain: string): string[] {
   return [...new Set(patterns)]
 }
 
-function hostOf(domain: string): string {
+function authorityOf(domain: string): string {
   const trimmed = domain.trim().toLowerCase()
   const withoutScheme = trimmed.replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
-  const authority = withoutScheme.split(/[/?#]/)[0] ?? ''
+  return withoutScheme.split(/[/?#]/)[0] ?? ''
+}
+
+function hostOf(domain: string): string {
+  const authority = authorityOf(domain)
   return authority.startsWith('[') ? authority.replace(/\]:\d+$/, ']') : authority.replace(/:\d+$/, '')
+}
+
+/** `:8790` when the domain names a port, else empty. */
+function portOf(domain: string): string {
+  const port = /:(\d{1,5})$/.exec(authorityOf(domain))?.[1]
+  return port === undefined ? '' : `:${port}`
 }
 
 function titleCase(name: string): string {
@@ -167,7 +187,8 @@ export default definePlugin({
 const adapterTest = (
   name: string,
 ) => `// Runs the built adapter (dist/adapter.iife.js) in a small page stub, the way the bridge extension
-// runs it in a tab. \`npm test\` builds first, then runs this with node --test.
+// runs it in a tab. \`npm test\` builds first, then runs this with node --test. The tests of the
+// example tools skip themselves once you remove those tools; copy one for each tool you add.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, test } from 'node:test'
@@ -176,17 +197,33 @@ import { MessageChannel, MessagePort } from 'node:worker_threads'
 
 const manifest = JSON.parse(readFileSync(new URL('../dist/tools.json', import.meta.url), 'utf8'))
 const bundle = readFileSync(new URL('../dist/adapter.iife.js', import.meta.url), 'utf8')
+const toolNames = manifest.tools.map((t) => t.name)
+/** Skips a tool's test (with the reason) once the tool is gone from src/index.ts. */
+const whileDefined = (tool) => ({ skip: !toolNames.includes(tool) && \`\${tool} is no longer defined\` })
 
 // Each page's channel is closed at the end, or its open port would keep the test process alive.
 const channels = []
 after(() => channels.forEach((port) => port.close()))
 
-function page({ title = 'Example page', text = '' } = {}) {
+/**
+ * A page with a title, visible text and elements by CSS selector: \`elements: { '[data-user]': { textContent: 'Ada' } }\`
+ * makes document.querySelector('[data-user]') return that object (null for any other selector).
+ */
+function page({ title = 'Example page', text = '', elements = {} } = {}) {
   const events = []
   let channel
+  const all = (selector) => (Object.hasOwn(elements, selector) ? [].concat(elements[selector]) : [])
+  const document = {
+    title,
+    readyState: 'complete',
+    body: { innerText: text, textContent: text },
+    querySelector: (selector) => all(selector)[0] ?? null,
+    querySelectorAll: (selector) => all(selector),
+    getElementById: (id) => all(\`#\${id}\`)[0] ?? null,
+  }
   const window = createContext({
     location: { href: 'https://example.test/start', origin: 'https://example.test' },
-    document: { title, readyState: 'complete', body: { innerText: text } },
+    document,
     // The adapter hands its private channel to the extension with one window message.
     postMessage: (hello, _origin, [port] = []) => {
       if (hello.plugin === '${name}' && !channel) channel = port
@@ -229,28 +266,29 @@ function page({ title = 'Example page', text = '' } = {}) {
 // Values made inside the page stub have the stub's prototypes: compare them as plain JSON.
 const plain = (value) => JSON.parse(JSON.stringify(value))
 
-test('tools.json describes the plugin', () => {
+test('tools.json describes the plugin and each of its tools', () => {
   assert.equal(manifest.name, '${name}')
-  assert.deepEqual(
-    manifest.tools.map((t) => t.name),
-    ['page_info', 'find_text'],
-  )
-  assert.equal(manifest.tools[1].inputSchema.properties.text.type, 'string')
+  assert.ok(manifest.tools.length > 0, 'the plugin defines no tools')
+  for (const tool of manifest.tools) {
+    assert.match(tool.name, /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/)
+    assert.ok(tool.description, \`\${tool.name} has no description\`)
+    assert.equal(tool.inputSchema.type, 'object', \`\${tool.name}'s input is not an object\`)
+  }
 })
 
-test('the adapter opens its channel and is ready', async () => {
+test('the adapter opens its channel and answers the readiness probe', async () => {
   const { adapter } = page()
-  assert.equal(await adapter.isReady(), true)
+  assert.equal(typeof (await adapter.isReady()), 'boolean')
 })
 
-test('page_info returns the page title and address', async () => {
+test('page_info returns the page title and address', whileDefined('page_info'), async () => {
   const { adapter, events } = page({ title: 'Inbox' })
   const result = await adapter.invoke('page_info', {}, 'test-1')
   assert.deepEqual(plain(result), { ok: true, output: { title: 'Inbox', url: 'https://example.test/start' } })
   assert.equal(events[0].kind, 'log')
 })
 
-test('find_text counts occurrences', async () => {
+test('find_text counts occurrences', whileDefined('find_text'), async () => {
   const { adapter } = page({ text: 'one fish two fish' })
   const result = await adapter.invoke('find_text', { text: 'fish' }, 'test-2')
   assert.deepEqual(plain(result), { ok: true, output: { count: 2 } })
@@ -268,8 +306,9 @@ ${description}. A bridge plugin: tools an AI agent can call in your own,
 logged-in browser tab. It runs in tabs matching ${patterns.map((p) => `\`${p}\``).join(', ')}.
 
 \`\`\`sh
+npm install              # TypeScript, for the type-check that bridge-plugin build runs
 npm test                 # bridge-plugin build, then the adapter test in test/
-npm run build            # build dist/, register this folder with bridge, reload a running daemon
+npm run build            # type-check, build dist/, register this folder with bridge, reload a running daemon
 npm run dev              # rebuild on every change
 npm run inspect          # show the built tools and their inputs
 \`\`\`

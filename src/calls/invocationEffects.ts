@@ -30,6 +30,8 @@ import { RpcError } from '../rpc/peer'
 import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
+import type { ApprovalBroker } from '../mcp/approvalBroker'
+import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
@@ -49,6 +51,8 @@ export interface InvocationEffectsDeps {
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
   >
+  /** Hears each approval open and close, for clients that show approvals themselves. */
+  approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -72,10 +76,14 @@ export function dispatchFailure(error: unknown): ToolFailure {
   }
 }
 
-/** The audit entry of a call that ended with `outcome`. */
+/**
+ * The audit entry of a call that ended with `outcome`. `durationMs` is the call's own time: the time a
+ * person took to answer its approval (`approvalMs`, when it asked) is not part of it.
+ */
 export function auditEntryOf(
   call: ToolInvocationInput,
   outcome: ToolInvocationContext['outcome'],
+  approvalMs?: number,
 ): AuditEntry {
   const error = outcome && !outcome.ok ? outcome.error : undefined
   return {
@@ -84,7 +92,8 @@ export function auditEntryOf(
     plugin: call.plugin.slice(0, 256),
     client: call.client.slice(0, 256),
     success: outcome?.ok === true,
-    durationMs: Date.now() - call.startedAt,
+    durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMs ?? 0)),
+    ...(approvalMs === undefined ? {} : { approvalMs }),
     ...(error ? { error } : {}),
   }
 }
@@ -139,6 +148,12 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
 
   /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
   const preparedInputs = new Map<string, unknown>()
+  /** When each asking call put its question to the person, and how long the answer took once it came. */
+  const approvalWaits = new Map<string, { since: number; ms?: number }>()
+  const approvalMsOf = (id: string): number | undefined => {
+    const wait = approvalWaits.get(id)
+    return wait && (wait.ms ?? Date.now() - wait.since)
+  }
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
   const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
     const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
@@ -178,7 +193,21 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             return
           }
           sent.result.then(
-            (result) => sendBack({ type: 'dispatch.succeeded', output: result.output ?? null }),
+            (result) => {
+              const output = result.output ?? null
+              // A declared output schema is a promise to the agent: an output that breaks it stops here.
+              const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+              if (checked.ok) sendBack({ type: 'dispatch.succeeded', output })
+              else
+                sendBack({
+                  type: 'dispatch.failed',
+                  error: {
+                    code: 'invalid_output',
+                    message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+                    category: 'validation',
+                  },
+                })
+            },
             (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
           )
           return () => sent.forget()
@@ -199,8 +228,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           }
         },
       }),
-      requestApproval: ({ context: call, system }) =>
-        void deps.portOf(system).notify('confirmation.request', {
+      requestApproval: ({ context: call, system }) => {
+        approvalWaits.set(call.invocationId, { since: Date.now() })
+        const request = {
           id: call.invocationId,
           plugin: call.plugin,
           tool: call.tool,
@@ -208,12 +238,22 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-        }),
-      releaseApproval: ({ context: call }) => approvals.release(call.invocationId),
+        }
+        void deps.portOf(system).notify('confirmation.request', request)
+        deps.approvals?.opened(request)
+      },
+      releaseApproval: ({ context: call }) => {
+        const wait = approvalWaits.get(call.invocationId)
+        if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
+        approvals.release(call.invocationId)
+        deps.approvals?.closed(call.invocationId)
+      },
       // The audit log reports a refusing disk itself: the call still answers with its outcome.
       record: ({ context: call }) => {
         preparedInputs.delete(call.invocationId)
-        deps.audit.record(auditEntryOf(call, call.outcome))
+        const approvalMs = approvalMsOf(call.invocationId)
+        approvalWaits.delete(call.invocationId)
+        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
@@ -253,7 +293,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             plugin: call.plugin,
             tool: wireName(call),
             success: call.outcome?.ok === true,
-            durationMs: Date.now() - call.startedAt,
+            durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMsOf(call.invocationId) ?? 0)),
           },
           { soon: true },
         ),

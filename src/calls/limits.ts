@@ -3,6 +3,7 @@ import {
   APPROVAL_TIMEOUT_MS,
   AUDIT_LOG_ROTATE_BYTES,
   MCP_MAX_SESSIONS,
+  SESSION_RATE_LIMIT_PER_MIN,
   TOOL_MAX_DURATION_MS,
   TOOL_RESULT_MAX_BYTES,
   TOOL_TIMEOUT_MS,
@@ -22,6 +23,8 @@ export interface ToolPathLimits {
   auditSyncWindowMs: number
   resultMaxBytes: number
   maxMcpSessions: number
+  /** MCP sessions one client may open per minute (initialize); 5 as SPEC.md says. */
+  mcpSessionsPerMinute: number
 }
 
 /** Env knobs (documented in docs/protocol.md): positive integers only; anything else keeps the default. */
@@ -35,6 +38,7 @@ export const LIMIT_ENV: Record<keyof ToolPathLimits, string> = {
   auditSyncWindowMs: 'BRIDGE_AUDIT_SYNC_WINDOW_MS',
   resultMaxBytes: 'BRIDGE_TOOL_RESULT_MAX_BYTES',
   maxMcpSessions: 'BRIDGE_MAX_MCP_SESSIONS',
+  mcpSessionsPerMinute: 'BRIDGE_MCP_SESSIONS_PER_MINUTE',
 }
 
 export const DEFAULT_LIMITS: ToolPathLimits = {
@@ -47,6 +51,7 @@ export const DEFAULT_LIMITS: ToolPathLimits = {
   auditSyncWindowMs: AUDIT_SYNC_WINDOW_MS,
   resultMaxBytes: TOOL_RESULT_MAX_BYTES,
   maxMcpSessions: MCP_MAX_SESSIONS,
+  mcpSessionsPerMinute: SESSION_RATE_LIMIT_PER_MIN,
 }
 
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): ToolPathLimits {

@@ -34,6 +34,8 @@ export interface ToolCallRequest {
   onProgress?: (update: ProgressUpdate) => void
   /** Aborting it cancels the call (a no-op once it has ended); its reason is the cancel's reason. */
   signal?: AbortSignal
+  /** The call's id (also its approval's id and the `dispatchId`), when the caller needs to know it; a fresh UUID. */
+  id?: string
 }
 
 export interface ToolCallsDeps {
@@ -60,7 +62,7 @@ const reasonOf = (signal: AbortSignal): string =>
  */
 export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise<ToolOutcome> {
   const input: ToolInvocationInput = {
-    invocationId: randomUUID(),
+    invocationId: request.id ?? randomUUID(),
     plugin: deps.catalog.pluginOf(request.name),
     tool: request.name,
     input: request.input,

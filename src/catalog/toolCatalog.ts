@@ -5,7 +5,7 @@
  * flag: compared by identity, since each is an immutable snapshot), never per call.
  */
 import {
-  isReviewed,
+  reviewChange,
   pluginDefaultPermission,
   resolvePermission,
   type PermissionsConfig,
@@ -19,10 +19,12 @@ import {
   type FailedPlugin,
   type Permission,
   type PluginState,
+  type ToolAnnotations,
   type ToolState,
 } from '../protocol'
 import { createBrowserToolContext } from '../config/uploadFolders'
 import type { BrowserToolContext, Prepared } from '../tools'
+import { closedSchema } from '../closedSchema'
 import { compileSchema } from '../validation'
 
 /** A built-in tool (src/tools BROWSER_TOOLS). */
@@ -33,6 +35,9 @@ export interface CatalogBrowserTool {
   inputSchema: Record<string, unknown>
   /** What tools/list shows agents, when it differs from the schema validated against. */
   listedSchema?: Record<string, unknown>
+  annotations?: ToolAnnotations
+  /** JSON Schema of the tool's output, when its result is structured. */
+  outputSchema?: Record<string, unknown>
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
@@ -54,10 +59,21 @@ export interface CatalogTool {
   plugin: string
   /** Permission key and the name in `tool.dispatch`: the base name for plugin tools, the full name for built-ins. */
   key: string
+  /** The name people read (the side panel's, MCP's `title`). */
+  title: string
   description: string
   inputSchema: Record<string, unknown>
   /** The schema tools/list shows, when it differs from inputSchema (built-ins: no size bounds). */
   listedSchema?: Record<string, unknown>
+  /** Hints for agents and the side panel (MCP tool annotations); they never change `permission`. */
+  annotations?: ToolAnnotations
+  /**
+   * The declared output schema, when it describes an object: listed as MCP's `outputSchema`, and a
+   * result then carries the output as `structuredContent` beside its text.
+   */
+  outputSchema?: Record<string, unknown>
+  /** Checks a successful output against the declared output schema (any declared one); absent: none declared. */
+  checkOutput?(output: unknown): InputCheck
   permission: Permission
   /** The plugin build a review binds (package, version, adapter hash); absent for built-ins. */
   pluginBuild?: PluginBuildIdentity
@@ -70,8 +86,11 @@ export interface CatalogTool {
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
 export interface ListedTool {
   name: string
+  title: string
   description: string
   inputSchema: { type: 'object'; [keyword: string]: unknown }
+  outputSchema?: Record<string, unknown>
+  annotations: ToolAnnotations & { title: string }
 }
 
 export interface ToolCatalog {
@@ -112,7 +131,8 @@ function lazyValidator(schema: Record<string, unknown>): (input: unknown) => Inp
   let check: ((input: unknown) => InputCheck) | undefined
   return (input) => {
     if (!check) {
-      const compiled = compileSchema(schema)
+      // Closed, as plugin tools' are: an undeclared property is refused by name (src/closedSchema.ts).
+      const compiled = compileSchema(closedSchema(schema))
       check = compiled.ok
         ? compiled.value
         : () => ({ ok: false, message: 'the tool input schema is invalid' })
@@ -131,10 +151,52 @@ function validatorOf(tool: CatalogBrowserTool): (input: unknown) => InputCheck {
   return check
 }
 
+const outputValidators = new WeakMap<object, (output: unknown) => InputCheck>()
+/** The output checks of a tool that declares an output schema, compiled on first use and kept per schema. */
+function outputChecks(
+  schema: Record<string, unknown> | undefined,
+): Pick<CatalogTool, 'outputSchema' | 'checkOutput'> {
+  if (!schema) return {}
+  let check = outputValidators.get(schema)
+  if (!check) {
+    let compiled: ((output: unknown) => InputCheck) | undefined
+    check = (output) => {
+      if (!compiled) {
+        const result = compileSchema(schema, 'output')
+        compiled = result.ok
+          ? result.value
+          : () => ({ ok: false, message: 'the tool output schema is invalid' })
+      }
+      return compiled(output)
+    }
+    outputValidators.set(schema, check)
+  }
+  return { ...(schema.type === 'object' ? { outputSchema: schema } : {}), checkOutput: check }
+}
+
 /** A built-in's daemon-side step, given what the daemon offers it. */
 function preparing(tool: CatalogBrowserTool, context: BrowserToolContext): Pick<CatalogTool, 'prepare'> {
   const step = tool.prepare?.bind(tool)
   return step ? { prepare: (input) => step(input, context) } : {}
+}
+
+/** `reviewed`, and when false what changed since the review (the side panel names it). */
+function reviewOf(
+  permissions: PermissionsConfig,
+  plugin: LoadedPlugin,
+): Pick<PluginState, 'reviewed' | 'review'> {
+  const change = reviewChange(permissions, plugin.name, plugin)
+  const entry = Object.hasOwn(permissions, plugin.name) ? permissions[plugin.name] : undefined
+  if (change === undefined || entry?.reviewedVersion === undefined) return { reviewed: true }
+  return {
+    reviewed: false,
+    review: {
+      change,
+      reviewedVersion: entry.reviewedVersion,
+      installedPackage: plugin.packageName,
+      ...(entry.reviewedPackage === undefined ? {} : { reviewedPackage: entry.reviewedPackage }),
+    },
+  }
 }
 
 function build(source: CatalogSource): Built {
@@ -150,9 +212,12 @@ function build(source: CatalogSource): Built {
     fullName: tool.name,
     plugin: BROWSER_PLUGIN,
     key: tool.name,
+    title: tool.displayName,
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.listedSchema ? { listedSchema: tool.listedSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...outputChecks(tool.outputSchema),
     permission: permissionOf(BROWSER_PLUGIN, tool.name),
     validate: validatorOf(tool),
     ...preparing(tool, context),
@@ -166,8 +231,11 @@ function build(source: CatalogSource): Built {
         fullName: pluginToolName(plugin.name, tool.name),
         plugin: plugin.name,
         key: tool.name,
+        title: tool.displayName,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        ...outputChecks(tool.outputSchema),
         permission,
         pluginBuild: plugin,
         validate: (input) => plugin.validate(tool.name, input),
@@ -177,6 +245,7 @@ function build(source: CatalogSource): Built {
         displayName: tool.displayName,
         description: tool.description,
         permission,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
       })
     }
     pluginStates.push({
@@ -190,7 +259,7 @@ function build(source: CatalogSource): Built {
       adapterHash: plugin.adapterHash,
       ...(plugin.iconSvg === undefined ? {} : { iconSvg: plugin.iconSvg }),
       permission: pluginDefaultPermission(permissions, plugin.name),
-      reviewed: isReviewed(permissions, plugin.name, plugin),
+      ...reviewOf(permissions, plugin),
       tools: states,
       ...(plugin.source === 'local' ? { path: plugin.path } : {}),
     })
@@ -208,10 +277,13 @@ function build(source: CatalogSource): Built {
         .filter((tool) => tool.permission !== 'off')
         .map((tool) => ({
           name: tool.fullName,
+          title: tool.title,
           description:
             tool.permission === 'ask' ? `[asks for approval] ${tool.description}` : tool.description,
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
           inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' },
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+          annotations: { title: tool.title, ...tool.annotations },
         })),
     },
     pluginStates,
@@ -220,6 +292,7 @@ function build(source: CatalogSource): Built {
       displayName: tool.displayName,
       description: tool.description,
       permission: permissionOf(BROWSER_PLUGIN, tool.name),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
     })),
   }
 }

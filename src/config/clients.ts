@@ -28,6 +28,11 @@ export const ClientEntry = Type.Object(
     name: Type.String({ pattern: CLIENT_NAME_PATTERN.source }),
     token: Type.String({ pattern: '^[0-9a-f]{64}$' }),
     createdAt: Type.String(),
+    /**
+     * The user trusts this client to show approvals itself: its `ask` calls are also put to the user
+     * through the client (MCP elicitation, or an `input_required` result). Off unless set.
+     */
+    approvalsInClient: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 )
@@ -95,6 +100,19 @@ export function addClient(path: string, name: string, now: Date = new Date()): C
     const entry: ClientEntry = { name, token: generateClientToken(), createdAt: now.toISOString() }
     return { clients: [...clients, entry], result: entry }
   })
+}
+
+/** Turns approvals in the client on or off; false when there is no client by that name (nothing written). */
+export function setApprovalsInClient(path: string, name: string, on: boolean): boolean {
+  if (!readClients(path).some((c) => c.name === name)) return false
+  return updateClients(path, (clients) => ({
+    clients: clients.map((c) => {
+      if (c.name !== name) return c
+      const { approvalsInClient: _dropped, ...rest } = c
+      return on ? { ...rest, approvalsInClient: true } : rest
+    }),
+    result: true,
+  }))
 }
 
 /** Removes a client; false when there was none by that name (the file is left as it was). */

@@ -1,4 +1,5 @@
 import { BROWSER_PLUGIN, type Permission } from '../protocol'
+import type { PluginSource, ReviewChange } from '../protocol/manifest'
 import { browserToolDefaultCap, browserToolListedByDefault } from '../tools'
 
 /** One plugin's entry under `permissions` in config.json (`browser` holds the built-in tools). */
@@ -10,6 +11,11 @@ export interface PluginPermissionConfig {
   reviewedPackage?: string
   /** sha256 hex of the adapter bundle that was reviewed. */
   reviewedAdapterHash?: string
+  /**
+   * Local plugins only: the folder that was reviewed. Rebuilds in that folder keep the review (the
+   * author's own edit-build loop); a new version, another package or another folder still reset it.
+   */
+  reviewedPath?: string
   /** `browser` only: the groups of built-in tools beyond `core` that its default permission reaches. */
   groups?: string[]
 }
@@ -19,6 +25,10 @@ export interface PluginBuildIdentity {
   packageName: string
   version: string
   adapterHash: string
+  /** `local` for a plugin folder in `localPlugins`, `npm` for an installed package. */
+  source?: PluginSource
+  /** The plugin's folder; recorded with a review of a local plugin. */
+  path?: string
 }
 export type PermissionsConfig = Record<string, PluginPermissionConfig>
 
@@ -38,25 +48,41 @@ const entryOf = (permissions: PermissionsConfig, plugin: string): PluginPermissi
   Object.hasOwn(permissions, plugin) ? permissions[plugin] : undefined
 
 /**
- * False when a review is recorded and the installed build is not the one reviewed: another version,
- * another package under the plugin's name, or another adapter bundle under the same version. Every
- * tool of the plugin is then off until the user sets a permission again or marks it reviewed. An entry
- * written before reviews recorded the package and adapter (only `reviewedVersion`) is not a review of
- * any particular build, so it too needs one review. A plugin with no recorded review uses its
- * configured permissions as they are (DESIGN section 6).
+ * What differs between the recorded review and the installed build, or undefined when the installed
+ * build counts as reviewed. Every tool of the plugin is off while something differs, until the user
+ * sets a permission again or marks it reviewed.
+ * - `package`: another package supplies the plugin's name.
+ * - `version`: another version than the one reviewed (SPEC: an update resets permissions).
+ * - `adapter`: the same version with another adapter bundle. A package's adapter must not change
+ *   under a reviewed version; a local plugin's may, in the folder that was reviewed: that is its
+ *   author rebuilding it, and resetting on every save would break the author's loop.
+ * - `unrecorded`: an entry written before reviews recorded the package and adapter (only
+ *   `reviewedVersion`), which is not a review of any particular build.
+ * A plugin with no recorded review uses its configured permissions as they are (DESIGN section 6).
  */
+export function reviewChange(
+  permissions: PermissionsConfig,
+  plugin: string,
+  installed?: PluginBuildIdentity,
+): ReviewChange | undefined {
+  const entry = entryOf(permissions, plugin)
+  if (entry?.reviewedVersion === undefined || installed === undefined) return undefined
+  if (entry.reviewedPackage === undefined || entry.reviewedAdapterHash === undefined) return 'unrecorded'
+  if (entry.reviewedPackage !== installed.packageName) return 'package'
+  if (entry.reviewedVersion !== installed.version) return 'version'
+  if (entry.reviewedAdapterHash === installed.adapterHash) return undefined
+  const ownRebuild =
+    installed.source === 'local' && entry.reviewedPath !== undefined && entry.reviewedPath === installed.path
+  return ownRebuild ? undefined : 'adapter'
+}
+
+/** False when a review is recorded and the installed build is not the one reviewed (see `reviewChange`). */
 export function isReviewed(
   permissions: PermissionsConfig,
   plugin: string,
   installed?: PluginBuildIdentity,
 ): boolean {
-  const entry = entryOf(permissions, plugin)
-  if (entry?.reviewedVersion === undefined || installed === undefined) return true
-  return (
-    entry.reviewedVersion === installed.version &&
-    entry.reviewedPackage === installed.packageName &&
-    entry.reviewedAdapterHash === installed.adapterHash
-  )
+  return reviewChange(permissions, plugin, installed) === undefined
 }
 
 /** A plugin's configured default permission (off when none is set). */
@@ -139,7 +165,12 @@ export function withReviewedVersion(
   version: string,
   installed?: PluginBuildIdentity,
 ): PermissionsConfig {
-  const { reviewedPackage: _p, reviewedAdapterHash: _h, ...entry } = entryOf(permissions, plugin) ?? {}
+  const {
+    reviewedPackage: _p,
+    reviewedAdapterHash: _h,
+    reviewedPath: _d,
+    ...entry
+  } = entryOf(permissions, plugin) ?? {}
   const next: PluginPermissionConfig =
     installed?.version === version ? reviewedAs(entry, installed) : { ...entry, reviewedVersion: version }
   return { ...permissions, [plugin]: next }
@@ -156,11 +187,13 @@ function review(
 }
 
 function reviewedAs(entry: PluginPermissionConfig, installed: PluginBuildIdentity): PluginPermissionConfig {
+  const { reviewedPath: _d, ...rest } = entry
   return {
-    ...entry,
+    ...rest,
     reviewedVersion: installed.version,
     reviewedPackage: installed.packageName,
     reviewedAdapterHash: installed.adapterHash,
+    ...(installed.source === 'local' && installed.path !== undefined ? { reviewedPath: installed.path } : {}),
   }
 }
 

@@ -13,6 +13,7 @@ export const PluginPermissionConfig = Type.Object(
     reviewedVersion: Type.Optional(Type.String()),
     reviewedPackage: Type.Optional(Type.String()),
     reviewedAdapterHash: Type.Optional(Type.String()),
+    reviewedPath: Type.Optional(Type.String()),
     /** `browser` only: the groups of built-in tools (beyond `core`) its default permission reaches. */
     groups: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z]+$' }), { maxItems: 50 })),
   },

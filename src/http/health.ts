@@ -22,6 +22,8 @@ export interface PluginDetail {
   tabs: TabInfo[]
   iconSvg?: string
   source: PluginSource
+  /** Local plugins: their folder (beyond the spec's table: a review of a local plugin records it). */
+  path?: string
   sdkVersion: string | null
   logBufferSize: number
 }
@@ -49,7 +51,10 @@ export interface HealthPayload {
   httpEngine: EngineName
   extensionConnected: boolean
   extensionConnections: number
+  /** Distinct MCP clients (by name) with an open session. */
   mcpClients: number
+  /** Open MCP sessions (beyond the spec: a client may hold several; absent from older daemons). */
+  mcpSessions?: number
   plugins: number
   pluginDetails: PluginDetail[]
   failedPlugins: FailedPlugin[]

@@ -11,8 +11,8 @@ export type RpcId = string | number
 export type McpMessage =
   | { kind: 'request'; id: RpcId; method: string; params: Record<string, unknown> }
   | { kind: 'notification'; method: string; params: Record<string, unknown> }
-  /** An answer to a request of ours (bridge sends none) or something the spec lets us ignore. */
-  | { kind: 'answer' }
+  /** An answer to a request of ours (an approval asked through the client), or one to ignore. */
+  | { kind: 'answer'; id?: RpcId; result?: unknown; failed?: boolean }
   | { kind: 'invalid'; message: string }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -27,7 +27,12 @@ export function readMessage(body: unknown): McpMessage {
   if (!isObject(body) || body.jsonrpc !== '2.0')
     return { kind: 'invalid', message: 'Invalid Request: expected a JSON-RPC 2.0 object' }
   if (!('method' in body)) {
-    if ('result' in body || 'error' in body) return { kind: 'answer' }
+    if ('result' in body || 'error' in body)
+      return {
+        kind: 'answer',
+        ...(isId(body.id) ? { id: body.id } : {}),
+        ...('result' in body ? { result: body.result } : { failed: true }),
+      }
     return { kind: 'invalid', message: 'Invalid Request: no method, result or error' }
   }
   if (typeof body.method !== 'string')
@@ -55,6 +60,8 @@ const invalidParams = (message: string) =>
 
 export interface InitializeParams {
   protocolVersion: string
+  /** The client can show a form (MCP elicitation, form mode) in this session. */
+  elicitsForms: boolean
 }
 
 export function initializeParams(params: Record<string, unknown>): InitializeParams {
@@ -63,8 +70,16 @@ export function initializeParams(params: Record<string, unknown>): InitializePar
   const info = params.clientInfo
   if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string')
     throw invalidParams('clientInfo must have a name and a version')
-  return { protocolVersion: params.protocolVersion }
+  const elicitation = params.capabilities.elicitation
+  // An empty elicitation capability means form mode (2025-06-18); 2025-11-25 may name the modes.
+  const elicitsForms =
+    isObject(elicitation) && (Object.keys(elicitation).length === 0 || isObject(elicitation.form))
+  return { protocolVersion: params.protocolVersion, elicitsForms }
 }
+
+/** A request of ours, serialized. */
+export const requestJson = (id: RpcId, method: string, params: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 export interface CallParams {
   name: string

@@ -2,7 +2,8 @@
  * MCP over Streamable HTTP, served by the daemon itself: one session per client `initialize`, keyed
  * by the UUID sent back in `Mcp-Session-Id`. A session is a plain object, not an actor: it has one
  * state (open) and one end (closed and forgotten, once), with nothing to wait on in between, so a
- * machine would only restate `close()`. Its calls each live in their own actor (src/calls). A POST carries one message: a request is answered as JSON, or as an
+ * machine would only restate `close()`. Its calls each live in their own actor (src/calls). A POST
+ * carries one message: a request is answered as JSON, or as an
  * event stream when it asked for progress; a notification gets 202. GET opens the session's one event
  * stream for notifications (`tools/list_changed`, plugin logs); DELETE ends the session.
  *
@@ -15,7 +16,12 @@ import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { jsonTextResponse, rateLimitedResponse } from '../http/responses'
 import { log } from '../log'
-import { BRIDGE_VERSION, MCP_PROTOCOL_VERSIONS } from '../protocol'
+import {
+  BRIDGE_VERSION,
+  MCP_PROTOCOL_VERSIONS,
+  RATE_LIMIT_WINDOW_MS,
+  SESSION_RATE_LIMIT_PER_MIN,
+} from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
 import {
@@ -31,8 +37,12 @@ import {
   sseEvent,
   type RpcId,
 } from './mcpMessages'
+import type { ApprovalBroker } from './approvalBroker'
+import { answerFromSession, askThroughSession } from './sessionApprovals'
+import { McpStateless, type RunningCall } from './statelessServer'
+import { isStatelessRequest } from './statelessRequest'
 import { browserToolNarrowing } from '../tools'
-import type { CallTool, ProgressUpdate } from '../calls/toolCalls'
+import type { CallTool, ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
 import { toCallToolResult } from './toolResults'
 
 const logger = log.withTag('mcp')
@@ -44,8 +54,16 @@ export interface McpSessionsDeps {
   callTool: CallTool
   /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
   resultMaxBytes: number
+  /** True for a tool with an object output schema: its results carry structuredContent. */
+  hasOutputSchema?(name: string): boolean
+  /** Calls waiting for approval, for clients that show approvals themselves. */
+  approvals?: ApprovalBroker
+  /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
+  approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
+  /** The limit the limiter applies, for the log line. */
+  sessionsPerMinute?: number
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
 }
@@ -60,8 +78,14 @@ interface Session {
   logLevel: LoggingLevel
   /** When the client last sent a request: the eviction order. */
   lastActiveAt: number
-  /** Tool calls still running, by request id, each with its cancel: a session with one is never evicted. */
-  calls: Map<RpcId, AbortController>
+  /** The order of that request among all sessions' (two in one millisecond are still ordered). */
+  lastActiveSeq: number
+  /** Tool calls still running, by request id: a session with one is never evicted. */
+  calls: Map<RpcId, RunningCall['cancel']>
+  /** The client declared it can show forms (elicitation) at initialize. */
+  elicitsForms: boolean
+  /** Approvals asked through the client and not answered yet: our request id -> the call's id. */
+  elicitations: Map<RpcId, string>
 }
 
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -72,17 +96,49 @@ const refusal = (status: number, code: number, message: string, headers: Record<
   jsonTextResponse(errorJson(null, code, message), status, headers)
 
 const sessionNotFound = () => refusal(404, -32001, 'Session not found')
-const sessionRequired = () => refusal(400, -32000, 'Bad Request: Mcp-Session-Id header is required')
+const sessionRequired = (id: RpcId | null = null) =>
+  jsonTextResponse(errorJson(id, -32000, 'Bad Request: Mcp-Session-Id header is required'), 400)
 
 const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>()
+  /** Counts requests across sessions: the eviction order. */
+  private activity = 0
+  /** When each client's last 429 was logged. */
+  private readonly rateLimitLogged = new Map<string, number>()
+  /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
+  readonly stateless: McpStateless
 
-  constructor(private readonly deps: McpSessionsDeps) {}
+  constructor(private readonly deps: McpSessionsDeps) {
+    this.stateless = new McpStateless({
+      listToolsJson: () => deps.listToolsJson(),
+      callTool: (request) => this.run(request),
+      ...(deps.approvals ? { approvals: deps.approvals } : {}),
+      approvalsInClient: (client) => deps.approvalsInClient?.(client) === true,
+    })
+  }
+
+  /** Starts one call for either revision: its outcome as an MCP result, and its cancel. */
+  private run(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall {
+    const id = randomUUID()
+    const controller = new AbortController()
+    const structured = this.deps.hasOutputSchema?.(request.name) === true
+    const result = this.deps
+      .callTool({ ...request, id, signal: controller.signal })
+      .then((outcome) =>
+        toCallToolResult(outcome, this.deps.resultMaxBytes, browserToolNarrowing(request.name), structured),
+      )
+    return { id, result, cancel: (reason) => controller.abort(reason) }
+  }
 
   get count(): number {
     return this.sessions.size
+  }
+
+  /** Distinct MCP clients with an open session: one agent reconnecting is still one client. */
+  get clientCount(): number {
+    return new Set([...this.sessions.values()].map((session) => session.client)).size
   }
 
   /** Handles POST, GET and DELETE on /mcp for the client named `client`. */
@@ -99,12 +155,14 @@ export class McpSessions {
 
   /** notifications/tools/list_changed to every session. */
   toolsChanged(): void {
+    this.stateless.toolsChanged()
     const event = sseEvent(notificationJson('notifications/tools/list_changed', {}))
     for (const session of this.sessions.values()) session.stream?.write(event)
   }
 
   /** A plugin log entry as notifications/message to every session whose level lets it through. */
   log(level: LoggingLevel, logger: string, data: unknown): void {
+    this.stateless.log(level, logger, data)
     const severity = LOGGING_LEVELS.indexOf(level)
     let event: string | undefined
     for (const session of this.sessions.values()) {
@@ -116,11 +174,13 @@ export class McpSessions {
 
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
   closeClient(client: string): void {
+    this.stateless.closeClient(client)
     for (const session of [...this.sessions.values()])
       if (session.client === client) this.close(session.id, 'client removed')
   }
 
   async closeAll(): Promise<void> {
+    this.stateless.closeAll()
     for (const id of [...this.sessions.keys()]) this.close(id, 'daemon stopping')
     await Promise.resolve()
   }
@@ -140,6 +200,7 @@ export class McpSessions {
         `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`,
       )
     session.lastActiveAt = Date.now()
+    session.lastActiveSeq = ++this.activity
     return session
   }
 
@@ -161,13 +222,24 @@ export class McpSessions {
     const message = readMessage(body)
     if (message.kind === 'invalid') return refusal(400, JsonRpcErrorCode.invalidRequest, message.message)
     if (request.header('mcp-session-id') === null) {
+      if (message.kind === 'answer') return { status: 202, headers: {} }
+      if (isStatelessRequest((name) => request.header(name), message.params)) {
+        if (message.kind === 'notification') {
+          this.stateless.notified(client, message.method, message.params)
+          return { status: 202, headers: {} }
+        }
+        return this.stateless.handle(request, client, message.id, message.method, message.params)
+      }
       if (message.kind === 'request' && message.method === 'initialize')
         return this.initialize(message.id, message.params, client)
-      return sessionRequired()
+      return sessionRequired(message.kind === 'request' ? message.id : null)
     }
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
-    if (message.kind === 'answer') return { status: 202, headers: {} }
+    if (message.kind === 'answer') {
+      this.answered(session, message.id, message.result)
+      return { status: 202, headers: {} }
+    }
     if (message.kind === 'notification') {
       this.notified(session, message.method, message.params)
       return { status: 202, headers: {} }
@@ -213,7 +285,7 @@ export class McpSessions {
     // The client gave up on a call: it ends as cancelled (and is audited so).
     if (method === 'notifications/cancelled') {
       const id = params.requestId
-      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.abort('client cancelled')
+      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.('client cancelled')
     }
   }
 
@@ -229,35 +301,37 @@ export class McpSessions {
         JsonRpcErrorCode.invalidRequest,
         'Invalid Request: a call with this id is running already',
       )
+    // Written before the stream opens is kept for it (an approval asked early).
     let stream: EventSink | undefined
+    const early: string[] = []
+    const send = (event: string) => (stream ? stream.write(event) : early.push(event))
     const onProgress =
       progressToken === undefined
         ? undefined
         : (update: ProgressUpdate) =>
-            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
-    const cancel = new AbortController()
-    session.calls.set(id, cancel)
-    const answer = this.deps
-      .callTool({
-        name,
-        input,
-        client: session.client,
-        session: session.id,
-        signal: cancel.signal,
-        ...(onProgress ? { onProgress } : {}),
-      })
-      .then((outcome) => {
-        session.calls.delete(id)
-        const result = toCallToolResult(outcome, this.deps.resultMaxBytes, browserToolNarrowing(name))
-        return resultJson(id, JSON.stringify(result))
-      })
-    if (progressToken === undefined) return answer.then((json) => jsonTextResponse(json))
+            send(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
+    const call = this.run({
+      name,
+      input,
+      client: session.client,
+      session: session.id,
+      ...(onProgress ? { onProgress } : {}),
+    })
+    session.calls.set(id, call.cancel)
+    const stopAsking = this.askInClient(session, call.id, send)
+    const answer = call.result.then((result) => {
+      session.calls.delete(id)
+      stopAsking?.()
+      return resultJson(id, JSON.stringify(result))
+    })
+    if (progressToken === undefined && !stopAsking) return answer.then((json) => jsonTextResponse(json))
     return {
       status: 200,
       headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
       body: {
         open(sink) {
           stream = sink
+          for (const event of early.splice(0)) sink.write(event)
           sink.onClose(() => (stream = undefined))
           void answer.then((json) => {
             sink.write(sseEvent(json))
@@ -266,6 +340,19 @@ export class McpSessions {
         },
       },
     }
+  }
+
+  /** The call's approval, also asked through a trusted client that can show forms (sessionApprovals.ts). */
+  private askInClient(session: Session, callId: string, send: (event: string) => void) {
+    const approvals = this.deps.approvals
+    if (!approvals || !session.elicitsForms || this.deps.approvalsInClient?.(session.client) !== true)
+      return undefined
+    return askThroughSession(approvals, session.elicitations, callId, send)
+  }
+
+  /** The client's answer to an approval asked through it. */
+  private answered(session: Session, id: RpcId | undefined, result: unknown): void {
+    if (this.deps.approvals) answerFromSession(this.deps.approvals, session.elicitations, id, result)
   }
 
   /** GET: the session's one event stream for notifications not tied to a request. */
@@ -289,14 +376,18 @@ export class McpSessions {
 
   private initialize(id: RpcId, params: Record<string, unknown>, client: string): HttpReply {
     let asked: string
+    let elicitsForms: boolean
     try {
-      asked = initializeParams(params).protocolVersion
+      ;({ protocolVersion: asked, elicitsForms } = initializeParams(params))
     } catch (error) {
       if (error instanceof McpError) return jsonTextResponse(errorJson(id, error.code, error.message))
       throw error
     }
-    if (!this.deps.initializeLimiter.take(client)) return rateLimitedResponse()
-    const session = this.open(client)
+    if (!this.deps.initializeLimiter.take(client)) {
+      this.refusedTooMany(client)
+      return rateLimitedResponse()
+    }
+    const session = this.open(client, elicitsForms)
     const result = {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
@@ -305,7 +396,18 @@ export class McpSessions {
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
   }
 
-  private open(client: string): Session {
+  /** A client over its session creation limit is logged once per minute it keeps trying, by name. */
+  private refusedTooMany(client: string): void {
+    const now = Date.now()
+    const last = this.rateLimitLogged.get(client)
+    if (last !== undefined && now - last < RATE_LIMIT_WINDOW_MS) return
+    this.rateLimitLogged.set(client, now)
+    logger.warn(
+      `MCP client "${neutralizeText(client, 64)}" opens sessions faster than ${this.deps.sessionsPerMinute ?? SESSION_RATE_LIMIT_PER_MIN} a minute: refused with 429 (other clients are not affected)`,
+    )
+  }
+
+  private open(client: string, elicitsForms = false): Session {
     const id = randomUUID()
     const session: Session = {
       id,
@@ -313,7 +415,10 @@ export class McpSessions {
       stream: undefined,
       logLevel: 'debug',
       lastActiveAt: Date.now(),
+      lastActiveSeq: ++this.activity,
       calls: new Map(),
+      elicitsForms,
+      elicitations: new Map(),
     }
     this.sessions.set(id, session)
     logger.info(`MCP session opened; ${this.sessions.size} open`)
@@ -332,7 +437,7 @@ export class McpSessions {
       if (
         session.id !== keep &&
         session.calls.size === 0 &&
-        (!idlest || session.lastActiveAt < idlest.lastActiveAt)
+        (!idlest || session.lastActiveSeq < idlest.lastActiveSeq)
       )
         idlest = session
     if (!idlest) return
@@ -345,7 +450,7 @@ export class McpSessions {
     const session = this.sessions.get(id)
     if (!session) return
     this.sessions.delete(id)
-    for (const cancel of session.calls.values()) cancel.abort('session closed')
+    for (const cancel of session.calls.values()) cancel('session closed')
     session.stream?.end()
     logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
   }

@@ -33,12 +33,16 @@ export function capText(text: string, maxBytes: number, narrow: string = NARROW_
 
 /**
  * A call's outcome as an MCP result: compact JSON text (capped, saying how to `narrow` the call), an image as MCP image content, and
- * every failure as `isError: true` with one text block `[<code>] <message>`.
+ * every failure as `isError: true` with one text block `[<code>] <message>`. For a tool with an
+ * output schema (`structured`, its output checked against it already) the output also goes as
+ * `structuredContent`, the text kept for clients that read only text; such an output is never cut,
+ * so one over the cap is refused as a whole, with how to ask for less.
  */
 export function toCallToolResult(
   outcome: ToolOutcome | undefined,
   maxBytes: number,
   narrow?: string,
+  structured = false,
 ): CallToolResult {
   if (!outcome)
     return {
@@ -53,5 +57,22 @@ export function toCallToolResult(
   const { output } = outcome
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
+  if (structured && isPlainObject(output)) {
+    const bytes = new TextEncoder().encode(text).length
+    if (bytes > maxBytes)
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `[tool_error] the structured result was ${bytes} bytes, over the ${maxBytes}-byte cap; to get less, ${narrow ?? NARROW_PLUGIN_TOOL}`,
+          },
+        ],
+      }
+    return { content: [{ type: 'text', text }], structuredContent: output }
+  }
   return { content: [{ type: 'text', text: capText(text, maxBytes, narrow) }] }
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -120,6 +120,7 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
             tabs,
             ...(p.iconSvg !== undefined ? { iconSvg: p.iconSvg } : {}),
             source: p.source,
+            ...(p.source === 'local' ? { path: p.path } : {}),
             sdkVersion: p.sdkVersion,
             logBufferSize: logBufferSize(p.name),
           }

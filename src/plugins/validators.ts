@@ -5,6 +5,7 @@
  * nothing), and compiled on the tool's first call; an unchanged schema comes from the cache.
  * `bridge-plugin build` compiles every schema up front (`eager`) to catch the rest before it ships.
  */
+import { closedSchema } from '../closedSchema'
 import type { ToolManifest } from '../protocol/manifest'
 import { compileSchema, schemaProblem, type Validator } from '../validation'
 import type { InputCheck } from './types'
@@ -25,7 +26,8 @@ export function compileValidators(
   const compile = (tool: string, schema: object): Validator | string => {
     let check = compiled.get(tool)
     if (check === undefined) {
-      const result = compileSchema(schema)
+      // Closed: a property the tool does not declare is refused by name (src/closedSchema.ts).
+      const result = compileSchema(closedSchema(schema))
       check = result.ok ? result.value : `tool "${tool}" input schema: ${result.message}`
       compiled.set(tool, check)
     }

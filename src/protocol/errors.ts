@@ -53,6 +53,8 @@ export const ToolErrorCode = {
   approvalQueueFull: 'approval_queue_full',
   /** The daemon stopped (SIGTERM) before the call finished; the client may call again once it is back. */
   shuttingDown: 'shutting_down',
+  /** The tool answered with an output its declared output schema refuses; it is not passed on. */
+  invalidOutput: 'invalid_output',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -87,6 +89,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   cancelled: 'connection',
   approval_queue_full: 'concurrency',
   shutting_down: 'connection',
+  invalid_output: 'validation',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

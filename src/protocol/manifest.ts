@@ -30,12 +30,29 @@ export const PackageBridgeField = Type.Object({
 })
 export type PackageBridgeField = Static<typeof PackageBridgeField>
 
+/**
+ * MCP tool annotations, as hints for agents and the side panel: whether a tool only reads, may destroy
+ * data, may be repeated without further effect, and reaches the open web. They never change a
+ * tool's permission: a read-only tool set to `ask` still asks.
+ */
+export const ToolAnnotations = Type.Object(
+  {
+    readOnlyHint: Type.Optional(Type.Boolean()),
+    destructiveHint: Type.Optional(Type.Boolean()),
+    idempotentHint: Type.Optional(Type.Boolean()),
+    openWorldHint: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type ToolAnnotations = Static<typeof ToolAnnotations>
+
 export const ToolManifest = Type.Object({
   name: Type.String(),
   displayName: Type.String(),
   description: Type.String(),
   inputSchema: JsonSchemaObject,
   outputSchema: Type.Optional(JsonSchemaObject),
+  annotations: Type.Optional(ToolAnnotations),
 })
 export type ToolManifest = Static<typeof ToolManifest>
 
@@ -56,8 +73,18 @@ export const ToolState = Type.Object({
   displayName: Type.String(),
   description: Type.String(),
   permission: Permission,
+  annotations: Type.Optional(ToolAnnotations),
 })
 export type ToolState = Static<typeof ToolState>
+
+/** Why a plugin needs a review again: what differs from the build that was reviewed. */
+export const ReviewChange = Type.Union([
+  Type.Literal('package'),
+  Type.Literal('version'),
+  Type.Literal('adapter'),
+  Type.Literal('unrecorded'),
+])
+export type ReviewChange = Static<typeof ReviewChange>
 
 /** A loaded plugin as the extension sees it (sync.full, plugin.update, plugins.changed). */
 export const PluginState = Type.Object({
@@ -76,6 +103,16 @@ export const PluginState = Type.Object({
   permission: Permission,
   /** False when a review is recorded and the installed package, version or adapter is not the reviewed one (all tools are then off). */
   reviewed: Type.Boolean(),
+  /** When not reviewed: what changed since the review, and the version and package that were reviewed. */
+  review: Type.Optional(
+    Type.Object({
+      change: ReviewChange,
+      reviewedVersion: Type.String(),
+      reviewedPackage: Type.Optional(Type.String()),
+      /** The package installed now (differs from `reviewedPackage` when `change` is `package`). */
+      installedPackage: Type.String(),
+    }),
+  ),
   /** Tools with their effective permission. */
   tools: Type.Array(ToolState),
   /** Local plugins: the plugin's folder (for folder.open). */

@@ -122,6 +122,11 @@ export const WsMethods = {
       durationMs: Type.Integer(),
     }),
   ),
+  /**
+   * An audit entry was recorded: any call's end, including those that never ran (denied, timed out
+   * waiting for approval, refused). The side panel refreshes its Recent activity.
+   */
+  'audit.recorded': notification('daemon', Type.Object({ tool: Type.String(), success: Type.Boolean() })),
   /** A call to an `ask` tool waits for the user's decision in the side panel. */
   'confirmation.request': notification(
     'daemon',

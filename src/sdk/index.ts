@@ -30,6 +30,7 @@ export type {
   Static,
   TObject,
   TSchema,
+  ToolAnnotations,
   ToolContext,
   ToolDefinition,
   ToolLogger,

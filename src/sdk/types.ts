@@ -34,6 +34,18 @@ export interface ToolContext {
   fetchJSON: <T = unknown>(input: string | URL, init?: FetchJSONInit) => Promise<T>
 }
 
+/** MCP tool annotations a plugin may declare. Absent hints mean what MCP says they default to. */
+export interface ToolAnnotations {
+  /** The tool does not change anything (default false). */
+  readOnlyHint?: boolean
+  /** When it changes something, it may delete or overwrite (default true). */
+  destructiveHint?: boolean
+  /** Calling it again with the same input has no further effect (default false). */
+  idempotentHint?: boolean
+  /** It reaches beyond the page it runs in, e.g. other sites or people (default true). */
+  openWorldHint?: boolean
+}
+
 /** Output type of a tool: the schema's static type when an output schema is given. */
 export type ToolOutput<O extends TSchema | undefined> = O extends TSchema ? Static<O> : unknown
 
@@ -52,6 +64,14 @@ export interface ToolDefinition<
   input: I
   /** Optional output schema, published in tools.json. */
   output?: O
+  /**
+   * Hints for agents and the side panel (MCP tool annotations), e.g. `{ readOnlyHint: true }` for a
+   * tool that only reads. They inform; they never change the tool's permission, which the user sets.
+   *
+   * @example
+   *   defineTool({ name: 'delete_note', annotations: { destructiveHint: true, idempotentHint: true }, ... })
+   */
+  annotations?: ToolAnnotations
   /** Runs in the page. Throw a ToolError to fail with a code and category. */
   handle(input: Static<I>, ctx: ToolContext): Promise<ToolOutput<O>> | ToolOutput<O>
 }

@@ -1,4 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox'
+import type { ToolAnnotations } from '../protocol/manifest'
 
 /** What only the daemon can do for a tool before the extension runs it: read files the user allowed. */
 export interface BrowserToolContext {
@@ -28,6 +29,12 @@ export interface BrowserToolDefinition<S extends TObject = TObject> {
   /** Written for an AI agent: what it does, what it returns, its limits. */
   description: string
   input: S
+  /**
+   * MCP annotations, decided tool by tool (docs/browser-tools.md lists them): `readOnlyHint` and
+   * `openWorldHint` always; `destructiveHint` and `idempotentHint` for tools that change something.
+   * Hints for agents and the side panel; they never change the tool's permission.
+   */
+  annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'openWorldHint'>> & ToolAnnotations
   /**
    * How far the `browser` pseudo-plugin's default reaches this tool. `ask`: the default applies but
    * never above ask (an `auto` default asks). `off`: the default does not apply at all; only a setting

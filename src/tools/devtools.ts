@@ -10,6 +10,7 @@ const UrlContains = Type.Optional(
 export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
   displayName: 'Screenshot',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Screenshot the viewport, the full page (up to 16384 px high) or an element, scaled to fit maxSide. A background tab that does not paint times out: browser_focus_tab it. Returns an image.',
   input: Type.Object({
@@ -28,6 +29,7 @@ export const screenshot = defineBrowserTool({
 export const savePdf = defineBrowserTool({
   name: 'browser_save_pdf',
   displayName: 'Save as PDF',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
     "Print the page to a PDF file in the user's downloads folder. Returns { downloadId, filename, bytes }.",
   input: Type.Object({
@@ -43,6 +45,7 @@ export const savePdf = defineBrowserTool({
 export const consoleLogs = defineBrowserTool({
   name: 'browser_console_logs',
   displayName: 'Console logs',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Console messages and uncaught errors of the page since it loaded (or browser_console_clear), oldest first. Returns { entries: [{ id, level, text, timestamp, url?, line? }], total }.',
   narrow: 'pass textContains, a level, or a lower limit',
@@ -65,6 +68,7 @@ export const consoleLogs = defineBrowserTool({
 export const networkStart = defineBrowserTool({
   name: 'browser_network_start',
   displayName: 'Start network capture',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
     "Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Credential headers and credential-looking URL parameters are recorded as [redacted], unless includeCredentials is true and this tool's permission is ask, so a person approves it. Returns { tabId, capturing: true } (+ credentials: included|redacted when includeCredentials was given).",
   input: Type.Object({
@@ -81,6 +85,7 @@ export const networkStart = defineBrowserTool({
 export const networkStop = defineBrowserTool({
   name: 'browser_network_stop',
   displayName: 'Stop network capture',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     'Stop recording network requests in a tab; what was recorded stays readable with browser_network_requests and browser_network_export_har. Returns { tabId, capturing: false, requests }.',
   input: Type.Object({ tabId: TabIdField }),
@@ -89,6 +94,7 @@ export const networkStop = defineBrowserTool({
 export const networkRequests = defineBrowserTool({
   name: 'browser_network_requests',
   displayName: 'Network requests',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'The requests recorded since browser_network_start, oldest first; credentials [redacted] unless recorded. Returns { capturing, total, requests: [{ id, method, url, type, status, mimeType, failed, startedAt, durationMs, ... }] }.',
   narrow: 'pass urlContains, a lower limit, or includeHeaders: false',
@@ -105,6 +111,7 @@ export const networkRequests = defineBrowserTool({
 export const networkExportHar = defineBrowserTool({
   name: 'browser_network_export_har',
   displayName: 'Export HAR',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
   narrow: 'pass urlContains',
@@ -125,6 +132,7 @@ export const networkExportHar = defineBrowserTool({
 export const consoleClear = defineBrowserTool({
   name: 'browser_console_clear',
   displayName: 'Clear console',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
     'Forget the console messages and errors of the page so far; browser_console_logs then shows only newer ones. Returns { cleared: N }.',
   input: Type.Object({ tabId: TabIdField }),
@@ -133,6 +141,7 @@ export const consoleClear = defineBrowserTool({
 export const consoleMessage = defineBrowserTool({
   name: 'browser_console_message',
   displayName: 'Console message',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'One console message or error in full (id from browser_console_logs), with its stack. Returns { id, level, text, timestamp, stack: [{ function, url, line, column }] }.',
   input: Type.Object({

@@ -8,6 +8,7 @@ const HELD = 'Lasts until browser_clear_emulation; a reload may be needed.'
 export const setViewport = defineBrowserTool({
   name: 'browser_set_viewport',
   displayName: 'Set viewport',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Emulate a viewport size (and device pixel ratio, mobile, touch) or a named device. ${HELD} Returns { width, height, deviceScaleFactor, mobile }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -24,6 +25,7 @@ export const setViewport = defineBrowserTool({
 export const setUserAgent = defineBrowserTool({
   name: 'browser_set_user_agent',
   displayName: 'Set user agent',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Send another User-Agent (header and navigator.userAgent) from a tab. ${HELD} Returns { userAgent }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -34,6 +36,7 @@ export const setUserAgent = defineBrowserTool({
 export const emulateMedia = defineBrowserTool({
   name: 'browser_emulate_media',
   displayName: 'Emulate media',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Emulate CSS media: type (screen/print), colour scheme, reduced motion, other media features. ${HELD} Returns { media, features }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -55,6 +58,7 @@ export const emulateMedia = defineBrowserTool({
 export const setGeolocation = defineBrowserTool({
   name: 'browser_set_geolocation',
   displayName: 'Set geolocation',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Report this position to the page's geolocation API (the page still needs the user's location permission). ${HELD} Returns { latitude, longitude, accuracy }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -69,6 +73,7 @@ export const setGeolocation = defineBrowserTool({
 export const throttleCpu = defineBrowserTool({
   name: 'browser_throttle_cpu',
   displayName: 'Throttle CPU',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Slow the tab's CPU down by a factor (1 = normal). ${HELD} Returns { rate }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -79,6 +84,7 @@ export const throttleCpu = defineBrowserTool({
 export const clearEmulation = defineBrowserTool({
   name: 'browser_clear_emulation',
   displayName: 'Clear emulation',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     'End every emulation of a tab (viewport, user agent, media, geolocation, CPU) and release the debugger unless a capture holds it. Returns { cleared: true }.',
   input: Type.Object({ tabId: TabIdField }),
@@ -87,6 +93,7 @@ export const clearEmulation = defineBrowserTool({
 export const resizeWindow = defineBrowserTool({
   name: 'browser_resize_window',
   displayName: 'Resize window',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     "Resize or move a tab's window, or set its state. Returns { windowId, width, height, left, top, state }.",
   input: Type.Object({

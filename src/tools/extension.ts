@@ -6,6 +6,7 @@ import { StringEnum } from './common'
 export const getState = defineBrowserTool({
   name: 'extension_get_state',
   displayName: 'Extension state',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "Report the bridge extension's own state: version, connection to the daemon, plugins and their tabs, open tab count, tabs under debugger control and network captures. Use it to diagnose why a plugin tool fails. Returns one JSON object.",
   input: Type.Object({}),
@@ -14,6 +15,7 @@ export const getState = defineBrowserTool({
 export const getLogs = defineBrowserTool({
   name: 'extension_get_logs',
   displayName: 'Extension logs',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "Read the bridge extension's recent log (connection events, tool runs, injection errors), oldest first, at most the last 500 entries. Returns { entries: [{ ts, level, message, data? }] }.",
   input: Type.Object({
@@ -36,6 +38,7 @@ export const getLogs = defineBrowserTool({
 export const reloadExtension = defineBrowserTool({
   name: 'extension_reload',
   displayName: 'Reload extension',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
     'Reload the bridge extension (for example after an update). The extension disconnects and reconnects within seconds; calls in flight fail. Returns { reloading: true, inMs } before the reload starts.',
   input: Type.Object({}),
@@ -44,6 +47,7 @@ export const reloadExtension = defineBrowserTool({
 export const forceReconnect = defineBrowserTool({
   name: 'extension_force_reconnect',
   displayName: 'Reconnect extension',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
     "Close and reopen the extension's connection to the daemon, e.g. after it got stuck. This call may fail as the socket closes; the next one runs on the new connection. Returns { reconnecting: true }.",
   input: Type.Object({}),

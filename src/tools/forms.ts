@@ -46,6 +46,7 @@ async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
   displayName: 'Fill form',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
     'Set several fields at once: text, textarea, select (value or label), checkbox and radio (true/false), slider. Fires input and change. Returns only what failed or did not stick, then what else changed on the page (as browser_click).',
   input: Type.Object({
@@ -65,6 +66,7 @@ export const fillForm = defineBrowserTool({
 export const setChecked = defineBrowserTool({
   name: 'browser_set_checked',
   displayName: 'Set checkbox',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
     'Check or uncheck a checkbox, or select a radio button, with a trusted click when its state differs. Returns { field, checked }.',
   input: Type.Object({
@@ -78,6 +80,7 @@ export const setChecked = defineBrowserTool({
 export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
   displayName: 'Upload file',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
     'Give files (bytes and/or paths, 5 MB in all) to a file input, or to the element that opens a file chooser. Returns { field, files: [{ name, size }] }.',
   input: Type.Object({
@@ -96,6 +99,7 @@ export const uploadFile = defineBrowserTool({
 export const drag = defineBrowserTool({
   name: 'browser_drag',
   displayName: 'Drag',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: 'Drag one element onto another with trusted mouse input. Returns { dragged, onto }.',
   input: Type.Object({
     tabId: TabIdField,
@@ -109,6 +113,7 @@ export const drag = defineBrowserTool({
 export const drop = defineBrowserTool({
   name: 'browser_drop',
   displayName: 'Drop',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
     'Drop files (bytes and/or paths, 5 MB in all) and/or data by MIME type on an element, as from outside the page. Returns { droppedOn, files, types }.',
   input: Type.Object({
@@ -129,6 +134,7 @@ export const drop = defineBrowserTool({
 export const insertText = defineBrowserTool({
   name: 'browser_insert_text',
   displayName: 'Insert text',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
     'Insert text at the caret of the focused element (or of ref/selector, focused first) as one input, without key events: for rich editors. Returns { inserted, focused }.',
   input: Type.Object({
@@ -142,6 +148,7 @@ export const insertText = defineBrowserTool({
 export const keyDown = defineBrowserTool({
   name: 'browser_key_down',
   displayName: 'Key down',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
     'Press and hold a key (trusted) until browser_key_up, e.g. Shift while clicking. Returns { down, focused }.',
   input: Type.Object({ tabId: TabIdField, key: Key }),
@@ -150,6 +157,7 @@ export const keyDown = defineBrowserTool({
 export const keyUp = defineBrowserTool({
   name: 'browser_key_up',
   displayName: 'Key up',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: 'Release a key held with browser_key_down. Returns { up, focused }.',
   input: Type.Object({ tabId: TabIdField, key: Key }),
 })

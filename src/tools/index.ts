@@ -3,6 +3,7 @@
  * lists and validates them; the extension runs them (`extension/builtins`). No `node:*` here: the
  * extension bundles this module too.
  */
+import type { ToolAnnotations } from '../protocol/manifest'
 import { OTHER_AGENT_FIELD } from './common'
 import { CORE_BROWSER_TOOLS } from './groups'
 import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
@@ -78,6 +79,8 @@ export interface BrowserTool {
   inputSchema: Record<string, unknown>
   /** What agents read in tools/list: inputSchema without the size bounds only validation needs. */
   listedSchema: Record<string, unknown>
+  /** MCP hints (BrowserToolDefinition.annotations). */
+  annotations: ToolAnnotations
   /** The daemon's step before the extension runs the tool (BrowserToolDefinition.prepare). */
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
@@ -112,6 +115,7 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
     description: tool.description,
     inputSchema,
     listedSchema: withoutSizeBounds(inputSchema) as Record<string, unknown>,
+    annotations: tool.annotations,
     ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
   }
 })

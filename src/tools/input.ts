@@ -18,6 +18,7 @@ const Modifiers = Type.Optional(
 export const click = defineBrowserTool({
   name: 'browser_click',
   displayName: 'Click',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Click an element. ${TRUSTED} ${SETTLES}`,
   input: Type.Object({
     tabId: TabIdField,
@@ -35,6 +36,7 @@ export const click = defineBrowserTool({
 export const hover = defineBrowserTool({
   name: 'browser_hover',
   displayName: 'Hover',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse over an element, e.g. to open a menu. ${TRUSTED} Returns { hovered }.`,
   input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField }),
 })
@@ -42,6 +44,7 @@ export const hover = defineBrowserTool({
 export const type = defineBrowserTool({
   name: 'browser_type',
   displayName: 'Type text',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} ${SETTLES} Says so when the field does not hold the text.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -57,6 +60,7 @@ export const type = defineBrowserTool({
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
   displayName: 'Press key',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} ${SETTLES} Names the focused element.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -75,6 +79,7 @@ export const pressKey = defineBrowserTool({
 export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
   displayName: 'Select option',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. ${SETTLES}`,
   input: Type.Object({
     tabId: TabIdField,
@@ -92,6 +97,7 @@ export const selectOption = defineBrowserTool({
 export const scroll = defineBrowserTool({
   name: 'browser_scroll',
   displayName: 'Scroll',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
     'Scroll an element (ref or selector) into view, or scroll the page (or the given element when direction is set) by an amount in a direction. Returns { scrollX, scrollY, atTop, atBottom } of the page afterwards.',
   input: Type.Object({

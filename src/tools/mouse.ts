@@ -13,6 +13,7 @@ const AT = 'Returns { x, y, target }: the element hit.'
 export const mouseClickXy = defineBrowserTool({
   name: 'browser_mouse_click_xy',
   displayName: 'Click at point',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Trusted click at viewport coordinates (e.g. on a canvas; see browser_screenshot). ${AT}`,
   input: Type.Object({
     tabId: TabIdField,
@@ -28,6 +29,7 @@ export const mouseClickXy = defineBrowserTool({
 export const mouseMoveXy = defineBrowserTool({
   name: 'browser_mouse_move_xy',
   displayName: 'Move mouse',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse to viewport coordinates (trusted). ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y }),
 })
@@ -35,6 +37,7 @@ export const mouseMoveXy = defineBrowserTool({
 export const mouseDown = defineBrowserTool({
   name: 'browser_mouse_down',
   displayName: 'Mouse down',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Press a mouse button at x,y (trusted) and keep it pressed until browser_mouse_up. ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
 })
@@ -42,6 +45,7 @@ export const mouseDown = defineBrowserTool({
 export const mouseUp = defineBrowserTool({
   name: 'browser_mouse_up',
   displayName: 'Mouse up',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Release a mouse button at x,y (trusted). ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
 })
@@ -49,6 +53,7 @@ export const mouseUp = defineBrowserTool({
 export const mouseWheel = defineBrowserTool({
   name: 'browser_mouse_wheel',
   displayName: 'Mouse wheel',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Turn the mouse wheel at x,y (trusted). ${AT}`,
   input: Type.Object({
     tabId: TabIdField,
@@ -62,6 +67,7 @@ export const mouseWheel = defineBrowserTool({
 export const mouseDragXy = defineBrowserTool({
   name: 'browser_mouse_drag_xy',
   displayName: 'Drag between points',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description:
     'Press at fromX,fromY, move to toX,toY and release (trusted), e.g. to draw or pan. Returns { from, to, target }.',
   input: Type.Object({

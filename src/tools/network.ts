@@ -6,6 +6,7 @@ import { TabIdField, StringEnum } from './common'
 export const networkRequest = defineBrowserTool({
   name: 'browser_network_request',
   displayName: 'Network request',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credentials (headers, and credential-named fields of JSON or form bodies) stay redacted unless the recording includes them. Returns { id, url, part, text, length, truncated }.',
   narrow: 'read one part at a time, from offset, with a lower maxLength',
@@ -30,6 +31,7 @@ export const networkRequest = defineBrowserTool({
 export const websocketFrames = defineBrowserTool({
   name: 'browser_websocket_frames',
   displayName: 'WebSocket frames',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'The WebSocket frames sent and received since browser_network_start, oldest first, each cut at 2000 characters. Returns { sockets: [{ id, url }], frames: [{ socket, direction, text, at }], total }.',
   narrow: 'pass urlContains, or a lower limit',
@@ -52,6 +54,7 @@ export const websocketFrames = defineBrowserTool({
 export const networkConditions = defineBrowserTool({
   name: 'browser_network_conditions',
   displayName: 'Network conditions',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     'Make a tab offline or slow (latency, throughput), or back to normal with no option. Holds the Chrome debugger on the tab while set. Returns { offline, latencyMs, downloadKbps, uploadKbps }.',
   input: Type.Object({
@@ -72,6 +75,7 @@ export const networkConditions = defineBrowserTool({
 export const routeAdd = defineBrowserTool({
   name: 'browser_route_add',
   displayName: 'Add route',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
     'Block or answer the requests of a tab whose URL matches a pattern (* wildcards), at once and without pausing: action block fails them, fulfill answers with status, headers and body. Returns { id, routes }.',
   input: Type.Object({
@@ -91,6 +95,7 @@ export const routeAdd = defineBrowserTool({
 export const routeList = defineBrowserTool({
   name: 'browser_route_list',
   displayName: 'List routes',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     'The routes of a tab with how many requests each matched. Returns { routes: [{ id, urlPattern, action, hits }] }.',
   input: Type.Object({ tabId: TabIdField }),
@@ -99,6 +104,7 @@ export const routeList = defineBrowserTool({
 export const routeRemove = defineBrowserTool({
   name: 'browser_route_remove',
   displayName: 'Remove route',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Remove one route by id, or every route of the tab without id. Returns { removed, routes }.',
   input: Type.Object({
     tabId: TabIdField,

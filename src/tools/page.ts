@@ -16,6 +16,7 @@ import {
 export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
   displayName: 'Page snapshot',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'The visible page as an accessibility outline, one element per line, e.g. `- button "Save" [ref=e12]`; table rows and list items on one line. Refs (on what can be acted on) work in the other tools until the page navigates; iframes of any origin are included (refs like f3e7). Returns text starting with the URL and title.',
   narrow:
@@ -40,6 +41,7 @@ export const snapshot = defineBrowserTool({
 export const getText = defineBrowserTool({
   name: 'browser_get_text',
   displayName: 'Get text',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Read the visible text of an element (ref or selector) or of the whole page when neither is given. Returns { text, length, truncated }; when cut, text ends with a "[truncated at maxLength: ...]" line giving the offset of the rest.',
   narrow: 'pass ref or selector for one part of the page, or a lower maxLength',
@@ -55,6 +57,7 @@ export const getText = defineBrowserTool({
 export const getHtml = defineBrowserTool({
   name: 'browser_get_html',
   displayName: 'Get HTML',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Read the HTML of an element (ref or selector) or of the whole document when neither is given. Script and style contents are kept as they are. Returns { html, length, truncated }; when cut, html ends with a "<!-- truncated: ... -->" comment saying how to narrow it.',
   narrow: 'pass ref or selector for one part of the page, or outer: false, or a lower maxLength',
@@ -75,6 +78,7 @@ export const getHtml = defineBrowserTool({
 export const waitFor = defineBrowserTool({
   name: 'browser_wait_for',
   displayName: 'Wait for',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Wait until text appears, textGone disappears, or selector reaches state; with none, wait timeoutMs. Survives navigations. Returns { met, waitedMs }.',
   input: Type.Object({

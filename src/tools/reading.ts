@@ -6,6 +6,7 @@ import { MaxLengthField, OffsetField, SelectorField, TabIdField } from './common
 export const find = defineBrowserTool({
   name: 'browser_find',
   displayName: 'Find in page',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Search the page snapshot (frames included) for text or a regular expression and return only the matching lines with their refs, each with a little context. Returns { matches: [{ line, context }], total }.',
   narrow: 'search for something narrower, or lower limit or context',
@@ -34,6 +35,7 @@ export const find = defineBrowserTool({
 export const query = defineBrowserTool({
   name: 'browser_query',
   displayName: 'Query elements',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'List the elements matching a CSS selector: tag, ref, role and name, text, and chosen attributes. Returns { total, elements: [{ ref, tag, role, name, text, attributes? }] }.',
   narrow: 'narrow the selector, ask for fewer attributes, or lower limit',
@@ -55,6 +57,7 @@ export const query = defineBrowserTool({
 export const getMarkdown = defineBrowserTool({
   name: 'browser_get_markdown',
   displayName: 'Page as markdown',
+  annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Read the main content of the page (or of an element) as markdown: headings, paragraphs, lists, links, tables, code; navigation and page chrome left out. Returns { markdown, length, truncated }.',
   narrow: 'pass selector for one part of the page, or a lower maxLength',

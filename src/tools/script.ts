@@ -6,6 +6,7 @@ import { TabIdField } from './common'
 export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',
   displayName: 'Run JavaScript',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description:
     "Run a JavaScript expression in the page's own world; promises are awaited (10 s at most). Off unless enabled for this tool alone. Returns { value } as JSON (cut at 20000 characters) or { exception }.",
   defaultCap: 'off',

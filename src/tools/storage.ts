@@ -6,6 +6,7 @@ import { TabIdField, TimeoutMsField, WebUrlField, StringEnum } from './common'
 export const getCookies = defineBrowserTool({
   name: 'browser_get_cookies',
   displayName: 'Get cookies',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "List the cookies sent to a URL (default: the tab's page). Values are left out unless includeValues is true, because cookies usually hold sign-in sessions. Returns { url, cookies: [{ name, domain, path, secure, httpOnly, sameSite, session, expires?, value? }] }.",
   narrow: 'pass name for one cookie',
@@ -30,6 +31,7 @@ export const getCookies = defineBrowserTool({
 export const localStorageGet = defineBrowserTool({
   name: 'browser_local_storage_get',
   displayName: 'Read web storage',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "Read the page's localStorage (or sessionStorage) in a tab: one key, or every key. Each value is cut at 10000 characters with a truncation marker. Returns { origin, storage, count, items: { key: value } } (a missing key is null).",
   narrow: 'pass key for one item',
@@ -48,6 +50,7 @@ export const localStorageGet = defineBrowserTool({
 export const handleDialog = defineBrowserTool({
   name: 'browser_handle_dialog',
   displayName: 'Handle dialog',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description:
     'Accept or dismiss the open alert, confirm, prompt or beforeunload dialog of a tab (it freezes the page). Returns { handled, accepted, type, message }.',
   input: Type.Object({
@@ -60,6 +63,7 @@ export const handleDialog = defineBrowserTool({
 export const listDownloads = defineBrowserTool({
   name: 'browser_list_downloads',
   displayName: 'List downloads',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "List the browser's downloads, newest first. Returns { downloads: [{ id, url, filename, state, mime, bytesReceived, totalBytes, startTime, endTime?, error? }] } where state is in_progress, complete or interrupted.",
   input: Type.Object({
@@ -97,6 +101,7 @@ const HttpUrl = Type.String({
 export const setCookie = defineBrowserTool({
   name: 'browser_set_cookie',
   displayName: 'Set cookie',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
     "Set one cookie for a URL (default: the tab's page). Returns { url, name, domain, path, secure, httpOnly, sameSite, expires? }.",
   input: Type.Object({
@@ -121,6 +126,7 @@ export const setCookie = defineBrowserTool({
 export const deleteCookie = defineBrowserTool({
   name: 'browser_delete_cookie',
   displayName: 'Delete cookie',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
     "Delete one cookie by name for a URL (default: the tab's page). Returns { url, name, deleted }.",
   input: Type.Object({
@@ -133,6 +139,7 @@ export const deleteCookie = defineBrowserTool({
 export const storageSet = defineBrowserTool({
   name: 'browser_storage_set',
   displayName: 'Set storage item',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Set a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, count }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -145,6 +152,7 @@ export const storageSet = defineBrowserTool({
 export const storageRemove = defineBrowserTool({
   name: 'browser_storage_remove',
   displayName: 'Remove storage item',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Remove a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, existed, count }.`,
   input: Type.Object({
     tabId: TabIdField,
@@ -156,6 +164,7 @@ export const storageRemove = defineBrowserTool({
 export const storageClear = defineBrowserTool({
   name: 'browser_storage_clear',
   displayName: 'Clear storage',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Remove every localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, removed }.`,
   input: Type.Object({ tabId: TabIdField, storage: StorageKind }),
 })
@@ -163,6 +172,7 @@ export const storageClear = defineBrowserTool({
 export const clearSiteData = defineBrowserTool({
   name: 'browser_clear_site_data',
   displayName: 'Clear site data',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
     "Delete everything one origin stored (cookies, storage, IndexedDB, cache, service workers): the tab page's origin, which origin must repeat. Asks first unless this tool is set to auto itself. Returns { origin, cleared }.",
   defaultCap: 'ask',
@@ -181,6 +191,7 @@ const DOWNLOAD = '{ id, url, filename, state, bytesReceived, totalBytes, error? 
 export const download = defineBrowserTool({
   name: 'browser_download',
   displayName: 'Download',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Download a URL to the user's downloads folder (with the browser's cookies) and wait for it (up to timeoutMs). Returns ${DOWNLOAD}.`,
   input: Type.Object({
     url: WebUrlField,
@@ -194,6 +205,7 @@ export const download = defineBrowserTool({
 export const waitForDownload = defineBrowserTool({
   name: 'browser_wait_for_download',
   displayName: 'Wait for download',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description: `Wait for a download started on or after sinceMs (default: 10 s ago), e.g. by a click, to finish. Returns ${DOWNLOAD}.`,
   input: Type.Object({
     sinceMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms.' })),
@@ -204,6 +216,7 @@ export const waitForDownload = defineBrowserTool({
 export const downloadStatus = defineBrowserTool({
   name: 'browser_download_status',
   displayName: 'Download status',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The state of one download (id from the other download tools). Returns ${DOWNLOAD}.`,
   input: Type.Object({ id: Type.Integer({ minimum: 0, description: 'Download id.' }) }),
 })

@@ -9,6 +9,7 @@ const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: 
 export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
   displayName: 'List tabs',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "The open tabs of every window. Returns { tabs: [{ tabId, windowId, url, title, active, focusedWindow, status }] }. Every tool's tabId is one of these (default: the active tab); otherAgent: true lets a tool act in a tab of another agent's group.",
   narrow: 'pass urlContains',
@@ -22,6 +23,7 @@ export const listTabs = defineBrowserTool({
 export const openTab = defineBrowserTool({
   name: 'browser_open_tab',
   displayName: 'Open tab',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Open a new tab, optionally at a URL, and wait for it to load. ${TAB_INFO}`,
   input: Type.Object({
     url: Type.Optional(WebUrlField),
@@ -35,6 +37,7 @@ export const openTab = defineBrowserTool({
 export const closeTab = defineBrowserTool({
   name: 'browser_close_tab',
   displayName: 'Close tab',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a tab by tabId (from browser_list_tabs). Returns { closed: tabId }.',
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to close.' }) }),
 })
@@ -42,6 +45,7 @@ export const closeTab = defineBrowserTool({
 export const focusTab = defineBrowserTool({
   name: 'browser_focus_tab',
   displayName: 'Focus tab',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Make a tab the active tab and focus its window, so later calls without tabId act on it. ${TAB_INFO}`,
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to focus.' }) }),
 })
@@ -49,6 +53,7 @@ export const focusTab = defineBrowserTool({
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
   displayName: 'Navigate',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Load a URL in a tab and wait for it to load. ${PAGE_AFTER}`,
   input: Type.Object({
     url: WebUrlField,
@@ -69,6 +74,7 @@ const historyInput = Type.Object({
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
   displayName: 'Go back',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Go back in the tab's history and wait for the load. ${PAGE_AFTER}`,
   input: historyInput,
 })
@@ -76,6 +82,7 @@ export const goBack = defineBrowserTool({
 export const goForward = defineBrowserTool({
   name: 'browser_go_forward',
   displayName: 'Go forward',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Go forward in the tab's history and wait for the load. ${PAGE_AFTER}`,
   input: historyInput,
 })
@@ -83,6 +90,7 @@ export const goForward = defineBrowserTool({
 export const reload = defineBrowserTool({
   name: 'browser_reload',
   displayName: 'Reload',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Reload the page in a tab and wait for the load. ${PAGE_AFTER}`,
   input: Type.Object({
     tabId: TabIdField,

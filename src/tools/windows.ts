@@ -27,6 +27,7 @@ const GroupColor = Type.Optional(
 export const tabInfo = defineBrowserTool({
   name: 'browser_tab_info',
   displayName: 'Tab info',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     'Details of one tab: URL, title, status, window, group, opener, audible, muted, pinned, incognito. Returns one object.',
   input: Type.Object({ tabId: TabIdField }),
@@ -35,6 +36,7 @@ export const tabInfo = defineBrowserTool({
 export const listWindows = defineBrowserTool({
   name: 'browser_list_windows',
   displayName: 'List windows',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The browser windows. Returns { windows: [${WINDOW}] } with tabs as a count.`,
   input: Type.Object({}),
 })
@@ -42,6 +44,7 @@ export const listWindows = defineBrowserTool({
 export const createWindow = defineBrowserTool({
   name: 'browser_create_window',
   displayName: 'Create window',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Open a new window, optionally at a URL, size and position. Returns ${WINDOW} and tabId of its tab.`,
   input: Type.Object({
     url: Type.Optional(WebUrlField),
@@ -54,6 +57,7 @@ export const createWindow = defineBrowserTool({
 export const updateWindow = defineBrowserTool({
   name: 'browser_update_window',
   displayName: 'Update window',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Focus, move, resize or change the state of a window. Returns ${WINDOW}.`,
   input: Type.Object({
     windowId: WindowId,
@@ -69,6 +73,7 @@ export const updateWindow = defineBrowserTool({
 export const closeWindow = defineBrowserTool({
   name: 'browser_close_window',
   displayName: 'Close window',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a window and all its tabs. Returns { closed: windowId, tabs }.',
   input: Type.Object({ windowId: WindowId }),
 })
@@ -76,6 +81,7 @@ export const closeWindow = defineBrowserTool({
 export const listTabGroups = defineBrowserTool({
   name: 'browser_list_tab_groups',
   displayName: 'List tab groups',
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     'The tab groups with their tabs; agent groups are marked with the agent they belong to. Returns { groups: [{ groupId, title, color, collapsed, windowId, agent?, tabIds }] }.',
   input: Type.Object({}),
@@ -84,6 +90,7 @@ export const listTabGroups = defineBrowserTool({
 export const groupTabs = defineBrowserTool({
   name: 'browser_group_tabs',
   displayName: 'Group tabs',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
     'Put tabs into a new group (title, colour) or into an existing one (groupId); can also rename, recolour or collapse the group. Returns { groupId, title, color, collapsed, tabIds }.',
   input: Type.Object({
@@ -98,6 +105,7 @@ export const groupTabs = defineBrowserTool({
 export const ungroupTabs = defineBrowserTool({
   name: 'browser_ungroup_tabs',
   displayName: 'Ungroup tabs',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: 'Take tabs out of their groups. Returns { ungrouped: tabIds }.',
   input: Type.Object({ tabIds: TabIds }),
 })

@@ -60,7 +60,28 @@ const CASES: Case[] = [
       env: { BRIDGE_CLIENT_TOKEN: token, BRIDGE_PORT: String(port) },
     }),
   },
+  {
+    kind: 'gemini-cli',
+    file: (home) => join(home, '.gemini', 'settings.json'),
+    serversKey: 'mcpServers',
+    entry: (port, token) => ({ httpUrl: http(port), headers: bearer(token) }),
+  },
 ]
+
+/** A Codex config.toml with a comment, settings, another server and a nested table, all to be kept. */
+const CODEX_BEFORE = [
+  '# my codex settings',
+  'model = "o4"',
+  '',
+  '[mcp_servers.other]',
+  'command = "other-server"',
+  'args = ["--keep"]',
+  'env = { OTHER_TOKEN = "keep-me" }',
+  '',
+  '[profiles.fast]',
+  'model = "mini"',
+  '',
+].join('\n')
 
 describe('bridge client add --for', () => {
   let daemon: RunningDaemon
@@ -71,6 +92,7 @@ describe('bridge client add --for', () => {
       HOME: home,
       XDG_CONFIG_HOME: undefined,
       APPDATA: undefined,
+      CODEX_HOME: undefined,
     })
   const tokenOf = (name: string) =>
     (
@@ -120,6 +142,83 @@ describe('bridge client add --for', () => {
       expect(result.stdout).not.toContain(token)
     },
   )
+
+  it('codex: adds [mcp_servers.bridge] to config.toml, keeps every other line, backs up, 0600', async () => {
+    const file = join(home, '.codex', 'config.toml')
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, CODEX_BEFORE, { mode: 0o644 })
+    const result = await cli(['client', 'add', 'for-codex', '--for', 'codex'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const token = tokenOf('for-codex')
+    const table = [
+      '[mcp_servers.bridge]',
+      `url = "${http(daemon.port)}"`,
+      `http_headers = { "Authorization" = "Bearer ${token}" }`,
+      '',
+    ].join('\n')
+    expect(readFileSync(file, 'utf8')).toBe(`${CODEX_BEFORE.trimEnd()}\n\n${table}`)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const backups = readdirSync(dirname(file)).filter((f) => f.includes('.bridge-backup-'))
+    expect(backups).toHaveLength(1)
+    expect(readFileSync(join(dirname(file), backups[0]!), 'utf8')).toBe(CODEX_BEFORE)
+    expect(statSync(join(dirname(file), backups[0]!)).mode & 0o777).toBe(0o600)
+    expect(result.stdout).not.toContain(token)
+
+    // Again for another client: bridge's table is replaced in place, nothing else moves.
+    const again = await cli(['client', 'add', 'codex-two', '--for', 'codex'])
+    expect(again.stdout).toContain('replaced the MCP server "bridge"')
+    const text = readFileSync(file, 'utf8')
+    expect(text).toContain(`"Bearer ${tokenOf('codex-two')}"`)
+    expect(text).not.toContain(token)
+    expect(text.match(/\[mcp_servers\.bridge\]/g)).toHaveLength(1)
+    expect(text.startsWith(CODEX_BEFORE.trimEnd())).toBe(true)
+  })
+
+  it('codex: leaves a config.toml that names bridge another way as it was and shows the table', async () => {
+    const freshHome = tempConfigDir()
+    dirs.push(freshHome)
+    const file = join(freshHome, '.codex', 'config.toml')
+    mkdirSync(dirname(file), { recursive: true })
+    const before = '[mcp_servers]\nbridge = { url = "http://elsewhere/mcp" }\n'
+    writeFileSync(file, before)
+    const result = await runCli(
+      ['client', 'add', 'codex-inline', '--for', 'codex', '--port', String(daemon.port)],
+      daemon.configDir,
+      { HOME: freshHome, CODEX_HOME: undefined },
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('left as it is')
+    expect(result.stdout).toContain('[mcp_servers.bridge]')
+    expect(readFileSync(file, 'utf8')).toBe(before)
+  })
+
+  it('adds the configuration for an existing client, with the token it already has', async () => {
+    const created = await cli(['client', 'add', 'existing'])
+    expect(created.code).toBe(0)
+    const token = tokenOf('existing')
+    const result = await cli(['client', 'add', 'existing', '--for', 'cursor'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('using the existing MCP client "existing" (its token is unchanged)')
+    expect(tokenOf('existing')).toBe(token)
+    const written = JSON.parse(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8')) as {
+      mcpServers: { bridge: unknown }
+    }
+    expect(written.mcpServers.bridge).toEqual({ url: http(daemon.port), headers: bearer(token) })
+    // Without --for an existing name is still refused: it would otherwise print a second token.
+    expect((await cli(['client', 'add', 'existing'])).stderr).toContain('already exists')
+  })
+
+  it('doctor counts the Claude Desktop entry it wrote as set up', async () => {
+    const doctor = await cli(['doctor'])
+    expect(doctor.stdout).toMatch(
+      /Claude Desktop: \S+claude_desktop_config\.json is set up for http:\/\/127\.0\.0\.1:\d+\/mcp \(client "for-claude-desktop"\)/,
+    )
+    expect(doctor.stdout).not.toMatch(/Claude Desktop: .* does not mention/)
+    expect(doctor.stdout).toMatch(/Codex: \S+config\.toml is set up/)
+    expect(doctor.stdout).toMatch(/Gemini CLI: \S+settings\.json is set up/)
+  })
 
   it('creates a missing file (and its folders) with only bridge in it', async () => {
     const freshHome = tempConfigDir()

@@ -124,12 +124,15 @@ describe('plugin identity', () => {
           name: string
           version: string
           reviewed: boolean
+          review?: { change: string; reviewedVersion: string }
           tools: Array<{ permission: string }>
         }>
       }
       const plugin = state.plugins.find((p) => p.name === 'notes')
       expect(plugin?.version).toBe(notes.manifest.version)
       expect(plugin?.reviewed).toBe(false)
+      // A package's adapter may not change under its version (only a local plugin's rebuilds may).
+      expect(plugin?.review).toMatchObject({ change: 'adapter', reviewedVersion: notes.manifest.version })
       expect(plugin?.tools.every((t) => t.permission === 'off')).toBe(true)
 
       // A person reviews this build: the tools come back, bound to the new adapter.

@@ -5,7 +5,13 @@
  */
 import { realpathSync } from 'node:fs'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
-import { addClient, readClients, removeClient, type ClientEntry } from '../../../src/config/clients'
+import {
+  addClient,
+  readClients,
+  removeClient,
+  setApprovalsInClient,
+  type ClientEntry,
+} from '../../../src/config/clients'
 import { fail, say, sayWithSecret, warn } from '../../shared/output'
 import { mcpClientConfig } from '../../shared/mcpConfig'
 import { configContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
@@ -39,10 +45,17 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
   const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
-  const client = addClient(context.paths.clientsFile, name)
+  // With --for, an existing client gets that program's configuration (its token, not a new one).
+  const existing =
+    kind === undefined ? undefined : readClients(context.paths.clientsFile).find((c) => c.name === name)
+  const client = existing ?? addClient(context.paths.clientsFile, name)
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
-  say(`created MCP client "${client.name}" in ${context.paths.clientsFile}`)
+  say(
+    existing
+      ? `using the existing MCP client "${client.name}" (its token is unchanged)`
+      : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
+  )
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)
@@ -70,13 +83,37 @@ export function listClientsCommand(flags: ClientFlags): void {
   if (flags.json)
     return say(
       JSON.stringify(
-        clients.map(({ name, createdAt }) => ({ name, createdAt })),
+        clients.map(({ name, createdAt, approvalsInClient }) => ({
+          name,
+          createdAt,
+          approvalsInClient: approvalsInClient === true,
+        })),
         null,
         2,
       ),
     )
   if (clients.length === 0) return say('no MCP clients yet: `bridge client add <name>` creates one')
-  for (const client of clients) say(`${client.name.padEnd(32)}  created ${client.createdAt}`)
+  for (const client of clients)
+    say(
+      `${client.name.padEnd(32)}  created ${client.createdAt}${client.approvalsInClient ? '  approvals in the client' : ''}`,
+    )
+}
+
+/** `bridge client approvals <name> on|off`: whether the client may also show its own approvals. */
+export function approvalsCommand(name: string, value: string, flags: ClientFlags): void {
+  if (value !== 'on' && value !== 'off') return fail(`approvals takes on or off (got "${value}")`)
+  const { paths } = configContext(flags)
+  if (!setApprovalsInClient(paths.clientsFile, name, value === 'on'))
+    return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
+  if (value === 'off') {
+    say(`approvals for "${name}" are asked in the side panel only`)
+    return
+  }
+  say(`"${name}" may now also show its approvals itself: its calls of ask tools are put to you through it`)
+  say(
+    '(MCP elicitation, or an input_required result) as well as in the side panel; either place decides once.',
+  )
+  say('Turn this on only for a client you trust to show them faithfully: it could answer for you.')
 }
 
 export function showClientCommand(name: string, flags: ClientFlags): void {
@@ -86,11 +123,17 @@ export function showClientCommand(name: string, flags: ClientFlags): void {
   if (flags.json) {
     const out = flags.showSecret
       ? { ...client, mcpClientConfig: configOf(context, client) }
-      : { name: client.name, createdAt: client.createdAt, token: truncate(client.token) }
+      : {
+          name: client.name,
+          createdAt: client.createdAt,
+          approvalsInClient: client.approvalsInClient === true,
+          token: truncate(client.token),
+        }
     return flags.showSecret ? sayWithSecret(JSON.stringify(out, null, 2)) : say(JSON.stringify(out, null, 2))
   }
   say(`name     ${client.name}`)
   say(`created  ${client.createdAt}`)
+  say(`approvals ${client.approvalsInClient ? 'in the client and in the side panel' : 'in the side panel'}`)
   if (!flags.showSecret) return say(`token    ${truncate(client.token)} (truncated; --show-secret prints it)`)
   sayWithSecret(`token    ${client.token}`)
   say('')

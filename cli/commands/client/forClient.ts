@@ -10,8 +10,17 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { atomicWriteFile, PRIVATE_FILE_MODE } from '../../../src/config/atomicWrite'
 import { MCP_SERVER_KEY, mcpUrl } from '../../shared/mcpConfig'
+import { codexTable, mergeCodexTable } from './codexToml'
 
-export const MCP_CLIENT_KINDS = ['claude-code', 'cursor', 'vscode', 'windsurf', 'claude-desktop'] as const
+export const MCP_CLIENT_KINDS = [
+  'claude-code',
+  'cursor',
+  'vscode',
+  'windsurf',
+  'claude-desktop',
+  'gemini-cli',
+  'codex',
+] as const
 export type McpClientKind = (typeof MCP_CLIENT_KINDS)[number]
 
 export function isMcpClientKind(value: string): value is McpClientKind {
@@ -29,6 +38,8 @@ export interface ServerEntryInput {
 interface Target {
   label: string
   file: (env: NodeJS.ProcessEnv) => string
+  /** `toml`: Codex's config.toml, one `[mcp_servers.<name>]` table per server; otherwise JSON. */
+  format?: 'toml'
   /** The top-level key holding the servers map. */
   serversKey: string
   entry: (input: ServerEntryInput) => Record<string, unknown>
@@ -82,6 +93,21 @@ const TARGETS: Record<McpClientKind, Target> = {
       env: { BRIDGE_CLIENT_TOKEN: token, BRIDGE_PORT: String(port) },
     }),
   },
+  // Gemini CLI: `httpUrl` is its Streamable HTTP transport (`url` would mean SSE).
+  'gemini-cli': {
+    label: 'Gemini CLI',
+    file: () => join(homedir(), '.gemini', 'settings.json'),
+    serversKey: 'mcpServers',
+    entry: ({ port, token }) => ({ httpUrl: mcpUrl(port), headers: bearer(token) }),
+  },
+  // Codex: TOML in $CODEX_HOME (default ~/.codex); literal headers go in `http_headers`.
+  codex: {
+    label: 'Codex',
+    file: (env) => join(env.CODEX_HOME || join(homedir(), '.codex'), 'config.toml'),
+    format: 'toml',
+    serversKey: 'mcp_servers',
+    entry: ({ port, token }) => ({ url: mcpUrl(port), http_headers: bearer(token) }),
+  },
 }
 
 export function targetFile(kind: McpClientKind, env: NodeJS.ProcessEnv = process.env): string {
@@ -95,6 +121,7 @@ export function targetLabel(kind: McpClientKind): string {
 /** The fragment to add by hand when the file cannot be merged. */
 export function targetSnippet(kind: McpClientKind, input: ServerEntryInput): string {
   const target = TARGETS[kind]
+  if (target.format === 'toml') return codexTable(MCP_SERVER_KEY, mcpUrl(input.port), input.token)
   return JSON.stringify({ [target.serversKey]: { [MCP_SERVER_KEY]: target.entry(input) } }, null, 2)
 }
 
@@ -113,6 +140,7 @@ export function writeClientConfig(
 ): WriteOutcome {
   const target = TARGETS[kind]
   const file = target.file(env)
+  if (target.format === 'toml') return writeTomlConfig(file, input, now)
   let document: Record<string, unknown> = {}
   let backup: string | null = null
   if (existsSync(file)) {
@@ -129,9 +157,7 @@ export function writeClientConfig(
     if (servers !== undefined && !isRecord(servers))
       return { ok: false, file, message: `"${target.serversKey}" in ${file} is not an object; left as it is` }
     document = parsed
-    backup = `${file}.bridge-backup-${now.toISOString().replace(/[:.]/g, '-')}`
-    // The previous file may hold other servers' credentials: the backup is private too.
-    atomicWriteFile(backup, text, PRIVATE_FILE_MODE)
+    backup = backUp(file, text, now)
   } else mkdirSync(dirname(file), { recursive: true })
   const servers = isRecord(document[target.serversKey])
     ? (document[target.serversKey] as Record<string, unknown>)
@@ -140,4 +166,23 @@ export function writeClientConfig(
   const next = { ...document, [target.serversKey]: { ...servers, [MCP_SERVER_KEY]: target.entry(input) } }
   atomicWriteFile(file, `${JSON.stringify(next, null, 2)}\n`)
   return { ok: true, file, backup, replaced }
+}
+
+/** A private copy of the previous file beside it: it may hold other servers' credentials. */
+function backUp(file: string, text: string, now: Date): string {
+  const backup = `${file}.bridge-backup-${now.toISOString().replace(/[:.]/g, '-')}`
+  atomicWriteFile(backup, text, PRIVATE_FILE_MODE)
+  return backup
+}
+
+function writeTomlConfig(file: string, input: ServerEntryInput, now: Date): WriteOutcome {
+  const table = codexTable(MCP_SERVER_KEY, mcpUrl(input.port), input.token)
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : null
+  const merged = mergeCodexTable(text ?? '', MCP_SERVER_KEY, table)
+  if (!merged.ok) return { ok: false, file, message: `${file}: ${merged.message}` }
+  let backup: string | null = null
+  if (text !== null) backup = backUp(file, text, now)
+  else mkdirSync(dirname(file), { recursive: true })
+  atomicWriteFile(file, merged.text, PRIVATE_FILE_MODE)
+  return { ok: true, file, backup, replaced: merged.replaced }
 }

@@ -82,7 +82,13 @@ async function pluginBuilds(
 ): Promise<Map<string, PluginBuildIdentity>> {
   const build = (p: PluginBuildIdentity & { name: string }): [string, PluginBuildIdentity] => [
     p.name,
-    { packageName: p.packageName, version: p.version, adapterHash: p.adapterHash },
+    {
+      packageName: p.packageName,
+      version: p.version,
+      adapterHash: p.adapterHash,
+      ...(p.source === undefined ? {} : { source: p.source }),
+      ...(p.path === undefined ? {} : { path: p.path }),
+    },
   ]
   if (daemon) return new Map(daemon.pluginDetails.map(build))
   try {
@@ -106,7 +112,11 @@ function parseChange(
   const parts = key.split('.')
   if (parts[0] === 'tool-permission' && parts.length === 3) {
     const [, plugin = '', tool = ''] = parts
-    const problem = checkPlugin(plugin, true) ?? checkPermission(value) ?? checkTool(plugin, tool, daemon)
+    const problem =
+      checkPlugin(plugin, true) ??
+      checkInstalled(plugin, builds, daemon, flags) ??
+      checkPermission(value) ??
+      checkTool(plugin, tool, daemon)
     if (problem) return { ok: false, message: problem }
     const permission = value as Permission
     return {
@@ -120,7 +130,8 @@ function parseChange(
   }
   if (parts[0] === 'plugin-permission' && parts.length === 2) {
     const plugin = parts[1] ?? ''
-    const problem = checkPlugin(plugin, true) ?? checkPermission(value)
+    const problem =
+      checkPlugin(plugin, true) ?? checkInstalled(plugin, builds, daemon, flags) ?? checkPermission(value)
     if (problem) return { ok: false, message: problem }
     const permission = value as Permission
     return {
@@ -227,6 +238,22 @@ function checkPlugin(plugin: string, allowBrowser: boolean): string | undefined 
   if (!PLUGIN_NAME_PATTERN.test(plugin))
     return `"${plugin}" is not a plugin name (lowercase letters and digits in hyphen-separated parts, or "browser")`
   return undefined
+}
+
+/**
+ * A permission for a plugin nobody has installed is a typo more often than a plan: refused, naming the
+ * plugins there are, unless --force (set it before installing the plugin).
+ */
+function checkInstalled(
+  plugin: string,
+  builds: ReadonlyMap<string, PluginBuildIdentity>,
+  daemon: HealthPayload | null,
+  flags: ConfigFlags,
+): string | undefined {
+  if (plugin === BROWSER_PLUGIN || builds.has(plugin) || flags.force) return undefined
+  const names = [...builds.keys()].sort()
+  const where = daemon ? 'the running daemon has' : 'installed and local plugins are'
+  return `there is no plugin "${plugin}" (${where}: ${names.join(', ') || 'none'}); use --force to set it before the plugin is installed`
 }
 
 function checkPermission(value: string | undefined): string | undefined {

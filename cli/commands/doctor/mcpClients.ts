@@ -36,6 +36,11 @@ export function knownMcpClients(
     { name: 'Cursor', files: [join(home, '.cursor', 'mcp.json'), join(cwd, '.cursor', 'mcp.json')] },
     { name: 'Windsurf', files: [join(home, '.codeium', 'windsurf', 'mcp_config.json')] },
     {
+      name: 'Gemini CLI',
+      files: [join(home, '.gemini', 'settings.json'), join(cwd, '.gemini', 'settings.json')],
+    },
+    { name: 'Codex', files: [join(env.CODEX_HOME || join(home, '.codex'), 'config.toml')] },
+    {
       name: 'VS Code',
       files: [
         join(cwd, '.vscode', 'mcp.json'),
@@ -54,6 +59,31 @@ function readText(path: string): string | null {
   } catch {
     return null
   }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A stdio entry that runs `bridge mcp` against this port (what `client add --for claude-desktop`
+ * writes): it names no URL, the relay reaches the daemon on `BRIDGE_PORT`.
+ */
+function relaysTo(text: string, port: number): boolean {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return false
+  }
+  const servers = isRecord(parsed) && isRecord(parsed.mcpServers) ? Object.values(parsed.mcpServers) : []
+  return servers.some(
+    (entry) =>
+      isRecord(entry) &&
+      Array.isArray(entry.args) &&
+      entry.args.at(-1) === 'mcp' &&
+      isRecord(entry.env) &&
+      entry.env.BRIDGE_PORT === String(port),
+  )
 }
 
 export function checkMcpClients(
@@ -78,7 +108,7 @@ export function checkMcpClients(
         )
     const mentioning = found.find((file) => {
       const text = readText(file)
-      return text !== null && urls.some((url) => text.includes(url))
+      return text !== null && (urls.some((url) => text.includes(url)) || relaysTo(text, port))
     })
     if (!mentioning) {
       results.push(

@@ -86,6 +86,7 @@ export async function createPlugin(
     [
       'next:',
       `  cd ${shown}`,
+      '  npm install       TypeScript, for the type-check of each build',
       '  npm test          build and run the generated test',
       '  npm run build     build and register with bridge (the running daemon reloads)',
       '  npm run dev       rebuild on every change',

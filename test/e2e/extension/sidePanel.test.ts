@@ -150,12 +150,41 @@ describe('side panel', () => {
     const tool = await daemon.waitFor((f) => f.method === 'config.setToolPermission')
     expect(tool.params).toEqual({ plugin: 'notes', tool: 'delete_note', permission: 'off' })
     // The panel shows what the daemon says, not what was clicked: it changes with plugins.changed.
+    daemon.notify('plugins.changed', { plugins: [plugin.state('auto')], failedPlugins: [] })
+    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
+    // A new version the person has not reviewed: "All tools" shows what agents get (off), and the
+    // notice says what changed.
     daemon.notify('plugins.changed', {
-      plugins: [{ ...plugin.state('auto'), reviewed: false, version: '0.2.0' }],
+      plugins: [
+        {
+          ...plugin.state('off'),
+          permission: 'auto',
+          reviewed: false,
+          version: '0.2.0',
+          review: { change: 'version', reviewedVersion: '0.1.0', installedPackage: 'bridge-plugin-notes' },
+        },
+      ],
       failedPlugins: [],
     })
-    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('auto')
-    expect(await card.getByTestId('review-needed').textContent()).toContain('version 0.2.0')
+    await expect.poll(() => card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('off')
+    expect(await card.getByTestId('review-needed').textContent()).toBe(
+      'Review needed: version 0.2.0 replaced version 0.1.0, which you reviewed, so its tools are off. Mark 0.2.0 reviewed',
+    )
+    // Same version, new code (a package's adapter changed): said as such, not as a version change.
+    daemon.notify('plugins.changed', {
+      plugins: [
+        {
+          ...plugin.state('off'),
+          permission: 'auto',
+          reviewed: false,
+          review: { change: 'adapter', reviewedVersion: '0.1.0', installedPackage: 'bridge-plugin-notes' },
+        },
+      ],
+      failedPlugins: [],
+    })
+    await expect
+      .poll(() => card.getByTestId('review-needed').textContent())
+      .toContain('its code changed under the same version 0.1.0 since you reviewed it')
   })
 
   it('asks the daemon to open a local plugin’s folder', async () => {
@@ -167,7 +196,7 @@ describe('side panel', () => {
 
   it('shows the error the daemon returns for a refused change', async () => {
     daemon.answers.delete('config.setPluginPermission')
-    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-off').click()
+    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-ask').click()
     await expect.poll(() => panel.getByTestId('panel-error').textContent()).toContain('not in this test')
   })
 
@@ -254,6 +283,25 @@ describe('side panel', () => {
       durationMs: 5,
     })
     await expect.poll(() => panel.getByTestId('running').count()).toBe(0)
+  })
+
+  it('keeps counting the age of recent calls while the panel stays open', async () => {
+    daemon.audit = [
+      {
+        timestamp: new Date(Date.now() - 30_000).toISOString(),
+        tool: 'notes_whoami',
+        plugin: 'notes',
+        success: true,
+        durationMs: 3,
+      },
+    ]
+    // A recorded call makes the panel fetch the list again.
+    daemon.notify('audit.recorded', { tool: 'notes_whoami', success: true })
+    const age = panel.getByTestId('audit-entry').first().getByTestId('audit-age')
+    const seconds = async () => Number(/^(\d+)s ago$/.exec((await age.textContent()) ?? '')?.[1] ?? NaN)
+    await expect.poll(seconds, { timeout: 10_000 }).toBeGreaterThanOrEqual(30)
+    const first = await seconds()
+    await expect.poll(seconds, { timeout: 15_000 }).toBeGreaterThanOrEqual(first + 2)
   })
 
   it('drops a plugin the daemon uninstalls', async () => {

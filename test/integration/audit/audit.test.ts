@@ -97,7 +97,7 @@ describe.each(ENGINES)('audit (%s engine)', (engine) => {
 })
 
 describe('audit across a restart', () => {
-  it('keeps the disk log and starts the memory buffer empty', async () => {
+  it('keeps the disk log and starts the memory buffer empty; earlier=1 adds the earlier runs (the side panel asks so)', async () => {
     const fx = await startFixture('node', { permissions })
     try {
       const mcp = await connectMcp(fx.daemon)
@@ -108,6 +108,10 @@ describe('audit across a restart', () => {
       try {
         expect(await auditEntries(again)).toEqual([])
         expect(fileEntries(join(fx.configDir, 'audit.log')).map((e) => e.tool)).toEqual(['browser_close_tab'])
+        const withEarlier = await auditEntries(again, 'earlier=1')
+        expect(withEarlier).toEqual(fileEntries(join(fx.configDir, 'audit.log')))
+        expect(withEarlier).toMatchObject([{ tool: 'browser_close_tab', plugin: 'browser' }])
+        expect((await again.fetch('/audit?earlier=yes')).status).toBe(400)
       } finally {
         await again.stop()
       }

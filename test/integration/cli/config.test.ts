@@ -133,10 +133,17 @@ describe('bridge config show / get / path', () => {
 describe('bridge config set', () => {
   it('sets tool and plugin permissions and the port, written 0600', async () => {
     const dir = preparedDir()
-    const tool = await runCli(['config', 'set', 'tool-permission.notes.list_notes', 'auto'], dir, NO_DAEMON)
+    // notes is not installed here: --force sets it ahead of the install.
+    const tool = await runCli(
+      ['config', 'set', 'tool-permission.notes.list_notes', 'auto', '--force'],
+      dir,
+      NO_DAEMON,
+    )
     expect(tool.code).toBe(0)
     expect(tool.stdout).toContain('tool-permission.notes.list_notes = auto')
-    expect((await runCli(['config', 'set', 'plugin-permission.notes', 'ask'], dir, NO_DAEMON)).code).toBe(0)
+    expect(
+      (await runCli(['config', 'set', 'plugin-permission.notes', 'ask', '-f'], dir, NO_DAEMON)).code,
+    ).toBe(0)
     expect(
       (await runCli(['config', 'set', 'tool-permission.browser.browser_navigate', 'off'], dir, NO_DAEMON))
         .code,
@@ -226,7 +233,15 @@ describe('bridge config set', () => {
     const cases: [string[], RegExp][] = [
       [['nope', 'x'], /unknown key "nope"/],
       [['tool-permission.notes', 'auto'], /unknown key "tool-permission\.notes"/],
-      [['tool-permission.notes.list', 'always'], /permission must be off, ask or auto \(got "always"\)/],
+      [
+        ['tool-permission.browser.browser_navigate', 'always'],
+        /permission must be off, ask or auto \(got "always"\)/,
+      ],
+      [
+        ['plugin-permission.nope', 'ask'],
+        /there is no plugin "nope" \(installed and local plugins are: none\); use --force to set it before the plugin is installed/,
+      ],
+      [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
       [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
       [['port', '0'], /port must be an integer from 1 to 65535 \(got "0"\)/],
       [['port', '65536'], /port must be an integer from 1 to 65535/],

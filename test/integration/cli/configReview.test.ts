@@ -44,7 +44,7 @@ describe('bridge config set after a plugin update', () => {
     expect(result.code).toBe(0)
     // The review binds the loaded build: its package, version and adapter hash.
     const health = (await (await fx.daemon.fetch('/health')).json()) as {
-      pluginDetails: { adapterHash: string }[]
+      pluginDetails: { adapterHash: string; path: string }[]
     }
     expect(permissionsOnDisk(fx.configDir)).toEqual({
       notes: {
@@ -52,6 +52,8 @@ describe('bridge config set after a plugin update', () => {
         reviewedVersion: '2.0.0',
         reviewedPackage: 'bridge-plugin-notes',
         reviewedAdapterHash: health.pluginDetails[0]?.adapterHash,
+        // A local plugin: its folder, where the author's rebuilds keep the review.
+        reviewedPath: health.pluginDetails[0]?.path,
       },
     })
     expect(health.pluginDetails[0]?.adapterHash).toMatch(/^[0-9a-f]{64}$/)
@@ -99,6 +101,7 @@ describe('bridge config set after a plugin update, with no daemon running', () =
       reviewedVersion: '0.1.0',
       reviewedPackage: 'bridge-plugin-notes',
       reviewedAdapterHash: plugin.state().adapterHash,
+      reviewedPath: plugin.dir,
     }
     expect(permissionsOnDisk(configDir)).toEqual({ notes: { permission: 'ask', ...reviewed } })
     const tool = await runCli(['config', 'set', 'tool-permission.notes.whoami', 'auto'], configDir)

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { connectMcp } from '../../helpers/mcpClient'
 import { runCli } from './runCli'
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
@@ -29,8 +30,20 @@ describe('bridge status', () => {
     expect(result.stdout).toMatch(/extension\s+not connected/)
     expect(result.stdout).toMatch(/MCP clients\s+0/)
     expect(result.stdout).toMatch(/plugins\s+0/)
-    expect(result.stdout).toMatch(/tools\s+\d+ \(0 plugin, \d+ browser/)
+    expect(result.stdout).toMatch(/tools\s+(\d+): 0 from plugins, \1 built-in \(all off\)\n/)
     expect(result.stdout).not.toContain(daemon.secret)
+  })
+
+  it('counts an agent with two sessions as one MCP client', async () => {
+    const first = await connectMcp(daemon)
+    const second = await connectMcp(daemon)
+    try {
+      const result = await runCli(['status', '--port', String(daemon.port)], daemon.configDir)
+      expect(result.stdout).toMatch(/MCP clients\s+1 \(2 sessions\)\n/)
+    } finally {
+      await first.close()
+      await second.close()
+    }
   })
 
   it('--json prints the authenticated /health payload', async () => {
@@ -96,5 +109,15 @@ describe('bridge status', () => {
     const unknown = await runCli(['frobnicate'], daemon.configDir)
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown command "frobnicate"')
+  })
+
+  it('says a plugin subcommand is unknown before printing the plugin help', async () => {
+    const result = await runCli(['plugin', 'frob'], daemon.configDir)
+    expect(result.code).toBe(1)
+    const output = `${result.stderr}${result.stdout}`
+    expect(output).toContain(
+      'unknown command "plugin frob"; the plugin commands are create, list, search, install and remove',
+    )
+    expect(output.indexOf('unknown command')).toBeLessThan(output.indexOf('Usage:'))
   })
 })

@@ -49,7 +49,7 @@ describe('bridge status with plugins', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/plugins\s+1\n/)
     expect(result.stdout).toMatch(/\n\s+notes\s+closed\s+\d+ tools\s+local\n/)
-    expect(result.stdout).toMatch(/tools\s+\d+ \([1-9]\d* plugin, \d+ browser/)
+    expect(result.stdout).toMatch(/tools\s+\d+: [1-9]\d* from plugins, \d+ built-in \(/)
     expect(result.stdout).toContain('failed plugins')
     expect(result.stdout).toContain(`${missing}: `)
   })

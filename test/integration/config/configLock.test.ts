@@ -208,7 +208,7 @@ describe('config.json.lock', () => {
     const lock = `${file}.lock`
     // A CLI that ignored the lock would write first and lose its change to the holder's.
     await holdLockThenWrite(file, { localPlugins: ['./held'], permissions: {}, port: 9515 })
-    const result = await runCli(['config', 'set', 'plugin-permission.notes', 'auto'], configDir, {
+    const result = await runCli(['config', 'set', 'plugin-permission.notes', 'auto', '--force'], configDir, {
       BRIDGE_PORT: '1',
     })
     expect(result.stderr).toBe('')

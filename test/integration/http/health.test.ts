@@ -44,6 +44,7 @@ describe.each(ENGINES)('GET /health on the %s engine', (engine) => {
       extensionConnected: false,
       extensionConnections: 0,
       mcpClients: 0,
+      mcpSessions: 0,
       plugins: 0,
       pluginDetails: [],
       failedPlugins: [],

@@ -8,7 +8,7 @@ import { startFixture, type Fixture } from '../toolcall/fixture'
 // documented BRIDGE_MAX_MCP_SESSIONS knob) the session idle the longest is closed.
 describe.each(ENGINES)('/mcp session cap (%s engine)', (engine) => {
   let fx: Fixture
-  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as { mcpClients: number }
+  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as { mcpSessions: number }
 
   beforeAll(async () => {
     fx = await startFixture(
@@ -27,7 +27,7 @@ describe.each(ENGINES)('/mcp session cap (%s engine)', (engine) => {
     // a speaks after b: b is now the idlest.
     await a.client.listTools()
     const c = await connectMcp(fx.daemon, 'c')
-    expect((await health()).mcpClients).toBe(2)
+    expect((await health()).mcpSessions).toBe(2)
     await expect(b.client.listTools()).rejects.toThrow(/404|Session not found/)
     expect((await a.client.listTools()).tools).toHaveLength(1)
     expect((await c.client.listTools()).tools).toHaveLength(1)
@@ -43,10 +43,10 @@ describe.each(ENGINES)('/mcp session cap (%s engine)', (engine) => {
     dispatch.succeed('still here')
     expect(textOf(await running)).toBe('still here')
     expect((await d.client.listTools()).tools).toHaveLength(1)
-    expect((await health()).mcpClients).toBe(2)
+    expect((await health()).mcpSessions).toBe(2)
 
     await Promise.all([a.close(), d.close(), b.client.close(), c.client.close()])
     await ext.close()
-    expect((await health()).mcpClients).toBe(0)
+    expect((await health()).mcpSessions).toBe(0)
   })
 })

@@ -15,7 +15,7 @@ const mcpHeaders = { 'content-type': 'application/json', accept: 'application/js
 
 describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
   let fx: Fixture
-  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as { mcpClients: number }
+  const health = async () => (await (await fx.daemon.fetch('/health')).json()) as { mcpSessions: number }
 
   beforeAll(async () => {
     fx = await startFixture(engine, { permissions: { browser: { tools: { browser_list_tabs: 'auto' } } } })
@@ -29,7 +29,7 @@ describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
     const b = await connectMcp(fx.daemon, 'client-b')
     expect(a.transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     expect(b.transport.sessionId).not.toBe(a.transport.sessionId)
-    expect((await health()).mcpClients).toBe(2)
+    expect((await health()).mcpSessions).toBe(2)
     const ext = await FakeExtension.connect(fx.daemon)
     const fromA = a.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'a' } })
     const fromB = b.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'b' } })
@@ -37,7 +37,7 @@ describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
     for (const d of dispatches) d.succeed(`for ${(d.params.input as { urlContains: string }).urlContains}`)
     expect([textOf(await fromA), textOf(await fromB)]).toEqual(['for a', 'for b'])
     await a.close()
-    expect((await health()).mcpClients).toBe(1)
+    expect((await health()).mcpSessions).toBe(1)
     // The closed session is gone; the other one still works.
     const stale = await fx.daemon.fetch('/mcp', {
       method: 'POST',
@@ -48,7 +48,7 @@ describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
     expect((await b.client.listTools()).tools.map((t) => t.name)).toEqual(['browser_list_tabs'])
     await b.close()
     await ext.close()
-    expect((await health()).mcpClients).toBe(0)
+    expect((await health()).mcpSessions).toBe(0)
   })
 
   it('cancels the calls of a session that closes mid-call', async () => {

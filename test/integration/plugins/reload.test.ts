@@ -110,6 +110,7 @@ describe.each(ENGINES)('plugins and /reload (%s engine)', SLOW, (engine) => {
         tabs: [],
         iconSvg: readFileSync(join(dir, 'icon.svg'), 'utf8').trim(),
         source: 'local',
+        path: dir,
         sdkVersion: '1.0.0',
         logBufferSize: 0,
       },

@@ -1,11 +1,11 @@
 // `bridge plugin create` end to end: scaffold -> the plugin's own `npm test` (bridge-plugin build,
 // then node --test on the built adapter) -> a running daemon discovers it and /health lists its tools.
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPlugin, type CreateIo } from '../../../cli/commands/plugin/create'
-import { ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
+import { CLI_JS, ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
 import { tempDir } from '../../fixtures/plugins'
 
 // These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
@@ -82,6 +82,88 @@ describe('bridge plugin create', SLOW, () => {
     )
     expect(tsc.out).toBe('')
     expect(tsc.code).toBe(0)
+  })
+
+  const pluginEnv = () => ({
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH}`,
+    BRIDGE_CONFIG_DIR: daemon.configDir,
+    BRIDGE_PORT: String(daemon.port),
+    NO_COLOR: '1',
+  })
+  /** What `npm install` gives the plugin folder: its devDependency typescript (linked from bridge's). */
+  const installTypeScript = (dir: string) => {
+    mkdirSync(join(dir, 'node_modules'))
+    symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(dir, 'node_modules', 'typescript'))
+  }
+
+  it('keeps passing its own test after the author replaces the example tools with one that reads the page', async () => {
+    const dir = await createPlugin('edited', { domain: 'edited.example', dir: tmp.dir }, quietIo)
+    installTypeScript(dir)
+    writeFileSync(
+      join(dir, 'src', 'index.ts'),
+      [
+        `import { definePlugin, defineTool, Type } from 'bridge/sdk'`,
+        `const whoami = defineTool({`,
+        `  name: 'whoami',`,
+        `  description: 'The signed-in user.',`,
+        `  input: Type.Object({}),`,
+        `  handle: () => ({ user: document.querySelector('[data-user]')?.textContent ?? null }),`,
+        `})`,
+        `export default definePlugin({`,
+        `  isReady: () => document.querySelector('[data-user]') !== null,`,
+        `  tools: [whoami],`,
+        `})`,
+        ``,
+      ].join('\n'),
+    )
+    const test = await run('npm', ['test'], dir, pluginEnv())
+    expect(test.out).toMatch(/type-checked 1 file \(TypeScript 5\.\d+\.\d+\)/)
+    expect(test.out).toMatch(/built edited@0\.1\.0: 1 tool \(whoami\)/)
+    expect(test.out).toMatch(/# pass 2\n/)
+    expect(test.out).toMatch(/# fail 0\n/)
+    expect(test.out).toContain('page_info is no longer defined')
+    expect(test.code).toBe(0)
+  })
+
+  it('fails the build on a type error and leaves the last good build in dist/', async () => {
+    const dir = await createPlugin('typo', { domain: 'typo.example', dir: tmp.dir }, quietIo)
+    installTypeScript(dir)
+    const first = await run('npm', ['run', 'build'], dir, pluginEnv())
+    expect(first.code).toBe(0)
+    const built = readFileSync(join(dir, 'dist', 'adapter.iife.js'), 'utf8')
+    const source = join(dir, 'src', 'index.ts')
+    writeFileSync(
+      source,
+      readFileSync(source, 'utf8').replace(
+        'return { count: body.split(input.text).length - 1 }',
+        'return { count: body.split(input.txt).length - 1 }',
+      ),
+    )
+    const broken = await run('npm', ['run', 'build'], dir, pluginEnv())
+    expect(broken.code).not.toBe(0)
+    expect(broken.out).toContain('build failed: type errors')
+    expect(broken.out).toMatch(/src\/index\.ts\(\d+,\d+\): error TS2551: Property 'txt' does not exist/)
+    expect(readFileSync(join(dir, 'dist', 'adapter.iife.js'), 'utf8')).toBe(built)
+  })
+
+  it('says the build is not type-checked until TypeScript is installed, and builds', async () => {
+    const dir = await createPlugin('bare', { domain: 'bare.example', dir: tmp.dir }, quietIo)
+    const build = await run('npm', ['run', 'build'], dir, pluginEnv())
+    expect(build.out).toContain('not type-checked: TypeScript is not installed in the plugin folder')
+    expect(build.code).toBe(0)
+  })
+
+  it('keeps the port of a local --domain, so the plugin matches only that server', async () => {
+    const created = await run(
+      process.execPath,
+      [CLI_JS, 'plugin', 'create', 'local-app', '--domain', '127.0.0.1:8790', '--dir', tmp.dir],
+      tmp.dir,
+      pluginEnv(),
+    )
+    expect(created.code).toBe(0)
+    const pkg = JSON.parse(readFileSync(join(tmp.dir, 'bridge-plugin-local-app', 'package.json'), 'utf8'))
+    expect(pkg.bridge.urlPatterns).toEqual(['http://127.0.0.1:8790/*'])
   })
 
   it('asks for missing answers on a terminal, again after an invalid name', async () => {

@@ -88,6 +88,9 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     const result = await call('browser_navigate', { url: 'ftp://example.com' })
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^\[invalid_input\] url must match pattern/)
+    // An argument the tool does not take is refused by name, not dropped.
+    const unknown = await call('browser_navigate', { url: 'https://example.com', newTab: true })
+    expect(textOf(unknown)).toBe('[invalid_input] input has an unknown property "newTab"')
     expect(ext.received.filter((m) => m.method === 'tool.dispatch')).toEqual([])
   })
 

@@ -19,7 +19,12 @@ export interface FixtureConfig {
 export interface PluginFixture {
   name: string
   version?: string
-  tools: { name: string; inputSchema?: Record<string, unknown>; description?: string }[]
+  tools: {
+    name: string
+    inputSchema?: Record<string, unknown>
+    outputSchema?: Record<string, unknown>
+    description?: string
+  }[]
 }
 
 /** Short limits so timeouts happen within a test; the product documents these knobs. */
@@ -55,6 +60,7 @@ export function writePlugin(root: string, plugin: PluginFixture): string {
         displayName: tool.name,
         description: tool.description ?? `The ${tool.name} tool`,
         inputSchema: tool.inputSchema ?? { type: 'object', properties: {}, additionalProperties: false },
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
       })),
     }),
   )
@@ -104,6 +110,7 @@ export interface AuditEntryBody {
   client?: string
   success: boolean
   durationMs: number
+  approvalMs?: number
   error?: { code: string; message: string; category?: string }
 }
 

@@ -100,6 +100,26 @@ describe.each(ENGINES)('permissions and approvals (%s engine)', (engine) => {
     expect((await listed()).browser_navigate).toMatch(/^\[asks for approval\] /)
   })
 
+  it("audits a call's own duration apart from the time the person took to approve it", async () => {
+    ext = await FakeExtension.connect(fx.daemon)
+    const before = Date.now()
+    const pending = call('browser_navigate', { url: 'https://example.com/slow-person' })
+    const request = await ext.waitFor('confirmation.request')
+    // The person takes a while (within the fixture's 1.5 s approval timeout); the tool answers at once.
+    const thinkingMs = 400
+    await new Promise((resolve) => setTimeout(resolve, thinkingMs))
+    ext.approve(request.params?.id as string, 'allow_once')
+    ;(await ext.nextDispatch()).succeed('navigated')
+    expect(textOf(await pending)).toBe('navigated')
+    const total = Date.now() - before
+    const [entry] = await auditEntries(fx.daemon, 'limit=1&tool=browser_navigate')
+    expect(entry?.approvalMs).toBeGreaterThanOrEqual(thinkingMs)
+    expect(entry!.durationMs + entry!.approvalMs!).toBeLessThanOrEqual(total)
+    expect(entry!.durationMs).toBeLessThan(total - thinkingMs)
+    const end = await ext.waitFor('tool.invocationEnd')
+    expect((end.params as { durationMs: number }).durationMs).toBeLessThan(total - thinkingMs)
+  })
+
   it('persists auto after allow_always and stops asking', async () => {
     ext = await FakeExtension.connect(fx.daemon)
     const changed = mcp.nextListChanged()

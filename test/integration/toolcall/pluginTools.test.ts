@@ -83,6 +83,19 @@ describe.each(ENGINES)('plugin tools (%s engine)', (engine) => {
     expect(textOf(result)).toBe('[invalid_input] limit must be <= 100')
   })
 
+  it('refuses an argument the schema does not declare, by name, and dispatches nothing', async () => {
+    ext = await FakeExtension.connect(fx.daemon, { tabs: { notes: READY } })
+    const result = await call('notes_list_notes', { limit: 2, text: 'not a parameter' })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('[invalid_input] input has an unknown property "text"')
+    const [entry] = await auditEntries(fx.daemon, 'limit=1')
+    expect(entry).toMatchObject({
+      tool: 'notes_list_notes',
+      success: false,
+      error: { code: 'invalid_input' },
+    })
+  })
+
   it('fails fast when the plugin tab is closed or unavailable, and follows tab.stateChanged', async () => {
     ext = await FakeExtension.connect(fx.daemon, { tabs: { notes: CLOSED } })
     expect(textOf(await call('notes_list_notes'))).toMatch(

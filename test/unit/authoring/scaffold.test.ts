@@ -9,8 +9,12 @@ describe('urlPatternsFor', () => {
     ['https://app.example.com/inbox?x=1', ['https://app.example.com/*', 'https://*.app.example.com/*']],
     ['www.example.com', ['https://www.example.com/*', 'https://*.example.com/*']],
     ['Example.COM', ['https://example.com/*', 'https://*.example.com/*']],
-    ['localhost:3000', ['http://localhost/*']],
-    ['http://127.0.0.1:8787/', ['http://127.0.0.1/*']],
+    ['localhost:3000', ['http://localhost:3000/*']],
+    ['localhost', ['http://localhost/*']],
+    ['http://127.0.0.1:8787/', ['http://127.0.0.1:8787/*']],
+    ['127.0.0.1:8790', ['http://127.0.0.1:8790/*']],
+    ['[::1]:8080', ['http://[::1]:8080/*']],
+    ['example.com:8443', ['https://example.com:8443/*', 'https://*.example.com:8443/*']],
   ])('%s -> %j', (domain, patterns) => {
     expect(urlPatternsFor(domain)).toEqual(patterns)
   })
@@ -44,7 +48,12 @@ describe('scaffoldPlugin', () => {
         urlPatterns: ['https://my-site.com/*', 'https://*.my-site.com/*'],
         icon: 'icon.svg',
       },
-      scripts: { build: 'bridge-plugin build', test: 'bridge-plugin build && node --test' },
+      scripts: {
+        build: 'bridge-plugin build',
+        typecheck: 'tsc -p .',
+        test: 'bridge-plugin build && node --test',
+      },
+      devDependencies: { typescript: expect.stringMatching(/^~5\./) },
     })
     expect(JSON.parse(s.files['tsconfig.json']!).compilerOptions.paths).toEqual({
       'bridge/sdk': [base.sdkEntry],

@@ -83,8 +83,10 @@ describe('toolCatalog', () => {
     expect(first.tools).toEqual([
       {
         name: 'notes_list_notes',
+        title: 'List notes',
         description: '[asks for approval] Lists notes',
         inputSchema: { type: 'object' },
+        annotations: { title: 'List notes' },
       },
     ])
     expect(catalog.listed()).toBe(first)
@@ -151,6 +153,7 @@ describe('config methods', () => {
         reviewedVersion: '1.2.0',
         reviewedPackage: 'bridge-plugin-notes',
         reviewedAdapterHash: notes.adapterHash,
+        reviewedPath: '/home/u/notes',
       },
     })
     await methods['config.setSkipPermissions']({ enabled: true })

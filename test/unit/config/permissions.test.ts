@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   isReviewed,
+  reviewChange,
   allowAlwaysPersists,
   resolvePermission,
   withPluginPermission,
@@ -67,9 +68,40 @@ describe('resolvePermission', () => {
     expect(resolvePermission({ ...base, permissions, installed: other })).toBe('off')
   })
 
+  it('keeps the review of a local plugin rebuilt in the reviewed folder, not in another folder nor at another version', () => {
+    const local = (more: Partial<PluginBuildIdentity> = {}) =>
+      build('1.0.0', { source: 'local', path: '/home/me/notes', ...more })
+    const permissions = withPluginPermission({}, 'notes', 'auto', local())
+    expect(permissions.notes).toMatchObject({ reviewedPath: '/home/me/notes' })
+    const rebuilt = local({ adapterHash: 'b'.repeat(64) })
+    expect(reviewChange(permissions, 'notes', rebuilt)).toBeUndefined()
+    expect(resolvePermission({ ...base, permissions, installed: rebuilt })).toBe('auto')
+    expect(reviewChange(permissions, 'notes', local({ adapterHash: 'b'.repeat(64), path: '/tmp/x' }))).toBe(
+      'adapter',
+    )
+    expect(reviewChange(permissions, 'notes', local({ version: '1.1.0' }))).toBe('version')
+    expect(reviewChange(permissions, 'notes', local({ packageName: 'bridge-plugin-notes' }))).toBe('package')
+  })
+
+  it('does not let an npm package review cover a local folder with another adapter', () => {
+    const permissions = withPluginPermission(
+      {},
+      'notes',
+      'auto',
+      build('1.0.0', { source: 'npm', path: '/g/n' }),
+    )
+    expect(permissions.notes?.reviewedPath).toBeUndefined()
+    const local = build('1.0.0', { source: 'local', path: '/g/n', adapterHash: 'b'.repeat(64) })
+    expect(reviewChange(permissions, 'notes', local)).toBe('adapter')
+    expect(reviewChange(permissions, 'notes', build('1.0.0', { adapterHash: 'c'.repeat(64) }))).toBe(
+      'adapter',
+    )
+  })
+
   it('counts an entry that recorded only reviewedVersion (written before reviews bound the build) as review needed', () => {
     const permissions: PermissionsConfig = { notes: { permission: 'auto', reviewedVersion: '1.0.0' } }
     expect(isReviewed(permissions, 'notes', build('1.0.0'))).toBe(false)
+    expect(reviewChange(permissions, 'notes', build('1.0.0'))).toBe('unrecorded')
     expect(resolvePermission({ ...base, permissions })).toBe('off')
   })
 

@@ -1,0 +1,112 @@
+/**
+ * An approval put to the user through the MCP client itself, for a client the user trusts to show
+ * it (`bridge client approvals <name> on`): the question as an MCP elicitation form (sent as
+ * `elicitation/create` in a 2025-11-25 session, or inside an `input_required` result in 2026-07-28),
+ * and the answer read back. The same request waits in the side panel; the first answer decides.
+ * Everything a page or an agent wrote (tab title, URL, arguments) is neutralized and capped.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { neutralizeText } from '../protocol/untrustedText'
+
+/** What the side panel shows for a call waiting for approval (the `confirmation.request` params). */
+export interface ApprovalRequest {
+  id: string
+  plugin: string
+  tool: string
+  params: unknown
+  expiresAt: number
+  client: string
+  tab?: { tabId: number; title: string; url: string }
+}
+
+export type ClientDecision = 'allow_once' | 'deny'
+
+const ARGUMENTS_SHOWN = 2000
+
+/** The elicitation form params: one required choice, allow once or deny ("always" stays in the side panel). */
+export function approvalElicitation(request: ApprovalRequest): {
+  mode: 'form'
+  message: string
+  requestedSchema: Record<string, unknown>
+} {
+  let args = JSON.stringify(request.params ?? {}) ?? '{}'
+  if (args.length > ARGUMENTS_SHOWN)
+    args = `${args.slice(0, ARGUMENTS_SHOWN)}… (${args.length} characters in all)`
+  const where = request.tab
+    ? ` in the tab "${neutralizeText(request.tab.title, 200)}" (${neutralizeText(request.tab.url, 500)})`
+    : ''
+  const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000))
+  return {
+    mode: 'form',
+    message:
+      `bridge: allow "${neutralizeText(request.client, 64)}" to run ${neutralizeText(request.tool, 128)} ` +
+      `(plugin ${neutralizeText(request.plugin, 64)})${where} with these arguments? ` +
+      `${neutralizeText(args, ARGUMENTS_SHOWN + 64)}. The same request waits in the browser's side panel; ` +
+      `the first answer decides. It expires in ${seconds} s.`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          description: 'Allow this one call, or deny it',
+          oneOf: [
+            { const: 'allow_once', title: 'Allow once' },
+            { const: 'deny', title: 'Deny' },
+          ],
+        },
+      },
+      required: ['decision'],
+    },
+  }
+}
+
+/**
+ * The decision in an elicitation result: accept with allow_once allows, accept with deny or decline
+ * denies; cancel (the user dismissed it) or anything malformed decides nothing, so the side panel
+ * still can.
+ */
+export function decisionOf(result: unknown): ClientDecision | undefined {
+  if (typeof result !== 'object' || result === null) return undefined
+  const { action, content } = result as { action?: unknown; content?: unknown }
+  if (action === 'decline') return 'deny'
+  if (action !== 'accept' || typeof content !== 'object' || content === null) return undefined
+  const decision = (content as { decision?: unknown }).decision
+  return decision === 'allow_once' || decision === 'deny' ? decision : undefined
+}
+
+/**
+ * `requestState` of an `input_required` result: names the waiting call and its client, signed with
+ * a key that lives as long as the daemon, so a client cannot point its answer at another's call.
+ */
+export function createRequestStates(key: Buffer = randomBytes(32)) {
+  const sign = (body: string) => createHmac('sha256', key).update(body).digest('base64url')
+  return {
+    issue(state: { call: string; client: string; tool: string }): string {
+      const body = Buffer.from(JSON.stringify(state)).toString('base64url')
+      return `${body}.${sign(body)}`
+    },
+    /** The state, if it is ours and untouched; undefined otherwise. */
+    read(text: unknown): { call: string; client: string; tool: string } | undefined {
+      if (typeof text !== 'string' || text.length > 2048) return undefined
+      const [body, mac, extra] = text.split('.')
+      if (!body || !mac || extra !== undefined) return undefined
+      const expected = Buffer.from(sign(body))
+      const given = Buffer.from(mac)
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+      try {
+        const state = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>
+        if (
+          typeof state.call !== 'string' ||
+          typeof state.client !== 'string' ||
+          typeof state.tool !== 'string'
+        )
+          return undefined
+        return { call: state.call, client: state.client, tool: state.tool }
+      } catch {
+        return undefined
+      }
+    },
+  }
+}
+export type RequestStates = ReturnType<typeof createRequestStates>

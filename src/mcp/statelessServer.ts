@@ -1,0 +1,368 @@
+/**
+ * `/mcp` for the stateless revision (2026-07-28): no `initialize`, no session. Each POST is one
+ * request that says in its `_meta` which version it speaks and what the client can do; who the client
+ * is comes from its credential, never from the request, so everything keyed by the client (its
+ * approvals, its tab group, its audit entries, its limits) holds across requests. Served here:
+ * `server/discover`, `tools/list` (with cache hints), `tools/call` (progress and the plugin's log
+ * messages on the request's own event stream when it asks), `subscriptions/listen` (tool list
+ * changes). Every result carries `resultType` and the server's identity; every error the request's id.
+ */
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
+import { jsonTextResponse } from '../http/responses'
+import { log } from '../log'
+import { JsonRpcErrorCode } from '../protocol/errors'
+import { neutralizeText } from '../protocol/untrustedText'
+import {
+  callParams,
+  LOGGING_LEVELS,
+  McpError,
+  notificationJson,
+  resultJson,
+  sseEvent,
+  type RpcId,
+} from './mcpMessages'
+import type { ApprovalBroker } from './approvalBroker'
+import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
+import { ListenStreams } from './listenStreams'
+import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
+import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
+import type { ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
+
+const logger = log.withTag('mcp')
+
+export interface McpStatelessDeps {
+  /** The tools an agent may see, serialized: `{"tools":[...]}`. */
+  listToolsJson(): string
+  /** Starts a call as the client it names. */
+  callTool(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall
+  /** Calls waiting for approval, for clients that show approvals themselves. */
+  approvals?: ApprovalBroker
+  /** True for a client the user trusts to show its approvals. */
+  approvalsInClient?(client: string): boolean
+  /** Event streams of `subscriptions/listen` one client may hold open at once. */
+  maxListenStreams?: number
+}
+
+/** A call as the MCP layer holds it: its id (its approval's), its MCP result, and how to cancel it. */
+export interface RunningCall {
+  id: string
+  result: Promise<CallToolResult>
+  cancel: (reason: string) => void
+}
+
+const CAPABILITIES = { tools: { listChanged: true }, logging: {} }
+/**
+ * How long a client may keep `tools/list` and `server/discover`: not at all, since the user changes
+ * permissions (and so the list) at any moment; a client that wants to know listens.
+ */
+const CACHE_HINTS = { ttlMs: 0, cacheScope: 'private' }
+/** How long a call's result waits for the retry of a client that got `input_required`, after the call ends. */
+const WAITING_KEPT_MS = 60_000
+/** The key of the approval in `inputRequests` / `inputResponses`. */
+const APPROVAL_INPUT = 'approval'
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** An `input_required` result asking the user, through the client, to decide an approval. */
+const inputRequired = (id: RpcId, request: ApprovalRequest, requestState: string): string =>
+  resultJson(
+    id,
+    JSON.stringify({
+      resultType: 'input_required',
+      inputRequests: {
+        [APPROVAL_INPUT]: { method: 'elicitation/create', params: approvalElicitation(request) },
+      },
+      requestState,
+      _meta: RESULT_META,
+    }),
+  )
+
+/** A running tools/call whose request asked for log messages. */
+interface LoggingCall {
+  plugin: string
+  level: LoggingLevel
+  sink: EventSink | undefined
+}
+
+export class McpStateless {
+  /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
+  private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
+  private readonly listeners: ListenStreams
+  private readonly loggingCalls = new Set<LoggingCall>()
+  /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
+  private readonly waiting = new Map<
+    string,
+    { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] }
+  >()
+  private readonly states = createRequestStates()
+
+  constructor(private readonly deps: McpStatelessDeps) {
+    this.listeners = new ListenStreams(deps.maxListenStreams)
+  }
+
+  /** One stateless request of `client` (method and params read already). */
+  async handle(
+    request: HttpRequest,
+    client: string,
+    id: RpcId,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    const read = readStatelessRequest((name) => request.header(name), method, params)
+    if (!read.ok) return errorReply(id, read.refusal.code, read.refusal.message, read.refusal.data)
+    try {
+      return await this.answer(client, id, method, params, read.facts)
+    } catch (error) {
+      if (error instanceof McpError) return errorReply(id, error.code, error.message)
+      logger.error(`${neutralizeText(method, 64)} failed:`, error)
+      return errorReply(id, JsonRpcErrorCode.internalError, 'internal error; see server.log')
+    }
+  }
+
+  /** A notification without a session: `notifications/cancelled` ends the client's named call or listen stream. */
+  notified(client: string, method: string, params: Record<string, unknown>): void {
+    if (method !== 'notifications/cancelled') return
+    const id = params.requestId
+    if (typeof id !== 'string' && typeof id !== 'number') return
+    this.calls.get(client)?.get(id)?.('client cancelled')
+    // A listen stream the client closes is cancelled the same way.
+    this.listeners.cancel(client, id)
+  }
+
+  /** notifications/tools/list_changed on every listen stream that asked for it. */
+  toolsChanged(): void {
+    this.listeners.toolsChanged()
+  }
+
+  /** A plugin's log entry, to the running calls of that plugin whose request asked for this level. */
+  log(level: LoggingLevel, loggerName: string, data: unknown): void {
+    if (this.loggingCalls.size === 0) return
+    const severity = LOGGING_LEVELS.indexOf(level)
+    let event: string | undefined
+    for (const call of this.loggingCalls) {
+      if (
+        !call.sink ||
+        loggerName !== `plugin:${call.plugin}` ||
+        severity < LOGGING_LEVELS.indexOf(call.level)
+      )
+        continue
+      event ??= sseEvent(notificationJson('notifications/message', { level, logger: loggerName, data }))
+      call.sink.write(event)
+    }
+  }
+
+  /** The client was removed: its calls are cancelled and its listen streams end. */
+  closeClient(client: string): void {
+    for (const cancel of this.calls.get(client)?.values() ?? []) cancel('client removed')
+    this.listeners.closeClient(client)
+  }
+
+  /** The daemon stops: every listen stream gets its closing result, then ends. */
+  closeAll(): void {
+    this.listeners.closeAll()
+  }
+
+  get listening(): number {
+    return this.listeners.count
+  }
+
+  private answer(
+    client: string,
+    id: RpcId,
+    method: string,
+    params: Record<string, unknown>,
+    facts: StatelessFacts,
+  ): HttpReply | Promise<HttpReply> {
+    switch (method) {
+      case 'server/discover':
+        return jsonTextResponse(
+          resultJson(
+            id,
+            resultText({
+              supportedVersions: ALL_VERSIONS,
+              capabilities: CAPABILITIES,
+              serverInfo: SERVER_INFO,
+              ...CACHE_HINTS,
+            }),
+          ),
+        )
+      case 'tools/list': {
+        // The catalog's cached `{"tools":[...]}`, with the revision's fields put in front.
+        const head = JSON.stringify({ resultType: 'complete', ...CACHE_HINTS, _meta: RESULT_META })
+        return jsonTextResponse(resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson().slice(1)}`))
+      }
+      case 'tools/call':
+        return this.call(client, id, params, facts)
+      case 'subscriptions/listen':
+        return this.listeners.open(client, id, params)
+      default:
+        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
+    }
+  }
+
+  /**
+   * A tool call. One JSON body, unless the request asked for progress or log messages: then an event
+   * stream carries them and then the answer. The call is the client's, by its credential. A client the
+   * user trusts to show approvals, whose request can show a form (elicitation), gets an `ask` call's
+   * approval as an `input_required` result; its retry (same tool, `requestState`, the answer in
+   * `inputResponses`) decides, unless the side panel did first, and gets the call's result.
+   */
+  private call(
+    client: string,
+    id: RpcId,
+    params: Record<string, unknown>,
+    facts: StatelessFacts,
+  ): HttpReply | Promise<HttpReply> {
+    const { name, arguments: input } = callParams(params)
+    if (
+      'inputResponses' in params &&
+      (!isObject(params.inputResponses) || !Object.values(params.inputResponses).every(isObject))
+    )
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: inputResponses must be an object of results (each an object)',
+      )
+    if ('requestState' in params) return this.resume(client, id, name, params)
+    const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
+    if (running.has(id))
+      throw new McpError(
+        JsonRpcErrorCode.invalidRequest,
+        'Invalid Request: a call with this id is running already',
+      )
+    const { progressToken, logLevel } = facts
+    let stream: EventSink | undefined
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) =>
+            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
+    const call = this.deps.callTool({
+      name,
+      input,
+      client,
+      session: '',
+      ...(onProgress ? { onProgress } : {}),
+    })
+    running.set(id, call.cancel)
+    this.calls.set(client, running)
+    const logging: LoggingCall | undefined =
+      logLevel === undefined
+        ? undefined
+        : { plugin: name.split('_')[0] ?? '', level: logLevel, sink: undefined }
+    if (logging) this.loggingCalls.add(logging)
+    const done = () => {
+      running.delete(id)
+      if (running.size === 0) this.calls.delete(client)
+      if (logging) this.loggingCalls.delete(logging)
+    }
+    const inClient =
+      this.deps.approvals !== undefined &&
+      this.deps.approvalsInClient?.(client) === true &&
+      isObject(facts.clientCapabilities.elicitation)
+    const answer = (
+      inClient
+        ? this.resultOrApproval(client, id, name, call.id, call)
+        : call.result.then((result) => resultJson(id, resultText(result)))
+    ).then((json) => {
+      done()
+      return json
+    })
+    if (progressToken === undefined && logging === undefined)
+      return answer.then((json) => jsonTextResponse(json))
+    return {
+      status: 200,
+      headers: EVENT_STREAM_HEADERS,
+      body: {
+        open(sink) {
+          stream = sink
+          if (logging) logging.sink = sink
+          sink.onClose(() => {
+            stream = undefined
+            if (logging) logging.sink = undefined
+          })
+          void answer.then((json) => {
+            sink.write(sseEvent(json))
+            sink.end()
+          })
+        },
+      },
+    }
+  }
+
+  /**
+   * Whichever comes first: the call's result, or its approval opening (then an `input_required` result,
+   * and the call waits in the daemon for the client's retry or the side panel).
+   */
+  private resultOrApproval(
+    client: string,
+    id: RpcId,
+    tool: string,
+    callId: string,
+    call: { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] },
+  ): Promise<string> {
+    const approvals = this.deps.approvals
+    return new Promise<string>((resolve) => {
+      let answered = false
+      const stop = approvals?.watch(callId, {
+        opened: (request) => {
+          if (answered) return
+          answered = true
+          const requestState = this.states.issue({ call: callId, client, tool })
+          this.waiting.set(callId, { result: call.result, cancel: call.cancel })
+          // Kept a while after the call ends, for a retry that comes late; then forgotten.
+          void call.result.then(() => {
+            setTimeout(() => this.waiting.delete(callId), WAITING_KEPT_MS).unref()
+          })
+          resolve(inputRequired(id, request, requestState))
+        },
+        closed: () => undefined,
+      })
+      void call.result.then((result) => {
+        stop?.()
+        if (answered) return
+        answered = true
+        resolve(resultJson(id, resultText(result)))
+      })
+    })
+  }
+
+  /** The retry of a call that got `input_required`: the client's answer, then the call's result. */
+  private async resume(
+    client: string,
+    id: RpcId,
+    tool: string,
+    params: Record<string, unknown>,
+  ): Promise<HttpReply> {
+    const state = this.states.read(params.requestState)
+    if (!state || state.client !== client || state.tool !== tool)
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: requestState was not issued by this server for this client and tool',
+      )
+    const waiting = this.waiting.get(state.call)
+    if (!waiting)
+      throw new McpError(
+        JsonRpcErrorCode.invalidParams,
+        'Invalid params: the call this requestState names is no longer waiting (it ended or expired); call the tool again',
+      )
+    const responses = isObject(params.inputResponses) ? params.inputResponses : {}
+    const decision = decisionOf(responses[APPROVAL_INPUT])
+    const approvals = this.deps.approvals
+    if (decision) approvals?.answer(state.call, decision)
+    else {
+      // No answer (or "cancel"): ask again while the approval is open; the side panel may still decide.
+      const open = approvals?.request(state.call)
+      if (open) return jsonTextResponse(inputRequired(id, open, this.states.issue(state)))
+    }
+    const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
+    running.set(id, waiting.cancel)
+    this.calls.set(client, running)
+    const result = await waiting.result
+    running.delete(id)
+    if (running.size === 0) this.calls.delete(client)
+    this.waiting.delete(state.call)
+    return jsonTextResponse(resultJson(id, resultText(result)))
+  }
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { createToolCatalog, type CatalogSource } from '../../../src/catalog/toolCatalog'
+import type { PermissionsConfig } from '../../../src/config/permissions'
+import type { LoadedPlugin } from '../../../src/plugins/types'
+import { BROWSER_TOOLS } from '../../../src/tools/index'
+
+const notes: LoadedPlugin = {
+  name: 'notes',
+  packageName: 'bridge-plugin-notes',
+  displayName: 'Notes',
+  version: '1.0.0',
+  source: 'local',
+  path: '/home/u/notes',
+  sdkVersion: '1.0.0',
+  urlPatterns: ['https://notes.example/*'],
+  tools: [
+    {
+      name: 'list_notes',
+      displayName: 'List notes',
+      description: 'Lists notes',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: 'delete_note',
+      displayName: 'Delete note',
+      description: 'Deletes a note',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    },
+  ],
+  adapterFile: 'notes.js',
+  adapterHash: 'abc',
+  validate: () => ({ ok: true }),
+}
+
+const source = (permissions: PermissionsConfig): CatalogSource => ({
+  plugins: () => [notes],
+  failedPlugins: () => [],
+  browserTools: () => BROWSER_TOOLS,
+  permissions: () => permissions,
+  skipPermissions: () => false,
+})
+
+describe('toolCatalog annotations', () => {
+  it('lists each tool with its title and annotations, built-in and plugin alike', () => {
+    const listed = createToolCatalog(
+      source({
+        notes: { permission: 'auto' },
+        browser: { tools: { browser_snapshot: 'auto', browser_click: 'ask' } },
+      }),
+    ).listed().tools
+    expect(listed.find((tool) => tool.name === 'browser_snapshot')).toMatchObject({
+      title: 'Page snapshot',
+      annotations: { title: 'Page snapshot', readOnlyHint: true, openWorldHint: true },
+    })
+    expect(listed.find((tool) => tool.name === 'browser_click')?.annotations).toEqual({
+      title: 'Click',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    })
+    expect(listed.find((tool) => tool.name === 'notes_delete_note')).toMatchObject({
+      title: 'Delete note',
+      annotations: { title: 'Delete note', readOnlyHint: false, destructiveHint: true },
+    })
+  })
+
+  it('never lets a read-only hint lower a permission: off stays unlisted, ask still asks', () => {
+    const catalog = createToolCatalog(
+      source({
+        notes: { permission: 'ask', tools: { list_notes: 'off' } },
+        browser: { tools: { browser_snapshot: 'ask' } },
+      }),
+    )
+    expect(catalog.get('notes_list_notes')?.permission).toBe('off')
+    expect(catalog.listed().tools.map((tool) => tool.name)).not.toContain('notes_list_notes')
+    expect(catalog.get('browser_snapshot')?.permission).toBe('ask')
+    expect(catalog.listed().tools.find((tool) => tool.name === 'browser_snapshot')?.description).toMatch(
+      /^\[asks for approval\] /,
+    )
+  })
+
+  it('gives the side panel the same hints in the tool states', () => {
+    const catalog = createToolCatalog(source({}))
+    expect(catalog.pluginStates()[0]?.tools[0]?.annotations).toEqual({
+      readOnlyHint: true,
+      openWorldHint: false,
+    })
+    expect(
+      catalog.browserToolStates().find((tool) => tool.name === 'browser_close_tab')?.annotations,
+    ).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    })
+  })
+})
