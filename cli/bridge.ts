@@ -12,13 +12,16 @@ import { registerDoctor } from './commands/doctor'
 import { registerLogs } from './commands/logs'
 import { registerMcp } from './commands/mcp'
 import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
+import { runSiteCommand, siteCommandArgs } from './commands/site'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { registerStop } from './commands/stop'
 import { registerUpdate } from './commands/update'
 import { errorText, fail } from './shared/output'
+import { thisCommand } from './shared/selfCommand'
 
-const cli = cac('bridge')
+// Help shows the command as it runs from this shell (`bridge-mcp` where PATH's `bridge` is iproute2's).
+const cli = cac(thisCommand().command)
 cli.option('--port <port>', 'Daemon port (default: BRIDGE_PORT, config.json port, 9515)')
 
 registerStart(cli)
@@ -48,6 +51,10 @@ cli
   .allowUnknownOptions()
   .action((args: string[]) => runClientCommand(args))
 cli
+  .command('site [...args]', "Sites' own tools (WebMCP): `site list|set` (see `bridge site --help`)")
+  .allowUnknownOptions()
+  .action((args: string[]) => runSiteCommand(args))
+cli
   .command(
     'config [...args]',
     'Settings: `config show|set|path|reset|rotate-secret` (see `bridge config --help`)',
@@ -73,9 +80,11 @@ try {
   const pluginArgs = pluginCommandArgs(process.argv.slice(2))
   const configArgs = configCommandArgs(process.argv.slice(2))
   const clientArgs = clientCommandArgs(process.argv.slice(2))
+  const siteArgs = siteCommandArgs(process.argv.slice(2))
   if (pluginArgs) await runPluginCommand(pluginArgs)
   else if (configArgs) await runConfigCommand(configArgs)
   else if (clientArgs) await runClientCommand(clientArgs)
+  else if (siteArgs) await runSiteCommand(siteArgs)
   else {
     cli.parse(process.argv, { run: false })
     await cli.runMatchedCommand()

@@ -6,6 +6,7 @@
  */
 import { BackgroundApp } from './background/app'
 import type { PanelCommand } from './shared/panelTypes'
+import type { SiteToolsReport } from './shared/siteToolTypes'
 
 const KEEPALIVE_ALARM = 'bridge-keepalive'
 const app = new BackgroundApp()
@@ -62,6 +63,17 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r
   // Adapter events come only from the content script of a tab's top document.
   if (m.adapterEvent !== undefined && sender.tab?.id !== undefined && sender.frameId === 0) {
     app.adapterEvent(sender.tab.id, m.adapterEvent)
+    return false
+  }
+  // A turned-on site's frame reporting its WebMCP tools (siteContent.js); the origin is Chrome's.
+  if ((message as { siteTools?: unknown }).siteTools === 'report' && sender.tab?.id !== undefined) {
+    app.sites.frameReport(
+      sender.tab.id,
+      sender.frameId ?? 0,
+      sender.origin,
+      sender.documentId,
+      message as SiteToolsReport,
+    )
     return false
   }
   if (m.channelRefused !== undefined && sender.tab?.id !== undefined) {

@@ -1,33 +1,35 @@
 // Builds everything that runs outside vitest: the daemon and CLIs (Node), the plugin SDK (neutral),
 // and the MV3 extension (browser). One esbuild pass each; entries that do not exist yet are skipped
 // so the build works at every stage of the tree.
+//   node scripts/build.mjs [--quiet] [--dist <folder>] [--version <x.y.z>]
+// --dist builds into another folder than dist/ and --version stamps another version than package.json's
+// (the packaging test builds a newer release of the package this way, without touching the checkout).
 import { build } from 'esbuild'
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { precompiledValidatorsModule } from './precompileValidators.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const define = { __BRIDGE_VERSION__: JSON.stringify(pkg.version) }
+const argValue = (name) => {
+  const i = process.argv.indexOf(name)
+  return i === -1 ? undefined : process.argv[i + 1]
+}
+const version = argValue('--version') ?? pkg.version
+const define = { __BRIDGE_VERSION__: JSON.stringify(version) }
 const at = (p) => join(root, p)
+const dist = resolve(root, argValue('--dist') ?? 'dist')
 const present = (entries) =>
   Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(at(file))))
 const quiet = process.argv.includes('--quiet')
 /** Packages the Node bundles (daemon, CLIs) import at run time instead of carrying (see below). */
-const NODE_EXTERNAL = [
-  'uWebSockets.js',
-  'bufferutil',
-  'utf-8-validate',
-  'esbuild',
-  '@statelyai/inspect',
-  '@modelcontextprotocol/sdk',
-]
+const NODE_EXTERNAL = ['uWebSockets.js', 'bufferutil', 'utf-8-validate', 'esbuild', '@statelyai/inspect']
 
 // Build into a fresh folder and swap it in at the end, so a daemon or test that reads dist/ while a
 // build runs never sees it half-written or empty.
-const out = `dist.building-${process.pid}`
-rmSync(at(out), { recursive: true, force: true })
+const out = `${dist}.building-${process.pid}`
+rmSync(out, { recursive: true, force: true })
 
 const node = present({
   'cli/bridge': 'cli/bridge.ts',
@@ -59,7 +61,7 @@ for (const [name, file] of Object.entries(node))
   jobs.push(
     build({
       entryPoints: { [name]: at(file) },
-      outdir: at(out),
+      outdir: out,
       bundle: true,
       splitting: true,
       chunkNames: `chunks/${basename(name)}-[name]-[hash]`,
@@ -67,9 +69,11 @@ for (const [name, file] of Object.entries(node))
       format: 'esm',
       target: 'node20',
       // Dependencies are bundled: one file to read and compile at start instead of ~500 module files
-      // (half of the daemon's start-up was Node's module loader). What stays external is native or
-      // optional (uWebSockets.js, ws's bufferutil / utf-8-validate), run as a program (esbuild, which
-      // `bridge-plugin build` drives), or loaded on demand on purpose (the MCP SDK, @statelyai/inspect).
+      // (half of the daemon's start-up was Node's module loader), and a user's install pulls only the
+      // package's two runtime dependencies. What stays external is native or optional (uWebSockets.js,
+      // ws's bufferutil / utf-8-validate), run as a program (esbuild, which `bridge-plugin build`
+      // drives), or a development tool (@statelyai/inspect). The MCP SDK, which only `bridge mcp`
+      // uses, is bundled into a chunk of its own, loaded when that command runs.
       external: NODE_EXTERNAL,
       plugins: [precompiledValidators],
       // ASCII only: V8 keeps a module's source text for as long as the module lives, and a single
@@ -100,6 +104,9 @@ function writeAscii({ outputFiles }) {
       f.path.endsWith('.js')
         ? f.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
         : f.contents,
+      // The programs (dist/cli/*.js) are executable, as npm makes a package's bins: a checkout's
+      // `dist/cli/bridge.js` runs as printed, and a link to it on PATH works.
+      { mode: /[\\/]cli[\\/][^\\/]+\.js$/.test(f.path) ? 0o755 : 0o644 },
     )
   }
 }
@@ -109,7 +116,7 @@ if (Object.keys(sdk).length)
   jobs.push(
     build({
       entryPoints: Object.fromEntries(Object.entries(sdk).map(([k, v]) => [k, at(v)])),
-      outdir: at(out),
+      outdir: out,
       bundle: true,
       platform: 'neutral',
       format: 'esm',
@@ -123,12 +130,14 @@ if (Object.keys(sdk).length)
 const extModules = present({ background: 'extension/background.ts' })
 const extScripts = present({
   content: 'extension/content.ts',
+  // Sites' own tools (WebMCP): registered only for the sites the user turned on.
+  siteContent: 'extension/siteContent.ts',
   sidepanel: 'extension/sidepanel/main.tsx',
   // Page library of the built-in browser tools, injected into tabs from file.
   builtinsPage: 'extension/builtins/pageLibrary/index.ts',
 })
 const extCommon = {
-  outdir: at(`${out}/extension`),
+  outdir: join(out, 'extension'),
   bundle: true,
   platform: 'browser',
   target: 'chrome120',
@@ -156,11 +165,11 @@ if (Object.keys(extScripts).length)
 
 await Promise.all(jobs)
 if (existsSync(at('extension/static'))) {
-  mkdirSync(at(`${out}/extension`), { recursive: true })
-  cpSync(at('extension/static'), at(`${out}/extension`), { recursive: true })
+  mkdirSync(join(out, 'extension'), { recursive: true })
+  cpSync(at('extension/static'), join(out, 'extension'), { recursive: true })
 }
-const old = `dist.old-${process.pid}`
-if (existsSync(at('dist'))) renameSync(at('dist'), at(old))
-renameSync(at(out), at('dist'))
-rmSync(at(old), { recursive: true, force: true })
-if (!quiet) console.log(`built dist/ (bridge ${pkg.version})`)
+const old = `${dist}.old-${process.pid}`
+if (existsSync(dist)) renameSync(dist, old)
+renameSync(out, dist)
+rmSync(old, { recursive: true, force: true })
+if (!quiet) console.log(`built ${relative(root, dist) || '.'}/ (bridge ${version})`)

@@ -40,6 +40,9 @@ import { ExtensionLink } from './ws/extensionLink'
 import { ExtensionSockets } from './ws/extensionSockets'
 import { daemonMethodHandlers } from './ws/methods'
 import { PluginLogs } from './ws/pluginLogs'
+import { createSiteAnnouncements } from './sites/siteAnnouncements'
+import { createSiteRegistry } from './sites/siteRegistry'
+import { markSiteOutcome } from './sites/siteResult'
 
 const logger = log.withTag('daemon')
 
@@ -75,6 +78,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const limits = limitsFromEnv()
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const skipPermissions = () => options.skipPermissionsEnv || configStore.get().skipPermissions === true
+  // Sites' own tools (WebMCP): what the extension reports of turned-on sites, under config.json's `sites`.
+  const siteRegistry = createSiteRegistry({ sites: () => configStore.get().sites, skipPermissions })
 
   // What the actors' effects work on: plugins (discovery is the reload actor's effect), one tool
   // index rebuilt when plugins or permissions change, the audit log, the extension's sockets.
@@ -92,6 +97,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     skipPermissions,
     // Upload and drop read files by path only from the folders config.json allows (none by default).
     browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
+    sites: () => siteRegistry.view(),
   })
   const auditFile = new AuditFile({
     dir: paths.dir,
@@ -153,7 +159,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Who talks to the system: MCP clients on /mcp, the extension on /ws.
   const sessions = new McpSessions({
     listToolsJson: () => catalog.listedJson(),
-    callTool: (request) => callTool({ system: root, catalog, audit }, request),
+    callTool: async (request) => {
+      // A site's tool answers with the page's content: marked as such (./sites/siteResult).
+      const site = catalog.get(request.name)?.site
+      const outcome = await callTool({ system: root, catalog, audit }, request)
+      return site ? markSiteOutcome(site, outcome) : outcome
+    },
     resultMaxBytes: limits.resultMaxBytes,
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
     approvals: approvalBroker,
@@ -182,8 +193,22 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onPluginLog: ({ entries }) => {
       for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
+    onSitesReport: (report) => (siteRegistry.report(report), siteAnnouncements.changed()),
+    onLost: () => (siteRegistry.clear(), siteAnnouncements.changed()),
   })
-  const announcements = createAnnouncements({ catalog, mode: options.mode, extension: link, mcp: sessions })
+  const siteAnnouncements = createSiteAnnouncements({
+    catalog,
+    registry: siteRegistry,
+    extension: link,
+    mcp: sessions,
+  })
+  const announcements = createAnnouncements({
+    catalog,
+    mode: options.mode,
+    extension: link,
+    mcp: sessions,
+    sites: siteAnnouncements,
+  })
   const devWatcher = await startDevWatcher(options.mode, {
     configFile: paths.configFile,
     localDirs: () => configStore.get().localPlugins.map((entry) => resolveLocalPluginPath(entry, paths.dir)),
@@ -235,6 +260,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   // Sessions and their streams end, sockets close, the audit file is flushed; then the engine stops.
   const release = async (listening: boolean) => {
+    siteAnnouncements.stop()
     await devWatcher?.close()
     credentials.close()
     await sessions.closeAll()

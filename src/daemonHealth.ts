@@ -61,6 +61,7 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       browserToolNames,
       disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
       skipPermissions: parts.skipPermissions(),
+      sites: catalog.siteStates(),
       uptime: Math.floor((Date.now() - parts.startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(parts.devWatcher ? { fileWatcher: parts.devWatcher.health() } : {}),

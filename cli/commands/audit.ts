@@ -5,7 +5,7 @@
  * `<config>/audit.log` and `audit.log.1` (which also hold what happened before the last restart).
  */
 import type { CAC } from 'cac'
-import { neutralizeText } from '../../src/protocol/untrustedText'
+import { escapedJson, neutralizeText } from '../../src/protocol/untrustedText'
 import { existsSync, readFileSync } from 'node:fs'
 import type { AuditEntry } from '../../src/audit/auditEntry'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
@@ -59,7 +59,7 @@ async function audit(flags: AuditFlags): Promise<void> {
   const entries = flags.file ? fromFile(paths) : await fromDaemon(paths, flags, filter)
   if (entries === null) return
   const shown = entries.filter((entry) => matches(entry, filter)).slice(0, filter.limit)
-  if (flags.json) return say(JSON.stringify(shown, null, 2))
+  if (flags.json) return say(escapedJson(shown, 2))
   if (shown.length === 0) return say('no audit entries match')
   for (const line of formatTable(shown)) say(line)
 }

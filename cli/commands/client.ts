@@ -19,6 +19,7 @@ import {
   type ClientFlags,
 } from './client/actions'
 import { MCP_CLIENT_KINDS } from './client/forClient'
+import { thisCommand } from '../shared/selfCommand'
 
 /** The words after `client` (plus a global `--port <n>` given before it) when argv is a client command. */
 export function clientCommandArgs(argv: readonly string[]): string[] | undefined {
@@ -31,7 +32,7 @@ export function clientCommandArgs(argv: readonly string[]): string[] | undefined
 
 /** Runs `bridge client ...`; sets process.exitCode on failure. */
 export async function runClientCommand(args: readonly string[]): Promise<void> {
-  const cli = cac('bridge client')
+  const cli = cac(`${thisCommand().command} client`)
   const port = '--port <port>'
   const portHelp = 'Port of the daemon (default: BRIDGE_PORT, config.json, 9515)'
   cli

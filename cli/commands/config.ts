@@ -14,6 +14,7 @@ import { resetConfig } from './config/reset'
 import { rotateSecret } from './config/rotateSecret'
 import { setConfig } from './config/set'
 import { showConfig } from './config/show'
+import { thisCommand } from '../shared/selfCommand'
 
 /** The words after `config` (plus a global `--port <n>` given before it) when argv is a config command. */
 export function configCommandArgs(argv: readonly string[]): string[] | undefined {
@@ -26,7 +27,7 @@ export function configCommandArgs(argv: readonly string[]): string[] | undefined
 
 /** Runs `bridge config ...`; sets process.exitCode on failure. */
 export async function runConfigCommand(args: readonly string[]): Promise<void> {
-  const cli = cac('bridge config')
+  const cli = cac(`${thisCommand().command} config`)
   const port = '--port <port>'
   const portHelp = 'Port of a running daemon (default: BRIDGE_PORT, config.json, 9515)'
   cli

@@ -20,6 +20,8 @@ import {
   checkSecret,
 } from './doctor/checks'
 import { checkMcpClients, knownMcpClients } from './doctor/mcpClients'
+import { checkCommandOnPath } from './doctor/commandOnPath'
+import { thisCommand } from '../shared/selfCommand'
 
 const DOCTOR_HEALTH_TIMEOUT_MS = 3_000
 
@@ -31,7 +33,7 @@ export function registerDoctor(cli: CAC): void {
 
 async function doctor(flags: { port?: unknown }): Promise<void> {
   const paths = bridgePaths(configDirFromEnv())
-  const results: CheckResult[] = [checkRuntime()]
+  const results: CheckResult[] = [checkRuntime(), checkCommandOnPath(thisCommand())]
   const browser = findChromiumBrowser()
   results.push(
     browser

@@ -11,6 +11,7 @@ import { createPlugin, type CreateFlags } from './plugin/create'
 import { runList, type ListFlags } from './plugin/list'
 import { runInstall, runRemove, runSearch, type RegistryFlags } from './plugin/registry'
 import { log } from '../../src/log'
+import { thisCommand } from '../shared/selfCommand'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 
 /**
@@ -33,7 +34,7 @@ export function pluginCommandArgs(argv: readonly string[]): string[] | undefined
 
 /** Runs `bridge plugin ...` with `args` = the words after `plugin`. Sets process.exitCode on failure. */
 export async function runPluginCommand(args: readonly string[]): Promise<void> {
-  const cli = cac('bridge plugin')
+  const cli = cac(`${thisCommand().command} plugin`)
   cli
     .command('create [name]', 'Scaffold a plugin package in ./bridge-plugin-<name>')
     .option('--domain <domain>', 'Site the plugin works on, e.g. example.com')

@@ -19,6 +19,7 @@ import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { syncExtensionFiles } from '../shared/extensionFiles'
 import { defaultClient, mcpClientConfig } from '../shared/mcpConfig'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
+import { shadowNotice } from '../shared/selfCommand'
 import { resolvePort } from '../../src/config/port'
 
 interface StartFlags {
@@ -29,6 +30,8 @@ interface StartFlags {
 }
 
 const BACKGROUND_START_TIMEOUT_MS = 15_000
+/** How long `start` waits for an answer on its port before it takes the port as free. */
+const PORT_PROBE_TIMEOUT_MS = 2_000
 
 export function registerStart(cli: CAC): void {
   cli
@@ -57,6 +60,17 @@ async function start(flags: StartFlags): Promise<void> {
   } catch (error) {
     return fail(errorText(error))
   }
+  // A daemon already on the port is found before anything slow (plugin discovery) runs: its
+  // configuration is what --show-config asks for, and a second daemon could not listen anyway.
+  // The commands it suggests reach this port: with `--port` when other commands would look elsewhere.
+  const portArg = portOfOtherCommands(files.config.port) === port ? '' : ` --port ${port}`
+  const taken = port === 0 ? null : await portTaken(port, files.secret, portArg)
+  if (taken?.running && flags.showConfig) {
+    say(`bridge ${taken.running} is already running on ${baseUrl(port)}; its configuration:`)
+    return printSetup(paths, files, port, flags)
+  }
+  if (taken) return fail(taken.message)
+
   const extension = syncExtensionFiles(paths)
   if (extension === 'missing')
     say('note: the extension is not built (run `npm run build`); the extension folder has only its settings')
@@ -89,9 +103,6 @@ async function startInBackground(
   flags: StartFlags,
   inspectUrl: string | undefined,
 ): Promise<void> {
-  const running = await fetchHealth(port, files.secret, 1_000)
-  if (running.ok || running.reason !== 'not_running')
-    return fail(`port ${port} is already in use (is bridge already running?)`)
   const serverInfo = join(paths.extensionDir, 'server.json')
   rmSync(serverInfo, { force: true })
   const child = spawn(process.execPath, [fileURLToPath(new URL('../server.js', import.meta.url))], {
@@ -126,10 +137,43 @@ async function startInBackground(
   )
 }
 
+/** The port `bridge status` and the rest use without `--port`, or undefined when BRIDGE_PORT is invalid for them. */
+function portOfOtherCommands(configPort: number | undefined): number | undefined {
+  try {
+    return resolvePort({ configPort })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Why `port` cannot be used, or null when nothing answers on it: this bridge (its version, when it
+ * proved it knows our secret), or another program.
+ */
+async function portTaken(
+  port: number,
+  secret: string,
+  portArg: string,
+): Promise<{ running?: string; message: string } | null> {
+  const health = await fetchHealth(port, secret, PORT_PROBE_TIMEOUT_MS)
+  if (health.ok)
+    return {
+      running: health.health.version,
+      message: `bridge ${health.health.version} is already running on ${baseUrl(port)}: port ${port} is taken. \`bridge status${portArg}\` shows it, \`bridge start --show-config${portArg}\` prints its MCP configuration, \`bridge stop${portArg}\` stops it if it was started with --background`,
+    }
+  if (health.reason === 'not_running') return null
+  return {
+    message: `port ${port} is already in use (${health.message}); choose another with --port, or stop what listens there`,
+  }
+}
+
 function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flags: StartFlags): void {
   const firstRun = files.createdConfig || files.createdSecret
   say()
   if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
+  // PATH's `bridge` may be another program (iproute2's): say so before printing commands to paste.
+  const shadowed = shadowNotice()
+  if (shadowed) say(`Note: ${shadowed} The commands below are written that way.`)
   // The MCP client gets a token of its own (the `default` client), never the auth.json secret.
   const client = files.createdClient ?? (flags.showConfig ? defaultClient(paths) : null)
   if (files.createdClient) say(`Created the MCP client "default" in ${paths.clientsFile}.`)

@@ -2,7 +2,7 @@
  * `bridge status [--json]` (also plain `bridge`): what the running daemon reports on /health.
  */
 import type { CAC } from 'cac'
-import { neutralizeText } from '../../src/protocol/untrustedText'
+import { escapedJson, neutralizeText } from '../../src/protocol/untrustedText'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
@@ -32,11 +32,12 @@ export async function status(flags: StatusFlags): Promise<void> {
   }
   const result = await fetchHealth(port, secret)
   if (!result.ok) {
-    if (result.reason === 'impostor') return fail(result.message)
+    if (result.reason === 'impostor' || result.reason === 'busy') return fail(result.message)
     const hint = result.reason === 'not_running' ? ' (start it with `bridge start`)' : ''
     return fail(`bridge is not running: ${result.message}${hint}`)
   }
-  if (flags.json) return say(JSON.stringify(result.health, null, 2))
+  // Tab URLs and titles and package messages come from pages and packages: format characters escaped.
+  if (flags.json) return say(escapedJson(result.health, 2))
   for (const line of formatStatus(result.health, baseUrl(port))) say(line)
 }
 

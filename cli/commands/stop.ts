@@ -35,7 +35,7 @@ async function stop(flags: StopFlags): Promise<void> {
     return fail(errorText(error))
   }
   const health = await fetchHealth(port, secret, 3_000)
-  if (!health.ok && health.reason === 'impostor') return fail(health.message)
+  if (!health.ok && (health.reason === 'impostor' || health.reason === 'busy')) return fail(health.message)
   if (health.ok || health.reason !== 'not_running')
     return fail(
       `a bridge daemon answers on ${baseUrl(port)} but there is no ${paths.pidFile}: it was not started with ` +

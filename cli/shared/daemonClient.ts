@@ -6,17 +6,21 @@
  *
  * @example
  *   const res = await daemonFetch(9515, secret, '/audit?limit=5')
- *   if (!res.ok) fail(res.message)   // 'not_running' or 'impostor', with a message for the user
+ *   if (!res.ok) fail(res.message)   // 'not_running', 'busy' or 'impostor', with a message for the user
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { HealthPayload } from '../../src/http/health'
-import { LOOPBACK_HOST, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
+import { LOOPBACK_HOST, PROOF_CALLER_CONTEXT, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
 
-export type DaemonProblem = { ok: false; reason: 'not_running' | 'impostor'; message: string }
+/**
+ * `busy`: the server answered 429 to the proof request. Not a verdict on who it is: nothing was sent,
+ * and the same command may succeed in a minute.
+ */
+export type DaemonProblem = { ok: false; reason: 'not_running' | 'impostor' | 'busy'; message: string }
 
 export type HealthResult =
   | { ok: true; health: HealthPayload }
-  | { ok: false; reason: 'not_running' | 'impostor' | 'unauthorized' | 'error'; message: string }
+  | { ok: false; reason: 'not_running' | 'impostor' | 'busy' | 'unauthorized' | 'error'; message: string }
 
 export function baseUrl(port: number): string {
   return `http://${LOOPBACK_HOST}:${port}`
@@ -54,9 +58,20 @@ export function impostorMessage(port: number, detail?: string): string {
   )
 }
 
+/** The message for a proof request answered with 429: busy, not a stranger. */
+export function busyMessage(port: number): string {
+  return (
+    `the server on ${LOOPBACK_HOST}:${port} is busy: it answered "too many requests" when asked to prove ` +
+    `it is bridge's daemon, so nothing was sent to it. Try again in a minute; if it stays busy, another ` +
+    `program on this machine may be flooding it (\`bridge doctor\`).`
+  )
+}
+
 /**
- * Checks that the server on `port` knows `secret`, with a fresh nonce. Sends no credential.
- * `not_running` when nothing answers; `impostor` for any answer but the right HMAC.
+ * Checks that the server on `port` knows `secret`, with a fresh nonce. Sends no credential: `caller`
+ * is an HMAC of this nonce under the secret (another context than the proof's), so the daemon does not
+ * count us among the callers that lack the secret, and a stranger on the port can do nothing with it.
+ * `not_running` when nothing answers; `busy` on 429; `impostor` for any other answer but the right HMAC.
  */
 export async function proveDaemon(
   port: number,
@@ -67,7 +82,8 @@ export async function proveDaemon(
   let res: { status: number; body: { proof?: unknown } | null }
   try {
     res = await withDeadline(timeoutMs, async (signal) => {
-      const answer = await fetch(`${baseUrl(port)}${PROOF_PATH}?nonce=${nonce}`, {
+      const caller = createHmac('sha256', secret).update(`${PROOF_CALLER_CONTEXT}${nonce}`).digest('hex')
+      const answer = await fetch(`${baseUrl(port)}${PROOF_PATH}?nonce=${nonce}&caller=${caller}`, {
         signal,
         redirect: 'manual',
       })
@@ -80,12 +96,7 @@ export async function proveDaemon(
     return { ok: false, reason: 'not_running', message: `no bridge daemon answers on ${baseUrl(port)}` }
   }
   const body = res.body
-  if (res.status === 429)
-    return {
-      ok: false,
-      reason: 'impostor',
-      message: impostorMessage(port, 'it refused to prove itself: HTTP 429'),
-    }
+  if (res.status === 429) return { ok: false, reason: 'busy', message: busyMessage(port) }
   const expected = createHmac('sha256', secret).update(`${PROOF_CONTEXT}${nonce}`).digest()
   const given = typeof body?.proof === 'string' && /^[0-9a-f]{64}$/.test(body.proof) ? body.proof : null
   if (res.status !== 200 || given === null || !timingSafeEqual(Buffer.from(given, 'hex'), expected))

@@ -3,13 +3,16 @@
  * the same redaction as the daemon's log, except where a command prints the secret on purpose, and no
  * terminal control character (an escape sequence from a page, a plugin or an agent) is ever written:
  * it is shown as a marker (`⟨U+001B⟩`). Commands also neutralize each untrusted field they print
- * (src/protocol/untrustedText), so its newlines cannot start a line of their own.
+ * (src/protocol/untrustedText), so its newlines cannot start a line of their own. A command quoted in
+ * backticks (`` `bridge start` ``) is printed the way this program is reached from the person's shell
+ * (`bridge-mcp start` when PATH's `bridge` is another program: cli/shared/selfCommand.ts).
  */
 import { redact } from '../../src/log'
 import { withoutTerminalControls } from '../../src/protocol/untrustedText'
+import { withRunnableCommands } from './selfCommand'
 
 export function say(text = ''): void {
-  process.stdout.write(`${withoutTerminalControls(redact(text))}\n`)
+  process.stdout.write(`${withRunnableCommands(withoutTerminalControls(redact(text)))}\n`)
 }
 
 /** Prints text that is meant to contain the secret (setup instructions, --show-secret). */
@@ -18,12 +21,12 @@ export function sayWithSecret(text: string): void {
 }
 
 export function warn(text: string): void {
-  process.stderr.write(`${withoutTerminalControls(redact(text))}\n`)
+  process.stderr.write(`${withRunnableCommands(withoutTerminalControls(redact(text)))}\n`)
 }
 
 /** Prints the problem and sets exit code 1. */
 export function fail(text: string): void {
-  process.stderr.write(`bridge: ${withoutTerminalControls(redact(text))}\n`)
+  process.stderr.write(`bridge: ${withRunnableCommands(withoutTerminalControls(redact(text)))}\n`)
   process.exitCode = 1
 }
 

@@ -19,6 +19,7 @@ import { LogRelay, RateWindow, type LogEntry } from './logRelay'
 import { runNotification, runRequest, type DaemonMethods } from './methods'
 import { PanelHub } from './panelHub'
 import { TabTracker } from './tabTracker'
+import { isSiteKey, SiteTools } from './siteTools'
 
 /** Progress reports a plugin's pages may send per second; more are dropped (each extends a call's timeout). */
 const PROGRESS_PER_SECOND = 20
@@ -34,6 +35,8 @@ export class BackgroundApp {
   readonly connection: DaemonConnection
   readonly approvals: ApprovalQueue
   readonly panels: PanelHub
+  /** Sites' own tools (WebMCP), for the sites the user turned on. */
+  readonly sites: SiteTools
   private readonly logs: LogRelay
   private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
@@ -58,6 +61,15 @@ export class BackgroundApp {
         if (peer && this.synced) peer.request('tab.stateChanged', { plugin, ...tabs }).catch(() => undefined)
       },
       new AdapterScripts((message) => recordExtensionLog('warning', message)),
+    )
+    this.sites = new SiteTools(
+      (report) => {
+        const peer = this.connection.current
+        if (!peer || !this.synced) return false
+        peer.notify('sites.report', report)
+        return true
+      },
+      () => this.panels.publish(),
     )
     this.logs = new LogRelay((entries) => {
       const peer = this.connection.current
@@ -139,10 +151,16 @@ export class BackgroundApp {
         },
         'confirmation.request': (p) => {
           const plugin = this.tracker.plugin(p.plugin)
+          const site = isSiteKey(p.plugin)
           const pluginDisplayName =
-            p.plugin === BROWSER_PLUGIN ? 'Built-in browser tools' : (plugin?.displayName ?? p.plugin)
-          this.approvals.add({ ...p, pluginDisplayName })
+            p.plugin === BROWSER_PLUGIN
+              ? 'Built-in browser tools'
+              : site
+                ? `declared by ${p.plugin}`
+                : (plugin?.displayName ?? p.plugin)
+          this.approvals.add({ ...p, pluginDisplayName, ...(site ? { declaredBy: p.plugin } : {}) })
         },
+        'sites.changed': (p) => this.sites.setSites(p.sites),
         'confirmation.cancel': (p) => this.approvals.remove(p.id),
         'tool.invocationStart': (p) => {
           this.running.set(p.dispatchId, { ...p, startedAt: Date.now() })
@@ -162,13 +180,16 @@ export class BackgroundApp {
       },
       requests: {
         'tool.dispatch': (params) =>
-          dispatchTool(params, this.tracker, this.browserTools, {
-            progress: (dispatchId, progress, total, message) =>
-              this.sendProgress(dispatchId, progress, total, message),
-            log: (plugin, level, message, data) =>
-              this.logs.add({ plugin, level, message, data, ts: Date.now() }),
-            beforeResult: () => this.logs.flush(),
-          }),
+          // A site's own tool (WebMCP): its plugin field is the site's origin (./siteTools.ts).
+          isSiteKey(params.plugin)
+            ? this.sites.dispatch(params)
+            : dispatchTool(params, this.tracker, this.browserTools, {
+                progress: (dispatchId, progress, total, message) =>
+                  this.sendProgress(dispatchId, progress, total, message),
+                log: (plugin, level, message, data) =>
+                  this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+                beforeResult: () => this.logs.flush(),
+              }),
         'plugin.uninstall': (params) => {
           this.tracker.removePlugin(params.name)
           this.panels.publish()
@@ -190,10 +211,12 @@ export class BackgroundApp {
     this.skipPermissions = p.skipPermissions
     this.browserTools = p.browserTools
     await this.tracker.setPlugins(p.plugins)
+    if (p.sites) this.sites.setSites(p.sites)
     const peer = this.connection.current
     if (!peer) return
     peer.notify('tab.syncAll', { plugins: this.tracker.snapshot() })
     this.synced = true
+    this.sites.sendReport()
     this.logs.flush()
     this.panels.publish()
   }
@@ -267,6 +290,14 @@ export class BackgroundApp {
             await this.ask('config.setToolPermission', {
               plugin: cmd.plugin,
               tool: cmd.tool,
+              permission: cmd.permission,
+            }),
+          )
+        case 'setSitePermission':
+          return ok(
+            await this.ask('config.setSitePermission', {
+              origin: cmd.origin,
+              ...(cmd.tool !== undefined ? { tool: cmd.tool } : {}),
               permission: cmd.permission,
             }),
           )
@@ -350,6 +381,8 @@ export class BackgroundApp {
         return { ...p, tabState: state, tabs, staleTabIds: this.tracker.staleTabs(p.name) }
       }),
       browserTools: this.browserTools,
+      sites: this.sites.siteStates(),
+      ...(this.sites.activeOrigin !== undefined ? { activeOrigin: this.sites.activeOrigin } : {}),
       failedPlugins: this.failedPlugins,
       approvals: this.approvals.list(),
       running: [...this.running.values()],

@@ -186,7 +186,13 @@ export class DaemonConnection {
   }
 
   private notProven(proof: Exclude<ProofOutcome, 'proven'>, port: number): void {
-    if (proof === 'unreachable')
+    if (proof === 'busy')
+      this.retry({
+        status: 'connecting',
+        message: `The bridge daemon on 127.0.0.1:${port} is busy (too many requests asked it to prove itself); retrying…`,
+        port,
+      })
+    else if (proof === 'unreachable')
       this.retry({
         status: 'unreachable',
         message: `The bridge daemon is not reachable on 127.0.0.1:${port}. Start it with \`bridge start\`.`,

@@ -3,10 +3,13 @@
  * `GET /proof?nonce=<fresh random 64 hex>` (no credential) must answer
  * `{ proof: hex(HMAC-SHA256(secret, "bridge-proof:" + nonce)) }`. A program squatting on the port while
  * the daemon is down gets a random nonce and nothing else; the extension keeps retrying with its backoff.
+ * `&caller=hex(HMAC-SHA256(secret, "bridge-caller:" + nonce))` tells the daemon this caller holds the
+ * secret, so processes flooding `/proof` without it cannot spend the extension's turn (a squatter gets
+ * an HMAC of a random nonce it can do nothing with). A 429 is `busy`: try again, never "impostor".
  */
-import { PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
+import { PROOF_CALLER_CONTEXT, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
 
-export type ProofOutcome = 'proven' | 'unreachable' | 'impostor'
+export type ProofOutcome = 'proven' | 'unreachable' | 'busy' | 'impostor'
 
 const PROOF_TIMEOUT_MS = 3_000
 
@@ -23,9 +26,19 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> {
 
 export async function proveDaemon(baseUrl: string, secret: string): Promise<ProofOutcome> {
   const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)))
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  )
+  const caller = toHex(
+    await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${PROOF_CALLER_CONTEXT}${nonce}`)),
+  )
   let res: Response
   try {
-    res = await fetch(`${baseUrl}${PROOF_PATH}?nonce=${nonce}`, {
+    res = await fetch(`${baseUrl}${PROOF_PATH}?nonce=${nonce}&caller=${caller}`, {
       cache: 'no-store',
       credentials: 'omit',
       redirect: 'error',
@@ -35,15 +48,9 @@ export async function proveDaemon(baseUrl: string, secret: string): Promise<Proo
     return 'unreachable'
   }
   const body = (await res.json().catch(() => null)) as { proof?: unknown } | null
+  if (res.status === 429) return 'busy'
   const proof = body?.proof
   if (res.status !== 200 || typeof proof !== 'string' || !/^[0-9a-f]{64}$/.test(proof)) return 'impostor'
-  const key = await crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['verify'],
-  )
   // verify() compares in constant time.
   const valid = await crypto.subtle.verify(
     'HMAC',

@@ -7,7 +7,8 @@ import type { network as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { holdDebugger, onSessionDetached, releaseDebugger, withDebugger, type Cdp } from './debuggerSession'
 import { invalid, isRestrictedUrl, messageOf, notFound, restricted } from './errors'
-import { isCredentialParam, REDACTED } from './credentialRedaction'
+import { redactFrame, redactRequestBody, redactResponseBody } from './bodyRedaction'
+import { redactUrl, type Withheld } from './credentialRedaction'
 import { captureOf } from './networkCapture'
 import { resolveTab, tabIdOf } from './tabLookup'
 
@@ -25,6 +26,8 @@ interface Frame {
 interface SocketLog {
   sockets: Map<string, string>
   frames: Frame[]
+  /** What was redacted from socket URLs and frames (unless the capture keeps credentials). */
+  withheld: Withheld
   off: () => void
 }
 const socketLogs = new Map<number, SocketLog>()
@@ -33,14 +36,19 @@ const socketLogs = new Map<number, SocketLog>()
 export async function recordWebSockets(tabId: number, url: string | undefined): Promise<void> {
   socketLogs.get(tabId)?.off()
   const cdp = await holdDebugger(tabId, url, 'network')
-  const log: SocketLog = { sockets: new Map(), frames: [], off: () => undefined }
+  // Frames and URLs follow the recording's rule for credentials, redacted on the way in.
+  const keep = captureOf(tabId)?.keepCredentials === true
+  const log: SocketLog = { sockets: new Map(), frames: [], withheld: new Set(), off: () => undefined }
   log.off = cdp.on((method, p) => {
-    if (method === 'Network.webSocketCreated') log.sockets.set(String(p.requestId), String(p.url))
+    if (method === 'Network.webSocketCreated')
+      log.sockets.set(String(p.requestId), keep ? String(p.url) : redactUrl(String(p.url), log.withheld))
     else if (method === 'Network.webSocketFrameSent' || method === 'Network.webSocketFrameReceived') {
       const response = p.response as { opcode: number; payloadData: string }
       const text =
         response.opcode === 1
-          ? response.payloadData
+          ? keep
+            ? response.payloadData
+            : redactFrame(response.payloadData, log.withheld)
           : `(binary, ${Math.floor((response.payloadData.length * 3) / 4)} bytes)`
       log.frames.push({
         socket: String(p.requestId),
@@ -58,31 +66,9 @@ export function stopWebSockets(tabId: number): void {
   socketLogs.get(tabId)?.off()
 }
 
-/** Credential-named fields of a JSON or form body (password, access_token...) become [redacted]. */
-function redactBody(text: string): string {
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk)
-    if (value && typeof value === 'object')
-      return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [
-          k,
-          isCredentialParam(k) && (v === null || typeof v !== 'object') ? REDACTED : walk(v),
-        ]),
-      )
-    return value
-  }
-  try {
-    return JSON.stringify(walk(JSON.parse(text)))
-  } catch {
-    // not JSON: maybe a form
-  }
-  if (/^[^\s=&]+=\S*$/.test(text)) {
-    const form = new URLSearchParams(text)
-    for (const key of new Set(form.keys())) if (isCredentialParam(key)) form.set(key, REDACTED)
-    return form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED)
-  }
-  return text
-}
+/** A header's value by name in any case (recorded headers keep the page's spelling). */
+const headerValue = (headers: Record<string, string>, name: string): string | undefined =>
+  Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]
 
 async function networkRequest(input: In<'networkRequest'>) {
   const tab = await resolveTab(input.tabId)
@@ -92,10 +78,18 @@ async function networkRequest(input: In<'networkRequest'>) {
   if (!request)
     throw notFound(`no recorded request ${input.id} in tab ${tabId}: ids come from browser_network_requests`)
   let text: string
+  const withheld: Withheld = new Set()
   // Headers were recorded already redacted (or kept, when a person approved includeCredentials).
-  if (input.part === 'requestHeaders') text = JSON.stringify(request.requestHeaders, null, 1)
-  else if (input.part === 'responseHeaders') text = JSON.stringify(request.responseHeaders ?? {}, null, 1)
-  else {
+  if (input.part === 'requestHeaders' || input.part === 'responseHeaders') {
+    const side = input.part === 'requestHeaders' ? 'request' : 'response'
+    text = JSON.stringify(
+      (side === 'request' ? request.requestHeaders : request.responseHeaders) ?? {},
+      null,
+      1,
+    )
+    for (const name of request.withheld)
+      if (name.startsWith(`${side} header `) || name.startsWith('cookie ')) withheld.add(name)
+  } else {
     text = await withDebugger(tabId, tab.url, async (cdp) => {
       try {
         if (input.part === 'requestBody')
@@ -112,7 +106,11 @@ async function networkRequest(input: In<'networkRequest'>) {
       }
     })
     // Bodies follow the recording's rule for credentials (see browser_network_start).
-    if (!capture?.keepCredentials) text = redactBody(text)
+    if (!capture?.keepCredentials)
+      text =
+        input.part === 'requestBody'
+          ? redactRequestBody(text, headerValue(request.requestHeaders, 'content-type'), withheld)
+          : redactResponseBody(text, withheld)
   }
   const offset = input.offset ?? 0
   const maxLength = input.maxLength ?? 20_000
@@ -128,6 +126,7 @@ async function networkRequest(input: In<'networkRequest'>) {
         : part,
     length: text.length,
     truncated: rest > 0,
+    ...(withheld.size ? { withheld: [...withheld] } : {}),
   }
 }
 
@@ -140,7 +139,12 @@ async function websocketFrames(input: In<'websocketFrames'>) {
     .map(([id, url]) => ({ id, url }))
   const ids = new Set(sockets.map((s) => s.id))
   const frames = log.frames.filter((f) => ids.has(f.socket))
-  return { sockets, frames: frames.slice(-(input.limit ?? 50)), total: frames.length }
+  return {
+    sockets,
+    frames: frames.slice(-(input.limit ?? 50)),
+    total: frames.length,
+    ...(log.withheld.size ? { withheld: [...log.withheld] } : {}),
+  }
 }
 
 async function networkConditions(input: In<'networkConditions'>) {

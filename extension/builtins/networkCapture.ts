@@ -1,10 +1,11 @@
 /**
  * Network recording per tab through the DevTools Network domain. Only metadata is kept (never
- * bodies), at most MAX_REQUESTS per tab, and credentials (header values and URL parameters, see
- * ./credentialRedaction) are redacted on the way in, so they never sit in the extension's memory,
- * unless the recording was started with credentials allowed (a person approved that call).
+ * bodies), at most MAX_REQUESTS per tab, and every value not known to be harmless (header values,
+ * cookies, query values, path parameters, see ./credentialRedaction) is redacted on the way in, so
+ * it never sits in the extension's memory, unless the recording was started with credentials allowed
+ * (a person approved that call). Each request names what was withheld from it.
  */
-import { redactHeaders, redactUrl } from './credentialRedaction'
+import { redactHeaders, redactUrl, type Withheld } from './credentialRedaction'
 import { holdDebugger, onSessionDetached, releaseDebugger, type Cdp } from './debuggerSession'
 
 const HOLD = 'network'
@@ -28,6 +29,8 @@ export interface RecordedRequest {
   encodedDataLength?: number
   failed: boolean
   errorText?: string
+  /** What was redacted from this request (`request header apikey`, `query token`), each once. */
+  withheld: Withheld
 }
 
 interface Capture {
@@ -58,21 +61,23 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
         id: hopId,
         status: redirect.status,
         statusText: redirect.statusText,
-        responseHeaders: redactHeaders(redirect.headers, keep),
+        responseHeaders: redactHeaders(redirect.headers, keep, previous.withheld, 'response'),
         mimeType: redirect.mimeType,
         endTime: p.timestamp as number,
       })
       capture.requests.set(hopId, previous)
     }
+    const withheld: Withheld = new Set()
     capture.requests.set(id, {
       id,
       method: request.method,
-      url: keep ? request.url : redactUrl(request.url),
+      url: keep ? request.url : redactUrl(request.url, withheld),
       type: (p.type as string | undefined) ?? 'Other',
       startedAt: Math.round(((p.wallTime as number | undefined) ?? Date.now() / 1000) * 1000),
       startTime: p.timestamp as number,
-      requestHeaders: redactHeaders(request.headers, keep),
+      requestHeaders: redactHeaders(request.headers, keep, withheld, 'request'),
       failed: false,
+      withheld,
     })
     while (capture.requests.size > MAX_REQUESTS)
       capture.requests.delete(capture.requests.keys().next().value!)
@@ -91,7 +96,7 @@ function record(capture: Capture, method: string, p: Record<string, unknown>): v
     Object.assign(entry, {
       status: r.status,
       statusText: r.statusText,
-      responseHeaders: redactHeaders(r.headers, keep),
+      responseHeaders: redactHeaders(r.headers, keep, entry.withheld, 'response'),
       mimeType: r.mimeType,
       httpVersion: r.protocol,
     })

@@ -69,8 +69,20 @@ export async function networkRequests(input: In<'networkRequests'>) {
       ...(input.includeHeaders
         ? { requestHeaders: r.requestHeaders, responseHeaders: r.responseHeaders ?? {} }
         : {}),
+      ...withheldOf(r, input.includeHeaders === true),
     })),
+    ...(capture.keepCredentials ? {} : { redaction: REDACTION_NOTE }),
   }
+}
+
+/** Said once per result: why some values read [redacted], and how a person can allow them. */
+export const REDACTION_NOTE =
+  'values not known to be harmless (credentials, cookies, most query and form values) are shown as [redacted] and named in withheld; a recording started with includeCredentials on a call a person approved (permission ask) keeps them'
+
+/** The request's `withheld` names; header names only when the headers are shown. */
+function withheldOf(r: RecordedRequest, headers: boolean): { withheld?: string[] } {
+  const names = [...r.withheld].filter((name) => headers || !/^(request|response) header /.test(name))
+  return names.length ? { withheld: names } : {}
 }
 
 const harHeaders = (headers: Record<string, string> | undefined) =>
@@ -119,11 +131,13 @@ export async function networkExportHar(input: In<'networkExportHar'>) {
       cache: {},
       timings: { send: 0, wait: Math.max(time, 0), receive: 0 },
       _resourceType: r.type,
+      ...(r.withheld.size ? { comment: `withheld: ${[...r.withheld].join(', ')}` } : {}),
     }
   })
   return {
     log: {
       version: '1.2',
+      ...(capture.keepCredentials ? {} : { comment: REDACTION_NOTE }),
       creator: { name: 'bridge', version: BRIDGE_VERSION },
       pages: [
         {

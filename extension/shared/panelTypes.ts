@@ -10,6 +10,7 @@ import type {
   FailedPlugin,
   Permission,
   PluginState,
+  SiteState,
   TabInfo,
   TabStateName,
   ToolState,
@@ -54,6 +55,8 @@ export interface ApprovalView {
   client: string
   /** The tab the call will run in; absent for built-in tools. */
   tab?: ApprovalTab
+  /** A site's own tool (WebMCP): the origin that declared it. */
+  declaredBy?: string
 }
 
 export interface PluginView extends PluginState {
@@ -79,6 +82,10 @@ export interface PanelState {
   skipPermissions: boolean
   plugins: PluginView[]
   browserTools: ToolState[]
+  /** Sites' own tools (WebMCP): turned-on sites and sites with tools open. */
+  sites: SiteState[]
+  /** The http(s) origin of the active tab, for its "use this site's tools" switch. */
+  activeOrigin?: string
   failedPlugins: FailedPlugin[]
   approvals: ApprovalView[]
   running: RunningView[]
@@ -90,6 +97,8 @@ export type PanelCommand =
   | { type: 'setPluginPermission'; plugin: string; permission: Permission }
   | { type: 'setToolPermission'; plugin: string; tool: string; permission: Permission }
   | { type: 'markReviewed'; plugin: string; version: string }
+  /** A site's default (no `tool`) or one of its tools (the declared name). */
+  | { type: 'setSitePermission'; origin: string; tool?: string; permission: Permission }
   | { type: 'decide'; id: string; decision: Decision }
   | { type: 'openFolder'; path: string }
   /** Reloads a matching tab that is open from before the plugin's current code (one of `staleTabIds`). */
@@ -104,7 +113,7 @@ export type PanelCommand =
   | { type: 'checkUpdates' }
 
 export interface RegistryPluginView {
-  /** Package name (`@bridge/bridge-plugin-notes`). */
+  /** Package name (`@bridge-mcp/bridge-plugin-notes`). */
   name: string
   version: string
   description: string

@@ -6,6 +6,8 @@ export type {
   FailedPlugin,
   Permission,
   PluginState,
+  SiteState,
+  SiteToolState,
   TabInfo,
   TabStateName,
   ToolState,

@@ -5,6 +5,7 @@ import { ApprovalList } from './ApprovalList'
 import { PluginList } from './PluginList'
 import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
+import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
 import { toolLabel } from './format'
 
@@ -56,6 +57,12 @@ export function App() {
       <PluginList
         plugins={state.plugins}
         failed={state.failedPlugins}
+        connected={connected}
+        onError={setError}
+      />
+      <SiteList
+        sites={state.sites}
+        activeOrigin={state.activeOrigin}
         connected={connected}
         onError={setError}
       />

@@ -85,13 +85,23 @@ export function ApprovalList({
                 <Visible text={a.client} />
               </strong>{' '}
               asks{' '}
-              <span data-testid="approval-plugin">
-                <Visible text={a.pluginDisplayName} />
-              </span>{' '}
+              {a.declaredBy === undefined && (
+                <>
+                  <span data-testid="approval-plugin">
+                    <Visible text={a.pluginDisplayName} />
+                  </span>{' '}
+                </>
+              )}
               to run{' '}
               <code data-testid="approval-tool">
                 <Visible text={toolLabel(a.plugin, a.tool)} />
               </code>
+              {a.declaredBy !== undefined && (
+                <span data-testid="approval-declared-by">
+                  , a tool declared by the site <strong>{a.declaredBy}</strong> (its own tool: what it does is
+                  the site&apos;s word)
+                </span>
+              )}
               {approvals.length > 1 && (
                 <span class="muted">
                   {' '}

@@ -3,7 +3,10 @@ import { pluginToolName, splitToolName } from '../../src/protocol/toolNames'
 
 /** The name an agent calls: `<plugin>_<tool>`, or the full name of a built-in tool (either form accepted). */
 export const toolLabel = (plugin: string, tool: string): string =>
-  plugin === BROWSER_PLUGIN || splitToolName(tool)?.plugin === plugin ? tool : pluginToolName(plugin, tool)
+  // A site's tool (its plugin is an origin) keeps the name agents call it by.
+  plugin === BROWSER_PLUGIN || plugin.includes('://') || splitToolName(tool)?.plugin === plugin
+    ? tool
+    : pluginToolName(plugin, tool)
 
 /** Arguments as the user reviews them: indented JSON, all of it. */
 export function formatParams(params: unknown): string {

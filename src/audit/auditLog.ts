@@ -1,4 +1,5 @@
 import { log } from '../log'
+import { escapedJson } from '../protocol/untrustedText'
 import { AUDIT_BUFFER_SIZE } from '../protocol'
 import type { AuditDiskStatus, AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
 import type { AuditFile } from './auditFile'
@@ -53,7 +54,7 @@ export class AuditLog {
     const { file } = this.options
     if (!file) return
     try {
-      file.append(JSON.stringify(entry))
+      file.append(escapedJson(entry))
       if (this.failing) {
         const { since, failedEntries } = this.failing
         this.failing = undefined

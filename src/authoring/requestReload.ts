@@ -28,7 +28,9 @@ export async function requestReload(opts: {
   const problem = (p: DaemonProblem): ReloadOutcome =>
     p.reason === 'impostor'
       ? { kind: 'impostor', port: opts.port, message: p.message }
-      : { kind: 'no-daemon', port: opts.port }
+      : p.reason === 'busy'
+        ? { kind: 'refused', port: opts.port, status: 429, message: p.message }
+        : { kind: 'no-daemon', port: opts.port }
 
   const health = await daemonFetch(opts.port, secret, '/health', { timeoutMs: RELOAD_TIMEOUT_MS })
   if (!health.ok) return problem(health)

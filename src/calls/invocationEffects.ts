@@ -17,6 +17,7 @@ import {
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
+import { withSiteToolPermission } from '../config/sitePermissions'
 import type { Config } from '../config/schema'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import {
@@ -262,16 +263,24 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         const tool = catalog.get(call.tool)
         if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
         void deps
-          .updateConfig((config) => ({
-            ...config,
-            permissions: withToolPermission(
-              config.permissions,
-              tool.plugin,
-              tool.key,
-              'auto',
-              tool.pluginBuild,
-            ),
-          }))
+          .updateConfig((config) =>
+            // A site's own tool: auto for the declaration the user just approved (its hash).
+            tool.site
+              ? {
+                  ...config,
+                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', tool.site.hash),
+                }
+              : {
+                  ...config,
+                  permissions: withToolPermission(
+                    config.permissions,
+                    tool.plugin,
+                    tool.key,
+                    'auto',
+                    tool.pluginBuild,
+                  ),
+                },
+          )
           .then(
             () => deps.onConfigChanged(),
             (error: unknown) =>

@@ -18,6 +18,7 @@ export function syncFullOf(
     skipPermissions: catalog.skipPermissions(),
     plugins: catalog.pluginStates(),
     browserTools: catalog.browserToolStates(),
+    sites: catalog.siteStates(),
   }
 }
 
@@ -27,6 +28,8 @@ export interface AnnouncementsDeps {
   /** The extension link: its port, and the tab actors it keeps one per plugin. */
   extension: { port: Pick<ExtensionPort, 'notify'>; syncPlugins(names: readonly string[]): void }
   mcp: { toolsChanged(): void }
+  /** Sites' own tools (src/sites/siteAnnouncements.ts): their tab actors and announcements. */
+  sites?: { origins(): string[]; changed(options?: { announced?: boolean }): void }
 }
 
 export interface Announcements {
@@ -47,13 +50,14 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
       browserTools: catalog.browserToolStates(),
       skipPermissions: catalog.skipPermissions(),
     })
+    deps.sites?.changed({ announced: true })
     deps.mcp.toolsChanged()
   }
   return {
     configChanged,
     pluginsReloaded: () => {
       const states = catalog.pluginStates()
-      extension.syncPlugins(states.map((p) => p.name))
+      extension.syncPlugins([...states.map((p) => p.name), ...(deps.sites?.origins() ?? [])])
       if (deps.mode === 'dev')
         for (const state of states)
           if (builds.has(state.name) && builds.get(state.name) !== state.adapterHash)

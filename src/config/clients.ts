@@ -9,11 +9,12 @@
  * too (see docs/security.md).
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import { atomicWriteFile, enforceMode, removeStaleTempFiles } from './atomicWrite'
 import { withFileLock } from './fileLock'
+import { readPrivateFile } from './privateFiles'
 import { validate } from '../validation'
 
 /** Client names: lowercase letters, digits and hyphens, up to 32 characters, not starting with a hyphen. */
@@ -48,12 +49,17 @@ export function clientNameProblem(name: string): string | null {
   return null
 }
 
-/** The clients on disk; none when the file does not exist. Throws BridgeError naming the file (never a token). */
+/**
+ * The clients on disk; none when the file does not exist. Throws BridgeError naming the file (never a
+ * token), also when the file is a link or others could have written it (config_unsafe).
+ */
 export function readClients(path: string): ClientEntry[] {
   if (!existsSync(path)) return []
+  // A file others could write (or a link) is refused before its tokens are read: see privateFiles.
+  const text = readPrivateFile(path)
   let parsed: unknown
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'))
+    parsed = JSON.parse(text)
   } catch (error) {
     throw new BridgeError(BridgeErrorCode.authInvalid, `${path} is not valid JSON`, { cause: error })
   }

@@ -7,7 +7,7 @@ export interface PluginPermissionConfig {
   permission?: Permission
   tools?: Record<string, Permission>
   reviewedVersion?: string
-  /** The package that was reviewed, scope included (`@bridge/bridge-plugin-notes`). */
+  /** The package that was reviewed, scope included (`@bridge-mcp/bridge-plugin-notes`). */
   reviewedPackage?: string
   /** sha256 hex of the adapter bundle that was reviewed. */
   reviewedAdapterHash?: string

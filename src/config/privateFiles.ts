@@ -6,7 +6,16 @@
  * fix. Log, audit and pid files are also opened with O_NOFOLLOW (`openNoFollow`), so a link planted
  * after this check is never followed either.
  */
-import { closeSync, constants, lstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  statSync,
+  type Stats,
+} from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
 import type { BridgePaths } from './paths'
 
@@ -50,6 +59,7 @@ export function assertPrivateConfigDir(paths: BridgePaths): void {
   const files = [
     paths.configFile,
     paths.authFile,
+    paths.clientsFile,
     paths.serverLog,
     `${paths.serverLog}.1`,
     paths.auditLog,
@@ -89,6 +99,22 @@ export function openNoFollow(path: string, flags: 'a' | 'r', mode = 0o600): numb
 export function readFileNoFollow(path: string): string {
   const fd = openNoFollow(path, 'r')
   try {
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The whole file as UTF-8, read only when it is private: not a link (O_NOFOLLOW), owned by this user
+ * and not writable by group or others, checked on the open descriptor (so a file swapped in after a
+ * check is not read either). For files whose contents grant access (clients.json), which the daemon
+ * re-reads while it runs. Throws BridgeError (config_unsafe) naming the path and the fix.
+ */
+export function readPrivateFile(path: string): string {
+  const fd = openNoFollow(path, 'r')
+  try {
+    checkOwnerAndMode(path, fstatSync(fd), 'file')
     return readFileSync(fd, 'utf8')
   } finally {
     closeSync(fd)

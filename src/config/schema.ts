@@ -21,11 +21,34 @@ export const PluginPermissionConfig = Type.Object(
 )
 export type PluginPermissionConfig = Static<typeof PluginPermissionConfig>
 
+/** One tool of a site (WebMCP): ask and auto hold only for the declaration the user saw (`declared`). */
+export const SiteToolPermissionConfig = Type.Object(
+  {
+    permission: Permission,
+    /** sha256 hex of the declaration (title, description, schema, annotations) when it was set. */
+    declared: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+  },
+  { additionalProperties: false },
+)
+export type SiteToolPermissionConfig = Static<typeof SiteToolPermissionConfig>
+
+/** One site (an origin) under `sites`: its default and per-tool settings. */
+export const SitePermissionConfig = Type.Object(
+  {
+    permission: Type.Optional(Permission),
+    tools: Type.Optional(Type.Record(Type.String({ maxLength: 128 }), SiteToolPermissionConfig)),
+  },
+  { additionalProperties: false },
+)
+export type SitePermissionConfig = Static<typeof SitePermissionConfig>
+
 export const Config = Type.Object(
   {
     localPlugins: Type.Array(Type.String({ minLength: 1 })),
     permissions: Type.Record(Type.String(), PluginPermissionConfig),
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    /** Sites' own tools (WebMCP) by origin (`https://mail.example.com`); a site not listed is off. */
+    sites: Type.Optional(Type.Record(Type.String({ maxLength: 300 }), SitePermissionConfig)),
     /** Side-panel switch: ask-mode tools run as auto (off stays off). Also set by BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
     skipPermissions: Type.Optional(Type.Boolean()),
     /** Folders whose files browser_upload_file and browser_drop may read by path: absolute or `~/`. Default none. */

@@ -4,6 +4,7 @@
  */
 import type { AuditDiskStatus } from '../audit/auditEntry'
 import type { DiscoveryError, FailedPlugin, PluginSource, TabInfo, TabStateName } from '../protocol/manifest'
+import type { SiteState } from '../protocol/siteTools'
 import type { EngineName } from './engine'
 import { jsonResponse } from './responses'
 import type { Route } from './route'
@@ -64,6 +65,8 @@ export interface HealthPayload {
   browserToolNames: string[]
   disabledBrowserTools: string[]
   skipPermissions: boolean
+  /** Sites' own tools (WebMCP): every turned-on site and every site with tools open (`bridge site list`). */
+  sites: SiteState[]
   /** Seconds since the daemon started. */
   uptime: number
   reloadCount: number

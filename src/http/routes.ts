@@ -7,7 +7,8 @@ import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol'
 import type { EngineSocket, HttpReply, HttpRequest } from './engine'
 import { healthRoute, type HealthPayload } from './health'
 import { createRateLimiter } from './rateLimit'
-import { errorResponse, jsonResponse } from './responses'
+import { escapedJson } from '../protocol/untrustedText'
+import { errorResponse, jsonResponse, jsonTextResponse } from './responses'
 import type { Route, RouteHandler } from './route'
 
 export interface Services {
@@ -53,7 +54,8 @@ export function createRoutes(services: Services): Route[] {
         GET: (_request, { url }) => {
           const query = parseAuditQuery(url.searchParams)
           if (!query.ok) return errorResponse('bad_request', query.message)
-          return jsonResponse(services.queryAudit(query.value))
+          // Bidi and zero-width characters an agent put in a tool name travel as \u escapes.
+          return jsonTextResponse(escapedJson(services.queryAudit(query.value)))
         },
       },
     },

@@ -16,8 +16,8 @@ import { neutralizeText } from '../protocol/untrustedText'
 
 export { isPluginPackageName, readPackageJson }
 
-/** Shorthand names resolve to this scope first (`notes` -> `@bridge/bridge-plugin-notes`). */
-export const OFFICIAL_PLUGIN_SCOPE = '@bridge'
+/** Shorthand names resolve to this scope first (`notes` -> `@bridge-mcp/bridge-plugin-notes`). */
+export const OFFICIAL_PLUGIN_SCOPE = '@bridge-mcp'
 const NPM_QUERY_TIMEOUT_MS = 30_000
 const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000
 
@@ -29,7 +29,7 @@ export interface RegistryPlugin {
 }
 
 export interface InstalledPackage {
-  /** Package name, e.g. `@bridge/bridge-plugin-notes`. */
+  /** Package name, e.g. `@bridge-mcp/bridge-plugin-notes`. */
   packageName: string
   /** Plugin name from its build (`notes`), or undefined when the package does not load. */
   plugin?: string

@@ -31,7 +31,7 @@ export function readPackageJson(dir: string): Record<string, unknown> | undefine
 }
 
 export interface PackageIdentity {
-  /** Full package name, e.g. `@bridge/bridge-plugin-notes`. */
+  /** Full package name, e.g. `@bridge-mcp/bridge-plugin-notes`. */
   packageName: string
   /** The plugin name the package gives: `notes`. */
   pluginName: string

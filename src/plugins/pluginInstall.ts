@@ -46,7 +46,7 @@ export interface PluginUpdate {
 export async function installPlugin(
   name: string,
   env: NodeJS.ProcessEnv,
-  /** Told each step as it starts ("Installing @bridge/bridge-plugin-notes@1.2.0…"), for progress. */
+  /** Told each step as it starts ("Installing @bridge-mcp/bridge-plugin-notes@1.2.0…"), for progress. */
   onStep?: (step: string) => void,
 ): Promise<InstallOutcome> {
   const { packageName, version } = await resolvePluginPackage(name, env)

@@ -8,7 +8,7 @@ export type InputCheck = { ok: true } | { ok: false; message: string }
 
 export interface LoadedPlugin {
   name: string
-  /** The package the plugin comes from, scope included (`@bridge/bridge-plugin-notes`); its name decides `name`. */
+  /** The package the plugin comes from, scope included (`@bridge-mcp/bridge-plugin-notes`); its name decides `name`. */
   packageName: string
   displayName: string
   version: string

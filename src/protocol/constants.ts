@@ -4,8 +4,17 @@
 
 declare const __BRIDGE_VERSION__: string | undefined
 
-/** The npm package `bridge update` installs (package.json `name`). */
-export const BRIDGE_PACKAGE_NAME = 'bridge'
+/**
+ * The npm package bridge is published as (package.json `name`): `npm i -g @bridge-mcp/bridge`,
+ * `npx -y @bridge-mcp/bridge start`, and what `bridge update` installs. The bare name `bridge` on the
+ * registry is someone else's.
+ */
+export const BRIDGE_PACKAGE_NAME = '@bridge-mcp/bridge'
+/**
+ * The CLI's second name on PATH (the package's `bin`), the same program as `bridge`: iproute2 ships a
+ * `/usr/sbin/bridge` on Debian and Ubuntu that can come first in PATH.
+ */
+export const BRIDGE_ALIAS_COMMAND = 'bridge-mcp'
 /**
  * How this project's published package.json identifies itself: `"bridge": { "role": "cli" }`.
  * `bridge update` installs only a package whose registry metadata carries it.
@@ -77,7 +86,14 @@ export const SECRET_HEX_LENGTH = 64
 export const PROOF_PATH = '/proof'
 export const PROOF_CONTEXT = 'bridge-proof:'
 export const PROOF_NONCE_PATTERN = /^[0-9a-f]{64}$/
+/** Proof requests a minute per kind of caller without the secret (the extension's Origin, any other). */
 export const PROOF_RATE_LIMIT_PER_MIN = 120
+/**
+ * A caller that holds the secret adds `&caller=hex(HMAC-SHA256(secret, PROOF_CALLER_CONTEXT + nonce))`:
+ * the daemon then answers without counting it, so processes that flood `/proof` without the secret
+ * cannot make the CLI or the extension wait. Each nonce opens this way once.
+ */
+export const PROOF_CALLER_CONTEXT = 'bridge-caller:'
 
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/

@@ -12,6 +12,7 @@ import {
   TabStateName,
   ToolState,
 } from './manifest'
+import { SiteState, SitesReport } from './siteTools'
 
 const Ok = Type.Object({ ok: Type.Boolean() })
 const Empty = Type.Object({})
@@ -84,8 +85,12 @@ export const WsMethods = {
       skipPermissions: Type.Boolean(),
       plugins: Type.Array(PluginState),
       browserTools: Type.Array(ToolState),
+      /** Sites' own tools (WebMCP): the sites the user turned on, and every site with tools open now. */
+      sites: Type.Optional(Type.Array(SiteState)),
     }),
   ),
+  /** A site's permissions or its declared tools changed: the extension watches the turned-on sites. */
+  'sites.changed': notification('daemon', Type.Object({ sites: Type.Array(SiteState) })),
   /** Dev mode: one plugin's build changed on disk. */
   'plugin.update': notification('daemon', PluginState),
   /** The set of plugins, their permissions or the skip flag changed; the side panel refreshes. */
@@ -194,6 +199,8 @@ export const WsMethods = {
       ),
     }),
   ),
+  /** The tools that pages of turned-on sites declare now (WebMCP), in full, after any change. */
+  'sites.report': notification('extension', SitesReport),
   /** The user's decision on a `confirmation.request`. */
   'confirmation.response': notification('extension', Type.Object({ id: Type.String(), decision: Decision })),
   /** Keepalive; answered with `pong`. */
@@ -213,6 +220,19 @@ export const WsMethods = {
   'config.setPluginPermission': request(
     'extension',
     Type.Object({ plugin: Type.String(), permission: Permission }),
+    Ok,
+  ),
+  /**
+   * A site's default permission (no `tool`), or one of its tools' (`tool` is the declared name; ask
+   * and auto bind the declaration the user saw, `hash`, and lapse when the site changes it).
+   */
+  'config.setSitePermission': request(
+    'extension',
+    Type.Object({
+      origin: Type.String({ maxLength: 300 }),
+      tool: Type.Optional(Type.String({ maxLength: 128 })),
+      permission: Permission,
+    }),
     Ok,
   ),
   'config.setSkipPermissions': request('extension', Type.Object({ enabled: Type.Boolean() }), Ok),

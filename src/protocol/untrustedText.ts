@@ -59,3 +59,28 @@ export function neutralizeDeep(
     ]),
   )
 }
+
+/**
+ * Characters JSON.stringify leaves raw that change how a line reads or where it ends: DEL and the C1
+ * controls, every format character (bidi overrides and isolates, zero-width characters, tags) and
+ * U+2028/U+2029. C0 controls and lone surrogates are escaped by JSON.stringify itself.
+ */
+const JSON_UNSAFE = /[\u007F-\u009F\p{Cf}\u2028\u2029]/gu
+
+/**
+ * JSON.stringify, with the characters of JSON_UNSAFE written as `\uXXXX` escapes: the same value for
+ * any JSON reader, but a terminal, an editor or `grep` sees only ASCII markers. Used for audit.log and
+ * `bridge audit --json`. They can only occur inside strings, where an escape means the same character.
+ *
+ * @example
+ *   escapedJson({ tool: 'a\u202Eb' }) // '{"tool":"a\\u202eb"}'
+ */
+export function escapedJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space) as string | undefined
+  if (text === undefined) return 'null'
+  return text.replace(JSON_UNSAFE, (char) => {
+    let out = ''
+    for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`
+    return out
+  })
+}

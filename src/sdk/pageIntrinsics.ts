@@ -2,9 +2,9 @@
  * The built-ins the adapter runtime relies on, taken when the adapter bundle is evaluated. The
  * extension registers the bundle as a MAIN-world content script at `document_start`, before any
  * script of the page runs, so these are the browser's own functions. The runtime calls them only
- * through `call()` (a captured `Reflect.apply`), so a page that later replaces `JSON.stringify`,
- * `fetch`, `postMessage`, `MessagePort.prototype.postMessage` or `Promise.prototype.then` changes
- * nothing the runtime does.
+ * through `call()` (a captured `Reflect.apply`), never through a global name or a prototype at call
+ * time, so a page that later replaces `String`, `Math`, `JSON.stringify`, `fetch`, `XMLHttpRequest`,
+ * `postMessage`, a `String.prototype` method or `Promise.prototype.then` changes nothing it does.
  *
  * Outside a browser (unit tests in Node) the names that do not exist are undefined; the runtime only
  * needs them on the paths that use them.
@@ -35,10 +35,26 @@ const ResponseProto = proto('Response')
 const MessageEventProto = proto('MessageEvent')
 const MessagePortProto = proto('MessagePort')
 const HeadersProto = proto('Headers')
+const XhrProto = proto('XMLHttpRequest')
+const StringProto = String.prototype
+/** The `set` of an accessor, read from its descriptor. */
+const setter = (holder: object | undefined, name: string): AnyFn | undefined => {
+  const descriptor = holder ? gopd(holder, name) : undefined
+  const set: unknown = descriptor ? Reflect.get(descriptor, 'set') : undefined
+  return typeof set === 'function' ? (set as AnyFn) : undefined
+}
 
 export const intrinsics = Object.freeze({
   apply: method(Reflect, 'apply') as typeof Reflect.apply,
   freeze: method(Object, 'freeze') as typeof Object.freeze,
+  defineProperty: method(Object, 'defineProperty') as typeof Object.defineProperty,
+  /** The String function itself: `String(x)` in the runtime would read the page's global. */
+  String: String,
+  stringSlice: method(StringProto, 'slice'),
+  stringIndexOf: method(StringProto, 'indexOf'),
+  stringTrim: method(StringProto, 'trim'),
+  stringToUpperCase: method(StringProto, 'toUpperCase'),
+  mathRound: method(Math, 'round'),
   getOwnPropertyDescriptor: gopd,
   create: method(Object, 'create') as typeof Object.create,
   stringify: method(JSON, 'stringify'),
@@ -54,6 +70,23 @@ export const intrinsics = Object.freeze({
   Headers: g.Headers as typeof Headers | undefined,
   headersHas: method(HeadersProto, 'has'),
   headersSet: method(HeadersProto, 'set'),
+  headersAppend: method(HeadersProto, 'append'),
+  headersForEach: method(HeadersProto, 'forEach'),
+  Response: g.Response as typeof Response | undefined,
+  TextDecoder: g.TextDecoder as typeof TextDecoder | undefined,
+  decode: method(proto('TextDecoder'), 'decode'),
+  signalAborted: getter(proto('AbortSignal'), 'aborted'),
+  XMLHttpRequest: g.XMLHttpRequest as typeof XMLHttpRequest | undefined,
+  xhrOpen: method(XhrProto, 'open'),
+  xhrSend: method(XhrProto, 'send'),
+  xhrAbort: method(XhrProto, 'abort'),
+  xhrSetRequestHeader: method(XhrProto, 'setRequestHeader'),
+  xhrGetAllResponseHeaders: method(XhrProto, 'getAllResponseHeaders'),
+  xhrSetResponseType: setter(XhrProto, 'responseType'),
+  xhrStatus: getter(XhrProto, 'status'),
+  xhrStatusText: getter(XhrProto, 'statusText'),
+  xhrResponse: getter(XhrProto, 'response'),
+  xhrResponseURL: getter(XhrProto, 'responseURL'),
   setTimeout: g.setTimeout as typeof setTimeout,
   clearTimeout: g.clearTimeout as typeof clearTimeout,
   fetch: typeof g.fetch === 'function' ? (g.fetch as AnyFn) : undefined,
@@ -72,6 +105,60 @@ export const intrinsics = Object.freeze({
 /** Calls a captured function with `this` and arguments, without touching the page's Function.prototype. */
 export function call<T>(fn: unknown, self: unknown, ...args: unknown[]): T {
   return intrinsics.apply(fn as AnyFn, self, args) as T
+}
+
+/** `String(value)` with the String function taken at document_start. */
+export function str(value: unknown): string {
+  return typeof value === 'string' ? value : intrinsics.String(value)
+}
+
+/** `array.push(value)` without Array.prototype (a page can define setters for indexes there). */
+export function append<T>(array: T[], value: T): void {
+  intrinsics.defineProperty(array, array.length, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  })
+}
+
+/**
+ * `value` given own, non-enumerable `then: undefined`, so resolving a promise with it or awaiting it
+ * never looks `then` up on a prototype the page can change (Object.prototype, Response.prototype).
+ * Returns `value`; primitives and frozen objects are left as they are (primitives are never thenable).
+ */
+export function unthenable<T>(value: T): T {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+    try {
+      intrinsics.defineProperty(value, 'then', { value: undefined, enumerable: false, configurable: false })
+    } catch {
+      // Frozen or non-extensible: the caller's own value, nothing of the page's.
+    }
+  }
+  return value
+}
+
+/**
+ * A promise of the runtime handed to plugin code, with the intrinsic `then` and `constructor` as own
+ * properties: `await` on it takes it as it is (no `constructor` lookup on Promise.prototype) and calls
+ * the browser's own `then`, whatever the page did to Promise.prototype.
+ */
+export function ownPromise<T>(
+  executor: (resolve: (value: T) => void, reject: (error: unknown) => void) => void,
+): Promise<T> {
+  const promise = new PromiseCtor<T>(executor)
+  const own: object = promise
+  intrinsics.defineProperty(own, 'then', {
+    value: intrinsics.then,
+    enumerable: false,
+    configurable: false,
+  })
+  intrinsics.defineProperty(own, 'constructor', {
+    value: PromiseCtor,
+    enumerable: false,
+    configurable: false,
+  })
+  return promise
 }
 
 /** `then` with the captured intrinsic: a page that replaced Promise.prototype.then is not consulted. */

@@ -6,9 +6,11 @@
  * global is defined: the adapter lives only in this closure and the port.
  *
  * The paths from the port to a handler and back use only the built-ins captured in pageIntrinsics and
- * callbacks (never `await` on values a handler made, never resolving a promise with an object), so a
- * page that replaces JSON, fetch, postMessage or Promise.prototype.then cannot change what the
- * extension receives. Where the page can still reach a handler's own promises, the result is refused
+ * callbacks (never `await` on values a handler made, never resolving a promise with an object whose
+ * `then` the page could define), and nothing is looked up on a page global or prototype at call time
+ * (not even `String`), so a page that replaces JSON, String, fetch, XMLHttpRequest, postMessage,
+ * Promise.prototype.then or defines Response.prototype.then cannot change what the extension
+ * receives. Where the page can still reach a handler's own promises, the result is refused
  * (`page_tampered`) instead of delivered.
  *
  * Nothing here validates input (the daemon did), and nothing here throws: the extension gets
@@ -26,8 +28,8 @@ import { CHANNEL_HELLO } from '../protocol/adapter'
 import { SDK_VERSION } from '../protocol/constants'
 import type { LogLevel } from '../protocol/messages'
 import { createPageFetch, type FetchEnv } from './pageFetch'
-import { call, intrinsics as I, promiseTampering, settle } from './pageIntrinsics'
-import { isToolError } from './toolError'
+import { call, intrinsics as I, promiseTampering, settle, str } from './pageIntrinsics'
+import { errorText, fetchTransport, xhrTransport } from './pageTransport'
 import type { PluginDefinition, ToolContext, ToolDefinition } from './types'
 
 export interface AdapterMeta {
@@ -55,7 +57,6 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
     tools[t.name] = t
     names.push(t.name)
   }
-  const { fetch, fetchJSON } = createPageFetch(env)
 
   const emit = (event: AdapterEvent): void => {
     try {
@@ -69,28 +70,36 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
     emit({
       kind: 'log',
       level,
-      message: String(message),
+      message: text(message),
       ...(data === undefined ? {} : { data }),
       ts: call<number>(I.now, Date),
     })
 
-  const contextFor = (dispatchId: string): ToolContext => ({
-    dispatchId,
-    progress: (progress, total, message) =>
-      emit({
-        kind: 'progress',
-        dispatchId,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message: String(message) }),
-      }),
-    log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
-    fetch,
-    fetchJSON,
-  })
+  /**
+   * One call's context. Its fetch helpers check the page's promise built-ins again when the answer
+   * arrives, the task in which the handler goes on to return: tampering seen there fails the call,
+   * even if the page removed it again before the handler's promise settled.
+   */
+  const contextFor = (dispatchId: string, seen: { what: string | null }): ToolContext => {
+    const { fetch, fetchJSON } = createPageFetch(env, (what) => (seen.what ??= what))
+    return {
+      dispatchId,
+      progress: (progress, total, message) =>
+        emit({
+          kind: 'progress',
+          dispatchId,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message: text(message) }),
+        }),
+      log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
+      fetch,
+      fetchJSON,
+    }
+  }
 
-  const tampered = (): AdapterResult | null => {
-    const what = promiseTampering()
+  const tampered = (seenBefore: string | null = null): AdapterResult | null => {
+    const what = seenBefore ?? promiseTampering()
     return what === null
       ? null
       : failure({
@@ -128,16 +137,17 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
         )
       const before = tampered()
       if (before) return done(before)
+      const seen: { what: string | null } = { what: null }
       let value: unknown
       try {
-        value = tool.handle(input as never, contextFor(dispatchId))
+        value = tool.handle(input as never, contextFor(dispatchId, seen))
       } catch (error) {
         return done(failure(toAdapterError(error)))
       }
       settle(
         value,
-        (output) => done(tampered() ?? { ok: true, output: output === undefined ? null : output }),
-        (error) => done(failure(toAdapterError(error))),
+        (output) => done(tampered(seen.what) ?? { ok: true, output: output === undefined ? null : output }),
+        (error) => done(tampered(seen.what) ?? failure(toAdapterError(error))),
       )
     },
   }
@@ -199,7 +209,7 @@ export function openAdapterChannel(
         op: 'invoke',
         result: failure({
           code: 'tool_error',
-          message: `the result of the tool is not JSON: ${error instanceof Error ? error.message : safeText(error)}`,
+          message: `the result of the tool is not JSON: ${errorText(error)}`,
           category: 'internal',
         }),
       })
@@ -217,20 +227,26 @@ export function openAdapterChannel(
   call(I.addEventListener, port, 'message', (event: MessageEvent) => {
     const data = call<unknown>(I.eventData, event)
     if (typeof data !== 'string') return
-    let request: Record<string, unknown>
+    let request: unknown
     try {
-      request = call<Record<string, unknown>>(I.parse, JSON, data)
+      request = call<unknown>(I.parse, JSON, data)
     } catch {
       return
     }
-    if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return
-    const id = request.id
-    if (request.op === 'ready') {
+    if (typeof request !== 'object' || request === null) return
+    // Own fields only: a field the request lacks must not be read from a getter the page put on
+    // Object.prototype (an `input` of the page's choosing).
+    const field = (key: string): unknown => I.getOwnPropertyDescriptor(request, key)?.value
+    const id = field('id')
+    if (typeof id !== 'number') return
+    const op = field('op')
+    const tool = field('tool')
+    if (op === 'ready') {
       if (core) core.ready((ready) => send({ id, op: 'ready', ready }))
       else send({ id, op: 'ready', ready: false })
-    } else if (request.op === 'invoke' && typeof request.tool === 'string') {
+    } else if (op === 'invoke' && typeof tool === 'string') {
       if (core)
-        core.invoke(request.tool, request.input, String(request.dispatchId), (result) =>
+        core.invoke(tool, field('input'), text(field('dispatchId')), (result) =>
           send({ id, op: 'invoke', result }),
         )
       else send({ id, op: 'invoke', result: notLoaded() })
@@ -270,17 +286,36 @@ export function openAdapterChannel(
   }
 }
 
-/** Maps anything a tool threw to the wire error: ToolErrors keep their fields, the rest is internal. */
+/**
+ * Maps anything a tool threw to the wire error: ToolErrors keep their fields, the rest is internal.
+ * Only own data properties are read (no getter, prototype or `instanceof` of the page's).
+ */
 export function toAdapterError(error: unknown): AdapterError {
-  if (isToolError(error))
+  if (typeof error !== 'object' || error === null) {
+    const message = safeText(error)
     return {
-      code: String(error.code),
-      message: String(error.message),
-      category: String(error.category),
-      retryable: error.retryable === true,
+      code: 'tool_error',
+      message: message || 'the tool failed without a message',
+      category: 'internal',
     }
-  const message = error instanceof Error ? String(error.message) : safeText(error)
-  return { code: 'tool_error', message: message || 'the tool failed without a message', category: 'internal' }
+  }
+  const own = (key: string): unknown => I.getOwnPropertyDescriptor(error, key)?.value
+  const message = own('message')
+  const code = own('code')
+  if (own('name') === 'ToolError' && typeof message === 'string' && typeof code === 'string')
+    return {
+      code,
+      message,
+      category: text(own('category') ?? 'internal'),
+      retryable: own('retryable') === true,
+    }
+  const said = typeof message === 'string' ? message : safeText(error)
+  return { code: 'tool_error', message: said || 'the tool failed without a message', category: 'internal' }
+}
+
+/** A message as text: strings as they are, anything else as JSON (never the page's toString). */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : safeText(value)
 }
 
 function failure(error: AdapterError): AdapterResult {
@@ -291,14 +326,21 @@ function safeText(value: unknown): string {
   try {
     return typeof value === 'string'
       ? value
-      : (call<string | undefined>(I.stringify, JSON, value) ?? String(value))
+      : (call<string | undefined>(I.stringify, JSON, value) ?? primitiveText(value))
   } catch {
-    return String(value)
+    return primitiveText(value)
   }
 }
 
+/** Primitives (undefined, symbols, bigints) through the captured String; objects by kind only. */
+function primitiveText(value: unknown): string {
+  return typeof value === 'object' || typeof value === 'function' ? `[${typeof value}]` : str(value)
+}
+
 function pageEnv(post: (event: AdapterEvent) => void): AdapterEnv {
-  // Taken at document_start: page code that replaces fetch later does not see the calls.
+  // Taken at document_start: page code that replaces fetch or XMLHttpRequest later does not see the
+  // calls. In a browser requests go through XMLHttpRequest (see pageTransport: fetch's own promise
+  // would consult Response.prototype.then); `fetch` only where there is no XMLHttpRequest (vm tests).
   const fetch = I.fetch
   const location = globalThis.location
   return {
@@ -307,7 +349,9 @@ function pageEnv(post: (event: AdapterEvent) => void): AdapterEnv {
     get baseUrl() {
       return location.href
     },
-    fetch: (input, init) => call<Promise<Response>>(fetch, globalThis, input, init),
+    transport: I.XMLHttpRequest
+      ? xhrTransport
+      : fetchTransport((input, init) => call<Promise<Response>>(fetch, globalThis, input, init)),
     post,
   }
 }

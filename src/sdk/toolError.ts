@@ -1,3 +1,5 @@
+import { intrinsics } from './pageIntrinsics'
+
 /**
  * The error a tool throws to fail with a structured result. The daemon reports it to the agent as
  * `[tool_error] <message>` and audits `code` and `category`.
@@ -15,7 +17,13 @@ export class ToolError extends Error {
 
   constructor(message: string, options: ToolErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.name = 'ToolError'
+    // Defined, not assigned: in a page, Error.prototype.name may be an accessor of the page's.
+    intrinsics.defineProperty(this, 'name', {
+      value: 'ToolError',
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    })
     this.code = options.code ?? 'tool_error'
     this.category = options.category ?? 'internal'
     this.retryable = options.retryable ?? false

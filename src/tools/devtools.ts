@@ -70,7 +70,7 @@ export const networkStart = defineBrowserTool({
   displayName: 'Start network capture',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
-    "Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Credential headers and credential-looking URL parameters are recorded as [redacted], unless includeCredentials is true and this tool's permission is ask, so a person approves it. Returns { tabId, capturing: true } (+ credentials: included|redacted when includeCredentials was given).",
+    "Start recording the network requests of a tab (clearing any earlier recording for it), through the Chrome debugger. Recording lasts until browser_network_stop or the tab closes, keeps the last 1000 requests and WebSocket frames; bodies stay in Chrome for browser_network_request. Only values known to be harmless are recorded (a few headers such as content-type, cookie names, query values under names such as page or q); the rest is [redacted] and named in withheld, unless includeCredentials is true and this tool's permission is ask, so a person approves it. Returns { tabId, capturing: true } (+ credentials: included|redacted when includeCredentials was given).",
   input: Type.Object({
     tabId: TabIdField,
     includeCredentials: Type.Optional(
@@ -96,7 +96,7 @@ export const networkRequests = defineBrowserTool({
   displayName: 'Network requests',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
-    'The requests recorded since browser_network_start, oldest first; credentials [redacted] unless recorded. Returns { capturing, total, requests: [{ id, method, url, type, status, mimeType, failed, startedAt, durationMs, ... }] }.',
+    'The requests recorded since browser_network_start, oldest first; values not known to be harmless [redacted] unless recorded, named in each withheld. Returns { capturing, total, requests: [{ id, method, url, type, status, mimeType, failed, startedAt, durationMs, withheld?, ... }], redaction? }.',
   narrow: 'pass urlContains, a lower limit, or includeHeaders: false',
   input: Type.Object({
     tabId: TabIdField,
@@ -113,7 +113,7 @@ export const networkExportHar = defineBrowserTool({
   displayName: 'Export HAR',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
-    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with credential headers and credential-looking URL parameters [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
+    'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with values not known to be harmless [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
   narrow: 'pass urlContains',
   input: Type.Object({
     tabId: TabIdField,

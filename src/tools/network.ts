@@ -8,7 +8,7 @@ export const networkRequest = defineBrowserTool({
   displayName: 'Network request',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
-    'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Credentials (headers, and credential-named fields of JSON or form bodies) stay redacted unless the recording includes them. Returns { id, url, part, text, length, truncated }.',
+    'One recorded request (id from browser_network_requests) by part: request or response headers, or body, from offset, capped. Values not known to be harmless (headers, request body fields, GraphQL literals; credential-named fields of response bodies) stay [redacted] unless the recording includes them. Returns { id, url, part, text, length, truncated, withheld? }.',
   narrow: 'read one part at a time, from offset, with a lower maxLength',
   input: Type.Object({
     tabId: TabIdField,
@@ -33,7 +33,7 @@ export const websocketFrames = defineBrowserTool({
   displayName: 'WebSocket frames',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
-    'The WebSocket frames sent and received since browser_network_start, oldest first, each cut at 2000 characters. Returns { sockets: [{ id, url }], frames: [{ socket, direction, text, at }], total }.',
+    'The WebSocket frames sent and received since browser_network_start, oldest first, each cut at 2000 characters; URL and frame values not known to be harmless [redacted] unless the recording includes them. Returns { sockets: [{ id, url }], frames: [{ socket, direction, text, at }], total, withheld? }.',
   narrow: 'pass urlContains, or a lower limit',
   input: Type.Object({
     tabId: TabIdField,

@@ -27,6 +27,10 @@ export interface ExtensionLinkDeps {
   /** Every request the extension may send, one handler each. */
   methods: MethodHandlers
   onPluginLog(params: ClientNote<'plugin.log'>): void
+  /** `sites.report`: the tools pages of turned-on sites declare now (WebMCP). */
+  onSitesReport?(params: ClientNote<'sites.report'>): void
+  /** The extension is gone: what it reported of open tabs no longer holds. */
+  onLost?(): void
 }
 
 export interface TabSnapshot {
@@ -44,7 +48,13 @@ export class ExtensionLink {
   constructor(private readonly deps: ExtensionLinkDeps) {
     this.port = deps.sockets.portOf(deps.system.system)
     // Effects never throw by design; should one, log it rather than fail silently.
+    let connected = false
     this.connection()?.subscribe({
+      next: (snapshot) => {
+        const now = snapshot.value !== 'noConnection'
+        if (connected && !now) deps.onLost?.()
+        connected = now
+      },
       error: (error: unknown) => logger.error('extension connection actor failed:', error),
     })
     this.ensureTab(BROWSER_PLUGIN)
@@ -152,7 +162,8 @@ export class ExtensionLink {
       case 'tab.syncAll': {
         const { plugins } = note.params
         for (const name of this.tabPlugins) {
-          if (name === BROWSER_PLUGIN) continue
+          // Sites' own tools (an origin, not a plugin) are reported by `sites.report` instead.
+          if (name === BROWSER_PLUGIN || name.includes('://')) continue
           const reported = Object.hasOwn(plugins, name) ? plugins[name] : undefined
           pluginTabOf(this.deps.system.system, name)?.send({
             type: 'tabs.update',
@@ -180,6 +191,9 @@ export class ExtensionLink {
         return
       case 'plugin.log':
         this.deps.onPluginLog(note.params)
+        return
+      case 'sites.report':
+        this.deps.onSitesReport?.(note.params)
         return
     }
   }

@@ -10,6 +10,7 @@ import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
 import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
 import type { MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
+import { createSiteMethods, type SiteMethodsDeps } from './siteMethods'
 
 export { callMethod, type MethodHandler, type MethodHandlers } from './methodHandler'
 
@@ -17,6 +18,7 @@ export interface MethodDeps {
   config: ConfigMethodsDeps
   registry: RegistryMethodsDeps
   folders: FolderOpenDeps
+  sites: SiteMethodsDeps
   /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
   tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
 }
@@ -26,6 +28,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     'tab.stateChanged': (params) => Promise.resolve({ ok: deps.tabStateChanged(params) }),
     ...createConfigMethods(deps.config),
     ...createRegistryMethods(deps.registry),
+    ...createSiteMethods(deps.sites),
     'folder.open': createFolderOpen(deps.folders),
   }
 }
@@ -51,6 +54,7 @@ export function daemonMethodHandlers(parts: DaemonMethodParts): MethodHandlers {
   return createMethodHandlers({
     tabStateChanged: parts.tabStateChanged,
     config: { catalog, updateConfig, onChanged: parts.onConfigChanged },
+    sites: { catalog, updateConfig, onChanged: parts.onConfigChanged },
     registry: {
       env: process.env,
       configDir: parts.configDir,

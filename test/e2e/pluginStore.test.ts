@@ -7,12 +7,17 @@ import { startDemoSite } from '../../examples/demo-site/server.mjs'
 import { launchBrowser, type BrowserHarness } from '../helpers/browser'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
 import { startRegistry, type TestRegistry } from '../helpers/registry'
+import { REGISTRY_STEP_TIMEOUT_MS, REGISTRY_TEST_TIMEOUT_MS, scaled } from '../helpers/timing'
 import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
 
 // The side panel's plugin store as a user works it: search the npm registry (verdaccio on loopback),
 // install, see the plugin come alive in an open tab, update it, remove it. The real daemon runs the
 // user's npm against a temp global prefix; the real extension loads from the daemon's folder.
-describe('plugin store in the side panel', () => {
+// Every wait on npm (search, install, update, remove through the daemon) gets REGISTRY_STEP_TIMEOUT_MS;
+// the rest a scaled 30 s: generous on a loaded 2-core machine, and BRIDGE_TEST_TIME_SCALE stretches both.
+const UI_TIMEOUT_MS = scaled(30_000)
+
+describe('plugin store in the side panel', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
   let registry: TestRegistry
   let notes: BuiltPlugin
   let configDir: string
@@ -20,7 +25,7 @@ describe('plugin store in the side panel', () => {
   let browser: BrowserHarness
   let site: { url: string; close: () => Promise<void> }
   let panel: Page
-  const PACKAGE = '@bridge/bridge-plugin-notes'
+  const PACKAGE = '@bridge-mcp/bridge-plugin-notes'
   const publishNotes = (version: string) =>
     registry.publish(notes.dir, {
       name: PACKAGE,
@@ -42,7 +47,7 @@ describe('plugin store in the side panel', () => {
     site = await startDemoSite({ port: 0 })
     browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
     panel = await browser.openSidePanel()
-  }, 120_000)
+  }, REGISTRY_TEST_TIMEOUT_MS)
   afterAll(async () => {
     await browser?.close()
     await daemon?.stop()
@@ -61,18 +66,20 @@ describe('plugin store in the side panel', () => {
 
   it('searches the registry and installs a plugin, which then serves an open tab', async () => {
     await expect
-      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 15_000 })
+      .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), {
+        timeout: UI_TIMEOUT_MS,
+      })
       .toBe('connected')
     await panel.getByTestId('store-query').fill('demo')
     await panel.getByTestId('store-search').click()
     const result = panel.getByTestId(`result-${PACKAGE}`)
-    await expect.poll(() => result.textContent(), { timeout: 30_000 }).toContain('0.1.0')
+    await expect.poll(() => result.textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS }).toContain('0.1.0')
     expect(await result.textContent()).toContain('Tools for the demo notes site · Notes Team')
     expect(await panel.getByTestId('store-results').locator('li').count()).toBe(1)
 
     await result.getByTestId('install').click()
     await expect
-      .poll(() => panel.getByTestId('store-done').textContent(), { timeout: 60_000 })
+      .poll(() => panel.getByTestId('store-done').textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
       .toBe('Installed Demo Notes 0.1.0.')
     expect(await card().textContent()).toContain('Demo Notes 0.1.0')
     expect(await card().getByTestId('plugin-source').textContent()).toBe('npm')
@@ -85,7 +92,7 @@ describe('plugin store in the side panel', () => {
     await browser.waitForAdapter('notes')
     const tab = await browser.newPage(`${site.url}/login?user=hana`)
     await expect
-      .poll(() => card().getByTestId('tab-state').getAttribute('data-state'), { timeout: 15_000 })
+      .poll(() => card().getByTestId('tab-state').getAttribute('data-state'), { timeout: UI_TIMEOUT_MS })
       .toBe('ready')
     expect((await health()).pluginDetails.find((p) => p.name === 'notes')?.tabState).toBe('ready')
     await tab.close()
@@ -94,16 +101,18 @@ describe('plugin store in the side panel', () => {
   it('finds the newer version and updates to it, and says when all are up to date', async () => {
     await panel.getByTestId('check-updates').click()
     await expect
-      .poll(() => panel.getByTestId('updates').textContent(), { timeout: 30_000 })
+      .poll(() => panel.getByTestId('updates').textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
       .toContain('All plugins are up to date.')
 
     await publishNotes('0.2.0')
     await panel.getByTestId('check-updates').click()
     const row = panel.getByTestId('update-notes')
-    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('0.1.0 → 0.2.0')
+    await expect
+      .poll(() => row.textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
+      .toContain('0.1.0 → 0.2.0')
     await row.getByTestId('update').click()
     await expect
-      .poll(() => panel.getByTestId('store-done').textContent(), { timeout: 60_000 })
+      .poll(() => panel.getByTestId('store-done').textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
       .toBe('Updated Demo Notes to 0.2.0.')
     expect(await card().textContent()).toContain('Demo Notes 0.2.0')
     expect((await health()).pluginDetails.find((p) => p.name === 'notes')?.version).toBe('0.2.0')
@@ -121,10 +130,10 @@ describe('plugin store in the side panel', () => {
     await panel.getByTestId('store-query').fill('broken')
     await panel.getByTestId('store-search').click()
     const result = panel.getByTestId('result-bridge-plugin-broken')
-    await expect.poll(() => result.count(), { timeout: 30_000 }).toBe(1)
+    await expect.poll(() => result.count(), { timeout: REGISTRY_STEP_TIMEOUT_MS }).toBe(1)
     await result.getByTestId('install').click()
     await expect
-      .poll(() => panel.getByTestId('panel-error').textContent(), { timeout: 60_000 })
+      .poll(() => panel.getByTestId('panel-error').textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
       .toContain('bridge-plugin-broken@1.0.0 is not a usable bridge plugin')
     expect(existsSync(join(registry.prefix, 'lib', 'node_modules', 'bridge-plugin-broken'))).toBe(false)
     expect((await health()).pluginDetails.map((p) => p.name)).toEqual(['notes'])
@@ -132,7 +141,7 @@ describe('plugin store in the side panel', () => {
     await panel.getByTestId('store-query').fill('zzz-no-such-plugin')
     await panel.getByTestId('store-search').click()
     await expect
-      .poll(() => panel.getByTestId('store-results').textContent(), { timeout: 30_000 })
+      .poll(() => panel.getByTestId('store-results').textContent(), { timeout: REGISTRY_STEP_TIMEOUT_MS })
       .toContain('No plugins found.')
   })
 
@@ -147,7 +156,7 @@ describe('plugin store in the side panel', () => {
 
     await card().getByTestId('remove-plugin').click()
     await card().getByTestId('remove-confirm').click()
-    await expect.poll(() => card().count(), { timeout: 60_000 }).toBe(0)
+    await expect.poll(() => card().count(), { timeout: REGISTRY_STEP_TIMEOUT_MS }).toBe(0)
     expect(existsSync(installedDir())).toBe(false)
     expect((await health()).pluginDetails).toEqual([])
   })

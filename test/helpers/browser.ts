@@ -28,6 +28,11 @@ export interface LaunchOptions {
   port?: number
   /** Secret written to `auth.json` of the temp copy (ignored with `extensionDir`). */
   secret?: string
+  /**
+   * Turns on WebMCP (`document.modelContext`, sites' own tools): Chromium 156 exposes it behind
+   * `--enable-features=WebMCPTesting`.
+   */
+  webmcp?: boolean
 }
 
 export interface BrowserHarness {
@@ -98,6 +103,7 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
         '--no-first-run',
         `--disable-extensions-except=${extensionDir}`,
         `--load-extension=${extensionDir}`,
+        ...(opts.webmcp ? ['--enable-features=WebMCPTesting'] : []),
       ],
     })
   } catch (err) {

@@ -9,9 +9,9 @@
  *   await daemon.stop()
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ENGINES = ['node', 'uws'] as const
@@ -60,7 +60,26 @@ export function tempConfigDir(): string {
   return mkdtempSync(join(tmpdir(), 'bridge-test-'))
 }
 
-/** The environment a test daemon runs with: the parent's, minus any BRIDGE_* and PORT, plus ours. */
+let installedBin: string | undefined
+
+/**
+ * A folder with `bridge` and `bridge-plugin` linked to this checkout's dist/cli, as `npm i -g` links
+ * them: first in the tests' PATH, so the CLI finds itself as `bridge` the way an installed one does
+ * (and not iproute2's /usr/sbin/bridge), and prints its commands as `bridge ...`.
+ */
+export function bridgeBinDir(): string {
+  if (installedBin) return installedBin
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-bin-'))
+  symlinkSync(CLI_JS, join(dir, 'bridge'))
+  symlinkSync(join(ROOT, 'dist/cli/bridgePlugin.js'), join(dir, 'bridge-plugin'))
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  return (installedBin = dir)
+}
+
+/**
+ * The environment a test daemon runs with: the parent's, minus any BRIDGE_* and PORT, plus ours, with
+ * bridgeBinDir() first in PATH.
+ */
 export function daemonEnv(
   configDir: string,
   engine: Engine,
@@ -76,6 +95,7 @@ export function daemonEnv(
     BRIDGE_SKIP_REGISTRY_DISCOVERY: '1',
     PORT: '0',
     NO_COLOR: '1',
+    PATH: `${bridgeBinDir()}${delimiter}${process.env.PATH ?? ''}`,
   })
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key]

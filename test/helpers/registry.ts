@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { runServer } from 'verdaccio'
+import { REGISTRY_NPM_TIMEOUT_MS } from './timing'
 
 const run = promisify(execFile)
 
@@ -35,6 +36,11 @@ export interface TestRegistry {
    * the version, as `bridge-plugin build` would have written it.
    */
   publish(dir: string, options: PublishOptions): Promise<void>
+  /**
+   * Publishes packages from `nodeModules` as they are installed there (name, version, package.json
+   * unchanged), so an install from this registry (which has no uplink) finds a package's dependencies.
+   */
+  mirror(nodeModules: string, packageNames: string[]): Promise<void>
   close(): Promise<void>
 }
 
@@ -107,11 +113,20 @@ export async function startRegistry(): Promise<TestRegistry> {
         await run('npm', ['publish', '--access', 'public', '--ignore-scripts'], {
           cwd: stage,
           env: { ...process.env, ...env() },
-          timeout: 60_000,
+          timeout: REGISTRY_NPM_TIMEOUT_MS,
         })
       } finally {
         rmSync(stage, { recursive: true, force: true })
       }
+    },
+    async mirror(nodeModules, packageNames) {
+      for (const name of packageNames)
+        await run('npm', ['publish', '--access', 'public', '--ignore-scripts', '--tag', 'latest'], {
+          cwd: join(nodeModules, name),
+          env: { ...process.env, ...env() },
+          timeout: REGISTRY_NPM_TIMEOUT_MS,
+          maxBuffer: 16 * 1024 * 1024,
+        })
     },
     async close() {
       await new Promise<void>((resolve) => {

@@ -143,6 +143,56 @@ describe('pages cannot subvert the adapter channel', () => {
     ).not.toContainEqual(expect.stringMatching(/real note|reading|bridge-adapter/))
   })
 
+  it.each([
+    ['defined Response.prototype.then', '/responseThen'],
+    [
+      'replaced String, Number, Math.round, JSON, Array.prototype, String.prototype, RegExp.prototype, Error.prototype.name, XMLHttpRequest, Headers, Response, fetch and setTimeout',
+      '/globals',
+    ],
+  ])(
+    'returns the real result, progress and log, and sends the real request, when the page %s',
+    async (_what, path) => {
+      progress.length = 0
+      const before = mcp.logs.length
+      await open(path)
+      await expect.poll(async () => (await probe())?.tabState, { timeout: 15_000 }).toBe('ready')
+      const result = await readNote()
+      expect(textOf(result)).not.toContain('FORGED')
+      expect(result.isError).toBeFalsy()
+      expect(JSON.parse(textOf(result))).toEqual({ body: REAL_NOTE })
+      expect(site.apiCalls.at(-1)).toBe('GET /api/note/7')
+      expect(progress.map((p) => p.message)).toEqual(['reading the note', 'read the note'])
+      await expect
+        .poll(() => mcp.logs.slice(before).map((l) => JSON.stringify(l.data)))
+        .toContainEqual(expect.stringContaining('reading a note'))
+      // A failure stays a failure, with its own message.
+      const missing = await readNote(404)
+      expect(missing.isError).toBe(true)
+      expect(textOf(missing)).toBe('[tool_error] GET /api/note/404 answered 404 Not Found')
+      expect(forgedAnywhere()).toEqual([])
+    },
+  )
+
+  it('refuses rather than forges when the page defines Object.prototype.then', async () => {
+    await open('/objectThen')
+    await expect.poll(async () => (await probe())?.tabs.length, { timeout: 15_000 }).toBeGreaterThan(0)
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    const result = await readNote()
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).not.toContain('FORGED')
+    expect(forgedAnywhere()).toEqual([])
+  })
+
+  it('refuses a result when the page defines Object.prototype.then only while the plugin’s request is on its way', async () => {
+    await open('/timedThen')
+    await expect.poll(async () => (await probe())?.tabState, { timeout: 15_000 }).toBe('ready')
+    const result = await readNote()
+    expect(textOf(result)).not.toContain('FORGED')
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('the page replaced Object.prototype.then')
+    expect(forgedAnywhere()).toEqual([])
+  })
+
   it('does not take readiness or a result from a page that replaced Promise.prototype.then', async () => {
     await open('/then?out')
     await expect.poll(async () => (await probe())?.tabs.length, { timeout: 15_000 }).toBe(1)

@@ -50,7 +50,7 @@ describe('plugin identity', () => {
     notes = await buildFixturePlugin()
     scratch = mkdtempSync(join(tmpdir(), 'bridge-identity-'))
     globalRoot = join(scratch, 'prefix', 'lib', 'node_modules')
-    realDir = install('@bridge/bridge-plugin-notes')
+    realDir = install('@bridge-mcp/bridge-plugin-notes')
     // The attacker's package: another name on the registry, a build that says it is "notes", one more tool.
     impostorDir = install('@aaa/bridge-plugin-zzz', (manifest) => ({
       ...manifest,
@@ -74,7 +74,7 @@ describe('plugin identity', () => {
           notes: {
             permission: 'auto',
             reviewedVersion: notes.manifest.version,
-            reviewedPackage: '@bridge/bridge-plugin-notes',
+            reviewedPackage: '@bridge-mcp/bridge-plugin-notes',
             reviewedAdapterHash: createHash('sha256').update(notes.adapter).digest('hex'),
           },
         },
@@ -98,7 +98,7 @@ describe('plugin identity', () => {
   it('refuses a package whose build names another plugin; the real plugin keeps its tools and permissions', async () => {
     const { pluginDetails, failedPlugins } = await health()
     expect(pluginDetails.map((p) => [p.name, p.packageName])).toEqual([
-      ['notes', '@bridge/bridge-plugin-notes'],
+      ['notes', '@bridge-mcp/bridge-plugin-notes'],
     ])
     expect(pluginDetails[0]?.tools).not.toContain('notes_export_everything')
     expect(failedPlugins).toContainEqual({

@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EXTENSION_ORIGIN } from '../../src/protocol/constants'
 import { ENGINES, startDaemon, type RunningDaemon } from '../helpers/daemon'
 import { rawGet } from '../integration/http/rawHttp'
 
@@ -60,6 +61,43 @@ describe.each(ENGINES)('GET /proof on the %s engine', (engine) => {
     const rebound = await rawGet(daemon.port, `/proof?nonce=${nonce()}`, ['Host: evil.example'])
     expect(rebound.status).toBe(403)
     expect(rebound.body).not.toContain('proof')
+  })
+
+  it('refuses what a web page sends (image, navigation, no-cors fetch) with 403 before it counts', async () => {
+    const pageHeaders: Array<Record<string, string>> = [
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'empty' },
+      { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      { 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'iframe' },
+      { 'sec-fetch-site': 'none', 'sec-fetch-user': '?1' },
+    ]
+    for (let i = 0; i < 200; i++) {
+      const headers = pageHeaders[i % pageHeaders.length]!
+      const res = await proof(`?nonce=${nonce()}`, { headers })
+      expect({ headers, status: res.status }).toEqual({ headers, status: 403 })
+      expect(await res.text()).not.toContain('proof')
+    }
+    // None of them counted: a plain local request and the extension's still get their proof.
+    expect((await proof(`?nonce=${nonce()}`)).status).toBe(200)
+    expect((await proof(`?nonce=${nonce()}`, { headers: { origin: EXTENSION_ORIGIN } })).status).toBe(200)
+  })
+
+  it('counts the extension’s Origin and other local callers apart, and never counts a holder of the secret', async () => {
+    const callerMac = (n: string) =>
+      createHmac('sha256', daemon.secret).update(`bridge-caller:${n}`).digest('hex')
+    for (let i = 0; i < 130; i++) await (await proof(`?nonce=${nonce()}`)).body?.cancel()
+    expect((await proof(`?nonce=${nonce()}`)).status).toBe(429)
+    // The extension's budget is its own.
+    expect((await proof(`?nonce=${nonce()}`, { headers: { origin: EXTENSION_ORIGIN } })).status).toBe(200)
+    // A caller that shows it holds the secret is answered although the local budget is spent...
+    const n = nonce()
+    const held = await proof(`?nonce=${n}&caller=${callerMac(n)}`)
+    expect(held.status).toBe(200)
+    expect(await held.json()).toEqual({ proof: hmac(n) })
+    // ...once per nonce: a replay, or a wrong caller, counts like anyone else.
+    expect((await proof(`?nonce=${n}&caller=${callerMac(n)}`)).status).toBe(429)
+    const other = nonce()
+    expect((await proof(`?nonce=${other}&caller=${callerMac(nonce())}`)).status).toBe(429)
   })
 
   it('allows 120 requests a minute, then 429 with Retry-After', async () => {

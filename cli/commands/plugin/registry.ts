@@ -5,11 +5,11 @@
  *
  * @example
  *   bridge plugin search notes
- *   bridge plugin install notes          # @bridge/bridge-plugin-notes, else bridge-plugin-notes
+ *   bridge plugin install notes          # @bridge-mcp/bridge-plugin-notes, else bridge-plugin-notes
  *   bridge plugin remove notes --confirm
  */
 import { existsSync } from 'node:fs'
-import { neutralizeText } from '../../../src/protocol/untrustedText'
+import { escapedJson, neutralizeText } from '../../../src/protocol/untrustedText'
 import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { defaultConfig } from '../../../src/config/schema'
 import { OFFICIAL_PLUGIN_SCOPE, searchPlugins } from '../../../src/plugins/npmPackages'
@@ -25,7 +25,7 @@ export interface RegistryFlags {
 
 export async function runSearch(query: string | undefined, flags: RegistryFlags): Promise<void> {
   const results = await searchPlugins(query, process.env)
-  if (flags.json) return say(JSON.stringify(results, null, 2))
+  if (flags.json) return say(escapedJson(results, 2))
   if (results.length === 0) {
     say(
       query

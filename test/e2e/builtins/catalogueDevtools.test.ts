@@ -122,8 +122,8 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
         part: p,
         ...extra,
       })
-    // Credential-named fields stay redacted in bodies too, as in the recording.
-    expect((await part('requestBody')).text).toBe('{"hello":"world","password":"[redacted]"}')
+    // Values of the page's request body pass only under harmless names, as in the recording.
+    expect((await part('requestBody')).text).toBe('{"hello":"[redacted]","password":"[redacted]"}')
     expect(JSON.parse((await part('responseBody')).text)).toEqual({ echoed: 38, note: 'echo reply body' })
     expect(JSON.parse((await part('requestHeaders')).text)).toMatchObject({
       'content-type': 'application/json',
@@ -139,9 +139,10 @@ describe('built-in devtools, network and storage tools through MCP in real Chrom
       frames: { direction: string; text: string }[]
     }>('browser_websocket_frames', { tabId })
     expect(frames.sockets).toEqual([{ id: expect.any(String), url: expect.stringMatching(/\/socket$/) }])
+    // Frames that are not JSON are withheld whole, each named by its length.
     expect(frames.frames.map((f) => [f.direction, f.text])).toEqual([
-      ['sent', 'ping from page'],
-      ['received', 'echo: ping from page'],
+      ['sent', '[redacted] (14 characters)'],
+      ['received', '[redacted] (20 characters)'],
     ])
     await h.json('browser_network_stop', { tabId })
   })

@@ -23,6 +23,7 @@ interface RequestRow {
   durationMs: number | null
   requestHeaders?: Record<string, string>
   responseHeaders?: Record<string, string>
+  withheld?: string[]
 }
 
 const PNG_SIGNATURE = 'iVBORw0KGgo'
@@ -144,7 +145,7 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
       { tabId: tab.tabId, includeHeaders: true },
     )
     expect(list.capturing).toBe(true)
-    const api = list.requests.find((r) => r.url === h.site.url('/api/data?x=1'))
+    const api = list.requests.find((r) => r.url === h.site.url('/api/data?x=[redacted]'))
     expect(api).toMatchObject({
       method: 'GET',
       status: 200,
@@ -153,6 +154,8 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
       type: 'Fetch',
     })
     expect(api?.requestHeaders?.Authorization).toBe('[redacted]')
+    // Values not known to be harmless are named, not shown.
+    expect(api?.withheld).toEqual(['query x', 'request header Authorization'])
     expect(JSON.stringify(list)).not.toContain('api=1')
     expect(JSON.stringify(list)).not.toContain('top-secret-token')
     expect(list.requests.find((r) => r.url === h.site.url('/missing'))?.status).toBe(404)
@@ -170,7 +173,7 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
       tabId: tab.tabId,
       urlContains: '/api/',
     })
-    expect(filtered.requests.map((r) => r.url)).toEqual([h.site.url('/api/data?x=1')])
+    expect(filtered.requests.map((r) => r.url)).toEqual([h.site.url('/api/data?x=[redacted]')])
     expect(filtered.requests[0]?.requestHeaders).toBeUndefined()
 
     const har = await h.ok<{
@@ -185,9 +188,9 @@ describe('built-in devtools, storage, dialog and download tools in real Chromium
     }>('browser_network_export_har', { tabId: tab.tabId })
     expect(har.log.version).toBe('1.2')
     expect(har.log.creator.name).toBe('bridge')
-    const entry = har.log.entries.find((e) => e.request.url === h.site.url('/api/data?x=1'))
+    const entry = har.log.entries.find((e) => e.request.url === h.site.url('/api/data?x=[redacted]'))
     expect(entry?.response.status).toBe(200)
-    expect(entry?.request.queryString).toEqual([{ name: 'x', value: '1' }])
+    expect(entry?.request.queryString).toEqual([{ name: 'x', value: '[redacted]' }])
     expect(entry?.request.headers).toContainEqual({ name: 'Authorization', value: '[redacted]' })
     expect(JSON.stringify(har)).not.toContain('top-secret-token')
 

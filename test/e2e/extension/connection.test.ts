@@ -81,6 +81,27 @@ describe('extension connection', () => {
     expect(daemon.offeredProtocols.at(-1)).toEqual(['bridge', other])
   })
 
+  it('reads a 429 from the proof as busy, never as an impostor, and keeps retrying until it connects', async () => {
+    daemon.proofBusy = true
+    const proofsBefore = daemon.proofs()
+    const states: Array<string | null> = []
+    daemon.drop()
+    await expect
+      .poll(
+        async () => {
+          states.push(await status().getAttribute('data-state'))
+          return panel.getByTestId('connection-message').textContent()
+        },
+        { timeout: 10_000 },
+      )
+      .toContain(`The bridge daemon on 127.0.0.1:${daemon.port} is busy`)
+    // It asks again on its own, more than once.
+    await expect.poll(() => daemon.proofs(), { timeout: 15_000 }).toBeGreaterThan(proofsBefore + 1)
+    daemon.proofBusy = false
+    await expect.poll(() => status().getAttribute('data-state'), { timeout: 20_000 }).toBe('connected')
+    expect(states).not.toContain('impostor')
+  })
+
   it('says how to fix a missing auth.json, and connects once it is back', async () => {
     const authFile = join(browser.extensionDir, 'auth.json')
     const saved = readFileSync(authFile, 'utf8')

@@ -50,6 +50,8 @@ export interface TinyDaemon {
   /** Sends sync.full again on the current connection (as after a daemon reload). */
   resync(): void
   setSecret(secret: string): void
+  /** While true, `GET /proof` answers 429 (too many requests), as a daemon whose budget is spent. */
+  proofBusy: boolean
   /** Closes the current extension socket with a code. */
   drop(code?: number): void
   /** Freezes the current socket: it stays open but nothing is sent on it again (a hung daemon). */
@@ -96,6 +98,7 @@ export async function startTinyDaemon(opts: {
     browserTools: [],
     skipPermissions: false,
     protocolVersion: PROTOCOL_VERSION,
+    proofBusy: false,
     audit: [],
     resync() {
       if (current) sendSync(current)
@@ -184,6 +187,11 @@ export async function startTinyDaemon(opts: {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1')
       if (url.pathname === '/proof') {
         proofs++
+        if (daemon.proofBusy) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '60' })
+          res.end('{"error":{"code":"rate_limited","message":"too many requests; try again in a minute"}}')
+          return
+        }
         const nonce = url.searchParams.get('nonce') ?? ''
         const proof = createHmac('sha256', secret).update(`${PROOF_CONTEXT}${nonce}`).digest('hex')
         res.writeHead(200, { 'content-type': 'application/json' })

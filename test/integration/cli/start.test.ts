@@ -127,6 +127,46 @@ describe('bridge start', () => {
     expect(result.stderr).toMatch(/already in use/)
   })
 
+  it("with its daemon already running, --show-config prints that daemon's configuration and starts nothing", async () => {
+    const dir = freshDir()
+    const running = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
+    daemons.push(running)
+    await running.waitForOutput(/Load unpacked/)
+    const result = await runCli(['start', '--show-config', '--port', String(running.port)], dir)
+    expect(result.code, result.stderr).toBe(0)
+    const token = (
+      JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')) as { clients: { token: string }[] }
+    ).clients[0]!.token
+    expect(result.stdout).toContain(
+      `bridge ${BRIDGE_VERSION_OF_PACKAGE} is already running on http://127.0.0.1:${running.port}; its configuration:`,
+    )
+    expect(result.stdout).toContain(`"url": "http://127.0.0.1:${running.port}/mcp"`)
+    expect(result.stdout).toContain(`"Authorization": "Bearer ${token}"`)
+    expect(result.stdout).toContain(`  ${running.secret}`)
+    expect((await running.fetch('/health')).status).toBe(200)
+  })
+
+  it('with its daemon already running, says the port is taken before it discovers any plugin', async () => {
+    const dir = freshDir()
+    const running = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
+    daemons.push(running)
+    await running.waitForOutput(/Load unpacked/)
+    // Discovery would report this folder; a start that stops at the port never gets there.
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>
+    const missing = join(dir, 'no-such-plugin')
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, localPlugins: [missing] }))
+    const result = await runCli(['start', '--port', String(running.port)], dir)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(
+      `bridge: bridge ${BRIDGE_VERSION_OF_PACKAGE} is already running on http://127.0.0.1:${running.port}: port ${running.port} is taken. \`bridge status --port ${running.port}\` shows it, \`bridge start --show-config --port ${running.port}\` prints its MCP configuration`,
+    )
+    expect(result.stdout + result.stderr).not.toContain(missing)
+    // The commands it names reach that daemon, as printed.
+    const status = await runCli(['status', '--port', String(running.port)], dir)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toContain(`running on http://127.0.0.1:${running.port}`)
+  })
+
   it('exits 1 naming config.json when it does not parse, and leaves it as it was', async () => {
     const dir = freshDir()
     writeFileSync(join(dir, 'config.json'), '{"port": 9515,,}')

@@ -54,6 +54,7 @@ describe.each(ENGINES)('GET /health on the %s engine', (engine) => {
       browserToolNames: expect.any(Array),
       disabledBrowserTools: expect.any(Array),
       skipPermissions: false,
+      sites: [],
       uptime: expect.any(Number),
       reloadCount: 0,
       lastReloadTimestamp: 0,

@@ -2,9 +2,9 @@
 // codes and the text they print.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, startDaemon } from '../../helpers/daemon'
+import { ROOT, bridgeBinDir, startDaemon } from '../../helpers/daemon'
 import { copyFixture, tempDir, type FixtureName } from '../../fixtures/plugins'
 
 // These tests spawn processes (daemon, npm, builds); give them room on a loaded machine.
@@ -27,6 +27,8 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     BRIDGE_CONFIG_DIR: configDir,
     NO_COLOR: '1',
     BRIDGE_SKIP_REGISTRY_DISCOVERY: '1',
+    // `bridge` on PATH is this checkout's, as after an install: the CLI prints its commands as `bridge`.
+    PATH: `${bridgeBinDir()}${delimiter}${process.env.PATH ?? ''}`,
   }
   // Nothing listens on port 1: "no daemon" is deterministic.
   out.BRIDGE_PORT = '1'

@@ -2,7 +2,7 @@
 // probe-plugin) from the page's own scripts, the way a compromised script or an injected ad would.
 // Each page runs its attack in an inline script at the top of <head>, the earliest a page can run.
 // `/api/note/7` is the real confidential note; `/report` records what a page managed to see.
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export const REAL_NOTE = 'the real note: meet at noon'
@@ -42,6 +42,62 @@ const ATTACKS: Record<string, string> = {
     Promise.prototype.then = function (ok, err) {
       return then.call(this, (v) => (typeof ok === 'function' ? ok(v === false ? true : v && typeof v === 'object' && 'body' in v ? { body: 'FORGED by then' } : v) : v), err)
     }`,
+  // Response.prototype.then: whatever resolves with a Response (fetch's own promise, an async
+  // function returning one) is handed a forged response instead.
+  responseThen: `
+    Object.defineProperty(Response.prototype, 'then', { configurable: true, writable: true, value: function (resolve) {
+      const forged = new Response('{"body":"FORGED by Response.prototype.then"}', { headers: { 'content-type': 'application/json' } })
+      Object.defineProperty(forged, 'then', { value: undefined })
+      resolve(forged)
+    } })`,
+  // Object.prototype.then: every plain object that is awaited becomes a forged note.
+  objectThen: `
+    Object.defineProperty(Object.prototype, 'then', { configurable: true, writable: true, value: function (resolve) {
+      delete Object.prototype.then
+      resolve({ body: 'FORGED by Object.prototype.then' })
+      setTimeout(() => { Object.prototype.then = arguments.callee }, 0)
+    } })`,
+  // Object.prototype.then defined only while the plugin's request is on its way (the site's server
+  // tells the page over /events, then answers late), removing itself once used: the checks at the
+  // start and the end of the call both see nothing.
+  timedThen: `
+    const forge = function (resolve) { delete Object.prototype.then; resolve({ body: 'FORGED by a timed then' }) }
+    new EventSource('/events').onmessage = () =>
+      Object.defineProperty(Object.prototype, 'then', { configurable: true, writable: true, value: forge })`,
+  // Every global and prototype method a runtime might call at call time, replaced.
+  globals: `
+    const forged = () => 'FORGED by a global'
+    window.String = Object.assign(function () { return 'FORGED by String' }, { prototype: String.prototype, fromCharCode: String.fromCharCode })
+    window.Number = () => 404
+    Math.round = () => 'FORGED by Math.round'
+    Array.prototype.join = forged
+    Array.prototype.push = function () { return 0 }
+    Object.defineProperty(Array.prototype, '0', { configurable: true, set() {}, get: forged })
+    const realJSON = JSON
+    window.JSON = { parse: () => ({ body: 'FORGED by JSON.parse' }), stringify: () => '{"ok":true,"output":{"body":"FORGED by JSON"}}' }
+    realJSON.parse = window.JSON.parse
+    String.prototype.toUpperCase = () => 'DELETE'
+    String.prototype.slice = forged
+    String.prototype.trim = () => ''
+    String.prototype.split = () => ['FORGED']
+    String.prototype.indexOf = () => -1
+    RegExp.prototype.test = () => true
+    RegExp.prototype.exec = () => null
+    Object.prototype.toString = forged
+    Error.prototype.toString = forged
+    Object.defineProperty(Error.prototype, 'name', { configurable: true, get: () => 'FORGED', set() {} })
+    window.Headers = function () { return new Map() }
+    window.Response = function () { return { text: async () => '{"body":"FORGED by Response"}' } }
+    Response.prototype.text = async () => '{"body":"FORGED by text"}'
+    XMLHttpRequest.prototype.open = function () { throw new Error('FORGED open') }
+    XMLHttpRequest.prototype.send = function () { report({ xhrSend: true }) }
+    Object.defineProperty(XMLHttpRequest.prototype, 'responseText', { get: () => '{"body":"FORGED by responseText"}' })
+    Object.defineProperty(XMLHttpRequest.prototype, 'response', { get: () => '{"body":"FORGED by response"}' })
+    Object.defineProperty(XMLHttpRequest.prototype, 'status', { get: () => 200 })
+    window.XMLHttpRequest = function () { report({ xhrConstructed: true }) }
+    window.fetch = async () => ({ ok: true, status: 200, text: async () => '{"body":"FORGED by fetch"}' })
+    window.setTimeout = () => 0
+    Function.prototype.toString = forged`,
   // The page talks first: a handshake of its own for the plugin with its own port, and forged log and
   // progress in the old and the new shapes, again whenever it sees any message.
   forge: `
@@ -76,14 +132,26 @@ export interface HostileSite {
   url: string
   /** What the pages reported through `/report`, in order. */
   reports: Array<Record<string, unknown>>
+  /** The requests the site's API received: method and path. */
+  apiCalls: string[]
   close(): Promise<void>
 }
 
 /** `/<attack>` signed in, `/<attack>?out` signed out. */
 export async function startHostileSite(): Promise<HostileSite> {
   const reports: HostileSite['reports'] = []
+  const apiCalls: string[] = []
+  /** Pages listening on /events: told when a note is asked for, which is then answered late. */
+  const listeners = new Set<ServerResponse>()
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname === '/events') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
+      res.write(': listening\n\n')
+      listeners.add(res)
+      req.on('close', () => listeners.delete(res))
+      return
+    }
     if (url.pathname === '/report') {
       let body = ''
       req.on('data', (chunk: Buffer) => (body += chunk.toString()))
@@ -99,6 +167,13 @@ export async function startHostileSite(): Promise<HostileSite> {
     }
     const note = /^\/api\/note\/(\d+)$/.exec(url.pathname)
     if (note) {
+      apiCalls.push(`${req.method} ${url.pathname}`)
+      if (listeners.size > 0) {
+        for (const listener of listeners) listener.write('data: note asked\n\n')
+        setTimeout(() => res.end(JSON.stringify({ body: REAL_NOTE })), 300)
+        res.setHeader('content-type', 'application/json')
+        return
+      }
       res.setHeader('content-type', 'application/json')
       if (note[1] !== '7') {
         res.statusCode = 404
@@ -119,6 +194,7 @@ export async function startHostileSite(): Promise<HostileSite> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     reports,
+    apiCalls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -14,7 +14,7 @@ import {
 import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 
 const build = (version: string, more: Partial<PluginBuildIdentity> = {}): PluginBuildIdentity => ({
-  packageName: '@bridge/bridge-plugin-notes',
+  packageName: '@bridge-mcp/bridge-plugin-notes',
   version,
   adapterHash: 'a'.repeat(64),
   ...more,
@@ -22,7 +22,7 @@ const build = (version: string, more: Partial<PluginBuildIdentity> = {}): Plugin
 /** What a review of `build(version)` records. */
 const reviewed = (version: string) => ({
   reviewedVersion: version,
-  reviewedPackage: '@bridge/bridge-plugin-notes',
+  reviewedPackage: '@bridge-mcp/bridge-plugin-notes',
   reviewedAdapterHash: 'a'.repeat(64),
 })
 const base = { plugin: 'notes', tool: 'list_notes', installed: build('1.0.0'), skipPermissions: false }

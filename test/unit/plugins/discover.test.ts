@@ -218,11 +218,11 @@ describe('discoverPlugins', () => {
   })
 
   it('names a plugin by its package: a build that names another plugin is refused', async () => {
-    const real = install(notesBuilt, '@bridge/bridge-plugin-notes')
+    const real = install(notesBuilt, '@bridge-mcp/bridge-plugin-notes')
     const impostor = install(notesBuilt, '@aaa/bridge-plugin-zzz')
     const snapshot = await discover([])
     expect(snapshot.plugins.map((p) => [p.name, p.packageName, p.path])).toEqual([
-      ['notes', '@bridge/bridge-plugin-notes', real],
+      ['notes', '@bridge-mcp/bridge-plugin-notes', real],
     ])
     expect(snapshot.failedPlugins).toEqual([
       {
@@ -237,7 +237,7 @@ describe('discoverPlugins', () => {
     const liar = install(notesBuilt, 'bridge-plugin-notes')
     const pkgFile = join(liar, 'package.json')
     const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as Record<string, unknown>
-    writeFileSync(pkgFile, JSON.stringify({ ...pkg, name: '@bridge/bridge-plugin-notes' }))
+    writeFileSync(pkgFile, JSON.stringify({ ...pkg, name: '@bridge-mcp/bridge-plugin-notes' }))
     const renamed = install(notesBuilt, 'bridge-plugin-other')
     writeFileSync(
       join(renamed, 'package.json'),
@@ -251,7 +251,7 @@ describe('discoverPlugins', () => {
     expect(snapshot.plugins).toEqual([])
     const errorFor = (path: string) => snapshot.failedPlugins.find((f) => f.path === path)?.error
     expect(errorFor(liar)).toBe(
-      'package.json names the package "@bridge/bridge-plugin-notes", but it is installed as bridge-plugin-notes',
+      'package.json names the package "@bridge-mcp/bridge-plugin-notes", but it is installed as bridge-plugin-notes',
     )
     expect(errorFor(renamed)).toBe(
       'package.json "bridge.name" is "notes", but the package bridge-plugin-other is the plugin "other"; an installed plugin is named by its package',

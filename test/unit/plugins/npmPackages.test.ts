@@ -8,9 +8,12 @@ import {
 
 describe('pluginPackageCandidates', () => {
   it('tries the official scoped package first, then the unscoped one, for a shorthand', () => {
-    expect(pluginPackageCandidates('notes')).toEqual(['@bridge/bridge-plugin-notes', 'bridge-plugin-notes'])
+    expect(pluginPackageCandidates('notes')).toEqual([
+      '@bridge-mcp/bridge-plugin-notes',
+      'bridge-plugin-notes',
+    ])
     expect(pluginPackageCandidates(' my-site ')).toEqual([
-      '@bridge/bridge-plugin-my-site',
+      '@bridge-mcp/bridge-plugin-my-site',
       'bridge-plugin-my-site',
     ])
   })
@@ -49,9 +52,9 @@ describe('pluginPackageCandidates', () => {
 describe('isPluginPackageName', () => {
   it('accepts bridge-plugin-* and @scope/bridge-plugin-* only', () => {
     expect(isPluginPackageName('bridge-plugin-notes')).toBe(true)
-    expect(isPluginPackageName('@bridge/bridge-plugin-notes')).toBe(true)
+    expect(isPluginPackageName('@bridge-mcp/bridge-plugin-notes')).toBe(true)
     expect(isPluginPackageName('notes-helper')).toBe(false)
-    expect(isPluginPackageName('@bridge/notes')).toBe(false)
+    expect(isPluginPackageName('@bridge-mcp/notes')).toBe(false)
     expect(isPluginPackageName('bridge-plugin-Notes')).toBe(false)
   })
 })

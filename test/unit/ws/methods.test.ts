@@ -30,6 +30,7 @@ function handlers() {
       pluginState: () => undefined,
     },
     folders: { allowed: () => [] },
+    sites: { catalog, updateConfig: () => Promise.resolve({}), onChanged: () => undefined },
   })
 }
 

@@ -1,0 +1,164 @@
+/**
+ * Content script for sites the user turned on (registered by the service worker for those origins
+ * only, every frame, ISOLATED world, document_start): reads the tools this frame's document declared
+ * with `document.modelContext.registerTool` and reports them to the service worker, at start and on
+ * every `toolchange`; runs one when the worker asks. It runs in the isolated world, so a page that
+ * replaces `getTools` or `executeTool` on its own side changes nothing here. It reports only the
+ * frame's own tools (those whose `window` is this frame's), so a tool one frame exposes to another
+ * (`exposedTo`) counts once, for the origin that declared it. Everything copied out is capped here.
+ */
+import { SITE_TOOL_LIMITS, type DeclaredSiteTool, type SiteToolAnnotations } from '../src/protocol/siteTools'
+import type { SiteToolsCommand, SiteToolsReport, SiteToolsRunReply } from './shared/siteToolTypes'
+
+interface RegisteredTool {
+  name?: unknown
+  title?: unknown
+  description?: unknown
+  inputSchema?: unknown
+  annotations?: unknown
+  window?: unknown
+}
+interface ModelContext extends EventTarget {
+  getTools(): Promise<RegisteredTool[]>
+  executeTool(tool: RegisteredTool, input: Record<string, unknown>): Promise<unknown>
+}
+
+const FLAG = '__bridgeSiteToolsInstalled'
+/** Set by the running copy: a second injection (worker restarted, site turned on again) resumes it. */
+const RESUME = '__bridgeSiteToolsResume'
+const scope = globalThis as Record<string, unknown>
+const REPORT_DELAY_MS = 50
+
+const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : '')
+
+function schemaText(value: unknown): { inputSchema?: string; schemaTooLong?: boolean } {
+  if (value === undefined || value === null) return {}
+  let raw: string
+  try {
+    raw = typeof value === 'string' ? value : JSON.stringify(value)
+  } catch {
+    return { inputSchema: '!', schemaTooLong: false }
+  }
+  if (raw.length > SITE_TOOL_LIMITS.schemaChars) return { inputSchema: '', schemaTooLong: true }
+  return { inputSchema: raw }
+}
+
+function annotationsOf(value: unknown): SiteToolAnnotations {
+  const out: SiteToolAnnotations = {}
+  if (typeof value !== 'object' || value === null) return out
+  const a = value as Record<string, unknown>
+  for (const key of ['readOnlyHint', 'untrustedContentHint', 'destructiveHint', 'consequentialHint'] as const)
+    if (typeof a[key] === 'boolean') out[key] = a[key]
+  return out
+}
+
+if (scope[FLAG] === true) {
+  const resume = scope[RESUME]
+  if (typeof resume === 'function') (resume as () => void)()
+} else {
+  scope[FLAG] = true
+  const context = (document as unknown as { modelContext?: ModelContext }).modelContext
+  let stopped = false
+  let seq = 0
+
+  const ownTools = async (): Promise<RegisteredTool[]> => {
+    if (!context) return []
+    const all = await context.getTools()
+    return all.filter((tool) => tool.window === window)
+  }
+
+  const send = (message: SiteToolsReport): void => {
+    try {
+      chrome.runtime.sendMessage(message).catch(() => undefined)
+    } catch {
+      stopped = true // the extension was reloaded: this copy has no one to talk to
+    }
+  }
+
+  const report = async (): Promise<void> => {
+    if (stopped) return
+    let truncated = false
+    let chars = 0
+    const tools: DeclaredSiteTool[] = []
+    for (const tool of await ownTools().catch(() => [])) {
+      const name = typeof tool.name === 'string' ? tool.name : ''
+      if (
+        !name ||
+        name.length > SITE_TOOL_LIMITS.nameChars ||
+        tools.length >= SITE_TOOL_LIMITS.toolsPerFrame
+      ) {
+        truncated = true
+        continue
+      }
+      const description = text(tool.description, SITE_TOOL_LIMITS.descriptionChars + 1)
+      const schema = schemaText(tool.inputSchema)
+      chars += description.length + (schema.inputSchema?.length ?? 0)
+      if (chars > SITE_TOOL_LIMITS.charsPerFrame) {
+        truncated = true
+        break
+      }
+      tools.push({
+        name,
+        title: text(tool.title, SITE_TOOL_LIMITS.titleChars),
+        description:
+          description.length > SITE_TOOL_LIMITS.descriptionChars
+            ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
+            : description,
+        ...schema,
+        annotations: annotationsOf(tool.annotations),
+      })
+    }
+    send({ siteTools: 'report', tools, truncated, seq: ++seq })
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined
+  // Reports leave in order: a slow getTools() must not let an older list arrive after a newer one.
+  let queue: Promise<void> = Promise.resolve()
+  const soon = (): void => {
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      queue = queue.then(report).catch(() => undefined)
+    }, REPORT_DELAY_MS)
+  }
+  context?.addEventListener('toolchange', soon)
+  // The worker lost what this frame reported (it restarted) or stopped it (the site was off): again.
+  scope[RESUME] = () => {
+    if (stopped) context?.addEventListener('toolchange', soon)
+    stopped = false
+    soon()
+  }
+  // A document restored from the back/forward cache reports again (the worker dropped it on leaving).
+  window.addEventListener('pageshow', (event) => event.persisted && soon())
+  soon()
+
+  const run = async (name: string, input: Record<string, unknown>): Promise<SiteToolsRunReply> => {
+    const tool = (await ownTools()).find((t) => t.name === name)
+    if (!tool || !context)
+      return { ok: false, message: `this page no longer declares the tool ${name}`, gone: true }
+    try {
+      const result = await context.executeTool(tool, input)
+      const raw = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null')
+      const truncated = raw.length > SITE_TOOL_LIMITS.resultChars
+      return { ok: true, text: truncated ? raw.slice(0, SITE_TOOL_LIMITS.resultChars) : raw, truncated }
+    } catch (err) {
+      const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
+      return { ok: false, message: message.slice(0, 2000) }
+    }
+  }
+
+  chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r: unknown) => void) => {
+    if (sender.id !== chrome.runtime.id || sender.tab !== undefined) return false
+    const command = message as SiteToolsCommand | null
+    if (!command || typeof command !== 'object' || !('siteTools' in command)) return false
+    if (command.siteTools === 'stop') {
+      stopped = true
+      context?.removeEventListener('toolchange', soon)
+      return false
+    }
+    if (command.siteTools !== 'run' || stopped) return false
+    void run(command.name, command.input).then(sendResponse, (err: unknown) =>
+      sendResponse({ ok: false, message: String(err).slice(0, 2000) } satisfies SiteToolsRunReply),
+    )
+    return true
+  })
+}

@@ -1,0 +1,22 @@
+/**
+ * Time limits of the tests that drive npm and a local registry (verdaccio), which are the slowest
+ * steps of the suite on a loaded 2-core machine. Each is generous and scales with
+ * `BRIDGE_TEST_TIME_SCALE` (a factor, default 1): `BRIDGE_TEST_TIME_SCALE=3 npm test` on a slower box.
+ * These are limits for something stuck, never performance targets (those are in bench/).
+ */
+const scale = (() => {
+  const raw = Number(process.env.BRIDGE_TEST_TIME_SCALE ?? '1')
+  return Number.isFinite(raw) && raw >= 1 ? raw : 1
+})()
+
+/** `ms` times the configured scale. */
+export function scaled(ms: number): number {
+  return Math.round(ms * scale)
+}
+
+/** One npm command against the local registry (publish, install, view). */
+export const REGISTRY_NPM_TIMEOUT_MS = scaled(180_000)
+/** One test (or set-up hook) that runs several npm commands. */
+export const REGISTRY_TEST_TIMEOUT_MS = scaled(600_000)
+/** A user-visible step that waits on npm through the daemon (install, update, search in the panel). */
+export const REGISTRY_STEP_TIMEOUT_MS = scaled(180_000)
