@@ -2,7 +2,7 @@
 // makes the calls with the bench client and extension, and prints where the main thread's time went,
 // per call, by source module (from the bundle's `// src/...` markers) and by function.
 //
-//   node scripts/build.mjs && node bench/profile.mjs [--engine uws] [--plugins 100] [--calls 2000] [--list]
+//   node scripts/build.mjs && node bench/profile.mjs [--engine uws|floor] [--plugins 100] [--calls 2000] [--list]
 //     [--save <file.cpuprofile>]
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,10 +27,12 @@ const calls = Number(values.calls)
 const fixture = createConfigDir(Number(values.plugins))
 const profDir = mkdtempSync(join(tmpdir(), 'bridge-prof-'))
 try {
-  await (await startTarget({ kind: values.engine, configDir: fixture.dir, probe: false })).stop()
+  const floor = values.engine === 'floor'
+  if (!floor) await (await startTarget({ kind: values.engine, configDir: fixture.dir, probe: false })).stop()
   const t = await startTarget({
     kind: values.engine,
     configDir: fixture.dir,
+    toolsFile: fixture.toolsFile,
     probe: false,
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100'],
   })
@@ -59,15 +61,15 @@ try {
   )
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))
   if (values.save) copyFileSync(join(profDir, file), values.save)
-  report(JSON.parse(readFileSync(join(profDir, file), 'utf8')), calls, Number(values.top))
+  report(JSON.parse(readFileSync(join(profDir, file), 'utf8')), calls, Number(values.top), floor)
 } finally {
   rmSync(profDir, { recursive: true, force: true })
   rmSync(fixture.dir, { recursive: true, force: true })
 }
 
 /** Self time per module and per function, as ms per request (the profile covers warm-up too: ~ +10%). */
-function report(profile, n, top) {
-  const bundle = readFileSync(join(root, 'dist/server.js'), 'utf8').split('\n')
+function report(profile, n, top, floor) {
+  const bundle = floor ? [] : readFileSync(join(root, 'dist/server.js'), 'utf8').split('\n')
   const modules = [] // [line, name] of each `// src/...` or `// .../node_modules/...` marker esbuild leaves
   bundle.forEach((line, i) => {
     const m = /^\/\/ ((?:src|machines|\S*node_modules)\/\S+)$/.exec(line)

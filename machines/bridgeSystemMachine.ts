@@ -6,13 +6,17 @@
  * the typed lookups of ./systemActors (`pluginTabOf(system, plugin)`); nobody reads the root's
  * `children`. An MCP session is no actor: it is a plain object of src/mcp/mcpSessions.ts.
  */
-import { assign, enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate'
+import { assign, enqueueActions, setup, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import { configStoreMachine, type ConfigDocument } from './configStoreMachine'
 import { extensionConnectionMachine } from './extensionConnectionMachine'
 import { pluginTabMachine } from './pluginTabMachine'
 import { reloadMachine } from './reloadMachine'
 import { pluginTabOf, systemIdOf } from './systemActors'
-import { toolInvocationMachine, type ToolInvocationInput } from './toolInvocationMachine'
+import {
+  toolInvocationMachine,
+  type ToolInvocationInput,
+  type ToolInvocationRef,
+} from './toolInvocationMachine'
 
 export { systemIdOf } from './systemActors'
 
@@ -156,3 +160,29 @@ export const bridgeSystemMachine = setup({
     stopped: { type: 'final' },
   },
 })
+
+/**
+ * Spawns a call under the root and returns its actor. A call refused at once (unknown tool, invalid
+ * input, permission off) ends within the spawn, before it could be found by its systemId, and the
+ * root removes it before `send` returns: its actor is taken from the root's children while the root
+ * still holds it, and answers `toPromise` with its output all the same.
+ */
+export function spawnToolInvocation(
+  root: ActorRefFrom<typeof bridgeSystemMachine>,
+  input: ToolInvocationInput,
+): ToolInvocationRef | undefined {
+  const systemId = systemIdOf('toolInvocation', input.invocationId)
+  let actor: ToolInvocationRef | undefined
+  const seen = root.subscribe(({ children }) => {
+    if (actor) return
+    for (const [id, child] of Object.entries(children as Record<string, AnyActorRef | undefined>))
+      if (id.startsWith('toolInvocation#') && isCallActor(child, systemId)) actor = child
+  })
+  root.send({ type: 'toolInvocation.spawn', input })
+  seen.unsubscribe()
+  return actor
+}
+
+/** The `toolInvocation:<uuid>` systemId belongs to a call's actor only (as in ./systemActors). */
+const isCallActor = (child: AnyActorRef | undefined, systemId: string): child is ToolInvocationRef =>
+  child !== undefined && 'systemId' in child && child.systemId === systemId

@@ -1,27 +1,12 @@
-import { assign, emit, fromCallback, fromPromise, sendTo, setup } from 'xstate'
-import { approvalMachine } from './approvalMachine'
-import { REFUSALS } from './pluginTabMachine'
-import { pluginTabOf } from './systemActors'
+import { assign, sendTo } from 'xstate'
 import { FAILURES, type FailureReason } from './toolFailures'
-import { TOOL_MAX_DURATION_MS, TOOL_TIMEOUT_MS, type Decision } from '../src/protocol'
-import type {
-  CheckVerdict,
-  StepResult,
-  ToolFailure,
-  ToolInvocationContext,
-  ToolInvocationEmitted,
-  ToolInvocationEvent,
-  ToolInvocationInput,
-  ToolOutcome,
-} from './toolInvocationTypes'
+import { toolInvocationSetup } from './toolInvocationSetup'
+import type { ToolFailure, ToolOutcome } from './toolInvocationTypes'
 
 export type * from './toolInvocationTypes'
 export { FAILURES } from './toolFailures'
 
-const notProvided = (what: string) => Promise.reject(new Error(`${what} is not provided`))
 const failWith = (reason: FailureReason) => ({ type: 'fail', params: { reason } }) as const
-const passed = (context: ToolInvocationContext): Extract<CheckVerdict, { ok: true }> | undefined =>
-  context.verdict?.ok ? context.verdict : undefined
 
 /**
  * One tool call: checking -> (preparingInput) -> routing -> (choosingTab -> reservingApproval ->
@@ -30,94 +15,10 @@ const passed = (context: ToolInvocationContext): Extract<CheckVerdict, { ok: tru
  * The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it names the tab an
  * approval shows (`tab.choose`) and grants the slot a dispatch needs (`slot.request`); leaving
  * `running` gives the slot back. The human's part is the `approval` child. The outcome is the
- * actor's output, produced only after `record` (the audit entry) has settled; progress is an
+ * actor's output, produced only after the `record` action wrote the audit entry; progress is an
  * emitted `tool.progress` event; `announceEnd` runs on every way out of `running`.
  */
-export const toolInvocationMachine = setup({
-  types: {
-    context: {} as ToolInvocationContext,
-    input: {} as ToolInvocationInput,
-    events: {} as ToolInvocationEvent,
-    emitted: {} as ToolInvocationEmitted,
-    output: {} as ToolOutcome,
-  },
-  actors: {
-    approval: approvalMachine,
-    /** A tool's daemon-side step on valid input (files read by path); its refusal is invalid input. */
-    prepareInput: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareInput')),
-    /** A place in the client's approval queue; a call one too many fails here and nobody is asked. */
-    reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('reserveApproval')),
-    /**
-     * Sends tool.dispatch (in the approved tab, when one was shown) and reports dispatch.succeeded /
-     * dispatch.failed; stopping it forgets the request.
-     */
-    dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(() => undefined),
-    /** Writes the audit entry; the call answers once it has settled. */
-    record: fromPromise<void, ToolInvocationContext>(() => notProvided('record')),
-  },
-  actions: {
-    /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
-    check: assign({ verdict: (): CheckVerdict => ({ ok: false, error: FAILURES.internalValidate }) }),
-    requestApproval: () => undefined,
-    /** Gives back the call's place in its client's approval queue; every way out of an approval runs it. */
-    releaseApproval: () => undefined,
-    cancelApproval: (_, _params: { reason: string }) => undefined,
-    persistAlways: () => undefined,
-    announceStart: () => undefined,
-    announceEnd: () => undefined,
-    /** Asks the plugin's pluginTab actor for a slot; with no such actor the call is refused as tab_closed. */
-    requestSlot: ({ context, system, self }) => {
-      const tab = pluginTabOf(system, context.plugin)
-      if (tab) tab.send({ type: 'slot.request', replyTo: self })
-      else self.send({ type: 'slot.refused', error: REFUSALS.closed(context.plugin) })
-    },
-    /** Asks the plugin's pluginTab actor which tab an approved call will run in. */
-    requestTab: ({ context, system, self }) => {
-      const tab = pluginTabOf(system, context.plugin)
-      if (tab) tab.send({ type: 'tab.choose', replyTo: self })
-      else self.send({ type: 'tab.refused', error: REFUSALS.closed(context.plugin) })
-    },
-    releaseSlot: ({ context, system }) => pluginTabOf(system, context.plugin)?.send({ type: 'slot.release' }),
-    forwardProgress: emit((_, params: { progress: number; total?: number; message?: string }) => ({
-      type: 'tool.progress' as const,
-      progress: params.progress,
-      ...(params.total === undefined ? {} : { total: params.total }),
-      ...(params.message === undefined ? {} : { message: params.message }),
-    })),
-    fail: assign({
-      outcome: (_, params: { reason: FailureReason }): ToolOutcome => ({
-        ok: false,
-        error: FAILURES[params.reason],
-      }),
-    }),
-    takeFailure: assign({
-      outcome: (_, params: { error: ToolFailure }): ToolOutcome => ({ ok: false, error: params.error }),
-    }),
-  },
-  guards: {
-    isOk: (_, result: StepResult) => result.ok,
-    isRefused: ({ context }) => !passed(context),
-    needsPreparation: ({ context }) => passed(context)?.prepare === true,
-    isOff: ({ context }) => passed(context)?.permission === 'off',
-    isAskWithoutExtension: ({ context }) =>
-      passed(context)?.permission === 'ask' && !passed(context)?.extensionConnected,
-    isAsk: ({ context }) => passed(context)?.permission === 'ask',
-    isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
-    hasProgressToken: ({ context }) => context.hasProgressToken,
-    succeeded: ({ context }) => context.outcome?.ok === true,
-    isDecision: (_, params: { output: unknown; decision: Decision }) =>
-      typeof params.output === 'object' &&
-      params.output !== null &&
-      'decision' in params.output &&
-      params.output.decision === params.decision,
-    isTimedOut: (_, params: { output: unknown }) =>
-      typeof params.output === 'object' && params.output !== null && 'timedOut' in params.output,
-  },
-  delays: {
-    callTimeout: TOOL_TIMEOUT_MS,
-    maxDuration: TOOL_MAX_DURATION_MS,
-  },
-}).createMachine({
+export const toolInvocationMachine = toolInvocationSetup.createMachine({
   id: 'toolInvocation',
   context: ({ input }) => input,
   initial: 'checking',
@@ -322,18 +223,11 @@ export const toolInvocationMachine = setup({
         'daemon.stopping': { target: 'recording', actions: [failWith('shuttingDown'), 'announceEnd'] },
       },
     },
-    // The outcome is known; the audit entry is written before the call answers. Nothing cancels this.
+    // The outcome is known: the audit entry is written, then the call answers. Nothing cancels this.
     recording: {
       // A cancel while the approval place was being reserved leaves it taken: give it back.
-      entry: 'releaseApproval',
-      on: { cancel: {}, 'daemon.stopping': {} },
-      invoke: {
-        id: 'record',
-        src: 'record',
-        input: ({ context }) => context,
-        onDone: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
-        onError: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
-      },
+      entry: ['releaseApproval', 'record'],
+      always: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },

@@ -27,7 +27,7 @@ import { proofRoute } from './http/proof'
 import { createRateLimiter } from './http/rateLimit'
 import { errorResponse } from './http/responses'
 import { createRoutes } from './http/routes'
-import { startInspector } from './inspect'
+import { startInspector } from './machineInspector'
 import { attachLogFile, detachLogFile, log } from './log'
 import { provideToolInvocation } from './calls/invocationEffects'
 import { limitsFromEnv } from './calls/limits'
@@ -40,7 +40,7 @@ import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from './protocol/constants'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { ExtensionLink } from './ws/extensionLink'
 import { ExtensionSockets } from './ws/extensionSockets'
-import { createMethodHandlers } from './ws/methods'
+import { daemonMethodHandlers } from './ws/methods'
 import { PluginLogs } from './ws/pluginLogs'
 import { createSiteAnnouncements } from './sites/siteAnnouncements'
 import { createSiteRegistry } from './sites/siteRegistry'
@@ -57,7 +57,7 @@ export interface DaemonOptions {
   skipPermissionsEnv: boolean
   /** Built-in browser tools; default: every tool of src/tools. */
   browserTools?: () => readonly BrowserTool[]
-  /** Stream the actor system to the inspector at this loopback ws:// URL (see src/inspect.ts). */
+  /** Stream the actor system to the inspector at this loopback ws:// URL (see src/machineInspector.ts). */
   inspectUrl?: string
 }
 
@@ -101,7 +101,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     browserToolContext: createBrowserToolContext(() => configStore.get().uploadFolders ?? []),
     sites: () => siteRegistry.view(),
   })
-  const auditFile = new AuditFile({ dir: paths.dir, rotateBytes: limits.auditRotateBytes })
+  const auditFile = new AuditFile({
+    dir: paths.dir,
+    rotateBytes: limits.auditRotateBytes,
+    syncWindowMs: limits.auditSyncWindowMs,
+  })
   const audit = new AuditLog({
     file: auditFile,
     // Every entry, denied and timed-out calls too, so the side panel's Recent activity is live.
@@ -184,27 +188,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const link: ExtensionLink = new ExtensionLink({
     system: root,
     sockets,
-    methods: createMethodHandlers({
+    methods: daemonMethodHandlers({
+      catalog,
+      configStore,
+      configDir: paths.dir,
+      localPluginPaths: () => pluginHost.localPluginPaths(),
+      reload: () => requestReload(root.system, 'request'),
+      onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
-      config: {
-        catalog,
-        updateConfig: (mutate) => configStore.update(mutate),
-        onChanged: () => announcements.configChanged(),
-      },
-      registry: {
-        env: process.env,
-        configDir: paths.dir,
-        config: () => configStore.get(),
-        updateConfig: (mutate) => configStore.update(mutate),
-        reload: () => requestReload(root.system, 'request'),
-        pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
-      },
-      folders: { allowed: () => [paths.dir, ...pluginHost.localPluginPaths()] },
-      sites: {
-        catalog,
-        updateConfig: (mutate) => configStore.update(mutate),
-        onChanged: () => announcements.configChanged(),
-      },
     }),
     // Bounded, neutralized and tagged with the plugin that wrote it (./ws/pluginLogs).
     onPluginLog: ({ entries }) => {

@@ -12,7 +12,7 @@ import { configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
 import { runSupervisor, SUPERVISED_ENV, type ListeningMessage } from './devSupervisor'
-import { inspectUrlFrom } from './inspect'
+import { inspectUrlFrom } from './machineInspector'
 import { log } from './log'
 import { resolvePort } from './config/port'
 

@@ -1,14 +1,18 @@
 import {
   closeSync,
   constants,
+  fchmodSync,
+  fdatasync,
+  fdatasyncSync,
   fstatSync,
   ftruncateSync,
   openSync,
   readFileSync,
   readSync,
+  renameSync,
+  writeSync,
   type PathLike,
 } from 'node:fs'
-import { chmod, open, rename, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { log } from '../log'
 
@@ -16,62 +20,100 @@ const logger = log.withTag('audit')
 
 /** Lines kept for a later retry while the disk refuses them; past this the oldest are dropped. */
 export const AUDIT_BACKLOG_MAX_LINES = 1000
+/** The longest an appended line waits before the group commit that puts it on disk starts. */
+export const AUDIT_SYNC_WINDOW_MS = 20
 
 export interface AuditFileOptions {
   dir: string
   /** Rotate when a write would take the file past this size. */
   rotateBytes: number
+  /** The group commit's window (default AUDIT_SYNC_WINDOW_MS). */
+  syncWindowMs?: number
 }
 
 export interface AuditFileStats {
-  /** Lines written and synced. */
+  /** Lines handed to the kernel (they survive the daemon being killed). */
   lines: number
-  /** Batches written: each is one synchronous-to-disk (O_DSYNC) write. */
+  /** Group commits done: each one `fdatasync` puts every line written before it on disk. */
   syncs: number
   /** Lines waiting for a retry because the disk refused them. */
   backlog: number
   /** Lines dropped because the backlog was full. */
   dropped: number
-}
-
-interface Waiting {
-  text: string
-  resolve: () => void
-  reject: (error: unknown) => void
+  /** Why group commits fail and since when, until one succeeds (the lines stay in the kernel's cache). */
+  syncError: { message: string; since: string } | undefined
 }
 
 /**
- * The NDJSON disk log: `audit.log` (0600) rotated to `audit.log.1` at the size limit. Group commit:
- * every line that arrives while a batch is being written waits for the next batch, and a batch is one
- * O_DSYNC write (on disk when it returns, like write + fdatasync), so durability costs one sync per
- * batch, not per line. `append` resolves
- * once its line is on disk. A line the disk refused is kept (up to AUDIT_BACKLOG_MAX_LINES) and
- * written before the next batch, so entries recorded while the disk was full reach it when it frees up.
+ * The NDJSON disk log: `audit.log` (0600) rotated to `audit.log.1` at the size limit.
+ *
+ * Two steps per line. `append` writes the line to the file synchronously (one `write`, no thread
+ * pool): once it returns the line is in the kernel, so a daemon killed at any moment after (kill -9,
+ * a crash) loses nothing, and the call it records may answer. A group commit then puts the lines on
+ * the disk itself: one `fdatasync`, started at most `syncWindowMs` after the first line it covers,
+ * for every line written before it. So a power cut or an OS crash can lose at most the lines of the
+ * last window (plus the sync's own time), and a sequential caller never waits for the disk.
+ *
+ * A line the disk refused (full, gone) is kept (up to AUDIT_BACKLOG_MAX_LINES) and written before
+ * the next one, so entries recorded while the disk was full reach it when it frees up.
  */
 export class AuditFile {
   readonly path: string
-  private handle: FileHandle | undefined
+  private fd: number | undefined
   private size = 0
-  private waiting: Waiting[] = []
   private backlog: string[] = []
-  private flushing: Promise<void> | undefined
   private readonly counts = { lines: 0, syncs: 0, dropped: 0 }
+  /** Lines written since the last group commit started. */
+  private unsynced = false
+  private syncTimer: ReturnType<typeof setTimeout> | undefined
+  private syncing: Promise<void> | undefined
+  private readonly windowMs: number
+  private syncError: { message: string; since: string } | undefined
 
   constructor(private readonly options: AuditFileOptions) {
     this.path = join(options.dir, 'audit.log')
+    this.windowMs = options.syncWindowMs ?? AUDIT_SYNC_WINDOW_MS
     repairTornTail(this.path)
   }
 
-  /** Appends one line. Rejects when the disk refused it; the line is retried with the next batch. */
-  append(line: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ text: `${line}\n`, resolve, reject })
-      this.flushing ??= this.drain()
-    })
+  /**
+   * Appends one line: in the kernel when this returns (a group commit puts it on disk within the
+   * window). Throws when the disk refused it; the line is kept and retried with the next one.
+   */
+  append(line: string): void {
+    const text = `${line}\n`
+    if (this.backlog.length > 0) {
+      const retry = this.backlog
+      this.backlog = []
+      try {
+        this.write(retry.join(''))
+        this.counts.lines += retry.length
+      } catch (error) {
+        this.keepForRetry([...retry, text])
+        throw error
+      }
+    }
+    try {
+      this.write(text)
+      this.counts.lines++
+    } catch (error) {
+      this.keepForRetry([text])
+      throw error
+    }
+    this.scheduleSync()
   }
 
   get stats(): AuditFileStats {
-    return { ...this.counts, backlog: this.backlog.length }
+    return { ...this.counts, backlog: this.backlog.length, syncError: this.syncError }
+  }
+
+  /** Resolves once every line appended so far is on disk (a group commit now, if one is due). */
+  async flush(): Promise<void> {
+    await this.syncing
+    if (!this.unsynced) return
+    clearTimeout(this.syncTimer)
+    this.syncTimer = undefined
+    await this.sync()
   }
 
   /** Every entry line of `audit.log.1` then `audit.log`, oldest first (unparseable lines skipped). */
@@ -89,36 +131,56 @@ export class AuditFile {
     return lines
   }
 
-  /** Writes what is waiting (one last try for the backlog), then closes the file. */
+  /** One last try for the backlog, the last group commit, then the file is closed. */
   async close(): Promise<void> {
-    if (this.backlog.length > 0 && !this.flushing) this.flushing = this.drain()
-    await this.flushing
-    await this.handle?.close()
-    this.handle = undefined
-  }
-
-  private async drain(): Promise<void> {
-    while (this.waiting.length > 0 || this.backlog.length > 0) {
-      const batch = this.waiting
-      this.waiting = []
+    if (this.backlog.length > 0) {
       const retry = this.backlog
       this.backlog = []
-      const text = retry.join('') + batch.map((w) => w.text).join('')
       try {
-        await this.write(text)
-        this.counts.lines += retry.length + batch.length
-        this.counts.syncs++
+        this.write(retry.join(''))
+        this.counts.lines += retry.length
+        this.unsynced = true
       } catch (error) {
-        this.keepForRetry([...retry, ...batch.map((w) => w.text)])
-        for (const waiting of batch) waiting.reject(error)
-        // The disk refused: stop here; the next append tries again.
-        break
+        this.keepForRetry(retry)
+        logger.warn(`${retry.length} audit entries could not be written at shutdown:`, error)
       }
-      for (const waiting of batch) waiting.resolve()
     }
-    this.flushing = undefined
-    // Lines that arrived while the failed batch was being rejected start a new drain.
-    if (this.waiting.length > 0) this.flushing = this.drain()
+    await this.flush().catch(() => undefined)
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+
+  private scheduleSync(): void {
+    this.unsynced = true
+    if (this.syncTimer || this.syncing) return
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined
+      void this.sync()
+    }, this.windowMs)
+  }
+
+  /** One group commit: every line written before it starts is on disk when it resolves. */
+  private sync(): Promise<void> {
+    const fd = this.fd
+    this.unsynced = false
+    if (fd === undefined) return Promise.resolve()
+    this.syncing = new Promise<void>((resolve) => {
+      fdatasync(fd, (error) => {
+        this.syncing = undefined
+        if (error) {
+          if (this.syncError === undefined) logger.error('could not sync audit.log to disk:', error)
+          this.syncError ??= { message: error.message, since: new Date().toISOString() }
+          this.unsynced = true
+        } else {
+          this.syncError = undefined
+          this.counts.syncs++
+        }
+        // Lines written while this sync ran wait for the next one, within the window.
+        if (this.unsynced && !this.syncTimer) this.scheduleSync()
+        resolve()
+      })
+    })
+    return this.syncing
   }
 
   private keepForRetry(lines: string[]): void {
@@ -131,59 +193,63 @@ export class AuditFile {
     this.backlog = kept
   }
 
-  private async write(text: string): Promise<void> {
+  private write(text: string): void {
     const bytes = Buffer.from(text, 'utf8')
-    let handle = await this.ensureOpen()
+    let fd = this.ensureOpen()
     if (this.size > 0 && this.size + bytes.length > this.options.rotateBytes) {
-      await handle.close()
-      this.handle = undefined
-      await rename(this.path, `${this.path}.1`)
-      handle = await this.ensureOpen()
+      // The full file goes to disk before it is renamed: rotation is rare (every few MB).
+      fdatasyncSync(fd)
+      closeSync(fd)
+      this.fd = undefined
+      renameSync(this.path, `${this.path}.1`)
+      fd = this.ensureOpen()
     }
     try {
       let offset = 0
-      while (offset < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
-        offset += bytesWritten
-      }
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset)
       this.size += bytes.length
     } catch (error) {
-      // A full disk may have taken part of the batch: cut it off so no torn line stays behind.
-      await handle.truncate(this.size).catch(() => undefined)
-      // A broken handle is reopened (and its size re-read) on the next write.
-      this.handle = undefined
-      await handle.close().catch(() => undefined)
+      // A full disk may have taken part of the line: cut it off so no torn line stays behind.
+      try {
+        ftruncateSync(fd, this.size)
+      } catch {
+        // The handle is reopened (and its size re-read) on the next write.
+      }
+      this.fd = undefined
+      try {
+        closeSync(fd)
+      } catch {
+        // Already unusable.
+      }
       throw error
     }
   }
 
-  private async ensureOpen(): Promise<FileHandle> {
-    if (this.handle) return this.handle
+  private ensureOpen(): number {
+    if (this.fd !== undefined) return this.fd
     // O_NOFOLLOW: a symbolic link planted as audit.log is refused (ELOOP), never written through.
-    // O_DSYNC: each write returns once its data is on disk, as write + fdatasync would, in one
-    // request to the thread pool instead of two.
-    const handle = await open(
+    const fd = openSync(
       this.path,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_DSYNC,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
       0o600,
     )
     try {
       // An older file may have been created with a looser mode.
-      await chmod(this.path, 0o600)
-      this.size = (await stat(this.path)).size
+      fchmodSync(fd, 0o600)
+      this.size = fstatSync(fd).size
     } catch (error) {
-      await handle.close().catch(() => undefined)
+      closeSync(fd)
       throw error
     }
-    this.handle = handle
-    return handle
+    this.fd = fd
+    return fd
   }
 }
 
 /**
- * A crash (power cut, full disk) can leave the last line of audit.log half written. That line was
- * never acknowledged (a call answers only after its line is synced), so it is cut off at start-up,
- * and the log says so.
+ * A power cut or an OS crash during a group commit can leave the last line of audit.log half on disk
+ * (a killed daemon cannot: each line is one `write`). Half a line is no entry, so it is cut off at
+ * start-up, and the log says so.
  */
 function repairTornTail(path: PathLike): void {
   let fd: number | undefined

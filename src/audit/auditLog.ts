@@ -39,8 +39,13 @@ export class AuditLog {
     if (options.file) this.countEarlierRuns(options.file)
   }
 
-  /** Records one entry. Resolves once it is on disk (or the disk write failed and was reported). */
-  async record(entry: AuditEntry): Promise<void> {
+  /**
+   * Records one entry, synchronously: in memory, and in the kernel's copy of audit.log when this
+   * returns (so a killed daemon loses nothing); the file's group commit puts it on disk within its
+   * window. A disk that refuses it is reported once per outage; the entry stays in memory and is
+   * retried with the next one.
+   */
+  record(entry: AuditEntry): void {
     this.ring.push(entry)
     if (this.ring.length > (this.options.bufferSize ?? AUDIT_BUFFER_SIZE)) this.ring.shift()
     this.count(entry, this.now())
@@ -49,7 +54,7 @@ export class AuditLog {
     const { file } = this.options
     if (!file) return
     try {
-      await file.append(escapedJson(entry))
+      file.append(escapedJson(entry))
       if (this.failing) {
         const { since, failedEntries } = this.failing
         this.failing = undefined
@@ -77,6 +82,16 @@ export class AuditLog {
   diskStatus(): AuditDiskStatus {
     const stats = this.options.file?.stats
     const counts = { linesWritten: stats?.lines ?? 0, syncs: stats?.syncs ?? 0 }
+    if (!this.failing && stats?.syncError !== undefined)
+      return {
+        ok: false,
+        ...counts,
+        error: stats.syncError.message,
+        since: stats.syncError.since,
+        failedEntries: 0,
+        waitingForRetry: stats.backlog,
+        dropped: stats.dropped,
+      }
     if (!this.failing) return { ok: true, ...counts }
     return {
       ok: false,

@@ -44,7 +44,8 @@ export interface InvocationEffectsDeps {
   catalog: ToolCatalog
   /** The active extension in the actor system an effect runs in (src/ws/extensionSockets.ts). */
   portOf(system: SystemLookup): ExtensionPort
-  audit: { record(entry: AuditEntry): Promise<void> }
+  /** Writes an entry synchronously (src/audit: in the kernel on return, on disk within the group commit's window). */
+  audit: { record(entry: AuditEntry): void }
   /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
   updateConfig(mutate: (current: Config) => Config): Promise<Config>
   onConfigChanged(): void
@@ -229,12 +230,6 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           return () => sent.forget()
         },
       ),
-      record: fromPromise<void, ToolInvocationContext>(({ input: call }) => {
-        preparedInputs.delete(call.invocationId)
-        const approvalMs = approvalMsOf(call.invocationId)
-        approvalWaits.delete(call.invocationId)
-        return deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
-      }),
     },
     actions: {
       check: assign({
@@ -274,6 +269,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
         approvals.release(call.invocationId)
         deps.approvals?.closed(call.invocationId)
+      },
+      // The audit log reports a refusing disk itself: the call still answers with its outcome.
+      record: ({ context: call }) => {
+        preparedInputs.delete(call.invocationId)
+        const approvalMs = approvalMsOf(call.invocationId)
+        approvalWaits.delete(call.invocationId)
+        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),

@@ -9,6 +9,7 @@ import {
   TOOL_TIMEOUT_MS,
 } from '../protocol'
 import { EXTENSION_KEEPALIVE_TIMEOUT_MS } from '../../machines/extensionConnectionMachine'
+import { AUDIT_SYNC_WINDOW_MS } from '../audit/auditFile'
 
 /** Limits of the tool call path. Defaults are the product's; the env knobs exist for tests and tuning. */
 export interface ToolPathLimits {
@@ -18,6 +19,8 @@ export interface ToolPathLimits {
   approvalProgressIntervalMs: number
   keepaliveTimeoutMs: number
   auditRotateBytes: number
+  /** The audit log's group commit window: an entry is on disk at most this long (plus one fdatasync) after its call answered. */
+  auditSyncWindowMs: number
   resultMaxBytes: number
   maxMcpSessions: number
   /** MCP sessions one client may open per minute (initialize); 5 as SPEC.md says. */
@@ -32,6 +35,7 @@ export const LIMIT_ENV: Record<keyof ToolPathLimits, string> = {
   approvalProgressIntervalMs: 'BRIDGE_APPROVAL_PROGRESS_INTERVAL_MS',
   keepaliveTimeoutMs: 'BRIDGE_WS_KEEPALIVE_TIMEOUT_MS',
   auditRotateBytes: 'BRIDGE_AUDIT_ROTATE_BYTES',
+  auditSyncWindowMs: 'BRIDGE_AUDIT_SYNC_WINDOW_MS',
   resultMaxBytes: 'BRIDGE_TOOL_RESULT_MAX_BYTES',
   maxMcpSessions: 'BRIDGE_MAX_MCP_SESSIONS',
   mcpSessionsPerMinute: 'BRIDGE_MCP_SESSIONS_PER_MINUTE',
@@ -44,6 +48,7 @@ export const DEFAULT_LIMITS: ToolPathLimits = {
   approvalProgressIntervalMs: APPROVAL_PROGRESS_INTERVAL_MS,
   keepaliveTimeoutMs: EXTENSION_KEEPALIVE_TIMEOUT_MS,
   auditRotateBytes: AUDIT_LOG_ROTATE_BYTES,
+  auditSyncWindowMs: AUDIT_SYNC_WINDOW_MS,
   resultMaxBytes: TOOL_RESULT_MAX_BYTES,
   maxMcpSessions: MCP_MAX_SESSIONS,
   mcpSessionsPerMinute: SESSION_RATE_LIMIT_PER_MIN,

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { toPromise, type ActorRefFrom } from 'xstate'
-import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
-import { pluginTabOf, toolInvocationOf } from '../../machines/systemActors'
+import { spawnToolInvocation, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { pluginTabOf } from '../../machines/systemActors'
 import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ToolCatalog } from '../catalog/toolCatalog'
@@ -42,7 +42,7 @@ export interface ToolCallsDeps {
   system: ActorRefFrom<typeof bridgeSystemMachine>
   catalog: ToolCatalog
   /** Only for a call that fails inside the daemon before its actor could write its entry. */
-  audit: { record(entry: AuditEntry): Promise<void> }
+  audit: { record(entry: AuditEntry): void }
 }
 
 /** Runs tool calls; see `callTool`. */
@@ -57,8 +57,8 @@ const reasonOf = (signal: AbortSignal): string =>
   typeof signal.reason === 'string' ? signal.reason : 'the client cancelled the call'
 
 /**
- * Runs one call; the promise resolves exactly once, after the call's audit entry is on disk, and
- * never rejects.
+ * Runs one call; the promise resolves exactly once, after the call's audit entry is written (in the
+ * kernel: see src/audit/auditFile.ts), and never rejects.
  */
 export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise<ToolOutcome> {
   const input: ToolInvocationInput = {
@@ -72,11 +72,10 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     startedAt: Date.now(),
   }
   const name = neutralizeText(request.name, 128)
-  deps.system.send({ type: 'toolInvocation.spawn', input })
-  const actor = toolInvocationOf(deps.system.system, input.invocationId)
+  const actor = spawnToolInvocation(deps.system, input)
   if (!actor) {
     logger.error(`call of ${name} could not start inside the daemon`)
-    await deps.audit.record(auditEntryOf(input, internalFailure))
+    deps.audit.record(auditEntryOf(input, internalFailure))
     return internalFailure
   }
   const { onProgress, signal } = request
@@ -100,7 +99,7 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     // Its exit actions did not run: give back the slot it held.
     if (actor.getSnapshot().status === 'error' && wasRunning(actor.getSnapshot()))
       pluginTabOf(deps.system.system, input.plugin)?.send({ type: 'slot.release' })
-    await deps.audit.record(auditEntryOf(input, internalFailure))
+    deps.audit.record(auditEntryOf(input, internalFailure))
     return internalFailure
   } finally {
     progress?.unsubscribe()

@@ -1,5 +1,5 @@
 /**
- * An outgoing WebSocket, only ever to this machine: the development inspector (src/inspect.ts)
+ * An outgoing WebSocket, only ever to this machine: the development inspector (src/machineInspector.ts)
  * streams actor events through it. It lives here because only src/http touches the `ws` package.
  */
 import WebSocket from 'ws'

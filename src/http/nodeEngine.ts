@@ -215,8 +215,12 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
   const { body } = reply
   if (body === undefined || typeof body === 'string') {
     const text = body ?? ''
-    res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(text) })
-    res.end(text)
+    // The last thing this turn of the event loop does: see `writeLast`.
+    writeLast(() => {
+      if (res.destroyed) return
+      res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(text) })
+      res.end(text)
+    })
     return
   }
   // An event stream: whatever is written in one turn (the head, the first events, the end) leaves in
@@ -258,6 +262,22 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
 }
 
 const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024)
+
+const lastWrites: (() => void)[] = []
+/**
+ * Runs `write` in `setImmediate`, after the rest of this turn's work (the call's actor stopping, the
+ * promise jobs that follow an answer). The write wakes the client; on a busy machine the woken client
+ * may take the CPU from the daemon right inside the write, and whatever the daemon still had to do
+ * then waits for its next time slice, as does the client's next request. Written last, the daemon
+ * has nothing left to do and sleeps until that request arrives.
+ */
+function writeLast(write: () => void): void {
+  if (lastWrites.push(write) === 1)
+    setImmediate(() => {
+      for (let i = 0; i < lastWrites.length; i++) lastWrites[i]!()
+      lastWrites.length = 0
+    })
+}
 
 function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
   const body = Buffer.from(typeof reply.body === 'string' ? reply.body : '')

@@ -20,6 +20,7 @@ import {
 } from './engine'
 import { createBodyCounter, isSupportedMethod, mayHaveBody } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
+import { writeSoon } from './uwsOutbox'
 import { createUwsSocket, type UwsSocketData } from './uwsSocket'
 
 const logger = log.withTag('http')
@@ -116,7 +117,7 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
         settle = undefined
       })
       timer = setTimeout(() => {
-        if (settle && !ex.aborted && !ex.ended) res.close()
+        if (settle && !ex.aborted && !ex.ended) closeExchange(ex)
       }, limits.requestTimeoutMs)
     }
     exchanges.add(ex)
@@ -135,7 +136,7 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
       .then((reply) => send(ex, reply))
       .catch((error: unknown) => {
         logger.error('request failed before reaching the front:', error)
-        if (!ex.aborted && !ex.ended) res.close()
+        if (!ex.aborted && !ex.ended) closeExchange(ex)
       })
   }
 
@@ -261,6 +262,13 @@ function headerReader(req: Uws.HttpRequest): (name: string) => string | null {
   return (name) => headers.get(name) ?? null
 }
 
+/** Closes the connection; an answer still queued (./uwsOutbox.ts) is then dropped, never written. */
+function closeExchange(ex: Exchange): void {
+  ex.res.close()
+  ex.aborted = true
+  finish(ex)
+}
+
 function finish(ex: Exchange): void {
   const onEnd = ex.onEnd
   ex.onEnd = undefined
@@ -286,12 +294,16 @@ function send(ex: Exchange, reply: HttpReply): void {
   }
   const stream = reply.body
   if (stream === undefined || typeof stream === 'string') {
-    res.cork(() => {
-      head()
-      res.end(stream ?? '', closeAfter)
+    // In one send, under a cork of its own (./uwsOutbox.ts); a client gone meanwhile is not written to.
+    writeSoon(() => {
+      if (ex.aborted) return finish(ex)
+      res.cork(() => {
+        head()
+        res.end(stream ?? '', closeAfter)
+      })
+      ex.ended = true
+      finish(ex)
     })
-    ex.ended = true
-    finish(ex)
     return
   }
   let queued = ': stream open\n\n'
@@ -337,7 +349,7 @@ function send(ex: Exchange, reply: HttpReply): void {
   const schedule = () => {
     if (flushing) return
     flushing = true
-    process.nextTick(flush)
+    writeSoon(flush)
   }
   schedule()
   stream.open({

@@ -4,6 +4,7 @@
  */
 import type * as Uws from 'uWebSockets.js'
 import type { EngineSocket } from './engine'
+import { writeSoon } from './uwsOutbox'
 
 /** What the uws engine keeps on each socket. */
 export interface UwsSocketData {
@@ -23,6 +24,18 @@ export function createUwsSocket(ws: Uws.WebSocket<UwsSocketData>): UwsEngineSock
   let closed = false
   let onMessage: (text: string) => void = () => undefined
   let onClose: (code: number, reason: string) => void = () => undefined
+  let pending: string[] = []
+  const flush = () => {
+    const frames = pending
+    pending = []
+    if (closed || frames.length === 0) return
+    ws.cork(() => {
+      for (const text of frames) {
+        // Past maxBackpressure uWS drops the message; a peer that far behind is closed instead.
+        if (ws.send(text, false) === SEND_DROPPED) return void ws.end(1013, 'peer is not reading')
+      }
+    })
+  }
   return {
     remoteAddress: ws.getUserData().remoteAddress,
     get bufferedAmount() {
@@ -30,10 +43,13 @@ export function createUwsSocket(ws: Uws.WebSocket<UwsSocketData>): UwsEngineSock
     },
     send(text) {
       if (closed) return
-      // Past maxBackpressure uWS drops the message; a peer that far behind is closed instead.
-      if (ws.send(text, false) === SEND_DROPPED) ws.end(1013, 'peer is not reading')
+      // Frames sent in one turn leave together, in one send under the socket's cork (./uwsOutbox.ts).
+      if (pending.push(text) === 1) writeSoon(flush)
     },
     close(code = 1000, reason = '') {
+      if (closed) return
+      // Frames sent before the close leave before it.
+      flush()
       if (!closed) ws.end(code, reason)
     },
     onMessage(listener) {

@@ -3,6 +3,8 @@
  * `extension` in src/protocol `WsMethods`) has exactly one handler here, typed by its params and
  * result. A method added to src/protocol without a handler is a type error in `createMethodHandlers`.
  */
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import type { Config } from '../config/schema'
 import type { ClientRequests, RequestParams } from '../protocol'
 import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
 import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
@@ -29,4 +31,38 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     ...createSiteMethods(deps.sites),
     'folder.open': createFolderOpen(deps.folders),
   }
+}
+
+/** The daemon's parts the table is made of (src/daemon.ts hands them over as they are). */
+export interface DaemonMethodParts {
+  catalog: ToolCatalog
+  configStore: { get(): Config; update(mutate: (current: Config) => Config): Promise<unknown> }
+  configDir: string
+  /** The local plugins' folders (the extension may ask to open them). */
+  localPluginPaths(): string[]
+  /** Re-discovers plugins (the reload actor). */
+  reload: () => Promise<unknown>
+  /** After a config change: announcements to the extension and the MCP sessions. */
+  onConfigChanged: () => void
+  tabStateChanged: MethodDeps['tabStateChanged']
+}
+
+/** The daemon's /ws table, composed from its parts. */
+export function daemonMethodHandlers(parts: DaemonMethodParts): MethodHandlers {
+  const { catalog, configStore } = parts
+  const updateConfig = (mutate: (current: Config) => Config) => configStore.update(mutate)
+  return createMethodHandlers({
+    tabStateChanged: parts.tabStateChanged,
+    config: { catalog, updateConfig, onChanged: parts.onConfigChanged },
+    sites: { catalog, updateConfig, onChanged: parts.onConfigChanged },
+    registry: {
+      env: process.env,
+      configDir: parts.configDir,
+      config: () => configStore.get(),
+      updateConfig,
+      reload: parts.reload,
+      pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
+    },
+    folders: { allowed: () => [parts.configDir, ...parts.localPluginPaths()] },
+  })
 }

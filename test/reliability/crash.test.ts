@@ -50,7 +50,7 @@ async function runLane(lane: number): Promise<LaneFigures> {
   const panelModel: Record<string, Permission> = {}
   let panelAcked = 0
   let panelInFlight: { tool: string; permission: Permission } | undefined
-  // `bridge config set` sets distinct keys of a plugin that is not loaded: acknowledged ⊆ file ⊆ requested.
+  // `bridge config set --force` sets distinct keys of a plugin that is not loaded: acknowledged ⊆ file ⊆ requested.
   const cliRequested = new Set<string>()
   const cliAcked = new Set<string>()
   const cliFailures: string[] = []
@@ -72,7 +72,7 @@ async function runLane(lane: number): Promise<LaneFigures> {
     return new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [CLI_JS, 'config', 'set', `tool-permission.ghost.${key}`, 'auto'],
+        [CLI_JS, 'config', 'set', `tool-permission.ghost.${key}`, 'auto', '--force'],
         {
           env: daemonEnv(configDir, 'node', { BRIDGE_PORT: String(port), PORT: undefined }),
           stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assign, createActor, fromCallback, fromPromise } from 'xstate'
+import { assign, createActor, fromCallback } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
 import {
   toolInvocationMachine,
@@ -26,6 +26,12 @@ function start(options: { answer?: boolean } = {}) {
                 prepare: false,
               }),
             }),
+            record: ({ context: input }) =>
+              void audited.push({
+                tool: input.tool,
+                plugin: input.plugin,
+                client: input.client,
+              } as AuditEntry),
           },
           actors: {
             // The extension answers later, as it does over /ws.
@@ -36,10 +42,6 @@ function start(options: { answer?: boolean } = {}) {
                 if (options.answer !== false)
                   sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
               }, 0)
-            }),
-            record: fromPromise<void, ToolInvocationContext>(({ input }) => {
-              audited.push({ tool: input.tool, plugin: input.plugin, client: input.client } as AuditEntry)
-              return Promise.resolve()
             }),
           },
         }),
@@ -55,7 +57,7 @@ function start(options: { answer?: boolean } = {}) {
     permissions: () => ({}),
     skipPermissions: () => false,
   })
-  return { deps: { system, catalog, audit: { record: () => Promise.resolve() } }, audited }
+  return { deps: { system, catalog, audit: { record: () => undefined } }, audited }
 }
 
 describe('callTool', () => {

@@ -84,13 +84,12 @@ export function startInvocation(options: HarnessOptions = {}) {
           sendBack = undefined
         }
       }),
-      record: fromPromise<void, ToolInvocationContext>(({ input }) => {
-        effects.push('recordOutcome')
-        outcomes.push(input.outcome)
-        return Promise.resolve()
-      }),
     },
     actions: {
+      record: ({ context }) => {
+        effects.push('recordOutcome')
+        outcomes.push(context.outcome)
+      },
       check: assign({ verdict: () => verdict }),
       requestApproval: record('requestApproval'),
       releaseApproval: ({ self }) => void releases.push(JSON.stringify(self.getSnapshot().value)),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { createActor, createMachine } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { inspectUrlFrom, INSPECT_DEFAULT_URL, toInspectable } from '../../src/inspect'
+import { inspectUrlFrom, INSPECT_DEFAULT_URL, toInspectable } from '../../src/machineInspector'
 import { registerSecret } from '../../src/log'
 
 describe('inspectUrlFrom', () => {

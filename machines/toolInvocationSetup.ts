@@ -1,0 +1,111 @@
+/**
+ * The setup of `toolInvocationMachine` (./toolInvocationMachine.ts): its types, the actors and actions
+ * it names (placeholders the daemon provides in src/calls/invocationEffects.ts, apart from the plugin
+ * tab requests it makes itself) and its guards. The states live in ./toolInvocationMachine.ts.
+ */
+import { assign, emit, fromCallback, fromPromise, setup } from 'xstate'
+import { approvalMachine } from './approvalMachine'
+import { REFUSALS } from './pluginTabMachine'
+import { pluginTabOf } from './systemActors'
+import { FAILURES, type FailureReason } from './toolFailures'
+import { TOOL_MAX_DURATION_MS, TOOL_TIMEOUT_MS, type Decision } from '../src/protocol'
+import type {
+  CheckVerdict,
+  StepResult,
+  ToolFailure,
+  ToolInvocationContext,
+  ToolInvocationEmitted,
+  ToolInvocationEvent,
+  ToolInvocationInput,
+  ToolOutcome,
+} from './toolInvocationTypes'
+
+const notProvided = (what: string) => Promise.reject(new Error(`${what} is not provided`))
+const passed = (context: ToolInvocationContext): Extract<CheckVerdict, { ok: true }> | undefined =>
+  context.verdict?.ok ? context.verdict : undefined
+
+export const toolInvocationSetup = setup({
+  types: {
+    context: {} as ToolInvocationContext,
+    input: {} as ToolInvocationInput,
+    events: {} as ToolInvocationEvent,
+    emitted: {} as ToolInvocationEmitted,
+    output: {} as ToolOutcome,
+  },
+  actors: {
+    approval: approvalMachine,
+    /** A tool's daemon-side step on valid input (files read by path); its refusal is invalid input. */
+    prepareInput: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareInput')),
+    /** A place in the client's approval queue; a call one too many fails here and nobody is asked. */
+    reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('reserveApproval')),
+    /**
+     * Sends tool.dispatch (in the approved tab, when one was shown) and reports dispatch.succeeded /
+     * dispatch.failed; stopping it forgets the request.
+     */
+    dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(() => undefined),
+  },
+  actions: {
+    /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
+    check: assign({ verdict: (): CheckVerdict => ({ ok: false, error: FAILURES.internalValidate }) }),
+    requestApproval: () => undefined,
+    /** Gives back the call's place in its client's approval queue; every way out of an approval runs it. */
+    releaseApproval: () => undefined,
+    cancelApproval: (_, _params: { reason: string }) => undefined,
+    persistAlways: () => undefined,
+    announceStart: () => undefined,
+    announceEnd: () => undefined,
+    /** Writes the call's audit entry (synchronously: the outcome leaves only after it). */
+    record: () => undefined,
+    /** Asks the plugin's pluginTab actor for a slot; with no such actor the call is refused as tab_closed. */
+    requestSlot: ({ context, system, self }) => {
+      const tab = pluginTabOf(system, context.plugin)
+      if (tab) tab.send({ type: 'slot.request', replyTo: self })
+      else self.send({ type: 'slot.refused', error: REFUSALS.closed(context.plugin) })
+    },
+    /** Asks the plugin's pluginTab actor which tab an approved call will run in. */
+    requestTab: ({ context, system, self }) => {
+      const tab = pluginTabOf(system, context.plugin)
+      if (tab) tab.send({ type: 'tab.choose', replyTo: self })
+      else self.send({ type: 'tab.refused', error: REFUSALS.closed(context.plugin) })
+    },
+    releaseSlot: ({ context, system }) => pluginTabOf(system, context.plugin)?.send({ type: 'slot.release' }),
+    forwardProgress: emit((_, params: { progress: number; total?: number; message?: string }) => ({
+      type: 'tool.progress' as const,
+      progress: params.progress,
+      ...(params.total === undefined ? {} : { total: params.total }),
+      ...(params.message === undefined ? {} : { message: params.message }),
+    })),
+    fail: assign({
+      outcome: (_, params: { reason: FailureReason }): ToolOutcome => ({
+        ok: false,
+        error: FAILURES[params.reason],
+      }),
+    }),
+    takeFailure: assign({
+      outcome: (_, params: { error: ToolFailure }): ToolOutcome => ({ ok: false, error: params.error }),
+    }),
+  },
+  guards: {
+    isOk: (_, result: StepResult) => result.ok,
+    isRefused: ({ context }) => !passed(context),
+    needsPreparation: ({ context }) => passed(context)?.prepare === true,
+    isOff: ({ context }) => passed(context)?.permission === 'off',
+    isAskWithoutExtension: ({ context }) =>
+      passed(context)?.permission === 'ask' && !passed(context)?.extensionConnected,
+    isAsk: ({ context }) => passed(context)?.permission === 'ask',
+    isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
+    hasProgressToken: ({ context }) => context.hasProgressToken,
+    succeeded: ({ context }) => context.outcome?.ok === true,
+    isDecision: (_, params: { output: unknown; decision: Decision }) =>
+      typeof params.output === 'object' &&
+      params.output !== null &&
+      'decision' in params.output &&
+      params.output.decision === params.decision,
+    isTimedOut: (_, params: { output: unknown }) =>
+      typeof params.output === 'object' && params.output !== null && 'timedOut' in params.output,
+  },
+  delays: {
+    callTimeout: TOOL_TIMEOUT_MS,
+    maxDuration: TOOL_MAX_DURATION_MS,
+  },
+})
