@@ -183,7 +183,7 @@ function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flag
     )
     sayWithSecret(mcpClientConfig(port, client.token))
     say(
-      'Or let bridge write it: `bridge client add <name> --for claude-code|cursor|vscode|windsurf|claude-desktop`.',
+      'Or let bridge write it: `bridge client add <name> --for claude-code|cursor|vscode|windsurf|claude-desktop|gemini-cli|codex`.',
     )
   } else if (flags.showConfig) {
     say(
