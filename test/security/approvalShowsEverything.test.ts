@@ -113,14 +113,8 @@ describe('an approval cannot mislead', () => {
         error: { code: 'tool_error', message: 'Saved \u202Efdp.exe to your files', category: 'internal' },
       },
     ]
-    // A call ending makes the panel read the audit log again.
-    daemon.notify('tool.invocationEnd', {
-      dispatchId: 'x',
-      plugin: 'notes',
-      tool: 'create_note',
-      success: false,
-      durationMs: 12,
-    })
+    // A recorded call makes the panel read the audit log again.
+    daemon.notify('audit.recorded', { tool: 'notes_create_note', success: false })
     const entry = panel.getByTestId('audit-entry')
     await expect.poll(() => entry.count(), { timeout: 10_000 }).toBe(1)
     expect(await entry.getByTestId('audit-client').textContent()).toBe('research-agent')
