@@ -194,7 +194,7 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     const flood = await browser.newPage(`${sites.a}/flood`)
     await expect
       .poll(async () => (await siteTools()).filter((t) => t.name.startsWith('flood_')).length, {
-        timeout: 60_000,
+        timeout: 150_000,
       })
       .toBeGreaterThan(0)
     const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
@@ -202,11 +202,11 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     // The rest of the site is still there and callable (once the browser is done with the flood: this
     // daemon's call timeout is short).
     await expect
-      .poll(async () => textOf(await call(`${prefix}injects`)), { timeout: 60_000 })
+      .poll(async () => textOf(await call(`${prefix}injects`)), { timeout: 150_000 })
       .toContain(`"declaredBy":"${sites.a}"`)
     expect(
       ((await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }).extensionConnected,
     ).toBe(true)
     await flood.close()
-  }, 120_000)
+  }, 330_000)
 })
