@@ -8,8 +8,7 @@ import { configStoreMachine } from '../machines/configStoreMachine'
 import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
 import { reloadMachine } from '../machines/reloadMachine'
 import { AuditFile, AuditLog } from './audit'
-import { createAnnouncements, syncFullOf } from './catalog/announcements'
-import { pageTextOf } from './catalog/pageText'
+import { syncFullOf } from './catalog/announcements'
 import { createToolCatalog } from './catalog/toolCatalog'
 import { createClientScopeGate } from './config/clientScopeGate'
 import { configStoreIn, persistConfigChange, type ConfigStore } from './config/configStore'
@@ -20,31 +19,22 @@ import { bridgePaths, type BridgePaths } from './config/paths'
 import { prepareConfigDir } from './config/setup'
 import { createBrowserToolContext } from './config/uploadFolders'
 import { healthSource } from './daemonHealth'
-import { createEngine, DAEMON_ENGINE_LIMITS, type EngineChoice } from './http/createEngine'
+import type { EngineChoice } from './http/createEngine'
+import { createDaemonFront } from './http/daemonFront'
 import type { EngineName } from './http/engine'
-import { createFront } from './http/front'
-import { proofRoute } from './http/proof'
-import { createRateLimiter } from './http/rateLimit'
-import { errorResponse } from './http/responses'
-import { createRoutes } from './http/routes'
 import { startInspector } from './machineInspector'
 import { attachLogFile, detachLogFile, log } from './log'
 import { provideToolInvocation } from './calls/invocationEffects'
 import { limitsFromEnv } from './calls/limits'
 import { createApprovalBroker } from './mcp/approvalBroker'
-import { McpSessions } from './mcp/mcpSessions'
-import { callTool } from './calls/toolCalls'
+import { createDaemonSessions } from './mcp/daemonSessions'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
-import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from './protocol/constants'
+import { LOOPBACK_HOST } from './protocol/constants'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
-import { ExtensionLink } from './ws/extensionLink'
+import { createDaemonLink } from './ws/daemonLink'
 import { ExtensionSockets } from './ws/extensionSockets'
-import { daemonMethodHandlers } from './ws/methods'
-import { PluginLogs } from './ws/pluginLogs'
-import { createSiteAnnouncements } from './sites/siteAnnouncements'
 import { createSiteRegistry } from './sites/siteRegistry'
-import { markSiteOutcome } from './sites/siteResult'
 
 const logger = log.withTag('daemon')
 
@@ -129,7 +119,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
 
   // Approvals a trusted MCP client shows itself: the first answer, there or in the side panel, decides.
-  const approvalBroker = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
+  const approvals = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
 
   // The root actor system: configStore, reload and extensionConnection live as long as the daemon;
   // pluginTab and toolInvocation children are spawned. Every effect receives the system it runs in.
@@ -152,7 +142,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
           updateConfig: (mutate) => configStore.update(mutate),
           onConfigChanged: () => announcements.configChanged(),
           scopes,
-          approvals: approvalBroker,
+          approvals,
         }),
       },
     }),
@@ -162,60 +152,26 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   root.start()
   const configStore = configStoreIn(root.system)
 
-  // Who talks to the system: MCP clients on /mcp, the extension on /ws.
-  const sessions = new McpSessions({
-    // Each client lists what its scope allows (clients.json, bridge client set).
-    listToolsJson: (client) => scopes.listedJson(client),
-    callTool: async (request) => {
-      // A site's tool answers with the page's content: marked as such (./sites/siteResult).
-      const site = catalog.get(request.name)?.site
-      const outcome = await callTool({ system: root, catalog, audit }, request)
-      return site ? markSiteOutcome(site, outcome) : outcome
-    },
-    resultMaxBytes: limits.resultMaxBytes,
-    pageText: (name) => pageTextOf(catalog, name),
-    hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
-    approvals: approvalBroker,
-    approvalsInClient: (name) =>
-      credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
-    initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
-    sessionsPerMinute: limits.mcpSessionsPerMinute,
-    maxSessions: limits.maxMcpSessions,
+  // Who talks to the system: MCP clients on /mcp, the extension on /ws (link <-> sessions bound late).
+  const sessions = createDaemonSessions({
+    system: root,
+    catalog,
+    audit,
+    scopes,
+    credentials,
+    approvals,
+    limits,
   })
-  const pluginLogs = new PluginLogs({
-    isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
-  })
-  const link: ExtensionLink = new ExtensionLink({
+  const { link, pluginLogs, siteAnnouncements, announcements } = createDaemonLink({
     system: root,
     sockets,
-    methods: daemonMethodHandlers({
-      catalog,
-      configStore,
-      configDir: paths.dir,
-      localPluginPaths: () => pluginHost.localPluginPaths(),
-      reload: () => requestReload(root.system, 'request'),
-      onConfigChanged: () => announcements.configChanged(),
-      tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
-    }),
-    // Bounded, neutralized and tagged with the plugin that wrote it (./ws/pluginLogs).
-    onPluginLog: ({ entries }) => {
-      for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
-    },
-    onSitesReport: (report) => (siteRegistry.report(report), siteAnnouncements.changed()),
-    onLost: () => (siteRegistry.clear(), siteAnnouncements.changed()),
-  })
-  const siteAnnouncements = createSiteAnnouncements({
     catalog,
-    registry: siteRegistry,
-    extension: link,
-    mcp: sessions,
-  })
-  const announcements = createAnnouncements({
-    catalog,
+    configStore,
+    configDir: paths.dir,
+    pluginHost,
+    siteRegistry,
+    sessions,
     mode: options.mode,
-    extension: link,
-    mcp: sessions,
-    sites: siteAnnouncements,
   })
   const devWatcher = await startDevWatcher(options.mode, {
     configFile: paths.configFile,
@@ -225,47 +181,36 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   await requestReload(root.system, 'startup')
 
   // The front: routes behind the security gate, on one HTTP engine; refused once draining starts.
-  let port = 0
-  const front = createFront({
-    routes: [
-      ...createRoutes({
-        getHealth: healthSource({
-          mode: options.mode,
-          startedAt,
-          engine: () => engine.name,
-          browserTools,
-          skipPermissions,
-          pluginHost,
-          link,
-          pluginLogs,
-          sessions,
-          audit,
-          catalog,
-          devWatcher,
-          system: root,
-        }),
-        wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws`,
-        openExtensionSocket: (socket) => link.open(socket),
-        mcp: (request, client) => sessions.handle(request, client),
-        queryAudit: (query) => audit.query(query),
-        reloadExtension: () => link.port.notify('extension.reload', {}),
-      }),
-      reloadRoute(root.system),
-      proofRoute(() => credentials.secret()),
-    ],
-    port: () => port,
+  const getHealth = healthSource({
+    mode: options.mode,
+    startedAt,
+    engine: () => front.engine.name,
+    browserTools,
+    skipPermissions,
+    pluginHost,
+    link,
+    pluginLogs,
+    sessions,
+    audit,
+    catalog,
+    devWatcher,
+    system: root,
+  })
+  const front = createDaemonFront({
+    services: {
+      getHealth,
+      openExtensionSocket: (socket) => link.open(socket),
+      mcp: (request, client) => sessions.handle(request, client),
+      queryAudit: (query) => audit.query(query),
+      reloadExtension: () => link.port.notify('extension.reload', {}),
+    },
+    routes: [reloadRoute(root.system)],
     secret: () => credentials.secret(),
     clients: () => credentials.clients(),
-    maxBodyBytes: HTTP_MAX_BODY_BYTES,
+    engine: options.engine,
+    accepting: () => root.getSnapshot().matches({ live: 'running' }),
   })
-  const engine = createEngine(options.engine, {
-    handler: (request) =>
-      root.getSnapshot().matches({ live: 'running' })
-        ? front.handle(request)
-        : Promise.resolve(errorResponse('service_unavailable', 'the daemon is shutting down')),
-    upgrade: front.upgrade,
-    limits: DAEMON_ENGINE_LIMITS,
-  })
+  const { engine } = front
   // Sessions and their streams end, sockets close, the audit file is flushed; then the engine stops.
   const release = async (listening: boolean) => {
     siteAnnouncements.stop()
@@ -279,8 +224,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     root.stop()
     inspector?.stop()
   }
+  let port: number
   try {
-    port = (await engine.start({ host: LOOPBACK_HOST, port: options.port })).port
+    port = await front.listen(options.port)
   } catch (error) {
     // Could not listen (port in use): release everything already started so the caller can exit.
     await release(false)

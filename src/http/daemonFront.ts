@@ -1,0 +1,60 @@
+/**
+ * The daemon's front: its routes behind the security gate, on one HTTP engine, refused with
+ * service_unavailable once the daemon stops accepting (draining).
+ */
+import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from '../protocol/constants'
+import { createEngine, DAEMON_ENGINE_LIMITS, type EngineChoice } from './createEngine'
+import type { HttpEngine } from './engine'
+import { createFront, type FrontOptions } from './front'
+import { proofRoute } from './proof'
+import { errorResponse } from './responses'
+import type { Route } from './route'
+import { createRoutes, type Services } from './routes'
+
+export interface DaemonFrontParts {
+  /** What the routes answer with; the /ws URL is built here from the bound port. */
+  services: Omit<Services, 'wsUrl'>
+  /** Routes owned elsewhere (plugin reloads). */
+  routes: readonly Route[]
+  secret: () => string | null
+  clients: NonNullable<FrontOptions['clients']>
+  engine: EngineChoice
+  /** False once draining starts. */
+  accepting: () => boolean
+}
+
+export interface DaemonFront {
+  readonly engine: HttpEngine
+  /** Binds 127.0.0.1:`port` (0: a free port) and resolves with the bound port. */
+  listen(port: number): Promise<number>
+}
+
+export function createDaemonFront(parts: DaemonFrontParts): DaemonFront {
+  let port = 0
+  const front = createFront({
+    routes: [
+      ...createRoutes({ ...parts.services, wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws` }),
+      ...parts.routes,
+      proofRoute(parts.secret),
+    ],
+    port: () => port,
+    secret: parts.secret,
+    clients: parts.clients,
+    maxBodyBytes: HTTP_MAX_BODY_BYTES,
+  })
+  const engine = createEngine(parts.engine, {
+    handler: (request) =>
+      parts.accepting()
+        ? front.handle(request)
+        : Promise.resolve(errorResponse('service_unavailable', 'the daemon is shutting down')),
+    upgrade: front.upgrade,
+    limits: DAEMON_ENGINE_LIMITS,
+  })
+  return {
+    engine,
+    async listen(requested) {
+      port = (await engine.start({ host: LOOPBACK_HOST, port: requested })).port
+      return port
+    },
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The daemon's MCP sessions, built from the parts they answer with: each client's scope, the tool
+ * call path (a site's tool marked as page content), the limits of config and environment.
+ */
+import type { ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import type { AuditLog } from '../audit'
+import { pageTextOf } from '../catalog/pageText'
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import type { ToolPathLimits } from '../calls/limits'
+import { callTool } from '../calls/toolCalls'
+import type { ClientScopeGate } from '../config/clientScopeGate'
+import type { Credentials } from '../config/credentials'
+import { createRateLimiter } from '../http/rateLimit'
+import { markSiteOutcome } from '../sites/siteResult'
+import type { ApprovalBroker } from './approvalBroker'
+import { McpSessions } from './mcpSessions'
+
+export interface DaemonSessionParts {
+  system: ActorRefFrom<typeof bridgeSystemMachine>
+  catalog: ToolCatalog
+  audit: AuditLog
+  scopes: ClientScopeGate
+  credentials: Pick<Credentials, 'clients'>
+  approvals: ApprovalBroker
+  limits: ToolPathLimits
+}
+
+export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
+  const { system, catalog, audit, limits } = parts
+  return new McpSessions({
+    // Each client lists what its scope allows (clients.json, bridge client set).
+    listToolsJson: (client) => parts.scopes.listedJson(client),
+    callTool: async (request) => {
+      // A site's tool answers with the page's content: marked as such (../sites/siteResult).
+      const site = catalog.get(request.name)?.site
+      const outcome = await callTool({ system, catalog, audit }, request)
+      return site ? markSiteOutcome(site, outcome) : outcome
+    },
+    resultMaxBytes: limits.resultMaxBytes,
+    pageText: (name) => pageTextOf(catalog, name),
+    hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
+    approvals: parts.approvals,
+    approvalsInClient: (name) =>
+      parts.credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
+    initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
+    sessionsPerMinute: limits.mcpSessionsPerMinute,
+    maxSessions: limits.maxMcpSessions,
+  })
+}

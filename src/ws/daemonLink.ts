@@ -1,0 +1,76 @@
+/**
+ * The daemon's extension link with what hangs on it: plugin logs relayed to the MCP sessions, the
+ * sites' tool reports, and the announcements of tool and config changes to both sides.
+ */
+import type { ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { createAnnouncements, type Announcements } from '../catalog/announcements'
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import type { McpSessions } from '../mcp/mcpSessions'
+import { requestReload, type PluginHost } from '../plugins'
+import { createSiteAnnouncements, type SiteAnnouncements } from '../sites/siteAnnouncements'
+import type { SiteRegistry } from '../sites/siteRegistry'
+import { ExtensionLink } from './extensionLink'
+import type { ExtensionSockets } from './extensionSockets'
+import { daemonMethodHandlers, type DaemonMethodParts } from './methods'
+import { PluginLogs } from './pluginLogs'
+
+export interface DaemonLinkParts {
+  system: ActorRefFrom<typeof bridgeSystemMachine>
+  sockets: ExtensionSockets
+  catalog: ToolCatalog
+  configStore: DaemonMethodParts['configStore']
+  configDir: string
+  pluginHost: PluginHost
+  siteRegistry: SiteRegistry
+  sessions: McpSessions
+  mode: 'dev' | 'production'
+}
+
+export interface DaemonLink {
+  link: ExtensionLink
+  pluginLogs: PluginLogs
+  siteAnnouncements: SiteAnnouncements
+  announcements: Announcements
+}
+
+export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
+  const { system, catalog, pluginHost, siteRegistry, sessions } = parts
+  const pluginLogs = new PluginLogs({
+    isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
+  })
+  // link <-> announcements refer to each other: bound late, through these closures.
+  const link: ExtensionLink = new ExtensionLink({
+    system,
+    sockets: parts.sockets,
+    methods: daemonMethodHandlers({
+      catalog,
+      configStore: parts.configStore,
+      configDir: parts.configDir,
+      localPluginPaths: () => pluginHost.localPluginPaths(),
+      reload: () => requestReload(system.system, 'request'),
+      onConfigChanged: () => announcements.configChanged(),
+      tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
+    }),
+    // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs).
+    onPluginLog: ({ entries }) => {
+      for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
+    },
+    onSitesReport: (report) => (siteRegistry.report(report), siteAnnouncements.changed()),
+    onLost: () => (siteRegistry.clear(), siteAnnouncements.changed()),
+  })
+  const siteAnnouncements = createSiteAnnouncements({
+    catalog,
+    registry: siteRegistry,
+    extension: link,
+    mcp: sessions,
+  })
+  const announcements = createAnnouncements({
+    catalog,
+    mode: parts.mode,
+    extension: link,
+    mcp: sessions,
+    sites: siteAnnouncements,
+  })
+  return { link, pluginLogs, siteAnnouncements, announcements }
+}
