@@ -119,8 +119,8 @@ function textWithoutControls(node: Node): string {
   return node instanceof HTMLElement && /^(P|DIV|BR|LI)$/.test(node.tagName) ? ` ${out} ` : out
 }
 
-/** A name given by markup (aria-labelledby, aria-label, legend, caption), never taken from content. */
-export function explicitNameOf(el: Element): string {
+/** The name aria-labelledby or aria-label gives, or '' when neither names anything. */
+function ariaNameOf(el: Element): string {
   const labelledBy = el.getAttribute('aria-labelledby')
   if (labelledBy) {
     const text = labelledBy
@@ -131,6 +131,13 @@ export function explicitNameOf(el: Element): string {
   }
   const aria = el.getAttribute('aria-label')
   if (aria && collapse(aria)) return clip(collapse(aria), 200)
+  return ''
+}
+
+/** A name given by markup (aria-labelledby, aria-label, legend, caption), never taken from content. */
+export function explicitNameOf(el: Element): string {
+  const aria = ariaNameOf(el)
+  if (aria) return aria
   if (el instanceof HTMLFieldSetElement) {
     const legend = el.querySelector(':scope > legend')
     if (legend) return clip(collapse(legend.textContent ?? ''), 200)
@@ -140,16 +147,8 @@ export function explicitNameOf(el: Element): string {
 }
 
 export function nameOf(el: Element, role: string): string {
-  const labelledBy = el.getAttribute('aria-labelledby')
-  if (labelledBy) {
-    const text = labelledBy
-      .split(/\s+/)
-      .map((id) => document.getElementById(id)?.textContent ?? '')
-      .join(' ')
-    if (collapse(text)) return clip(collapse(text), 200)
-  }
-  const aria = el.getAttribute('aria-label')
-  if (aria && collapse(aria)) return clip(collapse(aria), 200)
+  const aria = ariaNameOf(el)
+  if (aria) return aria
   if (
     el instanceof HTMLInputElement ||
     el instanceof HTMLTextAreaElement ||
