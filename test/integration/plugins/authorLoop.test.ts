@@ -135,10 +135,14 @@ for (const mode of ['dev', 'production'] as const) {
         expect(after).toMatchObject({ reviewed: true, version: '0.1.0' })
         expect(after.review).toBeUndefined()
         expect(after.tools.find((t) => t.name === 'list_notes')?.permission).toBe('auto')
-        const tools = (await mcp.client.listTools()).tools
-        expect(tools.find((t) => t.name === 'notes_list_notes')?.description).toBe(
-          `List the notes of the signed-in user, oldest first (edit ${round}).`,
-        )
+        // The agent's listing follows the rebuild (it is told by tools/list_changed, so it may lag the
+        // extension's plugin.update by a moment).
+        await expect
+          .poll(
+            async () =>
+              (await mcp.client.listTools()).tools.find((t) => t.name === 'notes_list_notes')?.description,
+          )
+          .toBe(`List the notes of the signed-in user, oldest first (edit ${round}).`)
       }
     })
 
