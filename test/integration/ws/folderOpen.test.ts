@@ -32,29 +32,29 @@ describe('folder.open from the extension', () => {
     rmSync(bin, { recursive: true, force: true })
   })
 
-  const opened = async (): Promise<string[]> => {
-    // The opener runs detached; give it a moment to write.
-    for (let i = 0; i < 50 && !existsSync(record()); i++) await new Promise((r) => setTimeout(r, 100))
-    return existsSync(record()) ? readFileSync(record(), 'utf8').trim().split('\n') : []
+  const opened = (): string[] =>
+    existsSync(record()) ? readFileSync(record(), 'utf8').split('\n').filter(Boolean) : []
+  // The opener runs detached: the shell may have created the record and not yet written the line.
+  const openedWith = async (path: string): Promise<string[]> => {
+    for (let i = 0; i < 300 && !opened().includes(path); i++) await new Promise((r) => setTimeout(r, 100))
+    return opened()
   }
 
   it('opens the config directory', async () => {
     const answer = await ext.request('folder.open', { path: fx.configDir })
     expect(answer.result).toEqual({ ok: true })
-    expect(await opened()).toContain(fx.configDir)
+    expect(await openedWith(fx.configDir)).toContain(fx.configDir)
   })
 
   it('opens a local plugin folder', async () => {
     const pluginDir = join(fx.configDir, 'plugin-notes')
     const answer = await ext.request('folder.open', { path: pluginDir })
     expect(answer.result).toEqual({ ok: true })
-    for (let i = 0; i < 50 && !(await opened()).includes(pluginDir); i++)
-      await new Promise((r) => setTimeout(r, 100))
-    expect(await opened()).toContain(pluginDir)
+    expect(await openedWith(pluginDir)).toContain(pluginDir)
   })
 
   it('refuses any other folder, also through a link, and runs nothing', async () => {
-    const before = await opened()
+    const before = opened()
     const link = join(fx.configDir, 'link-to-etc')
     symlinkSync('/etc', link)
     for (const path of ['/etc', link, join(fx.configDir, '..'), '/no/such/folder']) {
@@ -64,7 +64,9 @@ describe('folder.open from the extension', () => {
         'only opens the bridge config directory or a local plugin folder',
       )
     }
-    expect(await opened()).toEqual(before)
+    // Give a wrongly started opener time to write before looking.
+    await new Promise((r) => setTimeout(r, 500))
+    expect(opened()).toEqual(before)
   })
 
   it('answers a path of the wrong type with invalid params', async () => {
