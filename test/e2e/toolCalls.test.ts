@@ -117,8 +117,18 @@ describe('tool calls end to end', () => {
     await notesTab.reload()
     expect(await notesTab.textContent('main')).toContain('From the agent')
 
+    // The answered card leaves the panel before the next request shows its own.
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(0)
     const denied = call('notes_create_note', { title: 'Not this one' })
-    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    await expect
+      .poll(
+        async () =>
+          (await approval.count()) === 1 ? approval.getByTestId('approval-params').textContent() : '',
+        {
+          timeout: 20_000,
+        },
+      )
+      .toContain('Not this one')
     await approval.getByTestId('deny').click()
     const refused = await denied
     expect(refused.isError).toBe(true)
