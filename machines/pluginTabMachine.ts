@@ -1,4 +1,4 @@
-import { and, assign, enqueueActions, not, setup, stateIn, type AnyActorRef } from 'xstate'
+import { assign, sendTo, setup, type AnyActorRef } from 'xstate'
 import { chooseTab } from './tabChoice'
 import {
   BROWSER_PLUGIN,
@@ -70,6 +70,22 @@ function tabAnswer(context: PluginTabContext): TabAnswer {
   return { type: 'tab.refused', error: REFUSALS[why](context.plugin) }
 }
 
+/** Where a request (`slot.request`, `tab.choose`) is answered. */
+interface Reply {
+  replyTo: AnyActorRef
+}
+const replyTo = ({ event }: { event: { replyTo: AnyActorRef } }): Reply => ({ replyTo: event.replyTo })
+const refuse = (why: keyof typeof REFUSALS) => ({
+  type: 'answer' as const,
+  params: ({ event }: { event: { replyTo: AnyActorRef } }) => ({ replyTo: event.replyTo, refuse: why }),
+})
+
+/** A slot for a call whose tab may run it (built-in calls need none): while fewer than 5 calls run. */
+const SLOT = [
+  { guard: 'isFull', actions: refuse('busy') },
+  { actions: ['takeSlot', { type: 'answer', params: replyTo }] },
+] as const
+
 /**
  * One plugin's tabs as the extension reports them: closed / unavailable / ready. Goes to closed when
  * the extension disconnects. It also decides whether a call may run now: `slot.request` is answered
@@ -85,22 +101,23 @@ export const pluginTabMachine = setup({
     events: {} as PluginTabEvent,
   },
   actions: {
-    answer: enqueueActions(({ enqueue, event, context }, params: { refuse?: keyof typeof REFUSALS }) => {
-      if (event.type !== 'slot.request') return
-      const reply: SlotAnswer = params.refuse
-        ? { type: 'slot.refused', error: REFUSALS[params.refuse](context.plugin) }
-        : { type: 'slot.granted' }
-      enqueue.sendTo(event.replyTo, reply)
-    }),
-    answerTabChoice: enqueueActions(({ enqueue, event, context }) => {
-      if (event.type !== 'tab.choose') return
-      enqueue.sendTo(event.replyTo, tabAnswer(context))
-    }),
+    answer: sendTo(
+      (_, params: Reply & { refuse?: keyof typeof REFUSALS }) => params.replyTo,
+      ({ context }, params): SlotAnswer =>
+        params.refuse
+          ? { type: 'slot.refused', error: REFUSALS[params.refuse](context.plugin) }
+          : { type: 'slot.granted' },
+    ),
+    answerTabChoice: sendTo(
+      (_, params: Reply) => params.replyTo,
+      ({ context }) => tabAnswer(context),
+    ),
+    takeSlot: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
   },
   guards: {
     isState: ({ event }, params: { state: TabStateName }) =>
       event.type === 'tabs.update' && event.state === params.state,
-    hasFreeSlot: ({ context }) => context.inFlight < MAX_CALLS_IN_FLIGHT_PER_PLUGIN,
+    isFull: ({ context }) => context.inFlight >= MAX_CALLS_IN_FLIGHT_PER_PLUGIN,
     hasTabs: ({ context }) => context.plugin !== BROWSER_PLUGIN,
   },
 }).createMachine({
@@ -122,30 +139,21 @@ export const pluginTabMachine = setup({
       { target: '.closed', actions: assign({ tabs: () => [] }) },
     ],
     'extension.lost': { target: '.closed', actions: assign({ tabs: () => [] }) },
-    // The order a user would check: is a tab open, is it ready, is there room for one more call.
-    'slot.request': [
-      {
-        guard: and(['hasTabs', stateIn('#pluginTab.closed')]),
-        actions: { type: 'answer', params: { refuse: 'closed' } },
-      },
-      {
-        guard: and(['hasTabs', stateIn('#pluginTab.unavailable')]),
-        actions: { type: 'answer', params: { refuse: 'unavailable' } },
-      },
-      { guard: not('hasFreeSlot'), actions: { type: 'answer', params: { refuse: 'busy' } } },
-      {
-        actions: [
-          assign({ inFlight: ({ context }) => context.inFlight + 1 }),
-          { type: 'answer', params: {} },
-        ],
-      },
-    ],
-    'tab.choose': { actions: 'answerTabChoice' },
+    'tab.choose': { actions: { type: 'answerTabChoice', params: replyTo } },
     'slot.release': { actions: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }) },
   },
+  // The order a user would check: is a tab open, is it ready, is there room for one more call.
   states: {
-    closed: {},
-    unavailable: {},
-    ready: {},
+    closed: {
+      on: {
+        'slot.request': [{ guard: 'hasTabs', actions: refuse('closed') }, ...SLOT],
+      },
+    },
+    unavailable: {
+      on: {
+        'slot.request': [{ guard: 'hasTabs', actions: refuse('unavailable') }, ...SLOT],
+      },
+    },
+    ready: { on: { 'slot.request': [...SLOT] } },
   },
 })

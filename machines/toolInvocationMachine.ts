@@ -9,22 +9,36 @@ export { FAILURES } from './toolFailures'
 const failWith = (reason: FailureReason) => ({ type: 'fail', params: { reason } }) as const
 
 /**
- * One tool call: checking -> (preparingInput) -> routing -> (choosingTab -> reservingApproval ->
- * awaitingApproval) -> dispatching -> running -> recording -> succeeded | failed. `checking` runs
- * validation and the permission check as one synchronous step (`check`, provided by the daemon).
- * The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it names the tab an
- * approval shows (`tab.choose`) and grants the slot a dispatch needs (`slot.request`); leaving
- * `running` gives the slot back. The human's part is the `approval` child. The outcome is the
- * actor's output, produced only after the `record` action wrote the audit entry; progress is an
- * emitted `tool.progress` event; `announceEnd` runs on every way out of `running`.
+ * The ways on from a passed check (`routing`, also the last part of `checking`): off fails, ask goes
+ * to the approval, auto to dispatching, each only with an extension to reach.
+ */
+const ROUTES = [
+  { guard: 'isOff', target: 'failed', actions: failWith('permissionOff') },
+  { guard: 'isAskWithoutExtension', target: 'failed', actions: failWith('askWithoutExtension') },
+  { guard: 'isAsk', target: 'choosingTab' },
+  { guard: 'isWithoutExtension', target: 'failed', actions: failWith('noExtension') },
+  { target: 'dispatching' },
+] as const
+
+/**
+ * One tool call: checking -> (preparingInput -> routing) -> (choosingTab -> reservingApproval ->
+ * awaitingApproval) -> dispatching -> running -> succeeded | failed. `checking` runs validation and
+ * the permission check as one synchronous step (`check`, provided by the daemon) and routes the call
+ * on in the same step. The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it
+ * names the tab an approval shows (`tab.choose`) and grants the slot a dispatch needs
+ * (`slot.request`); leaving `running` gives the slot back. The human's part is the `approval` child.
+ * `running` sends `tool.dispatch` on entry and forgets it on exit: the extension's answer comes back
+ * as an event, as the slot's does. Each final state writes the audit entry on entry (`record`), so
+ * the outcome, the actor's output, leaves only after it; progress is an emitted `tool.progress`
+ * event; `announceEnd` runs on every way out of `running`.
  */
 export const toolInvocationMachine = toolInvocationSetup.createMachine({
   id: 'toolInvocation',
   context: ({ input }) => input,
   initial: 'checking',
   on: {
-    cancel: { target: '.recording', actions: failWith('cancelled') },
-    'daemon.stopping': { target: '.recording', actions: failWith('shuttingDown') },
+    cancel: { target: '.failed', actions: failWith('cancelled') },
+    'daemon.stopping': { target: '.failed', actions: failWith('shuttingDown') },
     // A slot granted after the call moved on (it was cancelled meanwhile) goes straight back.
     'slot.granted': { actions: 'releaseSlot' },
   },
@@ -34,7 +48,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       always: [
         {
           guard: 'isRefused',
-          target: 'recording',
+          target: 'failed',
           actions: {
             type: 'takeFailure',
             params: ({ context }) => ({
@@ -43,7 +57,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           },
         },
         { guard: 'needsPreparation', target: 'preparingInput' },
-        { target: 'routing' },
+        ...ROUTES,
       ],
     },
     preparingInput: {
@@ -54,25 +68,18 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
         onDone: [
           { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'routing' },
           {
-            target: 'recording',
+            target: 'failed',
             actions: {
               type: 'takeFailure',
               params: ({ event }) => ({ error: (event.output as { error: ToolFailure }).error }),
             },
           },
         ],
-        onError: { target: 'recording', actions: failWith('internalValidate') },
+        onError: { target: 'failed', actions: failWith('internalValidate') },
       },
     },
-    routing: {
-      always: [
-        { guard: 'isOff', target: 'recording', actions: failWith('permissionOff') },
-        { guard: 'isAskWithoutExtension', target: 'recording', actions: failWith('askWithoutExtension') },
-        { guard: 'isAsk', target: 'choosingTab' },
-        { guard: 'isWithoutExtension', target: 'recording', actions: failWith('noExtension') },
-        { target: 'dispatching' },
-      ],
-    },
+    // After the input's preparation: the same ways on as at the end of `checking`.
+    routing: { always: [...ROUTES] },
     // The plugin's pluginTab actor names the ready tab the approval shows and the call will run in.
     choosingTab: {
       entry: 'requestTab',
@@ -82,7 +89,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           actions: assign({ tab: ({ event }) => event.tab }),
         },
         'tab.refused': {
-          target: 'recording',
+          target: 'failed',
           actions: { type: 'takeFailure', params: ({ event }) => ({ error: event.error }) },
         },
       },
@@ -95,14 +102,14 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
         onDone: [
           { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'awaitingApproval' },
           {
-            target: 'recording',
+            target: 'failed',
             actions: {
               type: 'takeFailure',
               params: ({ event }) => ({ error: (event.output as { error: ToolFailure }).error }),
             },
           },
         ],
-        onError: { target: 'recording', actions: failWith('internalApproval') },
+        onError: { target: 'failed', actions: failWith('internalApproval') },
       },
     },
     awaitingApproval: {
@@ -130,10 +137,10 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           },
           {
             guard: { type: 'isTimedOut', params: ({ event }) => ({ output: event.output }) },
-            target: 'recording',
+            target: 'failed',
             actions: [failWith('approvalTimeout'), { type: 'cancelApproval', params: { reason: 'timeout' } }],
           },
-          { target: 'recording', actions: failWith('approvalDenied') },
+          { target: 'failed', actions: failWith('approvalDenied') },
         ],
       },
       on: {
@@ -144,13 +151,13 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
             params: ({ event }) => ({ progress: event.progress, message: 'waiting for approval' }),
           },
         },
-        'extension.lost': { target: 'recording', actions: failWith('lostDuringApproval') },
+        'extension.lost': { target: 'failed', actions: failWith('lostDuringApproval') },
         cancel: {
-          target: 'recording',
+          target: 'failed',
           actions: [failWith('cancelled'), { type: 'cancelApproval', params: { reason: 'cancelled' } }],
         },
         'daemon.stopping': {
-          target: 'recording',
+          target: 'failed',
           actions: [
             failWith('shuttingDown'),
             { type: 'cancelApproval', params: { reason: 'daemon stopping' } },
@@ -164,29 +171,28 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       on: {
         'slot.granted': 'running',
         'slot.refused': {
-          target: 'recording',
+          target: 'failed',
           actions: { type: 'takeFailure', params: ({ event }) => ({ error: event.error }) },
         },
       },
     },
     running: {
-      entry: 'announceStart',
-      exit: 'releaseSlot',
-      invoke: { id: 'dispatch', src: 'dispatch', input: ({ context }) => context },
+      entry: ['announceStart', 'dispatch'],
+      exit: ['releaseSlot', 'forgetDispatch'],
       initial: 'waiting',
       states: {
         // The call timeout: re-armed by every progress report.
         waiting: {
           after: {
             callTimeout: {
-              target: '#toolInvocation.recording',
+              target: '#toolInvocation.failed',
               actions: [failWith('noAnswer'), 'announceEnd'],
             },
           },
         },
       },
       // The hard cap from dispatch: progress never extends it.
-      after: { maxDuration: { target: 'recording', actions: [failWith('maxDuration'), 'announceEnd'] } },
+      after: { maxDuration: { target: 'failed', actions: [failWith('maxDuration'), 'announceEnd'] } },
       // Targeting the child from here re-enters only `waiting` (the call timeout), not `running`.
       on: {
         'tool.progress': [
@@ -205,32 +211,28 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           { target: '.waiting' },
         ],
         'dispatch.succeeded': {
-          target: 'recording',
+          target: 'succeeded',
           actions: [
             assign({ outcome: ({ event }): ToolOutcome => ({ ok: true, output: event.output }) }),
             'announceEnd',
           ],
         },
         'dispatch.failed': {
-          target: 'recording',
+          target: 'failed',
           actions: [
             assign({ outcome: ({ event }): ToolOutcome => ({ ok: false, error: event.error }) }),
             'announceEnd',
           ],
         },
-        'extension.lost': { target: 'recording', actions: [failWith('lostDuringCall'), 'announceEnd'] },
-        cancel: { target: 'recording', actions: [failWith('cancelled'), 'announceEnd'] },
-        'daemon.stopping': { target: 'recording', actions: [failWith('shuttingDown'), 'announceEnd'] },
+        'extension.lost': { target: 'failed', actions: [failWith('lostDuringCall'), 'announceEnd'] },
+        cancel: { target: 'failed', actions: [failWith('cancelled'), 'announceEnd'] },
+        'daemon.stopping': { target: 'failed', actions: [failWith('shuttingDown'), 'announceEnd'] },
       },
     },
     // The outcome is known: the audit entry is written, then the call answers. Nothing cancels this.
-    recording: {
-      // A cancel while the approval place was being reserved leaves it taken: give it back.
-      entry: ['releaseApproval', 'record'],
-      always: [{ guard: 'succeeded', target: 'succeeded' }, { target: 'failed' }],
-    },
-    succeeded: { type: 'final' },
-    failed: { type: 'final' },
+    // (A cancel while the approval place was being reserved leaves it taken: it is given back here.)
+    succeeded: { type: 'final', entry: ['releaseApproval', 'record'] },
+    failed: { type: 'final', entry: ['releaseApproval', 'record'] },
   },
   output: ({ context }) => context.outcome ?? { ok: false, error: FAILURES.internalValidate },
 })

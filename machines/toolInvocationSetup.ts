@@ -3,7 +3,7 @@
  * it names (placeholders the daemon provides in src/calls/invocationEffects.ts, apart from the plugin
  * tab requests it makes itself) and its guards. The states live in ./toolInvocationMachine.ts.
  */
-import { assign, emit, fromCallback, fromPromise, setup } from 'xstate'
+import { assign, emit, fromPromise, setup } from 'xstate'
 import { approvalMachine } from './approvalMachine'
 import { REFUSALS } from './pluginTabMachine'
 import { pluginTabOf } from './systemActors'
@@ -38,11 +38,6 @@ export const toolInvocationSetup = setup({
     prepareInput: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareInput')),
     /** A place in the client's approval queue; a call one too many fails here and nobody is asked. */
     reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('reserveApproval')),
-    /**
-     * Sends tool.dispatch (in the approved tab, when one was shown) and reports dispatch.succeeded /
-     * dispatch.failed; stopping it forgets the request.
-     */
-    dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(() => undefined),
   },
   actions: {
     /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
@@ -53,6 +48,14 @@ export const toolInvocationSetup = setup({
     cancelApproval: (_, _params: { reason: string }) => undefined,
     persistAlways: () => undefined,
     announceStart: () => undefined,
+    /**
+     * Sends tool.dispatch (in the approved tab, when one was shown); the extension's answer comes back
+     * to the call as `dispatch.succeeded` / `dispatch.failed` (or `extension.lost` when nothing could
+     * be sent).
+     */
+    dispatch: () => undefined,
+    /** Forgets the call's tool.dispatch: an answer that arrives after the call left `running` is dropped. */
+    forgetDispatch: () => undefined,
     announceEnd: () => undefined,
     /** Writes the call's audit entry (synchronously: the outcome leaves only after it). */
     record: () => undefined,
@@ -95,7 +98,6 @@ export const toolInvocationSetup = setup({
     isAsk: ({ context }) => passed(context)?.permission === 'ask',
     isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
-    succeeded: ({ context }) => context.outcome?.ok === true,
     isDecision: (_, params: { output: unknown; decision: Decision }) =>
       typeof params.output === 'object' &&
       params.output !== null &&

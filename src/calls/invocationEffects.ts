@@ -4,7 +4,7 @@
  * `tool.dispatch`), the plugins' tabs as the extension reports them, and the audit log. Each effect
  * reads the call's own data from the actor's context.
  */
-import { assign, fromCallback, fromPromise } from 'xstate'
+import { assign, fromPromise } from 'xstate'
 import { approvalMachine } from '../../machines/approvalMachine'
 import {
   toolInvocationMachine,
@@ -12,7 +12,6 @@ import {
   type StepResult,
   type ToolFailure,
   type ToolInvocationContext,
-  type ToolInvocationEvent,
   type ToolInvocationInput,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
@@ -163,6 +162,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     }
   }
 
+  /** How to forget each running call's tool.dispatch (its answer, should one still come, is dropped). */
+  const dispatched = new Map<string, () => void>()
   /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
   const preparedInputs = new Map<string, unknown>()
   /** When each asking call put its question to the person, and how long the answer took once it came. */
@@ -193,45 +194,44 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
         Promise.resolve(reserveApproval(call)),
       ),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(
-        ({ sendBack, input: call, system }) => {
-          const sent = deps.portOf(system).request('tool.dispatch', {
-            dispatchId: call.invocationId,
-            plugin: call.plugin,
-            tool: wireName(call),
-            input: preparedInputs.get(call.invocationId) ?? call.input,
-            // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
-            ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
-            client: call.client.slice(0, WIRE_NAME_MAX),
-            session: call.session.slice(0, WIRE_NAME_MAX),
-          })
-          if (!sent) {
-            sendBack({ type: 'extension.lost' })
-            return
-          }
-          sent.result.then(
-            (result) => {
-              const output = result.output ?? null
-              // A declared output schema is a promise to the agent: an output that breaks it stops here.
-              const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
-              if (checked.ok) sendBack({ type: 'dispatch.succeeded', output })
-              else
-                sendBack({
-                  type: 'dispatch.failed',
-                  error: {
-                    code: 'invalid_output',
-                    message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
-                    category: 'validation',
-                  },
-                })
-            },
-            (error: unknown) => sendBack({ type: 'dispatch.failed', error: dispatchFailure(error) }),
-          )
-          return () => sent.forget()
-        },
-      ),
     },
     actions: {
+      dispatch: ({ context: call, self, system }) => {
+        const sent = deps.portOf(system).request('tool.dispatch', {
+          dispatchId: call.invocationId,
+          plugin: call.plugin,
+          tool: wireName(call),
+          input: preparedInputs.get(call.invocationId) ?? call.input,
+          // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
+          ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
+          client: call.client.slice(0, WIRE_NAME_MAX),
+          session: call.session.slice(0, WIRE_NAME_MAX),
+        })
+        if (!sent) return self.send({ type: 'extension.lost' })
+        dispatched.set(call.invocationId, sent.forget)
+        sent.result.then(
+          (result) => {
+            const output = result.output ?? null
+            // A declared output schema is a promise to the agent: an output that breaks it stops here.
+            const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+            if (checked.ok) self.send({ type: 'dispatch.succeeded', output })
+            else
+              self.send({
+                type: 'dispatch.failed',
+                error: {
+                  code: 'invalid_output',
+                  message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+                  category: 'validation',
+                },
+              })
+          },
+          (error: unknown) => self.send({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+        )
+      },
+      forgetDispatch: ({ context: call }) => {
+        dispatched.get(call.invocationId)?.()
+        dispatched.delete(call.invocationId)
+      },
       check: assign({
         verdict: ({ context: call, system }): CheckVerdict => {
           try {

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { assign, createActor, fromCallback } from 'xstate'
+import { assign, createActor } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
-import {
-  toolInvocationMachine,
-  type ToolInvocationContext,
-  type ToolInvocationEvent,
-} from '../../../machines/toolInvocationMachine'
+import { toolInvocationMachine } from '../../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../../../src/audit'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import { callTool } from '../../../src/calls/toolCalls'
@@ -32,17 +28,15 @@ function start(options: { answer?: boolean } = {}) {
                 plugin: input.plugin,
                 client: input.client,
               } as AuditEntry),
-          },
-          actors: {
             // The extension answers later, as it does over /ws.
-            dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
+            dispatch: ({ context: input, self }) => {
               setTimeout(() => {
-                sendBack({ type: 'tool.progress', progress: 1, total: 2 })
-                sendBack({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
+                self.send({ type: 'tool.progress', progress: 1, total: 2 })
+                self.send({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
                 if (options.answer !== false)
-                  sendBack({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
+                  self.send({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
               }, 0)
-            }),
+            },
           },
         }),
       },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assign, createActor, fromCallback, fromPromise, waitFor, type AnyActorRef } from 'xstate'
+import { assign, createActor, fromPromise, waitFor, type AnyActorRef } from 'xstate'
 import { bridgeSystemMachine, spawnToolInvocation } from '../../../machines/bridgeSystemMachine'
 import type { Permission } from '../../../src/protocol'
 import { extensionConnectionMachine } from '../../../machines/extensionConnectionMachine'
@@ -7,8 +7,6 @@ import type { SystemLookup } from '../../../machines/systemActors'
 import {
   toolInvocationMachine,
   type StepResult,
-  type ToolInvocationContext,
-  type ToolInvocationEvent,
   type ToolInvocationInput,
 } from '../../../machines/toolInvocationMachine'
 
@@ -16,6 +14,7 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 /** A call whose tool answers `output` at once; `permission` decides whether it waits for approval. */
 function callLogic(options: { permission?: Permission; recorded?: string[] } = {}) {
+  const answers = new Map<string, ReturnType<typeof setTimeout>>()
   return toolInvocationMachine.provide({
     actions: {
       check: assign({
@@ -27,17 +26,16 @@ function callLogic(options: { permission?: Permission; recorded?: string[] } = {
         }),
       }),
       record: ({ context }) => void options.recorded?.push(context.invocationId),
+      // The extension answers later, as it does over /ws; a forgotten dispatch is never answered.
+      dispatch: ({ context, self }) =>
+        void answers.set(
+          context.invocationId,
+          setTimeout(() => self.send({ type: 'dispatch.succeeded', output: `ran ${context.tool}` }), 0),
+        ),
+      forgetDispatch: ({ context }) => clearTimeout(answers.get(context.invocationId)),
     },
     actors: {
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
-      // The extension answers later, as it does over /ws.
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack, input }) => {
-        const answer = setTimeout(
-          () => sendBack({ type: 'dispatch.succeeded', output: `ran ${input.tool}` }),
-          0,
-        )
-        return () => clearTimeout(answer)
-      }),
     },
   })
 }

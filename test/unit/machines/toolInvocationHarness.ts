@@ -1,10 +1,9 @@
-import { assign, createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate'
+import { assign, createActor, fromPromise, SimulatedClock } from 'xstate'
 import {
   toolInvocationMachine,
   type CheckVerdict,
   type StepResult,
   type ToolFailure,
-  type ToolInvocationContext,
   type ToolInvocationEvent,
   type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
@@ -76,16 +75,17 @@ export function startInvocation(options: HarnessOptions = {}) {
       reserveApproval: fromPromise(() =>
         steps.approval.promise.then((check): StepResult => (check.ok ? { ok: true } : check)),
       ),
-      dispatch: fromCallback<ToolInvocationEvent, ToolInvocationContext>(({ sendBack: back }) => {
-        effects.push('dispatch')
-        sendBack = back
-        return () => {
-          effects.push('forgetDispatch')
-          sendBack = undefined
-        }
-      }),
     },
     actions: {
+      // The extension, played by the test: `answer` reaches the call until it forgets the dispatch.
+      dispatch: ({ self }) => {
+        effects.push('dispatch')
+        sendBack = (event) => self.send(event)
+      },
+      forgetDispatch: () => {
+        effects.push('forgetDispatch')
+        sendBack = undefined
+      },
       record: ({ context }) => {
         effects.push('recordOutcome')
         outcomes.push(context.outcome)

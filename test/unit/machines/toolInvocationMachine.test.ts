@@ -10,7 +10,7 @@ describe('toolInvocationMachine', () => {
     await flush()
     expect(t.state()).toEqual({ running: 'waiting' })
     t.answer({ type: 'dispatch.succeeded', output: { notes: [] } })
-    // The audit entry is an action of `recording`: the call has ended by the time the answer is taken.
+    // The audit entry is an action of the final state: the call has ended by the time the answer is taken.
     expect(t.state()).toBe('succeeded')
     expect(t.actor.getSnapshot().output).toEqual({ ok: true, output: { notes: [] } })
     expect(t.outcomes).toEqual([{ ok: true, output: { notes: [] } }])
@@ -18,9 +18,9 @@ describe('toolInvocationMachine', () => {
       'announceStart',
       'dispatch',
       'releaseSlot',
+      'forgetDispatch',
       'announceEnd',
       'recordOutcome',
-      'forgetDispatch',
     ])
   })
 
@@ -192,9 +192,9 @@ describe('toolInvocationMachine', () => {
         'announceStart',
         'dispatch',
         'releaseSlot',
+        'forgetDispatch',
         'announceEnd',
         'recordOutcome',
-        'forgetDispatch',
       ])
       t.answer({ type: 'dispatch.succeeded', output: 'late' })
       t.actor.send({ type: 'dispatch.succeeded', output: 'late' })
@@ -216,9 +216,9 @@ describe('toolInvocationMachine', () => {
         'announceStart',
         'dispatch',
         'releaseSlot',
+        'forgetDispatch',
         'announceEnd',
         'recordOutcome',
-        'forgetDispatch',
       ])
       expect(t.progress[3]).toEqual({ progress: 4, total: 10, message: 'step 4' })
 
