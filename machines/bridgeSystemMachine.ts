@@ -78,14 +78,17 @@ export const bridgeSystemMachine = setup({
     stopPluginTab: stopChild(({ event }) =>
       event.type === 'pluginTab.stop' ? systemIdOf('pluginTab', event.plugin) : '',
     ),
-    spawnInvocation: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'toolInvocation.spawn') return
-      enqueue.spawnChild('toolInvocation', {
-        id: freeChildId(self.getSnapshot().children, 'toolInvocation'),
-        systemId: systemIdOf('toolInvocation', event.input.invocationId),
-        input: event.input,
-      })
-      enqueue.assign({ callsRunning: ({ context }) => context.callsRunning + 1 })
+    // The call is spawned and counted in one step (one snapshot); its ref lives in `children` only.
+    spawnInvocation: assign({
+      callsRunning: ({ context, event, spawn, self }) => {
+        if (event.type !== 'toolInvocation.spawn') return context.callsRunning
+        spawn('toolInvocation', {
+          id: freeChildId(self.getSnapshot().children, 'toolInvocation'),
+          systemId: systemIdOf('toolInvocation', event.input.invocationId),
+          input: event.input,
+        })
+        return context.callsRunning + 1
+      },
     }),
     /** The grace period is over: every call still running fails with shutting_down (and records it). */
     stopCalls: enqueueActions(({ enqueue, self }) => {

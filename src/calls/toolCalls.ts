@@ -71,10 +71,11 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     hasProgressToken: request.onProgress !== undefined,
     startedAt: Date.now(),
   }
-  const name = neutralizeText(request.name, 128)
+  // For the log lines of a failure only: the name as the client sent it, made safe to print.
+  const name = () => neutralizeText(request.name, 128)
   const actor = spawnToolInvocation(deps.system, input)
   if (!actor) {
-    logger.error(`call of ${name} could not start inside the daemon`)
+    logger.error(`call of ${name()} could not start inside the daemon`)
     deps.audit.record(auditEntryOf(input, internalFailure))
     return internalFailure
   }
@@ -95,7 +96,7 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     return (await toPromise(actor)) ?? internalFailure
   } catch (error) {
     // A bug in an effect must not leave the client waiting: answer with an internal tool_error.
-    logger.error(`call of ${name} failed inside the daemon:`, error)
+    logger.error(`call of ${name()} failed inside the daemon:`, error)
     // Its exit actions did not run: give back the slot it held.
     if (actor.getSnapshot().status === 'error' && wasRunning(actor.getSnapshot()))
       pluginTabOf(deps.system.system, input.plugin)?.send({ type: 'slot.release' })

@@ -30,6 +30,8 @@ export const NARROW_PLUGIN_TOOL = 'call again with arguments that select fewer i
  * marker is part of the cap, so the whole text never exceeds it.
  */
 export function capText(text: string, maxBytes: number, narrow: string = NARROW_PLUGIN_TOOL): string {
+  // Most results fit: their length in UTF-8 is counted without encoding them.
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text
   const bytes = new TextEncoder().encode(text)
   if (bytes.length <= maxBytes) return text
   const marker = `\n[truncated: the result was ${bytes.length} bytes, cut to ${maxBytes}; to get less, ${narrow}]`
@@ -73,7 +75,7 @@ export function toCallToolResult(
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   const marked = pageText.output(output)
   if (structured && isPlainObject(output)) {
-    const bytes = new TextEncoder().encode(text).length
+    const bytes = Buffer.byteLength(text, 'utf8')
     if (bytes > maxBytes)
       return {
         isError: true,

@@ -102,8 +102,17 @@ export class ExtensionSockets {
     this.open.delete(connectionId)
   }
 
+  /** Each actor system's port (a call's effects ask for it several times per call). */
+  private readonly ports = new WeakMap<SystemLookup, ExtensionPort>()
+
   /** The active extension as a call reaches it, in the actor system `system`. */
   portOf(system: SystemLookup): ExtensionPort {
+    let port = this.ports.get(system)
+    if (!port) this.ports.set(system, (port = this.createPort(system)))
+    return port
+  }
+
+  private createPort(system: SystemLookup): ExtensionPort {
     const active = (): OpenSocket | undefined => {
       const id = extensionConnectionOf(system)?.getSnapshot().context.connectionId
       return id === undefined ? undefined : this.open.get(id)
