@@ -136,7 +136,10 @@ function routeContext(request: HttpRequest, caller: Caller | null): RouteContext
     },
     authenticated: caller !== null,
     caller,
-    remoteAddress: request.remoteAddress,
+    // Read only if a route asks (the uws engine asks the socket for it).
+    get remoteAddress() {
+      return request.remoteAddress
+    },
   }
 }
 

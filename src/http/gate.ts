@@ -25,10 +25,15 @@ export function allowedHosts(port: number): readonly string[] {
   return LOOPBACK_HOSTNAMES.map((hostname) => `${hostname}:${port}`)
 }
 
+/** The allowed Host values of the last port asked about (the daemon's one port: built once, not per request). */
+let hostsOf: { port: number; hosts: readonly string[] } | undefined
+const allowedHostsCached = (port: number): readonly string[] =>
+  (hostsOf?.port === port ? hostsOf : (hostsOf = { port, hosts: allowedHosts(port) })).hosts
+
 /** Duplicate headers reach us joined with ", " by the engines, so they never equal an allowed value. */
 export function checkHost(request: HeaderSource, port: number): HttpReply | null {
   const host = request.header('host')
-  if (host !== null && allowedHosts(port).includes(host.toLowerCase())) return null
+  if (host !== null && allowedHostsCached(port).includes(host.toLowerCase())) return null
   return errorResponse('forbidden_host', 'the Host header must name this loopback server')
 }
 

@@ -122,12 +122,18 @@ export const createUwsEngine: EngineFactory = (options: EngineOptions): HttpEngi
     }
     exchanges.add(ex)
     ex.onEnd = () => exchanges.delete(ex)
+    // Asked of the socket (a syscall) only when read, and only while the response is still usable.
+    let remoteAddress: string | undefined
     options
       .handler({
         method,
         target,
         header,
-        remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        get remoteAddress() {
+          if (remoteAddress === undefined && !ex.aborted && !ex.ended)
+            remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+          return remoteAddress ?? ''
+        },
         text: () => body,
         get aborted() {
           return ex.aborted
