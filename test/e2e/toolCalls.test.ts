@@ -1,51 +1,35 @@
-import { rmSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
-import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
+import { startDemoSite, type DemoSite } from '../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../helpers/browser'
+import type { RunningDaemon } from '../helpers/daemon'
+import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { textOf, type McpConnection } from '../helpers/mcpClient'
 
 // The whole product as a user runs it: `bridge start` (the real daemon process, which installs the
 // extension into <config>/extension), the example notes plugin built with `bridge-plugin build`,
 // Chromium with that extension folder loaded, the demo site, and an agent on the MCP SDK client.
 describe('tool calls end to end', () => {
+  let bridge: LiveBridge<DemoSite>
   let configDir: string
-  let plugin: BuiltPlugin
   let daemon: RunningDaemon
   let browser: BrowserHarness
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let mcp: McpConnection
   let panel: Page
   let notesTab: Page
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    plugin = await buildFixturePlugin({ configDir })
-    daemon = await startDaemon({ via: 'cli', configDir })
-    site = await startDemoSite({ port: 0 })
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
-    mcp = await connectMcp(daemon)
+    bridge = await startLiveBridge({ plugin: {}, site: () => startDemoSite({ port: 0 }) })
+    ;({ configDir, daemon, browser, site } = bridge)
+    mcp = await bridge.connect()
     panel = await browser.openSidePanel()
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    plugin?.remove()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
-  const notesHealth = async () => {
-    const health = (await (await daemon.fetch('/health')).json()) as {
-      extensionConnected: boolean
-      pluginDetails: Array<{ name: string; tabState: string; tabs: Array<{ url: string; ready: boolean }> }>
-    }
-    return health.pluginDetails.find((p) => p.name === 'notes')
-  }
+  const notesHealth = () => bridge.pluginDetail('notes')
   const call = (
     name: string,
     args: Record<string, unknown> = {},
@@ -195,7 +179,7 @@ describe('tool calls end to end', () => {
   })
 
   it('turns a plugin’s tools off after it updates to an unreviewed version, until the user marks it reviewed', async () => {
-    await plugin.rebuild('0.2.0', configDir, daemon.port)
+    await bridge.plugin!.rebuild('0.2.0', configDir, daemon.port)
     await expect.poll(() => card().getByTestId('review-needed').count(), { timeout: 15_000 }).toBe(1)
     expect(await card().getByTestId('review-needed').textContent()).toContain('version 0.2.0')
     const off = await call('notes_whoami')
