@@ -1,60 +1,47 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
+import type { BrowserHarness } from '../../helpers/browser'
+import type { RunningDaemon } from '../../helpers/daemon'
+import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { textOf, type McpConnection } from '../../helpers/mcpClient'
 import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 // The whole chain for built-in tools: MCP client -> daemon (/mcp, validation, permissions, audit) ->
 // /ws -> the real extension in Chromium -> Chrome APIs -> back, as an agent sees it.
 describe('built-in browser tools through the daemon and the real extension', () => {
-  let configDir: string
+  let bridge: LiveBridge<FixtureSite>
   let daemon: RunningDaemon
   let browser: BrowserHarness
   let site: FixtureSite
   let mcp: McpConnection
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    const config = {
-      localPlugins: [],
-      port: 9515,
-      permissions: {
-        // The core set, plus one group opted into and one tool set by itself.
-        browser: {
-          permission: 'auto',
-          groups: ['reading'],
-          tools: {
-            browser_get_cookies: 'off',
-            browser_close_tab: 'ask',
-            extension_get_state: 'auto',
-            browser_get_text: 'auto',
+    bridge = await startLiveBridge({
+      via: 'server',
+      site: startFixtureSite,
+      config: () => ({
+        localPlugins: [],
+        port: 9515,
+        permissions: {
+          // The core set, plus one group opted into and one tool set by itself.
+          browser: {
+            permission: 'auto',
+            groups: ['reading'],
+            tools: {
+              browser_get_cookies: 'off',
+              browser_close_tab: 'ask',
+              extension_get_state: 'auto',
+              browser_get_text: 'auto',
+            },
           },
         },
-      },
-    }
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
-    mkdirSync(join(configDir, 'extension'), { recursive: true })
-    daemon = await startDaemon({ configDir })
-    site = await startFixtureSite()
-    browser = await launchBrowser({ port: daemon.port, secret: daemon.secret })
-    for (let i = 0; i < 150; i++) {
-      const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
-      if (health.extensionConnected) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    mcp = await connectMcp(daemon)
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    rmSync(configDir, { recursive: true, force: true })
-  })
+      }),
+    })
+    ;({ daemon, browser, site } = bridge)
+    mcp = await bridge.connect()
+  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await mcp.client.callTool({ name, arguments: args })) as CallToolResult
