@@ -1,9 +1,10 @@
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import type { BrowserHarness } from '../../helpers/browser'
+import type { RunningDaemon } from '../../helpers/daemon'
+import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
 import { runCli } from '../../integration/cli/runCli'
 import { startWebMcpSites, type WebMcpSites } from '../support/webmcpSites'
@@ -28,6 +29,7 @@ interface SiteView {
 // extension bridge installed, fixture sites on two origins declaring tools, an agent on the MCP SDK
 // client, the side panel and the `bridge site` CLI.
 describe('sites’ own tools (WebMCP) end to end', () => {
+  let bridge: LiveBridge<WebMcpSites>
   let configDir: string
   let daemon: RunningDaemon
   let browser: BrowserHarness
@@ -37,20 +39,12 @@ describe('sites’ own tools (WebMCP) end to end', () => {
   let todo: Page
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    daemon = await startDaemon({ via: 'cli', configDir })
-    sites = await startWebMcpSites()
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension'), webmcp: true })
-    mcp = await connectMcp(daemon, 'site-agent')
+    bridge = await startLiveBridge({ site: startWebMcpSites, webmcp: true })
+    ;({ configDir, daemon, browser, site: sites } = bridge)
+    mcp = await bridge.connect({ name: 'site-agent' })
     panel = await browser.openSidePanel()
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await sites?.close()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const health = async () =>
     (await (await daemon.fetch('/health')).json()) as { sites: SiteView[]; extensionConnected: boolean }
