@@ -1,46 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { createToolCatalog, type CatalogSource } from '../../../src/catalog/toolCatalog'
+import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import type { PermissionsConfig } from '../../../src/config/permissions'
-import type { LoadedPlugin } from '../../../src/plugins/types'
-import { BROWSER_TOOLS } from '../../../src/tools/index'
+import { catalogSource, notesPlugin } from '../../helpers/catalogFixture'
 
-const notes: LoadedPlugin = {
-  name: 'notes',
-  packageName: 'bridge-plugin-notes',
-  displayName: 'Notes',
-  version: '1.0.0',
-  source: 'local',
-  path: '/home/u/notes',
-  sdkVersion: '1.0.0',
-  urlPatterns: ['https://notes.example/*'],
-  tools: [
-    {
-      name: 'list_notes',
-      displayName: 'List notes',
-      description: 'Lists notes',
-      inputSchema: { type: 'object' },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: 'delete_note',
-      displayName: 'Delete note',
-      description: 'Deletes a note',
-      inputSchema: { type: 'object' },
-      annotations: { readOnlyHint: false, destructiveHint: true },
-    },
-  ],
-  adapterFile: 'notes.js',
-  adapterHash: 'abc',
-  validate: () => ({ ok: true }),
-}
-
-const source = (permissions: PermissionsConfig): CatalogSource => ({
-  plugins: () => [notes],
-  failedPlugins: () => [],
-  browserTools: () => BROWSER_TOOLS,
-  permissions: () => permissions,
-  skipPermissions: () => false,
+const notes = notesPlugin({
+  annotations: {
+    list_notes: { readOnlyHint: true, openWorldHint: false },
+    delete_note: { readOnlyHint: false, destructiveHint: true },
+  },
 })
+const source = (permissions: PermissionsConfig) => catalogSource({ plugins: [notes], permissions })
 
 describe('toolCatalog annotations', () => {
   it('lists each tool with its title and annotations, built-in and plugin alike', () => {
