@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoSite, type DemoSite } from '../../examples/demo-site/server.mjs'
 import type { BrowserHarness } from '../helpers/browser'
 import type { RunningDaemon } from '../helpers/daemon'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
 import { textOf, type McpConnection } from '../helpers/mcpClient'
 
 // The whole product as a user runs it: `bridge start` (the real daemon process, which installs the
@@ -26,7 +27,7 @@ describe('tool calls end to end', () => {
     ;({ configDir, daemon, browser, site } = bridge)
     mcp = await bridge.connect()
     panel = await browser.openSidePanel()
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const notesHealth = () => bridge.pluginDetail('notes')

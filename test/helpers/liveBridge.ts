@@ -23,8 +23,6 @@ import { scaled } from './timing'
 
 /** How long the extension may take to connect to a fresh daemon on a loaded machine. */
 const EXTENSION_CONNECT_TIMEOUT_MS = scaled(30_000)
-/** A `beforeAll` that starts a live bridge (a plugin build, the daemon, Chromium, the connection). */
-export const LIVE_BRIDGE_START_TIMEOUT_MS = scaled(120_000)
 
 export interface LiveBridgeOptions<S extends { close(): Promise<void> }> {
   /** Starts the site the tests work on (it is started first, so `config` can name its origins). */
@@ -37,7 +35,10 @@ export interface LiveBridgeOptions<S extends { close(): Promise<void> }> {
   via?: 'cli' | 'server'
   /** Builds a plugin (default: the example notes plugin) and registers it in the config before the daemon starts. */
   plugin?: { source?: string }
-  /** Fields written over config.json (after the plugin's build registered it) before the daemon starts. */
+  /**
+   * Fields written over config.json before the daemon starts: over what the plugin's build registered,
+   * or else over a new config of no plugins on the default port (`{ localPlugins: [], port: 9515 }`).
+   */
   config?: (ctx: { configDir: string; site: S }) => Record<string, unknown>
   /** Extra environment of the daemon; a value of undefined removes the variable. */
   env?: Record<string, string | undefined>
@@ -136,7 +137,9 @@ export async function startLiveBridge<S extends { close(): Promise<void> }>(
 /** Writes `fields` over the config file (or a new one), private to the user as the daemon keeps it. */
 function writeConfig(configDir: string, fields: Record<string, unknown>): void {
   const file = join(configDir, 'config.json')
-  const current = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {}
+  const current = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+    : { localPlugins: [], port: 9515 }
   writeFileSync(file, JSON.stringify({ ...current, ...fields }), { mode: 0o600 })
 }
 

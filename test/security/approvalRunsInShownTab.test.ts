@@ -7,10 +7,12 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite, type DemoSite } from '../../examples/demo-site/server.mjs'
+import type { DemoSite } from '../../examples/demo-site/server.mjs'
 import type { BrowserHarness } from '../helpers/browser'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import type { LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
 import { textOf, type McpConnection } from '../helpers/mcpClient'
+import { startNotesOnAsk } from '../helpers/notesOnAsk'
 
 describe('an approved call runs in the tab the approval showed', () => {
   let bridge: LiveBridge<DemoSite>
@@ -22,18 +24,11 @@ describe('an approved call runs in the tab the approval showed', () => {
   let bob: Page
 
   beforeAll(async () => {
-    bridge = await startLiveBridge({ plugin: {}, site: () => startDemoSite({ port: 0 }) })
+    ;({ bridge, mcp, panel } = await startNotesOnAsk())
     ;({ browser, site } = bridge)
-    mcp = await bridge.connectAs('research-agent')
-    panel = await browser.openSidePanel()
-    // Cookies are per host: the same site on localhost is signed in as another user, so the answer
-    // says which tab ran the call.
-    expect((await bridge.cli(['config', 'set', 'plugin-permission.notes', 'ask'])).code).toBe(0)
-    // A plugin with its tools on has its adapter registered; tabs opened from then on are isolated.
-    await browser.waitForAdapter('notes')
     alice = await browser.newPage(`${site.url}/login?user=alice`)
     bob = await browser.newPage(`${site.url.replace('127.0.0.1', 'localhost')}/login?user=bob`)
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const readyTabs = () => bridge.readyTabs('notes')

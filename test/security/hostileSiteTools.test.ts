@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserHarness } from '../helpers/browser'
 import type { RunningDaemon } from '../helpers/daemon'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
 import { textOf, type McpConnection } from '../helpers/mcpClient'
 import { INJECTION, startWebMcpSites, type WebMcpSites } from '../e2e/support/webmcpSites'
 
@@ -30,8 +31,6 @@ describe('a hostile site’s own tools (WebMCP)', () => {
       site: startWebMcpSites,
       // The user turned the site on, every tool auto; and browser_navigate on too (the real one).
       config: ({ site }) => ({
-        localPlugins: [],
-        port: 9515,
         permissions: { browser: { tools: { browser_navigate: 'auto' } } },
         sites: { [site.a]: { permission: 'auto' } },
       }),
@@ -45,7 +44,7 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     mcp = await bridge.connect()
     prefix = `127-0-0-1-${new URL(sites.a).port}__`
     hostile = await browser.newPage(`${sites.a}/hostile`)
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const listed = async () => (await mcp.client.listTools()).tools

@@ -2,7 +2,8 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserHarness } from '../../helpers/browser'
 import type { RunningDaemon } from '../../helpers/daemon'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
 import { textOf, type McpConnection } from '../../helpers/mcpClient'
 import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
@@ -21,8 +22,6 @@ describe('built-in browser tools through the daemon and the real extension', () 
       via: 'server',
       site: startFixtureSite,
       config: () => ({
-        localPlugins: [],
-        port: 9515,
         permissions: {
           // The core set, plus one group opted into and one tool set by itself.
           browser: {
@@ -40,7 +39,7 @@ describe('built-in browser tools through the daemon and the real extension', () 
     })
     ;({ daemon, browser, site } = bridge)
     mcp = await bridge.connect()
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
 import { textOf, type McpConnection } from '../../helpers/mcpClient'
 import { connectMcpV2, type McpV2Connection } from '../../helpers/mcpClientV2'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
@@ -19,8 +20,6 @@ describe('a 2025-11-25 agent and a 2026-07-28 agent side by side in the real bro
       via: 'server',
       site: startFixtureSite,
       config: () => ({
-        localPlugins: [],
-        port: 9515,
         // The core set, plus the tools used here that are outside it.
         permissions: {
           browser: {
@@ -37,7 +36,7 @@ describe('a 2025-11-25 agent and a 2026-07-28 agent side by side in the real bro
     ]
     v1 = await bridge.connect({ token: sessionToken })
     v2 = bridge.own(await connectMcpV2(bridge.daemon, statelessToken), (c) => c.close())
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const json = async <T>(

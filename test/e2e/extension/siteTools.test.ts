@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserHarness } from '../../helpers/browser'
 import type { RunningDaemon } from '../../helpers/daemon'
-import { LIVE_BRIDGE_START_TIMEOUT_MS, startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
 import { runCli } from '../../integration/cli/runCli'
 import { startWebMcpSites, type WebMcpSites } from '../support/webmcpSites'
@@ -43,7 +44,7 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     ;({ configDir, daemon, browser, site: sites } = bridge)
     mcp = await bridge.connect({ name: 'site-agent' })
     panel = await browser.openSidePanel()
-  }, LIVE_BRIDGE_START_TIMEOUT_MS)
+  }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())
 
   const health = async () =>

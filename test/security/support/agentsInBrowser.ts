@@ -43,7 +43,6 @@ export async function startAgentsInBrowser(
     site: startFixtureSite,
     config: ({ configDir }) => ({
       localPlugins: (options.plugins ?? []).map((plugin) => writePlugin(configDir, plugin)),
-      port: 9515,
       permissions: options.permissions ?? { browser: { permission: 'auto', groups: ['all'] } },
     }),
     ...(options.env ? { env: options.env } : {}),
