@@ -276,11 +276,12 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     await cli('set', sites.b, 'off')
     await expect.poll(async () => (await site(sites.b))?.enabled, { timeout: 15_000 }).toBeFalsy()
     expect((await listedNames()).some((n) => n.startsWith('localhost-'))).toBe(false)
-    const worker = await browser.serviceWorker()
-    const registered = await worker.evaluate<string[]>(
-      'chrome.scripting.getRegisteredContentScripts().then((s) => s.flatMap((x) => x.matches))',
-    )
-    expect(registered).toEqual([`${sites.a}/*`])
+    // The daemon has turned the site off; the extension unregisters its script a moment later.
+    const registered = async () =>
+      (await browser.serviceWorker()).evaluate<string[]>(
+        'chrome.scripting.getRegisteredContentScripts().then((s) => s.flatMap((x) => x.matches))',
+      )
+    await expect.poll(registered, { timeout: 15_000 }).toEqual([`${sites.a}/*`])
     // Turned on again, the frame that was told to stop reports again, with no reload.
     await cli('set', sites.b, 'auto')
     await expect
