@@ -12,36 +12,34 @@ import type { McpSessions } from './mcp/mcpSessions'
 import { reloadStats, type PluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
 import { BRIDGE_VERSION, SDK_VERSION, STATE_SCHEMA_VERSION } from './protocol/constants'
-import type { BrowserTool } from './tools'
-import type { ExtensionLink } from './ws/extensionLink'
-import type { PluginLogs } from './ws/pluginLogs'
+import type { DaemonLink } from './ws/daemonLink'
 
 export interface HealthParts {
   mode: 'dev' | 'production'
   startedAt: number
   engine: () => EngineName
-  browserTools: () => readonly BrowserTool[]
   pluginHost: PluginHost
-  link: ExtensionLink
-  pluginLogs: PluginLogs
+  /** The extension link and the plugin logs it relays (./ws/daemonLink). */
+  extension: Pick<DaemonLink, 'link' | 'pluginLogs'>
   sessions: McpSessions
   audit: AuditLog
+  /** The tool index: the built-in tools, their permissions, the skip flag, the sites. */
   catalog: ToolCatalog
-  skipPermissions: () => boolean
   devWatcher: DevWatcher | undefined
-  system: Actor<typeof bridgeSystemMachine>
+  root: Actor<typeof bridgeSystemMachine>
 }
 
 /** `getHealth` for the /health route; diagnostics only with BRIDGE_DIAGNOSTICS=1. */
 export function healthSource(parts: HealthParts): () => HealthPayload {
   const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   return () => {
-    const { link, catalog } = parts
-    const browserToolNames = parts.browserTools().map((tool) => tool.name)
+    const { catalog } = parts
+    const { link, pluginLogs } = parts.extension
+    const browserToolNames = catalog.browserToolStates().map((tool) => tool.name)
     const plugins = parts.pluginHost.health(
       (name) => link.tabState(name),
-      (name) => parts.pluginLogs.size(name),
-      reloadStats(parts.system.system),
+      (name) => pluginLogs.size(name),
+      reloadStats(parts.root.system),
     )
     return {
       status: 'ok',
@@ -60,13 +58,13 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       browserToolCount: browserToolNames.length,
       browserToolNames,
       disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
-      skipPermissions: parts.skipPermissions(),
+      skipPermissions: catalog.skipPermissions(),
       sites: catalog.siteStates(),
       uptime: Math.floor((Date.now() - parts.startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(parts.devWatcher ? { fileWatcher: parts.devWatcher.health() } : {}),
       ...(diagnostics
-        ? { diagnostics: processDiagnostics(Object.keys(parts.system.getSnapshot().children).length) }
+        ? { diagnostics: processDiagnostics(Object.keys(parts.root.getSnapshot().children).length) }
         : {}),
     }
   }

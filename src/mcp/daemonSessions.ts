@@ -17,7 +17,8 @@ import type { ApprovalBroker } from './approvalBroker'
 import { McpSessions } from './mcpSessions'
 
 export interface DaemonSessionParts {
-  system: ActorRefFrom<typeof bridgeSystemMachine>
+  /** The started root actor: each call is its child. */
+  root: ActorRefFrom<typeof bridgeSystemMachine>
   catalog: ToolCatalog
   audit: AuditLog
   scopes: ClientScopeGate
@@ -27,14 +28,14 @@ export interface DaemonSessionParts {
 }
 
 export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
-  const { system, catalog, audit, limits } = parts
+  const { root, catalog, audit, limits } = parts
   return new McpSessions({
     // Each client lists what its scope allows (clients.json, bridge client set).
     listToolsJson: (client) => parts.scopes.listedJson(client),
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (../sites/siteResult).
       const site = catalog.get(request.name)?.site
-      const outcome = await callTool({ system, catalog, audit }, request)
+      const outcome = await callTool({ system: root, catalog, audit }, request)
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,

@@ -16,7 +16,8 @@ import { daemonMethodHandlers, type DaemonMethodParts } from './methods'
 import { PluginLogs } from './pluginLogs'
 
 export interface DaemonLinkParts {
-  system: ActorRefFrom<typeof bridgeSystemMachine>
+  /** The started root actor: the link feeds the actors of its system. */
+  root: ActorRefFrom<typeof bridgeSystemMachine>
   sockets: ExtensionSockets
   catalog: ToolCatalog
   configStore: DaemonMethodParts['configStore']
@@ -35,20 +36,20 @@ export interface DaemonLink {
 }
 
 export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
-  const { system, catalog, pluginHost, siteRegistry, sessions } = parts
+  const { root, catalog, pluginHost, siteRegistry, sessions } = parts
   const pluginLogs = new PluginLogs({
     isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
   })
   // link <-> announcements refer to each other: bound late, through these closures.
   const link: ExtensionLink = new ExtensionLink({
-    system,
+    system: root,
     sockets: parts.sockets,
     methods: daemonMethodHandlers({
       catalog,
       configStore: parts.configStore,
       configDir: parts.configDir,
       localPluginPaths: () => pluginHost.localPluginPaths(),
-      reload: () => requestReload(system.system, 'request'),
+      reload: () => requestReload(root.system, 'request'),
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
     }),
