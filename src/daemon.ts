@@ -87,14 +87,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const audit = createDaemonAudit({
     dir: paths.dir,
     limits,
-    // Every entry, so the side panel's Recent activity is live.
     onRecorded: ({ tool, success }) =>
       void link.port.notify('audit.recorded', { tool, success }, { soon: true }),
   })
-  const sockets = new ExtensionSockets({
-    syncFull: () => syncFullOf(catalog),
-    keepaliveTimeoutMs: limits.keepaliveTimeoutMs,
-  })
+  const sockets = new ExtensionSockets({ syncFull: () => syncFullOf(catalog), limits })
   const credentials = createCredentials({
     paths,
     secret: files.secret,
@@ -117,8 +113,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     approvals,
   })
 
-  // The root actor: configStore, reload and extensionConnection live as long as the daemon;
-  // pluginTab and toolInvocation children are spawned. Every effect receives the system it runs in.
+  // The root actor: configStore, reload, extensionConnection; spawned pluginTab and toolInvocation.
   const inspector = options.inspectUrl === undefined ? undefined : await startInspector(options.inspectUrl)
   const root = createActor(
     bridgeSystemMachine.provide({
@@ -168,8 +163,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       root,
     }),
     routes: [reloadRoute(root.system)],
-    secret: () => credentials.secret(),
-    clients: () => credentials.clients(),
+    credentials,
     engine: options.engine,
     accepting: () => root.getSnapshot().matches({ live: 'running' }),
   })
@@ -185,7 +179,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const { port, stop } = await startListening({ port: options.port, root, front, inspector, release })
   const url = `http://${LOOPBACK_HOST}:${port}`
-  // The extension reads its daemon's port from this file beside its code (see extension/background/localFiles.ts).
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine()}, ${mode} mode, config ${paths.dir})`)
   return { port, url, engine: engine(), paths, configStore, system: root, stop }
