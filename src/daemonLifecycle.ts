@@ -6,20 +6,21 @@
 import { waitFor, type Actor } from 'xstate'
 import type { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import type { DaemonFront } from './http/daemonFront'
+import type { HttpEngine } from './http/engine'
 import type { InspectorHandle } from './machineInspector'
 import { detachLogFile, log } from './log'
 
 const logger = log.withTag('daemon')
 
 /** How long the last answers get to leave before the sessions and their streams close. */
-export const STOP_LINGER_MS = 200
+const STOP_LINGER_MS = 200
 
 export interface LifecycleParts {
   /** 0: a free port. */
   port: number
   root: Actor<typeof bridgeSystemMachine>
-  front: DaemonFront
-  inspector: InspectorHandle | undefined
+  front: Pick<DaemonFront, 'listen'> & { readonly engine: Pick<HttpEngine, 'stop'> }
+  inspector: Pick<InspectorHandle, 'stop'> | undefined
   /** Ends the daemon's parts, in the order they must end; then the engine and the root stop. */
   release(): Promise<void>
 }
