@@ -28,7 +28,7 @@ export interface LifecycleParts {
 export interface Listening {
   readonly port: number
   /** Drains the calls in flight, releases every part, stops the engine and the root. */
-  stop(): Promise<void>
+  stop: () => Promise<void>
 }
 
 export async function startListening(parts: LifecycleParts): Promise<Listening> {

@@ -14,7 +14,7 @@ export interface DaemonAuditParts {
   dir: string
   limits: { auditRotateBytes: number; auditSyncWindowMs: number }
   /** Every entry, denied and timed-out calls too, as it is recorded. */
-  onRecorded(entry: AuditEntry): void
+  onRecorded: (entry: AuditEntry) => void
 }
 
 export function createDaemonAudit(parts: DaemonAuditParts): AuditLog {

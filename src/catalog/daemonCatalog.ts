@@ -7,15 +7,15 @@ import { createBrowserToolContext } from '../config/uploadFolders'
 import type { Config } from '../config/schema'
 import type { PluginHost } from '../plugins'
 import type { SiteRegistry } from '../sites/siteRegistry'
-import { createToolCatalog, type CatalogSource, type ToolCatalog } from './toolCatalog'
+import { createToolCatalog, type CatalogBrowserTool, type ToolCatalog } from './toolCatalog'
 
 export interface DaemonCatalogParts {
   pluginHost: Pick<PluginHost, 'snapshot'>
-  browserTools: CatalogSource['browserTools']
+  browserTools: () => readonly CatalogBrowserTool[]
   /** config.json now (read on every rebuild check, so a change is seen at once). */
-  config(): Readonly<Config>
+  config: () => Readonly<Config>
   /** BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS or config.json's `skipPermissions`. */
-  skipPermissions(): boolean
+  skipPermissions: () => boolean
   siteRegistry: Pick<SiteRegistry, 'view'>
 }
 
