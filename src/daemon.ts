@@ -98,6 +98,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onClientRemoved: (name) => sessions.closeClient(name),
     onClientScopeChanged: () => sessions.toolsChanged(),
   })
+  const stores = { siteRegistry, pluginHost, catalog, audit, sockets, credentials }
 
   // The call path: client scopes, approvals shown in the client, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
@@ -131,18 +132,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({ root, catalog, audit, scopes, credentials, approvals, limits })
-  const extension = createDaemonLink({
-    root,
-    sockets,
-    catalog,
-    configStore,
-    configDir: paths.dir,
-    pluginHost,
-    siteRegistry,
-    sessions,
-    mode,
-  })
+  const sessions = createDaemonSessions({ root, stores, scopes, approvals, limits })
+  const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
   await requestReload(root.system, 'startup')
@@ -150,18 +141,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The front: routes behind the security gate, on one HTTP engine; refused once draining starts.
   const engine = () => front.engine.name
   const front = createDaemonFront({
-    services: daemonServices({
-      mode,
-      startedAt,
-      engine,
-      pluginHost,
-      extension,
-      sessions,
-      audit,
-      catalog,
-      devWatcher,
-      root,
-    }),
+    services: daemonServices({ mode, startedAt, engine, stores, extension, sessions, devWatcher, root }),
     routes: [reloadRoute(root.system)],
     credentials,
     engine: options.engine,

@@ -18,13 +18,12 @@ export interface HealthParts {
   mode: 'dev' | 'production'
   startedAt: number
   engine: () => EngineName
-  pluginHost: PluginHost
+  /** The daemon's stores it reports on: plugins, the audit log, the tool index (built-in tools, their
+   * permissions, the skip flag, the sites). */
+  stores: { pluginHost: PluginHost; audit: AuditLog; catalog: ToolCatalog }
   /** The extension link and the plugin logs it relays (./ws/daemonLink). */
   extension: Pick<DaemonLink, 'link' | 'pluginLogs'>
   sessions: McpSessions
-  audit: AuditLog
-  /** The tool index: the built-in tools, their permissions, the skip flag, the sites. */
-  catalog: ToolCatalog
   devWatcher: DevWatcher | undefined
   root: Actor<typeof bridgeSystemMachine>
 }
@@ -33,10 +32,10 @@ export interface HealthParts {
 export function healthSource(parts: HealthParts): () => HealthPayload {
   const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   return () => {
-    const { catalog } = parts
+    const { pluginHost, audit, catalog } = parts.stores
     const { link, pluginLogs } = parts.extension
     const browserToolNames = catalog.browserToolStates().map((tool) => tool.name)
-    const plugins = parts.pluginHost.health(
+    const plugins = pluginHost.health(
       (name) => link.tabState(name),
       (name) => pluginLogs.size(name),
       reloadStats(parts.root.system),
@@ -51,8 +50,8 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       extensionConnections: link.connected ? 1 : 0,
       mcpClients: parts.sessions.clientCount,
       mcpSessions: parts.sessions.count,
-      auditSummary: parts.audit.summary(),
-      auditLog: parts.audit.diskStatus(),
+      auditSummary: audit.summary(),
+      auditLog: audit.diskStatus(),
       ...plugins,
       toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,

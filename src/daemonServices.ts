@@ -12,7 +12,7 @@ export function daemonServices(parts: HealthParts): Omit<Services, 'wsUrl'> {
     getHealth: healthSource(parts),
     openExtensionSocket: (socket) => link.open(socket),
     mcp: (request, client) => parts.sessions.handle(request, client),
-    queryAudit: (query) => parts.audit.query(query),
+    queryAudit: (query) => parts.stores.audit.query(query),
     reloadExtension: () => link.port.notify('extension.reload', {}),
   }
 }

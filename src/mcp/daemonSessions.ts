@@ -19,16 +19,16 @@ import { McpSessions } from './mcpSessions'
 export interface DaemonSessionParts {
   /** The started root actor: each call is its child. */
   root: ActorRefFrom<typeof bridgeSystemMachine>
-  catalog: ToolCatalog
-  audit: AuditLog
+  /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
+  stores: { catalog: ToolCatalog; audit: AuditLog; credentials: Pick<Credentials, 'clients'> }
   scopes: ClientScopeGate
-  credentials: Pick<Credentials, 'clients'>
   approvals: ApprovalBroker
   limits: ToolPathLimits
 }
 
 export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
-  const { root, catalog, audit, limits } = parts
+  const { root, limits } = parts
+  const { catalog, audit, credentials } = parts.stores
   return new McpSessions({
     // Each client lists what its scope allows (clients.json, bridge client set).
     listToolsJson: (client) => parts.scopes.listedJson(client),
@@ -43,7 +43,7 @@ export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
     approvals: parts.approvals,
     approvalsInClient: (name) =>
-      parts.credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
+      credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
     sessionsPerMinute: limits.mcpSessionsPerMinute,
     maxSessions: limits.maxMcpSessions,

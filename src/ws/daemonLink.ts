@@ -18,12 +18,15 @@ import { PluginLogs } from './pluginLogs'
 export interface DaemonLinkParts {
   /** The started root actor: the link feeds the actors of its system. */
   root: ActorRefFrom<typeof bridgeSystemMachine>
-  sockets: ExtensionSockets
-  catalog: ToolCatalog
+  /** The daemon's stores it works with: the extension's sockets, the tool index, plugins, sites. */
+  stores: {
+    sockets: ExtensionSockets
+    catalog: ToolCatalog
+    pluginHost: PluginHost
+    siteRegistry: SiteRegistry
+  }
   configStore: DaemonMethodParts['configStore']
   configDir: string
-  pluginHost: PluginHost
-  siteRegistry: SiteRegistry
   sessions: McpSessions
   mode: 'dev' | 'production'
 }
@@ -36,14 +39,15 @@ export interface DaemonLink {
 }
 
 export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
-  const { root, catalog, pluginHost, siteRegistry, sessions } = parts
+  const { root, sessions } = parts
+  const { sockets, catalog, pluginHost, siteRegistry } = parts.stores
   const pluginLogs = new PluginLogs({
     isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
   })
   // link <-> announcements refer to each other: bound late, through these closures.
   const link: ExtensionLink = new ExtensionLink({
     system: root,
-    sockets: parts.sockets,
+    sockets,
     methods: daemonMethodHandlers({
       catalog,
       configStore: parts.configStore,
