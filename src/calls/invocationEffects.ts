@@ -262,7 +262,10 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           ...(scope ? { scope } : {}),
           // What the tool says about itself, for the user deciding; the call's permission is settled already.
           ...(tool && !tool.site
-            ? { title: tool.title.slice(0, 200), ...(tool.annotations ? { annotations: tool.annotations } : {}) }
+            ? {
+                title: tool.title.slice(0, 200),
+                ...(tool.annotations ? { annotations: tool.annotations } : {}),
+              }
             : {}),
         }
         void deps.portOf(system).notify('confirmation.request', request)
