@@ -63,7 +63,7 @@ describe.each(ENGINES)('tools/list per client on stateless requests (%s engine)'
       const { tools } = await mcp.client.listTools()
       // No session: every request stood on its own, identified by the token it carried.
       expect(mcp.sent.every((request) => request.headers['mcp-session-id'] === undefined)).toBe(true)
-      return tools as Listed[]
+      return tools
     } finally {
       await mcp.close()
     }
@@ -105,7 +105,7 @@ describe.each(ENGINES)('tools/list per client on stateless requests (%s engine)'
     const mcp = await connectMcpV2(fx.daemon, tokens.beta ?? '', { name: 'beta-agent' })
     let first: Listed[]
     try {
-      first = (await mcp.client.listTools()).tools as Listed[]
+      first = (await mcp.client.listTools()).tools
       const second = (await mcp.client.listTools()).tools as Listed[]
       expect(second).toEqual(first)
     } finally {
