@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from '../shared/wireTypes'
 import { hintWords, toolKind } from './toolKind'
+import { Visible } from './Visible'
 
 /**
  * A small badge, "read-only" or "destructive", with every hint in its tooltip. `source` names who
@@ -37,15 +38,15 @@ export function ApprovalHint({
   if (kind === 'destructive')
     return (
       <p class="warning hint-destructive" data-testid="approval-kind" data-kind={kind}>
-        <strong>Destructive:</strong> {source} declares that this tool may delete or overwrite data. Check the
-        arguments before you allow it.
+        <strong>Destructive:</strong> <Visible text={source} /> declares that this tool may delete or
+        overwrite data. Check the arguments before you allow it.
       </p>
     )
   if (kind === 'read-only')
     return (
       <p class="muted small" data-testid="approval-kind" data-kind={kind}>
-        Read-only, as {source} declares it: it should change nothing. It asks because its permission is set to
-        ask.
+        Read-only, as <Visible text={source} /> declares it: it should change nothing. It asks because its
+        permission is set to ask.
       </p>
     )
   return null
