@@ -6,25 +6,15 @@ import { createDaemonCatalog } from '../../../src/catalog/daemonCatalog'
 import type { CatalogBrowserTool } from '../../../src/catalog/toolCatalog'
 import { defaultConfig, type Config } from '../../../src/config/schema'
 import { emptySnapshot } from '../../../src/plugins/registry'
-import type { LoadedPlugin } from '../../../src/plugins/types'
 import { createSiteRegistry } from '../../../src/sites/siteRegistry'
+import { loadedPlugin, pluginTool } from '../../helpers/catalogFixture'
 
-const notes: LoadedPlugin = {
-  name: 'notes',
-  packageName: 'bridge-plugin-notes',
+const notes = loadedPlugin('notes', {
   displayName: 'Notes',
   version: '1.2.0',
-  source: 'local',
-  path: '/home/u/notes',
-  sdkVersion: '1.0.0',
   urlPatterns: ['https://notes.example/*'],
-  tools: [
-    { name: 'list_notes', displayName: 'List notes', description: 'Lists', inputSchema: { type: 'object' } },
-  ],
-  adapterFile: 'notes.js',
-  adapterHash: 'abc',
-  validate: () => ({ ok: true }),
-}
+  tools: [pluginTool('list_notes', 'List notes', 'Lists')],
+})
 
 const pathOf = (input: unknown): string =>
   typeof input === 'object' && input !== null && 'path' in input && typeof input.path === 'string'
