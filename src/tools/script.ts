@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
 import { TabIdField } from './common'
+import { AnyJson } from './outputs'
 
 export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',
@@ -14,5 +15,10 @@ export const evaluate = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     expression: Type.String({ minLength: 1, maxLength: 50_000, description: 'e.g. "document.title".' }),
+  }),
+  output: Type.Object({
+    value: Type.Optional(AnyJson),
+    exception: Type.Optional(Type.String()),
+    truncated: Type.Optional(Type.Literal(true)),
   }),
 })
