@@ -36,7 +36,11 @@ export async function networkStart(input: In<'networkStart'>) {
   await startCapture(tabId, tab.url, keep)
   await recordWebSockets(tabId, tab.url)
   if (input.includeCredentials !== true) return { tabId, capturing: true as const }
-  return { tabId, capturing: true as const, credentials: keep ? ('included' as const) : ('redacted' as const) }
+  return {
+    tabId,
+    capturing: true as const,
+    credentials: keep ? ('included' as const) : ('redacted' as const),
+  }
 }
 
 export async function networkStop(input: In<'networkStop'>) {

@@ -158,11 +158,23 @@ const storageWrite = async <T extends Written>(
 }
 
 const storageSet = (input: In<'storageSet'>) =>
-  storageWrite<Exclude<Written, { removed: number } | { existed: boolean }>>(input.tabId, { storage: input.storage, action: 'set', key: input.key, value: input.value })
+  storageWrite<Exclude<Written, { removed: number } | { existed: boolean }>>(input.tabId, {
+    storage: input.storage,
+    action: 'set',
+    key: input.key,
+    value: input.value,
+  })
 const storageRemove = (input: In<'storageRemove'>) =>
-  storageWrite<Extract<Written, { existed: boolean }>>(input.tabId, { storage: input.storage, action: 'remove', key: input.key })
+  storageWrite<Extract<Written, { existed: boolean }>>(input.tabId, {
+    storage: input.storage,
+    action: 'remove',
+    key: input.key,
+  })
 const storageClear = (input: In<'storageClear'>) =>
-  storageWrite<Extract<Written, { removed: number }>>(input.tabId, { storage: input.storage, action: 'clear' })
+  storageWrite<Extract<Written, { removed: number }>>(input.tabId, {
+    storage: input.storage,
+    action: 'clear',
+  })
 
 /** One origin only, named twice (the tab shows it and the call repeats it), so a wrong tab clears nothing. */
 async function clearSiteData(input: In<'clearSiteData'>) {

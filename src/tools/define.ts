@@ -74,4 +74,8 @@ export function defineBrowserTool<S extends TObject, O extends TObject | undefin
 export type BrowserToolInput<T> = T extends BrowserToolDefinition<infer S> ? Static<S> : never
 
 /** What a tool's handler returns: its declared output's type, or anything (text, an image) without one. */
-export type BrowserToolOutput<T> = T extends { output?: infer O } ? (O extends TObject ? Static<O> : unknown) : unknown
+export type BrowserToolOutput<T> = T extends { output?: infer O }
+  ? O extends TObject
+    ? Static<O>
+    : unknown
+  : unknown

@@ -179,7 +179,9 @@ export const networkExportHar = defineBrowserTool({
       version: Type.String(),
       comment: Type.Optional(Type.String()),
       creator: Type.Object({ name: Type.String(), version: Type.String() }),
-      pages: Type.Array(Type.Object({ id: Type.String(), startedDateTime: Type.String(), title: Type.String() })),
+      pages: Type.Array(
+        Type.Object({ id: Type.String(), startedDateTime: Type.String(), title: Type.String() }),
+      ),
       entries: Type.Array(
         Type.Object({
           startedDateTime: Type.String(),
@@ -218,7 +220,12 @@ export const consoleMessage = defineBrowserTool({
     text: Type.String(),
     timestamp: Type.Integer(),
     stack: Type.Array(
-      Type.Object({ function: Type.String(), url: Type.String(), line: Type.Integer(), column: Type.Integer() }),
+      Type.Object({
+        function: Type.String(),
+        url: Type.String(),
+        line: Type.Integer(),
+        column: Type.Integer(),
+      }),
     ),
   }),
 })

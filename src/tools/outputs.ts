@@ -10,8 +10,7 @@ type Scalar = 'string' | 'integer' | 'number' | 'boolean'
 type ScalarOf<T extends Scalar> = T extends 'string' ? string : T extends 'boolean' ? boolean : number
 
 /** A scalar or null, as one `type` list (shorter in tools/list than an anyOf). */
-export const OrNull = <T extends Scalar>(type: T) =>
-  Type.Unsafe<ScalarOf<T> | null>({ type: [type, 'null'] })
+export const OrNull = <T extends Scalar>(type: T) => Type.Unsafe<ScalarOf<T> | null>({ type: [type, 'null'] })
 
 /** An object of any keys whose values are all strings, or strings and null. */
 export const StringMap = <N extends boolean = false>(nullable?: N) =>
