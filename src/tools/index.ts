@@ -70,7 +70,7 @@ export type BrowserToolGroups = typeof BROWSER_TOOL_GROUPS
 /** Every built-in tool with its TypeBox schema, in the order agents see them. */
 export const BROWSER_TOOL_DEFINITIONS: readonly BrowserToolDefinition[] = Object.values(
   BROWSER_TOOL_GROUPS,
-).flatMap((group): BrowserToolDefinition[] => Object.values(group))
+).flatMap((group: Record<string, BrowserToolDefinition>) => Object.values(group))
 
 export interface BrowserTool {
   name: string

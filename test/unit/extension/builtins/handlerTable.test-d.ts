@@ -13,8 +13,9 @@ test('a tool that declares an output needs a handler returning that shape', () =
   type ListTabs = Handlers<typeof tabs>['listTabs']
   type Navigate = Handlers<typeof tabs>['navigate']
   type Returning<H extends (...args: never[]) => unknown, R> = (input: Parameters<H>[0]) => Promise<R>
-  const listed = { tabId: 1, windowId: 1, url: '', title: '', active: true, status: '', focusedWindow: true }
-  expectTypeOf<Returning<ListTabs, { tabs: (typeof listed)[] }>>().toMatchTypeOf<ListTabs>()
+  type Listed = { tabId: number; windowId: number; url: string; title: string; active: boolean }
+  type Tab = Listed & { status: string; focusedWindow: boolean }
+  expectTypeOf<Returning<ListTabs, { tabs: Tab[] }>>().toMatchTypeOf<ListTabs>()
   expectTypeOf<Returning<ListTabs, { tabs: { tabId: number }[] }>>().not.toMatchTypeOf<ListTabs>()
   expectTypeOf<Returning<ListTabs, string>>().not.toMatchTypeOf<ListTabs>()
   // A tool whose result is text (or an image) takes any result.
