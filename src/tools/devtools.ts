@@ -161,7 +161,7 @@ export const networkExportHar = defineBrowserTool({
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with values not known to be harmless [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
-  narrow: 'pass urlContains',
+  narrow: 'pass urlContains or a lower maxEntries',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,

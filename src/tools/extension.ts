@@ -33,6 +33,7 @@ export const getLogs = defineBrowserTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "Read the bridge extension's recent log (connection events, tool runs, injection errors), oldest first, at most the last 500 entries. Returns { entries: [{ ts, level, message, data? }] }.",
+  narrow: 'pass a level or a lower limit',
   input: Type.Object({
     level: Type.Optional(
       StringEnum(['debug', 'info', 'warning', 'error'], {
