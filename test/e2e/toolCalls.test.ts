@@ -135,10 +135,45 @@ describe('tool calls end to end', () => {
     expect(textOf(refused)).toMatch(/^\[approval_denied\]/)
   })
 
+  it('shows what each tool declares beside its switch, and a destructive call says so on its approval card', async () => {
+    const kind = (tool: string) => card().getByTestId(`tool-${tool}`).getByTestId('tool-kind')
+    expect(await kind('delete_note').getAttribute('data-kind')).toBe('destructive')
+    expect(await kind('delete_note').textContent()).toBe('destructive')
+    expect(await kind('delete_note').getAttribute('title')).toContain(
+      'Demo Notes declares that this tool changes things; may delete or overwrite data; repeating it has no further effect',
+    )
+    expect(await kind('list_notes').textContent()).toBe('read-only')
+    // create_note declares that it only adds: neither read-only nor destructive, so no badge.
+    expect(await kind('create_note').count()).toBe(0)
+    // The built-in tools carry bridge's own hints the same way.
+    await panel.getByTestId('toggle-browser-tools').click()
+    const builtIn = panel.getByTestId('browser-tools').getByTestId('tool-browser_click')
+    expect(await builtIn.getByTestId('tool-title').textContent()).toBe('Click')
+    expect(await builtIn.getByTestId('tool-kind').textContent()).toBe('destructive')
+    await panel.getByTestId('toggle-browser-tools').click()
+
+    // The plugin's tools ask (set above): the card names the tool and says plainly what it declares.
+    const deleting = call('notes_delete_note', { id: 1 })
+    const approval = panel.getByTestId('approval')
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    expect(await approval.getByTestId('approval-tool').textContent()).toBe('notes_delete_note')
+    expect(await approval.getByTestId('approval-title').textContent()).toBe(' (Delete note)')
+    const hint = approval.getByTestId('approval-kind')
+    expect(await hint.getAttribute('data-kind')).toBe('destructive')
+    expect(await hint.textContent()).toBe(
+      'Destructive: Demo Notes declares that this tool may delete or overwrite data. Check the arguments before you allow it.',
+    )
+    await approval.getByTestId('deny').click()
+    expect(textOf(await deleting)).toMatch(/^\[approval_denied\]/)
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(0)
+  })
+
   it('"always allow" runs the call, persists auto in config.json, and later calls run without asking', async () => {
     const first = call('notes_list_notes', {})
     const approval = panel.getByTestId('approval')
     await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    // A read-only tool still asks when set to ask: what a tool declares never lowers its permission.
+    expect(await approval.getByTestId('approval-kind').getAttribute('data-kind')).toBe('read-only')
     await approval.getByTestId('approve-always').click()
     expect(JSON.parse(textOf(await first)).notes).toHaveLength(1)
     expect(config().permissions.notes?.tools?.list_notes).toBe('auto')

@@ -139,6 +139,40 @@ describe('side panel', () => {
     ).toBe(false)
   })
 
+  it('says on the card that a tool is destructive when the request carries its annotations, and nothing when none', async () => {
+    daemon.notify('confirmation.request', {
+      id: 'c6',
+      plugin: 'notes',
+      tool: 'delete_note',
+      params: { id: 3 },
+      expiresAt: Date.now() + 60_000,
+      client: 'test-agent',
+      title: 'Delete note',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    })
+    // As an older daemon sends it: no title, no annotations.
+    request('c7', 'create_note', { title: 'x' })
+    const destructive = panel.locator('[data-approval-id="c6"]')
+    const plain = panel.locator('[data-approval-id="c7"]')
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(2)
+    expect(await destructive.getByTestId('approval-title').textContent()).toBe(' (Delete note)')
+    expect(await destructive.getByTestId('approval-kind').textContent()).toBe(
+      'Destructive: Demo Notes declares that this tool may delete or overwrite data. Check the arguments before you allow it.',
+    )
+    expect(await plain.getByTestId('approval-kind').count()).toBe(0)
+    expect(await plain.getByTestId('approval-title').count()).toBe(0)
+    // The buttons are the same either way: the hint decides nothing.
+    for (const card of [destructive, plain])
+      expect(await card.locator('button').allTextContents()).toEqual(['Allow once', 'Always allow', 'Deny'])
+    for (const id of ['c6', 'c7']) {
+      await panel.locator(`[data-approval-id="${id}"]`).getByTestId('deny').click()
+      await daemon.waitFor(
+        (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === id,
+      )
+    }
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
+  })
+
   it('changes the plugin and per-tool permissions through the daemon', async () => {
     const card = panel.getByTestId('plugin-notes')
     expect(await card.getByTestId('plugin-permission').getAttribute('data-value')).toBe('ask')
