@@ -1,8 +1,7 @@
 /** What developer tools show: screenshots, console messages, network traffic. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField, StringEnum } from './common'
-import { OrNull, StringMap } from './outputs'
+import { RefField, SelectorField, TabIdField, StringEnum, OrNull, StringMap } from './common'
 
 const Level = StringEnum(['debug', 'info', 'warning', 'error'])
 const Withheld = Type.Optional(Type.Array(Type.String()))

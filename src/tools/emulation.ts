@@ -1,8 +1,7 @@
 /** Emulation of a tab (viewport, device, user agent, media, location, CPU) and the window size. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
-import { OrNull, StringMap } from './outputs'
+import { TabIdField, StringEnum, OrNull, StringMap } from './common'
 
 const HELD = 'Lasts until browser_clear_emulation; a reload may be needed.'
 

@@ -1,8 +1,7 @@
 /** The extension itself. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { StringEnum } from './common'
-import { AnyJson } from './outputs'
+import { StringEnum, AnyJson } from './common'
 
 export const getState = defineBrowserTool({
   name: 'extension_get_state',

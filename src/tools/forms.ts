@@ -1,8 +1,15 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool, type BrowserToolContext, type Prepared, type UploadFile } from './define'
-import { decodedSize, MAX_FILE_BYTES, RefField, SelectorField, SnapshotModeField, TabIdField } from './common'
-import { OrNull } from './outputs'
+import {
+  decodedSize,
+  MAX_FILE_BYTES,
+  RefField,
+  SelectorField,
+  SnapshotModeField,
+  TabIdField,
+  OrNull,
+} from './common'
 
 const Key = Type.String({
   minLength: 1,

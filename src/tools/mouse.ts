@@ -1,8 +1,7 @@
 /** Coordinate actions for canvases and maps: trusted mouse input at x,y of the viewport. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
-import { PointOutput } from './outputs'
+import { TabIdField, StringEnum, PointOutput } from './common'
 
 const X = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
 const Y = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })

@@ -1,8 +1,7 @@
 /** Network: one request in detail, WebSocket frames, conditions, and routes that block or answer requests. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
-import { OrNull } from './outputs'
+import { TabIdField, StringEnum, OrNull } from './common'
 
 const Route = Type.Object({
   id: Type.String(),

@@ -1,8 +1,7 @@
 /** Reading a page cheaply: find lines in the snapshot, query elements, readable markdown. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { MaxLengthField, OffsetField, SelectorField, TabIdField } from './common'
-import { OrNull, StringMap } from './outputs'
+import { MaxLengthField, OffsetField, SelectorField, TabIdField, OrNull, StringMap } from './common'
 
 export const find = defineBrowserTool({
   name: 'browser_find',

@@ -1,8 +1,7 @@
 /** JavaScript in the page: off unless the user enables this one tool, and never auto through "allow always". */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
-import { AnyJson } from './outputs'
+import { TabIdField, AnyJson } from './common'
 
 export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',

@@ -1,8 +1,16 @@
 /** Browser state: cookies, web storage, dialogs, downloads. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, TimeoutMsField, WebUrlField, StringEnum } from './common'
-import { DownloadOutput, OrNull, StorageWriteBase, StringMap } from './outputs'
+import {
+  TabIdField,
+  TimeoutMsField,
+  WebUrlField,
+  StringEnum,
+  DownloadOutput,
+  OrNull,
+  StorageWriteBase,
+  StringMap,
+} from './common'
 
 /** A cookie as the cookie tools report it (never its value unless asked for). */
 const Cookie = {

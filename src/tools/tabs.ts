@@ -1,8 +1,14 @@
 /** Tabs and navigation. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { PageAfterField, TabIdField, TimeoutMsField, WaitForLoadField, WebUrlField } from './common'
-import { TabOutput } from './outputs'
+import {
+  PageAfterField,
+  TabIdField,
+  TimeoutMsField,
+  WaitForLoadField,
+  WebUrlField,
+  TabOutput,
+} from './common'
 
 const TAB_INFO = 'Returns { tabId, windowId, url, title, active, status }.'
 const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: none: the tab as JSON).'

@@ -1,8 +1,7 @@
 /** Tab details, windows and tab groups. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, WebUrlField, StringEnum } from './common'
-import { OrNull } from './outputs'
+import { TabIdField, WebUrlField, StringEnum, OrNull } from './common'
 
 const WindowId = Type.Integer({ minimum: 0, description: 'From browser_list_windows.' })
 const Width = Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' }))
