@@ -1,4 +1,5 @@
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserHarness } from '../../helpers/browser'
 import type { RunningDaemon } from '../../helpers/daemon'
@@ -183,6 +184,49 @@ describe('built-in browser tools through the daemon and the real extension', () 
     )
     expect(state.version).toBe('0.1.0')
     expect(state.extension?.connection?.status).toBe('connected')
+  })
+
+  it('returns structured results that the SDK client checks against the listed output schemas', async () => {
+    // listTools gives the client the schemas it checks every later result of these tools against.
+    const { tools } = await mcp.client.listTools()
+    const schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]))
+    const validator = new AjvJsonSchemaValidator()
+    const structured = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+      const result = await call(name, args)
+      if (result.isError) throw new Error(`${name}: ${textOf(result)}`)
+      const schema = schemas.get(name)
+      expect(schema, name).toMatchObject({ type: 'object' })
+      expect(result.structuredContent, name).toEqual(JSON.parse(textOf(result)))
+      expect(validator.getValidator(schema!)(result.structuredContent), name).toMatchObject({ valid: true })
+      return result.structuredContent as T
+    }
+    const tab = await structured<{ tabId: number; url: string }>('browser_open_tab', {
+      url: site.url('/form'),
+    })
+    expect(tab.url).toBe(site.url('/form'))
+    const { tabs } = await structured<{ tabs: { tabId: number }[] }>('browser_list_tabs', {
+      urlContains: '/form',
+    })
+    expect(tabs.map((t) => t.tabId)).toContain(tab.tabId)
+    await structured('browser_wait_for', { tabId: tab.tabId, selector: '#save' })
+    const found = await structured<{ total: number }>('browser_find', {
+      tabId: tab.tabId,
+      text: 'Save draft',
+    })
+    expect(found.total).toBeGreaterThan(0)
+    const inputs = await structured<{ elements: { attributes?: Record<string, string | null> }[] }>(
+      'browser_query',
+      { tabId: tab.tabId, selector: 'input', attributes: ['name'] },
+    )
+    expect(inputs.elements[0]?.attributes).toEqual({ name: 'email' })
+    expect(await structured('browser_hover', { tabId: tab.tabId, selector: '#hover-target' })).toEqual({
+      hovered: expect.stringMatching(/hover-target|Hover me/) as unknown,
+    })
+    await structured('browser_scroll', { tabId: tab.tabId, direction: 'down' })
+    await structured('extension_get_state')
+    // A text result stays text: no schema listed, no structuredContent.
+    expect(schemas.get('browser_snapshot')).toBeUndefined()
+    expect((await call('browser_snapshot', { tabId: tab.tabId })).structuredContent).toBeUndefined()
   })
 
   // Last: the side panel opens as a tab, which becomes the active one.
