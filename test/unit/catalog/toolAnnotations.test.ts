@@ -16,23 +16,25 @@ describe('toolCatalog annotations', () => {
     const listed = createToolCatalog(
       source({
         notes: { permission: 'auto' },
-        browser: { tools: { browser_snapshot: 'auto', browser_click: 'ask' } },
+        browser: { tools: { browser_snapshot: 'auto', browser_click: 'ask', browser_close_tab: 'auto' } },
       }),
     ).listed().tools
-    expect(listed.find((tool) => tool.name === 'browser_snapshot')).toMatchObject({
+    expect(listed.find((tool) => tool.name === 'browser_snapshot')?.title).toBe('Page snapshot')
+    expect(listed.find((tool) => tool.name === 'browser_snapshot')?.annotations).toEqual({
       title: 'Page snapshot',
-      annotations: { title: 'Page snapshot', readOnlyHint: true, openWorldHint: true },
+      readOnlyHint: true,
     })
-    expect(listed.find((tool) => tool.name === 'browser_click')?.annotations).toEqual({
-      title: 'Click',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
+    // Hints equal to MCP's defaults (not read-only, destructive, not idempotent, open world) are left out:
+    // a client reads an absent hint as its default.
+    expect(listed.find((tool) => tool.name === 'browser_click')?.annotations).toEqual({ title: 'Click' })
+    expect(listed.find((tool) => tool.name === 'browser_close_tab')?.annotations).toEqual({
+      title: 'Close tab',
+      idempotentHint: true,
+      openWorldHint: false,
     })
     expect(listed.find((tool) => tool.name === 'notes_delete_note')).toMatchObject({
       title: 'Delete note',
-      annotations: { title: 'Delete note', readOnlyHint: false, destructiveHint: true },
+      annotations: { title: 'Delete note' },
     })
   })
 
