@@ -114,8 +114,12 @@ const MAPPING = {
 }
 
 const bytesOf = (tool) => Buffer.byteLength(JSON.stringify(tool))
-const perTool = (tools) =>
-  tools.length ? Math.round(tools.reduce((sum, t) => sum + bytesOf(t), 0) / tools.length) : null
+/** What a model is given of a tool: name, description and input schema (an output schema, a title and
+ * annotations inform the client only). */
+const modelBytesOf = (tool) =>
+  bytesOf({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })
+const perTool = (tools, measure = bytesOf) =>
+  tools.length ? Math.round(tools.reduce((sum, t) => sum + measure(t), 0) / tools.length) : null
 
 async function peerTools({ peer, args }) {
   const { client, close } = await connectPeer(peer, args)
@@ -189,10 +193,13 @@ for (const listed of LISTED) {
     tools: tools.length,
     bytes: tools.reduce((sum, t) => sum + bytesOf(t), 0),
     bytesPerTool: perTool(tools),
+    modelBytesPerTool: perTool(tools, modelBytesOf),
     sameTools: {
       count: matched.length,
       peerBytesPerTool: perTool(theirs),
       bridgeBytesPerTool: perTool(mine),
+      peerModelBytesPerTool: perTool(theirs, modelBytesOf),
+      bridgeModelBytesPerTool: perTool(mine, modelBytesOf),
       pairs: Object.fromEntries(
         matched.map((t) => [
           t.name,
@@ -211,17 +218,20 @@ for (const listed of LISTED) {
 const result = {
   date: new Date().toISOString().slice(0, 10),
   method:
-    'tools/list over MCP; each tool object (name, description, inputSchema, and whatever else the server lists) as JSON, bytes per tool',
+    'tools/list over MCP; each tool object (name, description, inputSchema, and whatever else the server lists) as JSON, bytes per tool; modelBytes: name, description and inputSchema only',
   bridge: {
     tools: ours.length,
     bytes: ours.reduce((sum, t) => sum + bytesOf(t), 0),
     bytesPerTool: perTool(ours),
+    modelBytesPerTool: perTool(ours, modelBytesOf),
   },
   peers,
 }
 writeFileSync(join(root, 'bench/peers.json'), `${JSON.stringify(result, null, 2)}\n`)
-console.log(`bridge: ${ours.length} tools, ${result.bridge.bytesPerTool} B/tool`)
+console.log(
+  `bridge: ${ours.length} tools, ${result.bridge.bytesPerTool} B/tool (${result.bridge.modelBytesPerTool} given to a model)`,
+)
 for (const p of peers)
   console.log(
-    `${p.package}: ${p.tools} tools, ${p.bytesPerTool} B/tool; the ${p.sameTools.count} same tools: peer ${p.sameTools.peerBytesPerTool} B/tool, bridge ${p.sameTools.bridgeBytesPerTool} B/tool${p.mappedButNotListed ? `; mapped but not listed: ${p.mappedButNotListed.join(', ')}` : ''}`,
+    `${p.package}: ${p.tools} tools, ${p.bytesPerTool} B/tool; the ${p.sameTools.count} same tools: peer ${p.sameTools.peerBytesPerTool} B/tool, bridge ${p.sameTools.bridgeBytesPerTool} B/tool (given to a model: peer ${p.sameTools.peerModelBytesPerTool}, bridge ${p.sameTools.bridgeModelBytesPerTool})${p.mappedButNotListed ? `; mapped but not listed: ${p.mappedButNotListed.join(', ')}` : ''}`,
   )
