@@ -5,35 +5,36 @@
 // the same thing (MAPPING below). Writes bench/peers.json.
 //
 //   node scripts/build.mjs && node bench/peers.mjs
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+//   node bench/peers.mjs --install   # only install the pinned peers (bench/peerServers.mjs) and stop
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { connectPeer, installPeers, PEERS, peerSpec } from './peerServers.mjs'
 import { connectClient, startTarget } from './targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const peersDir = join(root, 'bench/tmp/peers')
+
+if (process.argv.includes('--help')) {
+  console.log(`node bench/peers.mjs [--install]
+
+Lists the tools of the pinned peers (${Object.values(PEERS).map(peerSpec).join(', ')}) and of the
+built daemon, measures each tool as the bytes of its JSON object, writes bench/peers.json.
+  --install  only install the peers into bench/tmp/peers (if they are not there yet), then stop`)
+  process.exit(0)
+}
 
 /**
  * The peers as published, with the flags that list every tool they can offer (optional capabilities
  * on) and keep them from phoning home. Neither starts a browser before a tool is called.
  */
-const PEERS = [
+const LISTED = [
   {
-    name: 'Playwright MCP',
-    package: '@playwright/mcp',
-    version: '0.0.83',
-    bin: 'cli.js',
+    peer: PEERS.playwright,
     args: ['--headless', '--isolated', '--caps', 'vision,pdf,devtools'],
   },
   {
-    name: 'chrome-devtools-mcp',
-    package: 'chrome-devtools-mcp',
-    version: '1.11.0',
-    bin: 'build/src/bin/chrome-devtools-mcp.js',
+    peer: PEERS.devtools,
     args: [
       '--headless',
       '--isolated',
@@ -113,43 +114,19 @@ const MAPPING = {
 }
 
 const bytesOf = (tool) => Buffer.byteLength(JSON.stringify(tool))
-const perTool = (tools) =>
-  tools.length ? Math.round(tools.reduce((sum, t) => sum + bytesOf(t), 0) / tools.length) : null
+/** What a model is given of a tool: name, description and input schema (an output schema, a title and
+ * annotations inform the client only). */
+const modelBytesOf = (tool) =>
+  bytesOf({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })
+const perTool = (tools, measure = bytesOf) =>
+  tools.length ? Math.round(tools.reduce((sum, t) => sum + measure(t), 0) / tools.length) : null
 
-function installPeers() {
-  mkdirSync(peersDir, { recursive: true })
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      peersDir,
-      '--ignore-scripts',
-      '--save-exact',
-      '--no-audit',
-      '--no-fund',
-      ...PEERS.map((p) => `${p.package}@${p.version}`),
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  )
-}
-
-async function peerTools(peer) {
-  const home = mkdtempSync(join(tmpdir(), 'bridge-peer-'))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(peersDir, 'node_modules', peer.package, peer.bin), ...peer.args],
-    // A throwaway home and CI=1: nothing of the user's profile is read, no usage statistics are sent.
-    env: { PATH: process.env.PATH ?? '', HOME: home, CI: '1' },
-    stderr: 'ignore',
-  })
-  const client = new Client({ name: 'bridge-bench', version: '1.0.0' })
+async function peerTools({ peer, args }) {
+  const { client, close } = await connectPeer(peer, args)
   try {
-    await client.connect(transport)
     return (await client.listTools()).tools
   } finally {
-    await client.close()
-    rmSync(home, { recursive: true, force: true })
+    await close()
   }
 }
 
@@ -190,12 +167,20 @@ async function ourTools() {
   }
 }
 
-installPeers()
+const installed = installPeers()
+if (process.argv.includes('--install')) {
+  const specs = Object.values(PEERS).map(peerSpec).join(', ')
+  console.log(
+    installed.length ? `installed ${specs} into bench/tmp/peers` : `${specs}: already in bench/tmp/peers`,
+  )
+  process.exit(0)
+}
 const ours = await ourTools()
 const byName = new Map(ours.map((t) => [t.name, t]))
 const peers = []
-for (const peer of PEERS) {
-  const tools = await peerTools(peer)
+for (const listed of LISTED) {
+  const { peer, args } = listed
+  const tools = await peerTools(listed)
   const mapping = MAPPING[peer.name]
   const matched = tools.filter((t) => mapping[t.name] && byName.has(mapping[t.name]))
   const unknown = Object.keys(mapping).filter((name) => !tools.some((t) => t.name === name))
@@ -203,15 +188,18 @@ for (const peer of PEERS) {
   const mine = matched.map((t) => byName.get(mapping[t.name]))
   peers.push({
     name: peer.name,
-    package: `${peer.package}@${peer.version}`,
-    flags: peer.args.join(' '),
+    package: peerSpec(peer),
+    flags: args.join(' '),
     tools: tools.length,
     bytes: tools.reduce((sum, t) => sum + bytesOf(t), 0),
     bytesPerTool: perTool(tools),
+    modelBytesPerTool: perTool(tools, modelBytesOf),
     sameTools: {
       count: matched.length,
       peerBytesPerTool: perTool(theirs),
       bridgeBytesPerTool: perTool(mine),
+      peerModelBytesPerTool: perTool(theirs, modelBytesOf),
+      bridgeModelBytesPerTool: perTool(mine, modelBytesOf),
       pairs: Object.fromEntries(
         matched.map((t) => [
           t.name,
@@ -230,17 +218,20 @@ for (const peer of PEERS) {
 const result = {
   date: new Date().toISOString().slice(0, 10),
   method:
-    'tools/list over MCP; each tool object (name, description, inputSchema, and whatever else the server lists) as JSON, bytes per tool',
+    'tools/list over MCP; each tool object (name, description, inputSchema, and whatever else the server lists) as JSON, bytes per tool; modelBytes: name, description and inputSchema only',
   bridge: {
     tools: ours.length,
     bytes: ours.reduce((sum, t) => sum + bytesOf(t), 0),
     bytesPerTool: perTool(ours),
+    modelBytesPerTool: perTool(ours, modelBytesOf),
   },
   peers,
 }
 writeFileSync(join(root, 'bench/peers.json'), `${JSON.stringify(result, null, 2)}\n`)
-console.log(`bridge: ${ours.length} tools, ${result.bridge.bytesPerTool} B/tool`)
+console.log(
+  `bridge: ${ours.length} tools, ${result.bridge.bytesPerTool} B/tool (${result.bridge.modelBytesPerTool} given to a model)`,
+)
 for (const p of peers)
   console.log(
-    `${p.package}: ${p.tools} tools, ${p.bytesPerTool} B/tool; the ${p.sameTools.count} same tools: peer ${p.sameTools.peerBytesPerTool} B/tool, bridge ${p.sameTools.bridgeBytesPerTool} B/tool${p.mappedButNotListed ? `; mapped but not listed: ${p.mappedButNotListed.join(', ')}` : ''}`,
+    `${p.package}: ${p.tools} tools, ${p.bytesPerTool} B/tool; the ${p.sameTools.count} same tools: peer ${p.sameTools.peerBytesPerTool} B/tool, bridge ${p.sameTools.bridgeBytesPerTool} B/tool (given to a model: peer ${p.sameTools.peerModelBytesPerTool}, bridge ${p.sameTools.bridgeModelBytesPerTool})${p.mappedButNotListed ? `; mapped but not listed: ${p.mappedButNotListed.join(', ')}` : ''}`,
   )

@@ -12,36 +12,33 @@ import type { McpSessions } from './mcp/mcpSessions'
 import { reloadStats, type PluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
 import { BRIDGE_VERSION, SDK_VERSION, STATE_SCHEMA_VERSION } from './protocol/constants'
-import type { BrowserTool } from './tools'
-import type { ExtensionLink } from './ws/extensionLink'
-import type { PluginLogs } from './ws/pluginLogs'
+import type { DaemonLink } from './ws/daemonLink'
 
 export interface HealthParts {
   mode: 'dev' | 'production'
   startedAt: number
   engine: () => EngineName
-  browserTools: () => readonly BrowserTool[]
-  pluginHost: PluginHost
-  link: ExtensionLink
-  pluginLogs: PluginLogs
+  /** The daemon's stores it reports on: plugins, the audit log, the tool index (built-in tools, their
+   * permissions, the skip flag, the sites). */
+  stores: { pluginHost: PluginHost; audit: AuditLog; catalog: ToolCatalog }
+  /** The extension link and the plugin logs it relays (./ws/daemonLink). */
+  extension: Pick<DaemonLink, 'link' | 'pluginLogs'>
   sessions: McpSessions
-  audit: AuditLog
-  catalog: ToolCatalog
-  skipPermissions: () => boolean
   devWatcher: DevWatcher | undefined
-  system: Actor<typeof bridgeSystemMachine>
+  root: Actor<typeof bridgeSystemMachine>
 }
 
 /** `getHealth` for the /health route; diagnostics only with BRIDGE_DIAGNOSTICS=1. */
 export function healthSource(parts: HealthParts): () => HealthPayload {
   const diagnostics = process.env.BRIDGE_DIAGNOSTICS === '1'
   return () => {
-    const { link, catalog } = parts
-    const browserToolNames = parts.browserTools().map((tool) => tool.name)
-    const plugins = parts.pluginHost.health(
+    const { pluginHost, audit, catalog } = parts.stores
+    const { link, pluginLogs } = parts.extension
+    const browserToolNames = catalog.browserToolStates().map((tool) => tool.name)
+    const plugins = pluginHost.health(
       (name) => link.tabState(name),
-      (name) => parts.pluginLogs.size(name),
-      reloadStats(parts.system.system),
+      (name) => pluginLogs.size(name),
+      reloadStats(parts.root.system),
     )
     return {
       status: 'ok',
@@ -53,20 +50,20 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       extensionConnections: link.connected ? 1 : 0,
       mcpClients: parts.sessions.clientCount,
       mcpSessions: parts.sessions.count,
-      auditSummary: parts.audit.summary(),
-      auditLog: parts.audit.diskStatus(),
+      auditSummary: audit.summary(),
+      auditLog: audit.diskStatus(),
       ...plugins,
       toolCount: browserToolNames.length + plugins.pluginToolCount,
       browserToolCount: browserToolNames.length,
       browserToolNames,
       disabledBrowserTools: browserToolNames.filter((name) => catalog.get(name)?.permission === 'off'),
-      skipPermissions: parts.skipPermissions(),
+      skipPermissions: catalog.skipPermissions(),
       sites: catalog.siteStates(),
       uptime: Math.floor((Date.now() - parts.startedAt) / 1000),
       stateSchemaVersion: STATE_SCHEMA_VERSION,
       ...(parts.devWatcher ? { fileWatcher: parts.devWatcher.health() } : {}),
       ...(diagnostics
-        ? { diagnostics: processDiagnostics(Object.keys(parts.system.getSnapshot().children).length) }
+        ? { diagnostics: processDiagnostics(Object.keys(parts.root.getSnapshot().children).length) }
         : {}),
     }
   }

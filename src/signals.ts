@@ -1,10 +1,14 @@
 /**
  * What SIGTERM and SIGINT do to a running daemon: a clean stop, never the default kill mid-write.
  */
-import type { Daemon } from './daemon'
 import { log } from './log'
 
 const logger = log.withTag('daemon')
+
+/** What a signal needs of the daemon (src/daemon.ts `Daemon`): its clean stop. */
+export interface Stoppable {
+  stop(): Promise<void>
+}
 
 /**
  * Stops the daemon gracefully on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). Call it
@@ -12,8 +16,8 @@ const logger = log.withTag('daemon')
  * is still starting (or just after it printed its address) is then held until it can stop cleanly,
  * never left to the default action that would kill the process mid-write.
  */
-export function stopOnSignals(): { attach(daemon: Daemon): void } {
-  let daemon: Daemon | undefined
+export function stopOnSignals(): { attach(daemon: Stoppable): void } {
+  let daemon: Stoppable | undefined
   let requested: string | undefined
   let stopping = false
   const stop = () => {

@@ -33,7 +33,8 @@ export function renderReadme(run) {
     '',
     head('Default tool list'),
     `| tools | ${keys.map((k) => s[k].toolList.tools).join(' | ')} |`,
-    `| tokens | ${keys.map((k) => s[k].toolList.tokens.toLocaleString('en')).join(' | ')} |`,
+    `| tokens, as listed | ${keys.map((k) => s[k].toolList.tokens.toLocaleString('en')).join(' | ')} |`,
+    `| tokens a model is given (name, description, input schema) | ${keys.map((k) => s[k].toolList.modelTokens?.toLocaleString('en') ?? '-').join(' | ')} |`,
     '',
     head('Snapshot of a page (tokens)'),
   )

@@ -12,7 +12,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { installPeers, SERVERS, VIEWPORT, CHROMIUM } from './servers.mjs'
+import { installPeers } from '../peerServers.mjs'
+import { SERVERS, VIEWPORT, CHROMIUM } from './servers.mjs'
 import { startAgentSite } from './site.mjs'
 import { Agent, PAGES, TASKS, tokens } from './tasks.mjs'
 import { renderReadme } from './report.mjs'
@@ -37,7 +38,17 @@ try {
       const out = {
         name: server.name,
         package: server.package,
-        toolList: { tools: tools.length, tokens: tokens(JSON.stringify(tools)) },
+        toolList: {
+          tools: tools.length,
+          tokens: tokens(JSON.stringify(tools)),
+          // What a model is given of each tool (name, description, input schema: the fields of a tool
+          // definition in the model APIs); an output schema or annotations inform the client only.
+          modelTokens: tokens(
+            JSON.stringify(
+              tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+            ),
+          ),
+        },
         pages: {},
         tasks: {},
       }

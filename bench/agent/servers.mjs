@@ -2,44 +2,19 @@
 // an adapter from the scripted agent's few moves (open, click, type, fill, ...) to its own tools:
 // - bridge: the built daemon (dist/server.js) and the built extension in Chromium (playwright-core
 //   started on its own, headless, 1280x720, no automation attached), the browser tools turned on as a user does;
-// - Playwright MCP and chrome-devtools-mcp, installed from npm at pinned versions into bench/tmp/peers,
-//   over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
-import { execFileSync, spawn } from 'node:child_process'
+// - Playwright MCP and chrome-devtools-mcp at their pinned versions (bench/peerServers.mjs installs
+//   and starts them), over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
+import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { connectPeer, PEERS, peerSpec } from '../peerServers.mjs'
 import { connectClient, startTarget } from '../targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const peersDir = join(root, 'bench/tmp/peers')
 export const CHROMIUM = process.env.BRIDGE_CHROMIUM ?? '/usr/bin/chromium'
 export const VIEWPORT = { width: 1280, height: 720 }
-
-export const PEER_PACKAGES = { playwright: '@playwright/mcp@0.0.83', devtools: 'chrome-devtools-mcp@1.11.0' }
-
-/** Installs the pinned peers once (no install scripts: they bring no browser; they use CHROMIUM). */
-export function installPeers() {
-  const have = (p) => existsSync(join(peersDir, 'node_modules', p, 'package.json'))
-  if (have('@playwright/mcp') && have('chrome-devtools-mcp')) return
-  mkdirSync(peersDir, { recursive: true })
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      peersDir,
-      '--ignore-scripts',
-      '--save-exact',
-      '--no-audit',
-      '--no-fund',
-      ...Object.values(PEER_PACKAGES),
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  )
-}
 
 const textOf = (result) =>
   (result.content ?? [])
@@ -54,42 +29,26 @@ const REF = {
   devtools: /uid=(\d+_\d+)/g,
 }
 
-async function peerServer(kind, command, args) {
-  const home = mkdtempSync(join(tmpdir(), 'bridge-agent-bench-'))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [command, ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: home, CI: '1' },
-    cwd: home,
-    stderr: 'ignore',
-  })
-  const client = new Client({ name: 'bridge-agent-bench', version: '1.0.0' })
-  await client.connect(transport)
-  return {
-    client,
-    async close() {
-      await client.close().catch(() => undefined)
-      rmSync(home, { recursive: true, force: true })
-    },
-  }
-}
-
 /** Playwright MCP: actions write their snapshot to a file, so the agent snapshots to see the page. */
 async function playwright() {
-  const conn = await peerServer('playwright', join(peersDir, 'node_modules/@playwright/mcp/cli.js'), [
-    '--headless',
-    '--isolated',
-    '--no-sandbox',
-    '--executable-path',
-    CHROMIUM,
-    '--viewport-size',
-    `${VIEWPORT.width}x${VIEWPORT.height}`,
-  ])
+  const conn = await connectPeer(
+    PEERS.playwright,
+    [
+      '--headless',
+      '--isolated',
+      '--no-sandbox',
+      '--executable-path',
+      CHROMIUM,
+      '--viewport-size',
+      `${VIEWPORT.width}x${VIEWPORT.height}`,
+    ],
+    'bridge-agent-bench',
+  )
   const kind = (f) => (f.kind === 'select' ? 'combobox' : f.kind === 'checkbox' ? 'checkbox' : 'textbox')
   return {
-    name: 'Playwright MCP',
+    name: PEERS.playwright.name,
     key: 'playwright',
-    package: PEER_PACKAGES.playwright,
+    package: peerSpec(PEERS.playwright),
     ...conn,
     ref: REF.playwright,
     open: (url) => ['browser_navigate', { url }],
@@ -109,9 +68,8 @@ async function playwright() {
 
 /** chrome-devtools-mcp: actions include a snapshot when asked (`includeSnapshot`). */
 async function devtools() {
-  const conn = await peerServer(
-    'devtools',
-    join(peersDir, 'node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js'),
+  const conn = await connectPeer(
+    PEERS.devtools,
     [
       '--headless',
       '--isolated',
@@ -123,12 +81,13 @@ async function devtools() {
       '--no-performance-crux',
       '--chrome-arg=--no-sandbox',
     ],
+    'bridge-agent-bench',
   )
   const pageId = 1
   return {
-    name: 'chrome-devtools-mcp',
+    name: PEERS.devtools.name,
     key: 'devtools',
-    package: PEER_PACKAGES.devtools,
+    package: peerSpec(PEERS.devtools),
     ...conn,
     ref: REF.devtools,
     open: (url) => ['navigate_page', { pageId, type: 'url', url }],

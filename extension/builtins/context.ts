@@ -1,5 +1,10 @@
 import type { LogLevel } from '../../src/protocol/messages'
-import type { BrowserToolDefinition, BrowserToolGroups, BrowserToolInput } from '../../src/tools'
+import type {
+  BrowserToolDefinition,
+  BrowserToolGroups,
+  BrowserToolInput,
+  BrowserToolOutput,
+} from '../../src/tools'
 
 /** What the dispatcher hands a built-in tool: its dispatch id, the caller, progress reports and logs. */
 export interface BuiltinContext {
@@ -15,10 +20,11 @@ export type BuiltinHandler = (input: never, ctx: BuiltinContext) => Promise<unkn
 
 /**
  * The handlers of one module of tool definitions (`src/tools/<group>.ts`), keyed like its exports: the
- * type checker makes sure every definition has exactly one handler taking its input.
+ * type checker makes sure every definition has exactly one handler taking its input and, for a tool
+ * that declares an output, returning that shape (the daemon checks it again at run time).
  */
 export type Handlers<D extends Record<string, BrowserToolDefinition>> = {
-  [K in keyof D]: (input: BrowserToolInput<D[K]>, ctx: BuiltinContext) => Promise<unknown>
+  [K in keyof D]: (input: BrowserToolInput<D[K]>, ctx: BuiltinContext) => Promise<BrowserToolOutput<D[K]>>
 }
 
 /**

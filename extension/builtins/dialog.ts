@@ -25,7 +25,7 @@ export async function handleDialog(input: In) {
     }
     forgetDialog(tabId)
     return {
-      handled: true,
+      handled: true as const,
       accepted: input.accept,
       type: dialog?.type ?? null,
       message: dialog?.message ?? null,

@@ -107,7 +107,7 @@ async function clearEmulation(input: In<'clearEmulation'>) {
       await cdp.send(method, params).catch(() => undefined)
   })
   releaseDebugger(tabId, HOLD)
-  return { cleared: true }
+  return { cleared: true as const }
 }
 
 async function resizeWindow(input: In<'resizeWindow'>) {
@@ -123,7 +123,7 @@ async function resizeWindow(input: In<'resizeWindow'>) {
   )
   const win = await chrome.windows.update(tab.windowId, update)
   return {
-    windowId: win.id,
+    windowId: win.id ?? tab.windowId,
     width: win.width,
     height: win.height,
     left: win.left,

@@ -56,7 +56,7 @@ export async function getLogs(input: In<'getLogs'>) {
 /** Answers first, then reloads: the reply must leave before the service worker goes away. */
 export async function reloadExtension(_input: In<'reloadExtension'>) {
   setTimeout(() => chrome.runtime.reload(), RELOAD_DELAY_MS)
-  return Promise.resolve({ reloading: true, inMs: RELOAD_DELAY_MS })
+  return Promise.resolve({ reloading: true as const, inMs: RELOAD_DELAY_MS })
 }
 
 /** Answers first, then drops the socket: the reply must leave on the old connection. */
@@ -64,7 +64,7 @@ async function forceReconnect(_input: In<'forceReconnect'>) {
   const reconnect = hooks.reconnect
   if (!reconnect) throw internal('this extension build has no daemon connection to reconnect')
   setTimeout(reconnect, RELOAD_DELAY_MS)
-  return Promise.resolve({ reconnecting: true })
+  return Promise.resolve({ reconnecting: true as const })
 }
 
 export const extensionHandlers: Handlers<typeof defs> = { getState, getLogs, reloadExtension, forceReconnect }

@@ -9,6 +9,7 @@ import { invalid, messageOf, withTimeout, sleep } from './errors'
 import { locateElement } from './frames'
 import { afterAction } from './input'
 import { keyDefinition, MODIFIER_BITS } from './keys'
+import type * as pageOps from './pageLibrary/ops'
 import { runInPage } from './pageScript'
 import { resolveTab, tabIdOf } from './tabLookup'
 import { heldModifiers, insertText as cdpInsertText, mouseClick, mouseMove } from './trustedInput'
@@ -126,7 +127,8 @@ async function uploadFile(input: In<'uploadFile'>) {
   const tab = await resolveTab(input.tabId)
   const target = { ref: input.ref, selector: input.selector }
   const direct = await runInPage<string | null>(tab, 'fileInputRef', target)
-  if (direct !== null) return runInPage(tab, 'assignFiles', { ref: direct, files: sent })
+  if (direct !== null)
+    return runInPage<ReturnType<typeof pageOps.assignFiles>>(tab, 'assignFiles', { ref: direct, files: sent })
   const where = await locateElement(tab, target)
   return withDebugger(tabIdOf(tab), tab.url, async (cdp) => {
     let off: () => unknown = () => undefined
@@ -222,7 +224,7 @@ async function drop(input: In<'drop'>) {
   if (!input.files?.length && !input.data) throw invalid('give files, paths or data to drop')
   assertFileSize(input.files ?? [])
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'dropOn', {
+  return runInPage<ReturnType<typeof pageOps.dropOn>>(tab, 'dropOn', {
     ref: input.ref,
     selector: input.selector,
     files: input.files,

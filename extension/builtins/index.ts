@@ -91,7 +91,7 @@ async function withDialogs(output: unknown, ctx: BuiltinContext): Promise<unknow
 
 const HANDLERS = new Map<string, BuiltinHandler>()
 for (const [group, definitions] of Object.entries(BROWSER_TOOL_GROUPS))
-  for (const [key, definition] of Object.entries(definitions))
+  for (const [key, definition] of Object.entries(definitions as Record<string, { name: string }>))
     HANDLERS.set(
       definition.name,
       (GROUPS[group as keyof BrowserToolGroups] as Record<string, BuiltinHandler>)[key]!,

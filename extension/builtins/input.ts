@@ -6,6 +6,7 @@ import type { input as defs, BrowserToolInput } from '../../src/tools'
 import { withDebugger } from './debuggerSession'
 import { invalid, sleep } from './errors'
 import { locateElement, type Located } from './frames'
+import type * as pageOps from './pageLibrary/ops'
 import { runInPage } from './pageScript'
 import { getTab, resolveTab, tabIdOf, waitForLoad } from './tabLookup'
 import { insertText, modifierBits, mouseClick, mouseMove, pressCombination } from './trustedInput'
@@ -124,7 +125,7 @@ export async function selectOption(input: In<'selectOption'>) {
 
 export async function scroll(input: In<'scroll'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'scroll', {
+  return runInPage<ReturnType<typeof pageOps.scroll>>(tab, 'scroll', {
     ref: input.ref,
     selector: input.selector,
     direction: input.direction,

@@ -35,15 +35,19 @@ export async function networkStart(input: In<'networkStart'>) {
     credentialsAllowed(true, await hooks.toolPermission?.('browser_network_start'))
   await startCapture(tabId, tab.url, keep)
   await recordWebSockets(tabId, tab.url)
-  if (input.includeCredentials !== true) return { tabId, capturing: true }
-  return { tabId, capturing: true, credentials: keep ? 'included' : 'redacted' }
+  if (input.includeCredentials !== true) return { tabId, capturing: true as const }
+  return {
+    tabId,
+    capturing: true as const,
+    credentials: keep ? ('included' as const) : ('redacted' as const),
+  }
 }
 
 export async function networkStop(input: In<'networkStop'>) {
   const tabId = tabIdOf(await resolveTab(input.tabId))
   if (!captureOf(tabId)) throw notFound(`no network recording for tab ${tabId}`)
   stopWebSockets(tabId)
-  return { tabId, capturing: false, requests: stopCapture(tabId) }
+  return { tabId, capturing: false as const, requests: stopCapture(tabId) }
 }
 
 export async function networkRequests(input: In<'networkRequests'>) {

@@ -3,6 +3,7 @@ import type { reading as defs, BrowserToolInput } from '../../src/tools'
 import type { Handlers } from './context'
 import { invalid } from './errors'
 import { snapshotWithFrames } from './frames'
+import type * as pageOps from './pageLibrary/ops'
 import { runInPage } from './pageScript'
 import { resolveTab } from './tabLookup'
 
@@ -47,7 +48,7 @@ async function find(input: In<'find'>) {
 
 async function query(input: In<'query'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'query', {
+  return runInPage<ReturnType<typeof pageOps.query>>(tab, 'query', {
     selector: input.selector,
     attributes: input.attributes,
     limit: input.limit ?? 50,

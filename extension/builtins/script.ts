@@ -50,7 +50,7 @@ async function evaluate(input: In<'evaluate'>) {
   if (text.length <= MAX_VALUE_CHARS) return { value }
   return {
     value: `${text.slice(0, MAX_VALUE_CHARS)}… [truncated: ${text.length} characters as JSON; return less, e.g. one property]`,
-    truncated: true,
+    truncated: true as const,
   }
 }
 

@@ -4,6 +4,7 @@ import type { Handlers } from './context'
 import type { storage as defs, BrowserToolInput } from '../../src/tools'
 import type { BuiltinContext } from './context'
 import { invalid, messageOf, notFound, sleep, timedOut } from './errors'
+import type * as pageOps from './pageLibrary/ops'
 import { runInPage } from './pageScript'
 import { resolveTab } from './tabLookup'
 
@@ -36,7 +37,10 @@ export async function getCookies(input: In<'getCookies'>) {
 
 export async function localStorageGet(input: In<'localStorageGet'>) {
   const tab = await resolveTab(input.tabId)
-  return runInPage(tab, 'storage', { key: input.key, storage: input.storage ?? 'local' })
+  return runInPage<ReturnType<typeof pageOps.storage>>(tab, 'storage', {
+    key: input.key,
+    storage: input.storage ?? 'local',
+  })
 }
 
 export async function listDownloads(input: In<'listDownloads'>) {
@@ -131,8 +135,11 @@ async function deleteCookie(input: In<'deleteCookie'>) {
   return { url, name: input.name, deleted: removed !== null && still === null }
 }
 
+/** What a web storage write reports, by action. */
+type Written = ReturnType<typeof pageOps.storageWrite>
+
 /** Writes into the tab's own document; the page op refuses if the tab moved to another origin since. */
-const storageWrite = async (
+const storageWrite = async <T extends Written>(
   tabId: number | undefined,
   args: { storage?: 'local' | 'session'; action: string; key?: string; value?: string },
 ) => {
@@ -143,7 +150,7 @@ const storageWrite = async (
   } catch {
     origin = undefined
   }
-  return runInPage(tab, 'storageWrite', {
+  return runInPage<T>(tab, 'storageWrite', {
     ...args,
     storage: args.storage ?? 'local',
     ...(origin && origin !== 'null' ? { origin } : {}),
@@ -151,11 +158,23 @@ const storageWrite = async (
 }
 
 const storageSet = (input: In<'storageSet'>) =>
-  storageWrite(input.tabId, { storage: input.storage, action: 'set', key: input.key, value: input.value })
+  storageWrite<Exclude<Written, { removed: number } | { existed: boolean }>>(input.tabId, {
+    storage: input.storage,
+    action: 'set',
+    key: input.key,
+    value: input.value,
+  })
 const storageRemove = (input: In<'storageRemove'>) =>
-  storageWrite(input.tabId, { storage: input.storage, action: 'remove', key: input.key })
+  storageWrite<Extract<Written, { existed: boolean }>>(input.tabId, {
+    storage: input.storage,
+    action: 'remove',
+    key: input.key,
+  })
 const storageClear = (input: In<'storageClear'>) =>
-  storageWrite(input.tabId, { storage: input.storage, action: 'clear' })
+  storageWrite<Extract<Written, { removed: number }>>(input.tabId, {
+    storage: input.storage,
+    action: 'clear',
+  })
 
 /** One origin only, named twice (the tab shows it and the call repeats it), so a wrong tab clears nothing. */
 async function clearSiteData(input: In<'clearSiteData'>) {

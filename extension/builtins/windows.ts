@@ -3,12 +3,12 @@ import type { windows as defs, BrowserToolInput } from '../../src/tools'
 import { adoptTab, agentGroups } from './agentGroups'
 import type { BuiltinContext, Handlers } from './context'
 import { invalid, notFound } from './errors'
-import { resolveTab, waitForLoad } from './tabLookup'
+import { resolveTab, tabIdOf, waitForLoad } from './tabLookup'
 
 type In<K extends keyof typeof defs> = BrowserToolInput<(typeof defs)[K]>
 
 const windowView = (w: chrome.windows.Window) => ({
-  windowId: w.id,
+  windowId: w.id ?? chrome.windows.WINDOW_ID_NONE,
   focused: w.focused,
   state: w.state,
   type: w.type,
@@ -31,7 +31,7 @@ async function tabInfo(input: In<'tabInfo'>) {
   const tab = await resolveTab(input.tabId)
   const owner = tab.groupId >= 0 ? (await agentGroups())[String(tab.groupId)] : undefined
   return {
-    tabId: tab.id,
+    tabId: tabIdOf(tab),
     windowId: tab.windowId,
     index: tab.index,
     url: tab.url ?? tab.pendingUrl ?? '',
@@ -118,7 +118,7 @@ async function groupView(groupId: number, owners?: Record<string, string>) {
     collapsed: group.collapsed,
     windowId: group.windowId,
     ...(owner ? { agent: owner } : {}),
-    tabIds: tabs.map((t) => t.id),
+    tabIds: tabs.flatMap((t) => (t.id === undefined ? [] : [t.id])),
   }
 }
 

@@ -13,6 +13,7 @@ import type {
   SiteState,
   TabInfo,
   TabStateName,
+  ToolAnnotations,
   ToolState,
 } from './wireTypes'
 
@@ -61,6 +62,10 @@ export interface ApprovalView {
   scope?: string[]
   /** A site's own tool (WebMCP): the origin that declared it. */
   declaredBy?: string
+  /** The tool's name for people (plugin and built-in tools). */
+  title?: string
+  /** What the tool declares about itself (read-only, destructive...): shown, never a permission. */
+  annotations?: ToolAnnotations
 }
 
 export interface PluginView extends PluginState {

@@ -10,6 +10,7 @@ export type {
   SiteToolState,
   TabInfo,
   TabStateName,
+  ToolAnnotations,
   ToolState,
 } from '../../src/protocol'
 

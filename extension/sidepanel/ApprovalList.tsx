@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
+import { BROWSER_PLUGIN } from '../../src/protocol/constants'
 import type { Decision } from '../shared/wireTypes'
 import type { ApprovalView } from '../shared/panelTypes'
 import { command } from './background'
 import { collapse, formatParams, timeLeft, toolLabel } from './format'
+import { ApprovalHint } from './ToolHints'
 import { Visible } from './Visible'
 
 /** Below this many seconds left, the countdown is shown as a warning. */
@@ -96,6 +98,12 @@ export function ApprovalList({
               <code data-testid="approval-tool">
                 <Visible text={toolLabel(a.plugin, a.tool)} />
               </code>
+              {a.title !== undefined && a.title !== a.tool && (
+                <span data-testid="approval-title">
+                  {' '}
+                  (<Visible text={a.title} />)
+                </span>
+              )}
               {a.declaredBy !== undefined && (
                 <span data-testid="approval-declared-by">
                   , a tool declared by the site <strong>{a.declaredBy}</strong> (its own tool: what it does is
@@ -109,6 +117,10 @@ export function ApprovalList({
                 </span>
               )}
             </p>
+            <ApprovalHint
+              annotations={a.annotations}
+              source={a.plugin === BROWSER_PLUGIN ? 'bridge' : a.pluginDisplayName}
+            />
             {a.tab ? (
               <p class="approval-tab" data-testid="approval-tab" data-tab-id={a.tab.tabId}>
                 in the tab{' '}

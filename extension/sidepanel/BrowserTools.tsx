@@ -4,6 +4,7 @@ import { CORE_BROWSER_TOOLS, groupOfToolName } from '../../src/tools/groups'
 import type { Permission, ToolState } from '../shared/wireTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'
+import { ToolBadge } from './ToolHints'
 
 /** The built-in browser_* / extension_* tools, under the pseudo-plugin `browser`. Collapsed by default. */
 export function BrowserTools({
@@ -67,7 +68,11 @@ export function BrowserTools({
                 {members.map((t) => (
                   <li key={t.name} class="row" data-testid={`tool-${t.name}`}>
                     <span class="grow" title={t.description}>
-                      <code>{t.name}</code>
+                      <code>{t.name}</code>{' '}
+                      <span class="muted small" data-testid="tool-title">
+                        {t.displayName}
+                      </span>{' '}
+                      <ToolBadge annotations={t.annotations} source="bridge" />
                     </span>
                     <PermissionControl
                       value={t.permission}

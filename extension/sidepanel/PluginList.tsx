@@ -5,6 +5,7 @@ import { command } from './background'
 import { PermissionControl } from './PermissionControl'
 import { ReviewNotice } from './ReviewNotice'
 import { StaleTabNotice } from './StaleTabNotice'
+import { ToolBadge } from './ToolHints'
 
 const TAB_STATE_TEXT = { ready: 'Ready', unavailable: 'Not ready', closed: 'No tab open' } as const
 const TAB_STATE_HINT = {
@@ -193,7 +194,8 @@ function PluginCard({
           {p.tools.map((t) => (
             <li key={t.name} class="row" data-testid={`tool-${t.name}`}>
               <span class="grow" title={t.description}>
-                {t.displayName || t.name}
+                <span data-testid="tool-title">{t.displayName || t.name}</span>{' '}
+                <ToolBadge annotations={t.annotations} source={p.displayName} />
               </span>
               <PermissionControl
                 value={t.permission}

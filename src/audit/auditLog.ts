@@ -78,6 +78,11 @@ export class AuditLog {
     }
   }
 
+  /** Closes the disk log: one last try for its backlog and the last group commit (./auditFile). */
+  async close(): Promise<void> {
+    await this.options.file?.close()
+  }
+
   /** Whether the disk log is being written, for /health and `bridge doctor`. */
   diskStatus(): AuditDiskStatus {
     const stats = this.options.file?.stats

@@ -260,6 +260,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
           ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
           ...(scope ? { scope } : {}),
+          // What the tool says about itself, for the user deciding; the call's permission is settled already.
+          ...(tool && !tool.site
+            ? {
+                title: tool.title.slice(0, 200),
+                ...(tool.annotations ? { annotations: tool.annotations } : {}),
+              }
+            : {}),
         }
         void deps.portOf(system).notify('confirmation.request', request)
         deps.approvals?.opened(request)

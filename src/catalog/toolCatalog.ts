@@ -26,6 +26,7 @@ import {
 import { createBrowserToolContext } from '../config/uploadFolders'
 import type { BrowserToolContext, Prepared } from '../tools'
 import { closedSchema } from '../closedSchema'
+import { listedAnnotations } from './listedAnnotations'
 import { compileSchema } from '../validation'
 import type { SiteTool, SitesView } from '../sites/siteTools'
 import { neutralizeText } from '../protocol/untrustedText'
@@ -318,7 +319,7 @@ function build(source: CatalogSource): Built {
           // MCP requires an object schema at the top; plugin schemas are objects, this keeps a stray one listable.
           inputSchema: { ...(tool.listedSchema ?? tool.inputSchema), type: 'object' as const },
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-          annotations: { title: tool.title, ...tool.annotations },
+          annotations: listedAnnotations(tool.title, tool.annotations),
           ...(tool.site ? { _meta: { 'bridge/declaredBy': tool.site.origin } } : {}),
         })),
     },

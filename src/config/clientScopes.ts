@@ -37,7 +37,7 @@ export const DEFAULT_SCOPE: ClientScope = {}
 
 const GROUP_OF = new Map<string, string>(
   Object.entries(BROWSER_TOOL_GROUPS).flatMap(([group, tools]) =>
-    Object.values(tools).map((tool): [string, string] => [tool.name, group]),
+    Object.values(tools).map((tool: { name: string }): [string, string] => [tool.name, group]),
   ),
 )
 

@@ -6,7 +6,7 @@
  *   await configStore.update((config) => ({ ...config, port: 9600 }))
  */
 import { randomUUID } from 'node:crypto'
-import type { ActorRefFrom } from 'xstate'
+import { fromPromise, type ActorRefFrom } from 'xstate'
 import type {
   ConfigChange,
   ConfigDocument,
@@ -81,6 +81,11 @@ export function persistConfigChange(
     const { mutate } = input.change
     return (await updateConfigFileAsync(path, (current) => mutate(current) as Config)).next
   }
+}
+
+/** The configStore machine's effects, for `.provide()`: config.json at `path` is written through `persist`. */
+export function configStoreEffects(path: string): Parameters<typeof configStoreMachine.provide>[0] {
+  return { actors: { persist: fromPromise(persistConfigChange(path)) } }
 }
 
 /** The promise API over the running system's `configStore` actor. */

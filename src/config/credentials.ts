@@ -10,6 +10,7 @@ import { log, registerSecret } from '../log'
 import { readSecret } from './auth'
 import { createClientRegistry } from './clientRegistry'
 import type { ClientEntry } from './clients'
+import type { BridgePaths } from './paths'
 
 const logger = log.withTag('config')
 
@@ -22,8 +23,8 @@ export interface Credentials {
 }
 
 export interface CredentialsDeps {
-  authFile: string
-  clientsFile: string
+  /** auth.json and clients.json. */
+  paths: Pick<BridgePaths, 'authFile' | 'clientsFile'>
   /** The secret read at start-up (./setup). */
   secret: string
   onSecretRotated(): void
@@ -37,7 +38,7 @@ export function createCredentials(deps: CredentialsDeps): Credentials {
   let secret = deps.secret
   registerSecret(secret)
   const clients = createClientRegistry({
-    file: deps.clientsFile,
+    file: deps.paths.clientsFile,
     onRemoved: (name) => {
       logger.info(`MCP client "${name}" no longer has access: its sessions end now`)
       deps.onClientRemoved(name)
@@ -47,7 +48,7 @@ export function createCredentials(deps: CredentialsDeps): Credentials {
   })
   const rereadSecret = (): void => {
     try {
-      const next = readSecret(deps.authFile)
+      const next = readSecret(deps.paths.authFile)
       if (next === secret) return
       registerSecret(next)
       secret = next

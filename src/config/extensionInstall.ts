@@ -56,7 +56,10 @@ export function installExtensionFiles(
   return true
 }
 
-/** Tells the extension which port the daemon listens on. */
+/**
+ * Tells the extension which port the daemon listens on: it reads this file beside its code
+ * (extension/background/localFiles.ts).
+ */
 export function writeServerInfo(extensionDir: string, port: number): void {
   atomicWriteFile(join(extensionDir, 'server.json'), `${JSON.stringify({ port })}\n`, 0o644)
 }

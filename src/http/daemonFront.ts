@@ -16,8 +16,8 @@ export interface DaemonFrontParts {
   services: Omit<Services, 'wsUrl'>
   /** Routes owned elsewhere (plugin reloads). */
   routes: readonly Route[]
-  secret: () => string | null
-  clients: NonNullable<FrontOptions['clients']>
+  /** Who may connect: the secret and the named MCP clients, as they are now. */
+  credentials: { secret(): string | null; clients: NonNullable<FrontOptions['clients']> }
   engine: EngineChoice
   /** False once draining starts. */
   accepting: () => boolean
@@ -30,16 +30,18 @@ export interface DaemonFront {
 }
 
 export function createDaemonFront(parts: DaemonFrontParts): DaemonFront {
+  const { credentials } = parts
+  const secret = () => credentials.secret()
   let port = 0
   const front = createFront({
     routes: [
       ...createRoutes({ ...parts.services, wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws` }),
       ...parts.routes,
-      proofRoute(parts.secret),
+      proofRoute(secret),
     ],
     port: () => port,
-    secret: parts.secret,
-    clients: parts.clients,
+    secret,
+    clients: () => credentials.clients(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
   })
   const engine = createEngine(parts.engine, {

@@ -12,7 +12,7 @@ import { errorResponse, jsonResponse, jsonTextResponse } from './responses'
 import type { Route, RouteHandler } from './route'
 
 export interface Services {
-  /** The full health payload (see health.ts); composed in daemon.ts. */
+  /** The full health payload (see health.ts); composed in src/daemonHealth.ts. */
   getHealth(): HealthPayload
   /** `ws://127.0.0.1:<port>/ws`, built from the bound address, never from a request's Host. */
   wsUrl(): string

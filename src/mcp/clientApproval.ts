@@ -6,6 +6,7 @@
  * Everything a page or an agent wrote (tab title, URL, arguments) is neutralized and capped.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { ToolAnnotations } from '../protocol/manifest'
 import { neutralizeText } from '../protocol/untrustedText'
 
 /** What the side panel shows for a call waiting for approval (the `confirmation.request` params). */
@@ -17,6 +18,8 @@ export interface ApprovalRequest {
   expiresAt: number
   client: string
   tab?: { tabId: number; title: string; url: string }
+  /** What the tool declares about itself: a destructive one is said so first. Never a permission. */
+  annotations?: ToolAnnotations
 }
 
 export type ClientDecision = 'allow_once' | 'deny'
@@ -36,10 +39,14 @@ export function approvalElicitation(request: ApprovalRequest): {
     ? ` in the tab "${neutralizeText(request.tab.title, 200)}" (${neutralizeText(request.tab.url, 500)})`
     : ''
   const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000))
+  const destructive =
+    request.annotations?.destructiveHint === true
+      ? 'a destructive tool (it declares that it may delete or overwrite data): '
+      : ''
   return {
     mode: 'form',
     message:
-      `bridge: allow "${neutralizeText(request.client, 64)}" to run ${neutralizeText(request.tool, 128)} ` +
+      `bridge: ${destructive}allow "${neutralizeText(request.client, 64)}" to run ${neutralizeText(request.tool, 128)} ` +
       `(plugin ${neutralizeText(request.plugin, 64)})${where} with these arguments? ` +
       `${neutralizeText(args, ARGUMENTS_SHOWN + 64)}. The same request waits in the browser's side panel; ` +
       `the first answer decides. It expires in ${seconds} s.`,

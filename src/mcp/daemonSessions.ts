@@ -17,24 +17,25 @@ import type { ApprovalBroker } from './approvalBroker'
 import { McpSessions } from './mcpSessions'
 
 export interface DaemonSessionParts {
-  system: ActorRefFrom<typeof bridgeSystemMachine>
-  catalog: ToolCatalog
-  audit: AuditLog
+  /** The started root actor: each call is its child. */
+  root: ActorRefFrom<typeof bridgeSystemMachine>
+  /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
+  stores: { catalog: ToolCatalog; audit: AuditLog; credentials: Pick<Credentials, 'clients'> }
   scopes: ClientScopeGate
-  credentials: Pick<Credentials, 'clients'>
   approvals: ApprovalBroker
   limits: ToolPathLimits
 }
 
 export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
-  const { system, catalog, audit, limits } = parts
+  const { root, limits } = parts
+  const { catalog, audit, credentials } = parts.stores
   return new McpSessions({
     // Each client lists what its scope allows (clients.json, bridge client set).
     listToolsJson: (client) => parts.scopes.listedJson(client),
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (../sites/siteResult).
       const site = catalog.get(request.name)?.site
-      const outcome = await callTool({ system, catalog, audit }, request)
+      const outcome = await callTool({ system: root, catalog, audit }, request)
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,
@@ -42,7 +43,7 @@ export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
     approvals: parts.approvals,
     approvalsInClient: (name) =>
-      parts.credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
+      credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
     sessionsPerMinute: limits.mcpSessionsPerMinute,
     maxSessions: limits.maxMcpSessions,

@@ -3,7 +3,8 @@
  * actor's effect, and reports the plugin fields of /health. Asking for a reload (and `POST /reload`)
  * goes to the actor itself: see ./reloadRequests.
  */
-import type { DiscoveryOutcome, ReloadReason } from '../../machines/reloadMachine'
+import { fromPromise } from 'xstate'
+import type { DiscoveryOutcome, ReloadReason, reloadMachine } from '../../machines/reloadMachine'
 import type { PluginDetail } from '../http/health'
 import { log } from '../log'
 import type { DiscoveryError, FailedPlugin, TabInfo, TabStateName } from '../protocol/manifest'
@@ -40,6 +41,8 @@ export interface PluginHealth {
 export interface PluginHost {
   /** The reload machine's `discover` effect. Never rejects. */
   discover(input: { reason: ReloadReason; run: number }): Promise<DiscoveryOutcome>
+  /** `discover` as the reload actor's effect, for `.provide()`. */
+  readonly reloadEffects: Parameters<typeof reloadMachine.provide>[0]
   snapshot(): PluginRegistrySnapshot
   /** The folders of the local plugins loaded now. */
   localPluginPaths(): string[]
@@ -101,6 +104,7 @@ export function createPluginHost(deps: PluginHostDeps): PluginHost {
 
   return {
     discover,
+    reloadEffects: { actors: { discover: fromPromise(({ input }) => discover(input)) } },
     snapshot: () => current,
     localPluginPaths: () => current.plugins.filter((p) => p.source === 'local').map((p) => p.path),
     health: (tab, logBufferSize, reloads) => {

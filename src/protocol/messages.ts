@@ -10,6 +10,7 @@ import {
   PluginState,
   TabInfo,
   TabStateName,
+  ToolAnnotations,
   ToolState,
 } from './manifest'
 import { SiteState, SitesReport } from './siteTools'
@@ -149,6 +150,14 @@ export const WsMethods = {
       allowAlways: Type.Optional(Type.Boolean()),
       /** What the client may use, in words (src/config/clientScopes.ts describeScope), when it is limited. */
       scope: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 8 })),
+      /** The tool's name for people (a plugin's displayName, a built-in's title); absent for a site's own tool. */
+      title: Type.Optional(Type.String({ maxLength: 200 })),
+      /**
+       * What the tool declares about itself (MCP annotations: read-only, destructive...), shown on the
+       * card so the user decides knowing it; a hint only, it changed nothing about the call's permission.
+       * Absent for a site's own tool (its claims are the site's, shown with its tools).
+       */
+      annotations: Type.Optional(ToolAnnotations),
     }),
   ),
   /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */

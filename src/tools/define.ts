@@ -22,13 +22,23 @@ export interface UploadFile {
 export type Prepared<T> = { ok: true; value: T } | { ok: false; message: string }
 
 /** A built-in tool as the daemon lists it and the extension runs it. */
-export interface BrowserToolDefinition<S extends TObject = TObject> {
+export interface BrowserToolDefinition<
+  S extends TObject = TObject,
+  O extends TObject | undefined = TObject | undefined,
+> {
   /** Full tool name: `browser_*` or `extension_*`. */
   name: string
   displayName: string
   /** Written for an AI agent: what it does, what it returns, its limits. */
   description: string
   input: S
+  /**
+   * The shape of the tool's result, for tools whose result is one JSON object (not text or an image):
+   * listed as MCP `outputSchema`, sent as `structuredContent`, and checked in the daemon before it
+   * leaves. The extension's handler must return this type (extension/builtins/context.ts `Handlers`).
+   * Open objects: fields not named here (`openDialogs`, added to any result) are allowed.
+   */
+  output?: O
   /**
    * MCP annotations, decided tool by tool (docs/browser-tools.md lists them): `readOnlyHint` and
    * `openWorldHint` always; `destructiveHint` and `idempotentHint` for tools that change something.
@@ -54,11 +64,18 @@ export interface BrowserToolDefinition<S extends TObject = TObject> {
   prepare?(input: Static<S>, context: BrowserToolContext): Promise<Prepared<Static<S>>>
 }
 
-/** Adds types only: ties a tool's name and description to its TypeBox input schema. */
-export function defineBrowserTool<S extends TObject>(
-  tool: BrowserToolDefinition<S>,
-): BrowserToolDefinition<S> {
+/** Adds types only: ties a tool's name and description to its TypeBox input (and output) schema. */
+export function defineBrowserTool<S extends TObject, O extends TObject | undefined = undefined>(
+  tool: BrowserToolDefinition<S, O>,
+): BrowserToolDefinition<S, O> {
   return tool
 }
 
 export type BrowserToolInput<T> = T extends BrowserToolDefinition<infer S> ? Static<S> : never
+
+/** What a tool's handler returns: its declared output's type, or anything (text, an image) without one. */
+export type BrowserToolOutput<T> = T extends { output?: infer O }
+  ? O extends TObject
+    ? Static<O>
+    : unknown
+  : unknown

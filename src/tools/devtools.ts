@@ -1,8 +1,10 @@
 /** What developer tools show: screenshots, console messages, network traffic. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { RefField, SelectorField, TabIdField, StringEnum } from './common'
+import { RefField, SelectorField, TabIdField, StringEnum, OrNull, StringMap } from './common'
 
+const Level = StringEnum(['debug', 'info', 'warning', 'error'])
+const Withheld = Type.Optional(Type.Array(Type.String()))
 const UrlContains = Type.Optional(
   Type.String({ minLength: 1, maxLength: 2000, description: 'Only URLs containing this.' }),
 )
@@ -40,6 +42,7 @@ export const savePdf = defineBrowserTool({
     landscape: Type.Optional(Type.Boolean({ default: false, description: 'Landscape.' })),
     printBackground: Type.Optional(Type.Boolean({ default: true, description: 'Backgrounds.' })),
   }),
+  output: Type.Object({ downloadId: Type.Integer(), filename: Type.String(), bytes: Type.Integer() }),
 })
 
 export const consoleLogs = defineBrowserTool({
@@ -63,6 +66,19 @@ export const consoleLogs = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'Most recent entries.' }),
     ),
   }),
+  output: Type.Object({
+    entries: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        level: Level,
+        text: Type.String(),
+        timestamp: Type.Integer(),
+        url: Type.Optional(Type.String()),
+        line: Type.Optional(Type.Integer()),
+      }),
+    ),
+    total: Type.Integer(),
+  }),
 })
 
 export const networkStart = defineBrowserTool({
@@ -80,6 +96,11 @@ export const networkStart = defineBrowserTool({
       }),
     ),
   }),
+  output: Type.Object({
+    tabId: Type.Integer(),
+    capturing: Type.Literal(true),
+    credentials: Type.Optional(StringEnum(['included', 'redacted'])),
+  }),
 })
 
 export const networkStop = defineBrowserTool({
@@ -89,6 +110,7 @@ export const networkStop = defineBrowserTool({
   description:
     'Stop recording network requests in a tab; what was recorded stays readable with browser_network_requests and browser_network_export_har. Returns { tabId, capturing: false, requests }.',
   input: Type.Object({ tabId: TabIdField }),
+  output: Type.Object({ tabId: Type.Integer(), capturing: Type.Literal(false), requests: Type.Integer() }),
 })
 
 export const networkRequests = defineBrowserTool({
@@ -106,6 +128,30 @@ export const networkRequests = defineBrowserTool({
     ),
     includeHeaders: Type.Optional(Type.Boolean({ default: false, description: 'With headers.' })),
   }),
+  output: Type.Object({
+    capturing: Type.Boolean(),
+    total: Type.Integer(),
+    requests: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        method: Type.String(),
+        url: Type.String(),
+        type: Type.String(),
+        status: OrNull('integer'),
+        statusText: OrNull('string'),
+        mimeType: OrNull('string'),
+        failed: Type.Boolean(),
+        errorText: OrNull('string'),
+        encodedDataLength: OrNull('number'),
+        startedAt: Type.Integer(),
+        durationMs: OrNull('integer'),
+        requestHeaders: Type.Optional(StringMap()),
+        responseHeaders: Type.Optional(StringMap()),
+        withheld: Withheld,
+      }),
+    ),
+    redaction: Type.Optional(Type.String()),
+  }),
 })
 
 export const networkExportHar = defineBrowserTool({
@@ -114,7 +160,7 @@ export const networkExportHar = defineBrowserTool({
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
     'Export the requests recorded since browser_network_start in a tab as a HAR 1.2 object ({ log: { version, creator, pages, entries } }), without bodies and with values not known to be harmless [redacted] (unless the recording was started with includeCredentials under an ask permission). Returns the most recent maxEntries requests.',
-  narrow: 'pass urlContains',
+  narrow: 'pass urlContains or a lower maxEntries',
   input: Type.Object({
     tabId: TabIdField,
     urlContains: UrlContains,
@@ -127,6 +173,24 @@ export const networkExportHar = defineBrowserTool({
       }),
     ),
   }),
+  output: Type.Object({
+    log: Type.Object({
+      version: Type.String(),
+      comment: Type.Optional(Type.String()),
+      creator: Type.Object({ name: Type.String(), version: Type.String() }),
+      pages: Type.Array(
+        Type.Object({ id: Type.String(), startedDateTime: Type.String(), title: Type.String() }),
+      ),
+      entries: Type.Array(
+        Type.Object({
+          startedDateTime: Type.String(),
+          time: Type.Number(),
+          request: Type.Object({ method: Type.String(), url: Type.String() }),
+          response: Type.Object({ status: Type.Integer() }),
+        }),
+      ),
+    }),
+  }),
 })
 
 export const consoleClear = defineBrowserTool({
@@ -136,6 +200,7 @@ export const consoleClear = defineBrowserTool({
   description:
     'Forget the console messages and errors of the page so far; browser_console_logs then shows only newer ones. Returns { cleared: N }.',
   input: Type.Object({ tabId: TabIdField }),
+  output: Type.Object({ cleared: Type.Integer() }),
 })
 
 export const consoleMessage = defineBrowserTool({
@@ -147,5 +212,19 @@ export const consoleMessage = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     id: Type.Integer({ minimum: 0, description: 'From browser_console_logs.' }),
+  }),
+  output: Type.Object({
+    id: Type.Integer(),
+    level: Level,
+    text: Type.String(),
+    timestamp: Type.Integer(),
+    stack: Type.Array(
+      Type.Object({
+        function: Type.String(),
+        url: Type.String(),
+        line: Type.Integer(),
+        column: Type.Integer(),
+      }),
+    ),
   }),
 })

@@ -1,7 +1,7 @@
 /** Emulation of a tab (viewport, device, user agent, media, location, CPU) and the window size. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
+import { TabIdField, StringEnum, OrNull, StringMap } from './common'
 
 const HELD = 'Lasts until browser_clear_emulation; a reload may be needed.'
 
@@ -20,6 +20,13 @@ export const setViewport = defineBrowserTool({
     deviceScaleFactor: Type.Optional(Type.Number({ minimum: 0.5, maximum: 4, description: 'Pixel ratio.' })),
     mobile: Type.Optional(Type.Boolean({ description: 'Mobile viewport and touch.' })),
   }),
+  output: Type.Object({
+    width: Type.Integer(),
+    height: Type.Integer(),
+    deviceScaleFactor: Type.Number(),
+    mobile: Type.Boolean(),
+    userAgent: Type.Optional(Type.String()),
+  }),
 })
 
 export const setUserAgent = defineBrowserTool({
@@ -31,6 +38,7 @@ export const setUserAgent = defineBrowserTool({
     tabId: TabIdField,
     userAgent: Type.String({ minLength: 1, maxLength: 1000, description: 'The User-Agent.' }),
   }),
+  output: Type.Object({ userAgent: Type.String() }),
 })
 
 export const emulateMedia = defineBrowserTool({
@@ -53,6 +61,7 @@ export const emulateMedia = defineBrowserTool({
       }),
     ),
   }),
+  output: Type.Object({ media: OrNull('string'), features: StringMap() }),
 })
 
 export const setGeolocation = defineBrowserTool({
@@ -68,6 +77,7 @@ export const setGeolocation = defineBrowserTool({
       Type.Number({ minimum: 0, maximum: 100_000, default: 10, description: 'Metres.' }),
     ),
   }),
+  output: Type.Object({ latitude: Type.Number(), longitude: Type.Number(), accuracy: Type.Number() }),
 })
 
 export const throttleCpu = defineBrowserTool({
@@ -79,6 +89,7 @@ export const throttleCpu = defineBrowserTool({
     tabId: TabIdField,
     rate: Type.Number({ minimum: 1, maximum: 20, description: 'Slowdown factor.' }),
   }),
+  output: Type.Object({ rate: Type.Number() }),
 })
 
 export const clearEmulation = defineBrowserTool({
@@ -88,6 +99,7 @@ export const clearEmulation = defineBrowserTool({
   description:
     'End every emulation of a tab (viewport, user agent, media, geolocation, CPU) and release the debugger unless a capture holds it. Returns { cleared: true }.',
   input: Type.Object({ tabId: TabIdField }),
+  output: Type.Object({ cleared: Type.Literal(true) }),
 })
 
 export const resizeWindow = defineBrowserTool({
@@ -105,5 +117,13 @@ export const resizeWindow = defineBrowserTool({
     state: Type.Optional(
       StringEnum(['normal', 'maximized', 'minimized', 'fullscreen'], { description: 'Window state.' }),
     ),
+  }),
+  output: Type.Object({
+    windowId: Type.Integer(),
+    width: Type.Optional(Type.Integer()),
+    height: Type.Optional(Type.Integer()),
+    left: Type.Optional(Type.Integer()),
+    top: Type.Optional(Type.Integer()),
+    state: Type.Optional(Type.String()),
   }),
 })

@@ -1,7 +1,15 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool, type BrowserToolContext, type Prepared, type UploadFile } from './define'
-import { decodedSize, MAX_FILE_BYTES, RefField, SelectorField, SnapshotModeField, TabIdField } from './common'
+import {
+  decodedSize,
+  MAX_FILE_BYTES,
+  RefField,
+  SelectorField,
+  SnapshotModeField,
+  TabIdField,
+  OrNull,
+} from './common'
 
 const Key = Type.String({
   minLength: 1,
@@ -75,6 +83,7 @@ export const setChecked = defineBrowserTool({
     selector: SelectorField,
     checked: Type.Boolean({ description: 'The state wanted.' }),
   }),
+  output: Type.Object({ field: Type.String(), checked: Type.Boolean() }),
 })
 
 export const uploadFile = defineBrowserTool({
@@ -89,6 +98,10 @@ export const uploadFile = defineBrowserTool({
     selector: SelectorField,
     files: Type.Optional(Type.Array(FileBytes, { maxItems: 20, description: 'Files as bytes.' })),
     paths: FilePaths,
+  }),
+  output: Type.Object({
+    field: Type.String(),
+    files: Type.Array(Type.Object({ name: Type.String(), size: Type.Integer() })),
   }),
   prepare: async (input, context) =>
     input.files?.length || input.paths?.length
@@ -108,6 +121,7 @@ export const drag = defineBrowserTool({
     toRef: RefField,
     toSelector: SelectorField,
   }),
+  output: Type.Object({ dragged: Type.String(), onto: Type.String() }),
 })
 
 export const drop = defineBrowserTool({
@@ -115,7 +129,7 @@ export const drop = defineBrowserTool({
   displayName: 'Drop',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
-    'Drop files (bytes and/or paths, 5 MB in all) and/or data by MIME type on an element, as from outside the page. Returns { droppedOn, files, types }.',
+    'Drop files (bytes and/or paths, 5 MB in all) and/or data by MIME type on an element, as from outside the page. Returns { droppedOn, files, types, handled }.',
   input: Type.Object({
     tabId: TabIdField,
     ref: RefField,
@@ -127,6 +141,12 @@ export const drop = defineBrowserTool({
         description: 'MIME type to content, e.g. { "text/plain": "hi" }.',
       }),
     ),
+  }),
+  output: Type.Object({
+    droppedOn: Type.String(),
+    files: Type.Array(Type.String()),
+    types: Type.Array(Type.String()),
+    handled: Type.Boolean(),
   }),
   prepare: readPaths,
 })
@@ -143,6 +163,7 @@ export const insertText = defineBrowserTool({
     selector: SelectorField,
     text: Type.String({ minLength: 1, maxLength: 100_000, description: 'Text to insert.' }),
   }),
+  output: Type.Object({ inserted: Type.Integer(), focused: OrNull('string') }),
 })
 
 export const keyDown = defineBrowserTool({
@@ -152,6 +173,7 @@ export const keyDown = defineBrowserTool({
   description:
     'Press and hold a key (trusted) until browser_key_up, e.g. Shift while clicking. Returns { down, focused }.',
   input: Type.Object({ tabId: TabIdField, key: Key }),
+  output: Type.Object({ down: Type.String(), focused: OrNull('string') }),
 })
 
 export const keyUp = defineBrowserTool({
@@ -160,4 +182,5 @@ export const keyUp = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: 'Release a key held with browser_key_down. Returns { up, focused }.',
   input: Type.Object({ tabId: TabIdField, key: Key }),
+  output: Type.Object({ up: Type.String(), focused: OrNull('string') }),
 })

@@ -26,6 +26,7 @@ export type {
   BrowserToolContext,
   BrowserToolDefinition,
   BrowserToolInput,
+  BrowserToolOutput,
   Prepared,
   UploadFile,
 } from './define'
@@ -69,7 +70,7 @@ export type BrowserToolGroups = typeof BROWSER_TOOL_GROUPS
 /** Every built-in tool with its TypeBox schema, in the order agents see them. */
 export const BROWSER_TOOL_DEFINITIONS: readonly BrowserToolDefinition[] = Object.values(
   BROWSER_TOOL_GROUPS,
-).flatMap((group): BrowserToolDefinition[] => Object.values(group))
+).flatMap((group: Record<string, BrowserToolDefinition>) => Object.values(group))
 
 export interface BrowserTool {
   name: string
@@ -81,6 +82,8 @@ export interface BrowserTool {
   listedSchema: Record<string, unknown>
   /** MCP hints (BrowserToolDefinition.annotations). */
   annotations: ToolAnnotations
+  /** Plain JSON Schema of the result, for tools whose result is one object (BrowserToolDefinition.output). */
+  outputSchema?: Record<string, unknown>
   /** The daemon's step before the extension runs the tool (BrowserToolDefinition.prepare). */
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
@@ -116,6 +119,9 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
     inputSchema,
     listedSchema: withoutSizeBounds(inputSchema) as Record<string, unknown>,
     annotations: tool.annotations,
+    ...(tool.output
+      ? { outputSchema: JSON.parse(JSON.stringify(tool.output)) as Record<string, unknown> }
+      : {}),
     ...(tool.prepare ? { prepare: tool.prepare.bind(tool) } : {}),
   }
 })

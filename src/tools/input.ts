@@ -39,6 +39,7 @@ export const hover = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse over an element, e.g. to open a menu. ${TRUSTED} Returns { hovered }.`,
   input: Type.Object({ tabId: TabIdField, ref: RefField, selector: SelectorField }),
+  output: Type.Object({ hovered: Type.String() }),
 })
 
 export const type = defineBrowserTool({
@@ -116,5 +117,11 @@ export const scroll = defineBrowserTool({
         description: 'Pixels to scroll with direction (default: 80% of the viewport).',
       }),
     ),
+  }),
+  output: Type.Object({
+    scrollX: Type.Integer(),
+    scrollY: Type.Integer(),
+    atTop: Type.Boolean(),
+    atBottom: Type.Boolean(),
   }),
 })

@@ -1,7 +1,7 @@
 /** Coordinate actions for canvases and maps: trusted mouse input at x,y of the viewport. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
+import { TabIdField, StringEnum, PointOutput } from './common'
 
 const X = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
 const Y = Type.Number({ minimum: 0, description: 'Viewport CSS pixels.' })
@@ -24,6 +24,7 @@ export const mouseClickXy = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 3, default: 1, description: '2 for a double click.' }),
     ),
   }),
+  output: PointOutput,
 })
 
 export const mouseMoveXy = defineBrowserTool({
@@ -32,6 +33,7 @@ export const mouseMoveXy = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse to viewport coordinates (trusted). ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y }),
+  output: PointOutput,
 })
 
 export const mouseDown = defineBrowserTool({
@@ -40,6 +42,7 @@ export const mouseDown = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Press a mouse button at x,y (trusted) and keep it pressed until browser_mouse_up. ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
+  output: PointOutput,
 })
 
 export const mouseUp = defineBrowserTool({
@@ -48,6 +51,7 @@ export const mouseUp = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Release a mouse button at x,y (trusted). ${AT}`,
   input: Type.Object({ tabId: TabIdField, x: X, y: Y, button: Button }),
+  output: PointOutput,
 })
 
 export const mouseWheel = defineBrowserTool({
@@ -62,6 +66,7 @@ export const mouseWheel = defineBrowserTool({
     deltaX: Type.Optional(Type.Number({ default: 0, description: 'Pixels right.' })),
     deltaY: Type.Optional(Type.Number({ default: 0, description: 'Pixels down.' })),
   }),
+  output: PointOutput,
 })
 
 export const mouseDragXy = defineBrowserTool({
@@ -79,5 +84,10 @@ export const mouseDragXy = defineBrowserTool({
     steps: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Intermediate moves.' }),
     ),
+  }),
+  output: Type.Object({
+    from: Type.Object({ x: Type.Number(), y: Type.Number() }),
+    to: Type.Object({ x: Type.Number(), y: Type.Number() }),
+    target: PointOutput.properties.target,
   }),
 })

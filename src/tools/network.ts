@@ -1,7 +1,14 @@
 /** Network: one request in detail, WebSocket frames, conditions, and routes that block or answer requests. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, StringEnum } from './common'
+import { TabIdField, StringEnum, OrNull } from './common'
+
+const Route = Type.Object({
+  id: Type.String(),
+  urlPattern: Type.String(),
+  action: StringEnum(['block', 'fulfill']),
+  hits: Type.Integer(),
+})
 
 export const networkRequest = defineBrowserTool({
   name: 'browser_network_request',
@@ -49,6 +56,19 @@ export const websocketFrames = defineBrowserTool({
       }),
     ),
   }),
+  output: Type.Object({
+    sockets: Type.Array(Type.Object({ id: Type.String(), url: Type.String() })),
+    frames: Type.Array(
+      Type.Object({
+        socket: Type.String(),
+        direction: StringEnum(['sent', 'received']),
+        text: Type.String(),
+        at: Type.Integer(),
+      }),
+    ),
+    total: Type.Integer(),
+    withheld: Type.Optional(Type.Array(Type.String())),
+  }),
 })
 
 export const networkConditions = defineBrowserTool({
@@ -70,6 +90,12 @@ export const networkConditions = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'Upload speed.' }),
     ),
   }),
+  output: Type.Object({
+    offline: Type.Boolean(),
+    latencyMs: Type.Integer(),
+    downloadKbps: OrNull('integer'),
+    uploadKbps: OrNull('integer'),
+  }),
 })
 
 export const routeAdd = defineBrowserTool({
@@ -90,6 +116,7 @@ export const routeAdd = defineBrowserTool({
     ),
     body: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Body for fulfill.' })),
   }),
+  output: Type.Object({ id: Type.String(), routes: Type.Array(Route) }),
 })
 
 export const routeList = defineBrowserTool({
@@ -99,6 +126,7 @@ export const routeList = defineBrowserTool({
   description:
     'The routes of a tab with how many requests each matched. Returns { routes: [{ id, urlPattern, action, hits }] }.',
   input: Type.Object({ tabId: TabIdField }),
+  output: Type.Object({ routes: Type.Array(Route) }),
 })
 
 export const routeRemove = defineBrowserTool({
@@ -110,4 +138,5 @@ export const routeRemove = defineBrowserTool({
     tabId: TabIdField,
     id: Type.Optional(Type.String({ maxLength: 50, description: 'Route id; all without it.' })),
   }),
+  output: Type.Object({ removed: Type.Integer(), routes: Type.Array(Route) }),
 })

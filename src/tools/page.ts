@@ -96,4 +96,5 @@ export const waitFor = defineBrowserTool({
     ),
     timeoutMs: TimeoutMsField(10_000, 120_000),
   }),
+  output: Type.Object({ met: Type.Boolean(), waitedMs: Type.Integer() }),
 })

@@ -1,7 +1,7 @@
 /** Reading a page cheaply: find lines in the snapshot, query elements, readable markdown. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { MaxLengthField, OffsetField, SelectorField, TabIdField } from './common'
+import { MaxLengthField, OffsetField, SelectorField, TabIdField, OrNull, StringMap } from './common'
 
 export const find = defineBrowserTool({
   name: 'browser_find',
@@ -30,6 +30,11 @@ export const find = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 200, default: 30, description: 'Most matches (default 30).' }),
     ),
   }),
+  output: Type.Object({
+    total: Type.Integer(),
+    matches: Type.Array(Type.Object({ line: Type.String(), context: Type.String() })),
+    truncated: Type.Optional(Type.String()),
+  }),
 })
 
 export const query = defineBrowserTool({
@@ -51,6 +56,21 @@ export const query = defineBrowserTool({
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Most elements (default 50).' }),
     ),
+  }),
+  output: Type.Object({
+    total: Type.Integer(),
+    elements: Type.Array(
+      Type.Object({
+        ref: Type.String(),
+        tag: Type.String(),
+        role: OrNull('string'),
+        name: OrNull('string'),
+        text: Type.String(),
+        visible: Type.Boolean(),
+        attributes: Type.Optional(StringMap(true)),
+      }),
+    ),
+    truncated: Type.Optional(Type.String()),
   }),
 })
 

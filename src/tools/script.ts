@@ -1,7 +1,7 @@
 /** JavaScript in the page: off unless the user enables this one tool, and never auto through "allow always". */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField } from './common'
+import { TabIdField, AnyJson } from './common'
 
 export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',
@@ -14,5 +14,10 @@ export const evaluate = defineBrowserTool({
   input: Type.Object({
     tabId: TabIdField,
     expression: Type.String({ minLength: 1, maxLength: 50_000, description: 'e.g. "document.title".' }),
+  }),
+  output: Type.Object({
+    value: Type.Optional(AnyJson),
+    exception: Type.Optional(Type.String()),
+    truncated: Type.Optional(Type.Literal(true)),
   }),
 })

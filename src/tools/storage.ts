@@ -1,7 +1,27 @@
 /** Browser state: cookies, web storage, dialogs, downloads. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, TimeoutMsField, WebUrlField, StringEnum } from './common'
+import {
+  TabIdField,
+  TimeoutMsField,
+  WebUrlField,
+  StringEnum,
+  DownloadOutput,
+  OrNull,
+  StorageWriteBase,
+  StringMap,
+} from './common'
+
+/** A cookie as the cookie tools report it (never its value unless asked for). */
+const Cookie = {
+  name: Type.String(),
+  domain: Type.String(),
+  path: Type.String(),
+  secure: Type.Boolean(),
+  httpOnly: Type.Boolean(),
+  sameSite: Type.String(),
+  expires: Type.Optional(Type.String()),
+}
 
 export const getCookies = defineBrowserTool({
   name: 'browser_get_cookies',
@@ -26,6 +46,12 @@ export const getCookies = defineBrowserTool({
       Type.Boolean({ default: false, description: 'Include cookie values (default false).' }),
     ),
   }),
+  output: Type.Object({
+    url: Type.String(),
+    cookies: Type.Array(
+      Type.Object({ ...Cookie, session: Type.Boolean(), value: Type.Optional(Type.String()) }),
+    ),
+  }),
 })
 
 export const localStorageGet = defineBrowserTool({
@@ -45,6 +71,7 @@ export const localStorageGet = defineBrowserTool({
       }),
     ),
   }),
+  output: Type.Object({ ...StorageWriteBase, count: Type.Integer(), items: StringMap(true) }),
 })
 
 export const handleDialog = defineBrowserTool({
@@ -57,6 +84,12 @@ export const handleDialog = defineBrowserTool({
     tabId: TabIdField,
     accept: Type.Boolean({ description: 'OK (true) or Cancel.' }),
     promptText: Type.Optional(Type.String({ maxLength: 10_000, description: 'Answer to a prompt().' })),
+  }),
+  output: Type.Object({
+    handled: Type.Literal(true),
+    accepted: Type.Boolean(),
+    type: OrNull('string'),
+    message: OrNull('string'),
   }),
 })
 
@@ -81,6 +114,16 @@ export const listDownloads = defineBrowserTool({
     ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'How many (default 20).' }),
+    ),
+  }),
+  output: Type.Object({
+    downloads: Type.Array(
+      Type.Object({
+        ...DownloadOutput.properties,
+        mime: Type.String(),
+        startTime: Type.String(),
+        endTime: Type.Optional(Type.String()),
+      }),
     ),
   }),
 })
@@ -121,6 +164,7 @@ export const setCookie = defineBrowserTool({
       Type.Integer({ minimum: 1, maximum: 400 * 86_400, description: 'Default: a session cookie.' }),
     ),
   }),
+  output: Type.Object({ url: Type.String(), ...Cookie }),
 })
 
 export const deleteCookie = defineBrowserTool({
@@ -134,6 +178,7 @@ export const deleteCookie = defineBrowserTool({
     url: Type.Optional(HttpUrl),
     name: Type.String({ minLength: 1, maxLength: 4096, description: 'Cookie name.' }),
   }),
+  output: Type.Object({ url: Type.String(), name: Type.String(), deleted: Type.Boolean() }),
 })
 
 export const storageSet = defineBrowserTool({
@@ -147,6 +192,7 @@ export const storageSet = defineBrowserTool({
     value: Type.String({ maxLength: 1_000_000, description: 'Item value.' }),
     storage: StorageKind,
   }),
+  output: Type.Object({ ...StorageWriteBase, key: Type.String(), count: Type.Integer() }),
 })
 
 export const storageRemove = defineBrowserTool({
@@ -159,6 +205,12 @@ export const storageRemove = defineBrowserTool({
     key: Type.String({ maxLength: 4096, description: 'Item key.' }),
     storage: StorageKind,
   }),
+  output: Type.Object({
+    ...StorageWriteBase,
+    key: Type.String(),
+    existed: Type.Boolean(),
+    count: Type.Integer(),
+  }),
 })
 
 export const storageClear = defineBrowserTool({
@@ -167,6 +219,7 @@ export const storageClear = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Remove every localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, removed }.`,
   input: Type.Object({ tabId: TabIdField, storage: StorageKind }),
+  output: Type.Object({ ...StorageWriteBase, removed: Type.Integer() }),
 })
 
 export const clearSiteData = defineBrowserTool({
@@ -184,6 +237,7 @@ export const clearSiteData = defineBrowserTool({
       description: 'e.g. https://example.com',
     }),
   }),
+  output: Type.Object({ origin: Type.String(), cleared: Type.Array(Type.String()) }),
 })
 
 const DOWNLOAD = '{ id, url, filename, state, bytesReceived, totalBytes, error? }'
@@ -200,6 +254,7 @@ export const download = defineBrowserTool({
     ),
     timeoutMs: TimeoutMsField(30_000, 120_000),
   }),
+  output: DownloadOutput,
 })
 
 export const waitForDownload = defineBrowserTool({
@@ -211,6 +266,7 @@ export const waitForDownload = defineBrowserTool({
     sinceMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms.' })),
     timeoutMs: TimeoutMsField(30_000, 120_000),
   }),
+  output: DownloadOutput,
 })
 
 export const downloadStatus = defineBrowserTool({
@@ -219,4 +275,5 @@ export const downloadStatus = defineBrowserTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The state of one download (id from the other download tools). Returns ${DOWNLOAD}.`,
   input: Type.Object({ id: Type.Integer({ minimum: 0, description: 'Download id.' }) }),
+  output: DownloadOutput,
 })

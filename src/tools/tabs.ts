@@ -1,7 +1,14 @@
 /** Tabs and navigation. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { PageAfterField, TabIdField, TimeoutMsField, WaitForLoadField, WebUrlField } from './common'
+import {
+  PageAfterField,
+  TabIdField,
+  TimeoutMsField,
+  WaitForLoadField,
+  WebUrlField,
+  TabOutput,
+} from './common'
 
 const TAB_INFO = 'Returns { tabId, windowId, url, title, active, status }.'
 const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: none: the tab as JSON).'
@@ -18,6 +25,9 @@ export const listTabs = defineBrowserTool({
       Type.String({ minLength: 1, maxLength: 2000, description: 'Only URLs containing this.' }),
     ),
   }),
+  output: Type.Object({
+    tabs: Type.Array(Type.Object({ ...TabOutput.properties, focusedWindow: Type.Boolean() })),
+  }),
 })
 
 export const openTab = defineBrowserTool({
@@ -32,6 +42,7 @@ export const openTab = defineBrowserTool({
     ),
     waitForLoad: WaitForLoadField,
   }),
+  output: TabOutput,
 })
 
 export const closeTab = defineBrowserTool({
@@ -40,6 +51,7 @@ export const closeTab = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a tab by tabId (from browser_list_tabs). Returns { closed: tabId }.',
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to close.' }) }),
+  output: Type.Object({ closed: Type.Integer() }),
 })
 
 export const focusTab = defineBrowserTool({
@@ -48,6 +60,7 @@ export const focusTab = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Make a tab the active tab and focus its window, so later calls without tabId act on it. ${TAB_INFO}`,
   input: Type.Object({ tabId: Type.Integer({ minimum: 0, description: 'The tab to focus.' }) }),
+  output: TabOutput,
 })
 
 export const navigate = defineBrowserTool({

@@ -1,7 +1,7 @@
 /** Tab details, windows and tab groups. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { TabIdField, WebUrlField, StringEnum } from './common'
+import { TabIdField, WebUrlField, StringEnum, OrNull } from './common'
 
 const WindowId = Type.Integer({ minimum: 0, description: 'From browser_list_windows.' })
 const Width = Type.Optional(Type.Integer({ minimum: 200, maximum: 10_000, description: 'Pixels.' }))
@@ -18,6 +18,27 @@ const TabIds = Type.Array(Type.Integer({ minimum: 0 }), {
   description: 'Tab ids.',
 })
 const WINDOW = '{ windowId, focused, state, type, left, top, width, height, tabs }'
+/** A window as the window tools report it; tabs is a count. */
+const WindowOutput = Type.Object({
+  windowId: Type.Integer(),
+  focused: Type.Boolean(),
+  state: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+  left: Type.Optional(Type.Integer()),
+  top: Type.Optional(Type.Integer()),
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+  tabs: Type.Integer(),
+})
+const GroupOutput = Type.Object({
+  groupId: Type.Integer(),
+  title: Type.String(),
+  color: Type.String(),
+  collapsed: Type.Boolean(),
+  windowId: Type.Integer(),
+  agent: Type.Optional(Type.String()),
+  tabIds: Type.Array(Type.Integer()),
+})
 const GroupColor = Type.Optional(
   StringEnum(['grey', 'blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'], {
     description: 'Group colour.',
@@ -31,6 +52,23 @@ export const tabInfo = defineBrowserTool({
   description:
     'Details of one tab: URL, title, status, window, group, opener, audible, muted, pinned, incognito. Returns one object.',
   input: Type.Object({ tabId: TabIdField }),
+  output: Type.Object({
+    tabId: Type.Integer(),
+    windowId: Type.Integer(),
+    index: Type.Integer(),
+    url: Type.String(),
+    title: Type.String(),
+    status: Type.Optional(Type.String()),
+    active: Type.Boolean(),
+    pinned: Type.Boolean(),
+    audible: Type.Boolean(),
+    muted: Type.Boolean(),
+    incognito: Type.Boolean(),
+    discarded: Type.Boolean(),
+    groupId: OrNull('integer'),
+    agent: Type.Optional(Type.String()),
+    openerTabId: OrNull('integer'),
+  }),
 })
 
 export const listWindows = defineBrowserTool({
@@ -39,6 +77,7 @@ export const listWindows = defineBrowserTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The browser windows. Returns { windows: [${WINDOW}] } with tabs as a count.`,
   input: Type.Object({}),
+  output: Type.Object({ windows: Type.Array(WindowOutput) }),
 })
 
 export const createWindow = defineBrowserTool({
@@ -52,6 +91,7 @@ export const createWindow = defineBrowserTool({
     height: Height,
     focused: Focused,
   }),
+  output: Type.Object({ ...WindowOutput.properties, tabId: Type.Integer() }),
 })
 
 export const updateWindow = defineBrowserTool({
@@ -68,6 +108,7 @@ export const updateWindow = defineBrowserTool({
     top: Top,
     state: WindowState,
   }),
+  output: WindowOutput,
 })
 
 export const closeWindow = defineBrowserTool({
@@ -76,6 +117,7 @@ export const closeWindow = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a window and all its tabs. Returns { closed: windowId, tabs }.',
   input: Type.Object({ windowId: WindowId }),
+  output: Type.Object({ closed: Type.Integer(), tabs: Type.Integer() }),
 })
 
 export const listTabGroups = defineBrowserTool({
@@ -85,6 +127,7 @@ export const listTabGroups = defineBrowserTool({
   description:
     'The tab groups with their tabs; agent groups are marked with the agent they belong to. Returns { groups: [{ groupId, title, color, collapsed, windowId, agent?, tabIds }] }.',
   input: Type.Object({}),
+  output: Type.Object({ groups: Type.Array(GroupOutput) }),
 })
 
 export const groupTabs = defineBrowserTool({
@@ -100,6 +143,7 @@ export const groupTabs = defineBrowserTool({
     color: GroupColor,
     collapsed: Type.Optional(Type.Boolean({ description: 'Collapse the group.' })),
   }),
+  output: GroupOutput,
 })
 
 export const ungroupTabs = defineBrowserTool({
@@ -108,4 +152,5 @@ export const ungroupTabs = defineBrowserTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: 'Take tabs out of their groups. Returns { ungrouped: tabIds }.',
   input: Type.Object({ tabIds: TabIds }),
+  output: Type.Object({ ungrouped: Type.Array(Type.Integer()) }),
 })

@@ -16,13 +16,17 @@ import { daemonMethodHandlers, type DaemonMethodParts } from './methods'
 import { PluginLogs } from './pluginLogs'
 
 export interface DaemonLinkParts {
-  system: ActorRefFrom<typeof bridgeSystemMachine>
-  sockets: ExtensionSockets
-  catalog: ToolCatalog
+  /** The started root actor: the link feeds the actors of its system. */
+  root: ActorRefFrom<typeof bridgeSystemMachine>
+  /** The daemon's stores it works with: the extension's sockets, the tool index, plugins, sites. */
+  stores: {
+    sockets: ExtensionSockets
+    catalog: ToolCatalog
+    pluginHost: PluginHost
+    siteRegistry: SiteRegistry
+  }
   configStore: DaemonMethodParts['configStore']
   configDir: string
-  pluginHost: PluginHost
-  siteRegistry: SiteRegistry
   sessions: McpSessions
   mode: 'dev' | 'production'
 }
@@ -35,20 +39,21 @@ export interface DaemonLink {
 }
 
 export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
-  const { system, catalog, pluginHost, siteRegistry, sessions } = parts
+  const { root, sessions } = parts
+  const { sockets, catalog, pluginHost, siteRegistry } = parts.stores
   const pluginLogs = new PluginLogs({
     isPlugin: (name) => pluginHost.snapshot().plugins.some((p) => p.name === name),
   })
   // link <-> announcements refer to each other: bound late, through these closures.
   const link: ExtensionLink = new ExtensionLink({
-    system,
-    sockets: parts.sockets,
+    system: root,
+    sockets,
     methods: daemonMethodHandlers({
       catalog,
       configStore: parts.configStore,
       configDir: parts.configDir,
       localPluginPaths: () => pluginHost.localPluginPaths(),
-      reload: () => requestReload(system.system, 'request'),
+      reload: () => requestReload(root.system, 'request'),
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
     }),

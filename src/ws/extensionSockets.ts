@@ -51,8 +51,8 @@ type ConnectionEffects = Parameters<typeof extensionConnectionMachine.provide>[0
 export interface ExtensionSocketsDeps {
   /** The `sync.full` payload for a new connection. */
   syncFull(): NotificationParams<typeof ServerNotifications, 'sync.full'>
-  /** Keepalive timeout (ms) for a silent socket. */
-  keepaliveTimeoutMs?: number
+  /** Keepalive timeout (ms) for a silent socket; default the machine's own. */
+  limits?: { keepaliveTimeoutMs: number }
 }
 
 export class ExtensionSockets {
@@ -79,9 +79,7 @@ export class ExtensionSockets {
           }
         },
       },
-      ...(deps.keepaliveTimeoutMs === undefined
-        ? {}
-        : { delays: { keepaliveTimeout: deps.keepaliveTimeoutMs } }),
+      ...(deps.limits === undefined ? {} : { delays: { keepaliveTimeout: deps.limits.keepaliveTimeoutMs } }),
     }
   }
 

@@ -33,7 +33,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
   }
 }
 
-/** The daemon's parts the table is made of (src/daemon.ts hands them over as they are). */
+/** The daemon's parts the table is made of (./daemonLink hands them over as they are). */
 export interface DaemonMethodParts {
   catalog: ToolCatalog
   configStore: { get(): Config; update(mutate: (current: Config) => Config): Promise<unknown> }

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
+import { startDemoSite, type DemoSite } from '../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../helpers/browser'
+import type { RunningDaemon } from '../helpers/daemon'
+import { startLiveBridge } from '../helpers/liveBridge'
 import { startRegistry, type TestRegistry } from '../helpers/registry'
+import { createTeardown } from '../helpers/teardown'
 import { REGISTRY_STEP_TIMEOUT_MS, REGISTRY_TEST_TIMEOUT_MS, scaled } from '../helpers/timing'
 import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
 
@@ -18,12 +20,12 @@ import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
 const UI_TIMEOUT_MS = scaled(30_000)
 
 describe('plugin store in the side panel', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
+  const teardown = createTeardown()
   let registry: TestRegistry
   let notes: BuiltPlugin
-  let configDir: string
   let daemon: RunningDaemon
   let browser: BrowserHarness
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let panel: Page
   const PACKAGE = '@bridge-mcp/bridge-plugin-notes'
   const publishNotes = (version: string) =>
@@ -35,27 +37,20 @@ describe('plugin store in the side panel', { timeout: REGISTRY_TEST_TIMEOUT_MS }
     })
 
   beforeAll(async () => {
-    registry = await startRegistry()
-    notes = await buildFixturePlugin()
+    registry = teardown.add(await startRegistry(), (r) => r.close())
+    notes = teardown.add(await buildFixturePlugin(), (n) => n.remove())
     await publishNotes('0.1.0')
-    configDir = tempConfigDir()
-    daemon = await startDaemon({
-      via: 'cli',
-      configDir,
-      env: { ...registry.env(), BRIDGE_SKIP_REGISTRY_DISCOVERY: undefined },
-    })
-    site = await startDemoSite({ port: 0 })
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
+    const bridge = teardown.add(
+      await startLiveBridge({
+        site: () => startDemoSite({ port: 0 }),
+        env: { ...registry.env(), BRIDGE_SKIP_REGISTRY_DISCOVERY: undefined },
+      }),
+      (b) => b.close(),
+    )
+    ;({ daemon, browser, site } = bridge)
     panel = await browser.openSidePanel()
   }, REGISTRY_TEST_TIMEOUT_MS)
-  afterAll(async () => {
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    await registry?.close()
-    notes?.remove()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  afterAll(() => teardown.run())
 
   const installedDir = () => join(registry.prefix, 'lib', 'node_modules', PACKAGE)
   const card = () => panel.getByTestId('plugin-notes')

@@ -1,51 +1,36 @@
-import { rmSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
-import { buildFixturePlugin, type BuiltPlugin } from './support/fixturePlugin'
+import { startDemoSite, type DemoSite } from '../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../helpers/browser'
+import type { RunningDaemon } from '../helpers/daemon'
+import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
+import { textOf, type McpConnection } from '../helpers/mcpClient'
 
 // The whole product as a user runs it: `bridge start` (the real daemon process, which installs the
 // extension into <config>/extension), the example notes plugin built with `bridge-plugin build`,
 // Chromium with that extension folder loaded, the demo site, and an agent on the MCP SDK client.
 describe('tool calls end to end', () => {
+  let bridge: LiveBridge<DemoSite>
   let configDir: string
-  let plugin: BuiltPlugin
   let daemon: RunningDaemon
   let browser: BrowserHarness
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let mcp: McpConnection
   let panel: Page
   let notesTab: Page
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    plugin = await buildFixturePlugin({ configDir })
-    daemon = await startDaemon({ via: 'cli', configDir })
-    site = await startDemoSite({ port: 0 })
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
-    mcp = await connectMcp(daemon)
+    bridge = await startLiveBridge({ plugin: {}, site: () => startDemoSite({ port: 0 }) })
+    ;({ configDir, daemon, browser, site } = bridge)
+    mcp = await bridge.connect()
     panel = await browser.openSidePanel()
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    plugin?.remove()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
-  const notesHealth = async () => {
-    const health = (await (await daemon.fetch('/health')).json()) as {
-      extensionConnected: boolean
-      pluginDetails: Array<{ name: string; tabState: string; tabs: Array<{ url: string; ready: boolean }> }>
-    }
-    return health.pluginDetails.find((p) => p.name === 'notes')
-  }
+  const notesHealth = () => bridge.pluginDetail('notes')
   const call = (
     name: string,
     args: Record<string, unknown> = {},
@@ -135,10 +120,45 @@ describe('tool calls end to end', () => {
     expect(textOf(refused)).toMatch(/^\[approval_denied\]/)
   })
 
+  it('shows what each tool declares beside its switch, and a destructive call says so on its approval card', async () => {
+    const kind = (tool: string) => card().getByTestId(`tool-${tool}`).getByTestId('tool-kind')
+    expect(await kind('delete_note').getAttribute('data-kind')).toBe('destructive')
+    expect(await kind('delete_note').textContent()).toBe('destructive')
+    expect(await kind('delete_note').getAttribute('title')).toContain(
+      'Demo Notes declares that this tool changes things; may delete or overwrite data; repeating it has no further effect',
+    )
+    expect(await kind('list_notes').textContent()).toBe('read-only')
+    // create_note declares that it only adds: neither read-only nor destructive, so no badge.
+    expect(await kind('create_note').count()).toBe(0)
+    // The built-in tools carry bridge's own hints the same way.
+    await panel.getByTestId('toggle-browser-tools').click()
+    const builtIn = panel.getByTestId('browser-tools').getByTestId('tool-browser_click')
+    expect(await builtIn.getByTestId('tool-title').textContent()).toBe('Click')
+    expect(await builtIn.getByTestId('tool-kind').textContent()).toBe('destructive')
+    await panel.getByTestId('toggle-browser-tools').click()
+
+    // The plugin's tools ask (set above): the card names the tool and says plainly what it declares.
+    const deleting = call('notes_delete_note', { id: 1 })
+    const approval = panel.getByTestId('approval')
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    expect(await approval.getByTestId('approval-tool').textContent()).toBe('notes_delete_note')
+    expect(await approval.getByTestId('approval-title').textContent()).toBe(' (Delete note)')
+    const hint = approval.getByTestId('approval-kind')
+    expect(await hint.getAttribute('data-kind')).toBe('destructive')
+    expect(await hint.textContent()).toBe(
+      'Destructive: Demo Notes declares that this tool may delete or overwrite data. Check the arguments before you allow it.',
+    )
+    await approval.getByTestId('deny').click()
+    expect(textOf(await deleting)).toMatch(/^\[approval_denied\]/)
+    await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(0)
+  })
+
   it('"always allow" runs the call, persists auto in config.json, and later calls run without asking', async () => {
     const first = call('notes_list_notes', {})
     const approval = panel.getByTestId('approval')
     await expect.poll(() => approval.count(), { timeout: 10_000 }).toBe(1)
+    // A read-only tool still asks when set to ask: what a tool declares never lowers its permission.
+    expect(await approval.getByTestId('approval-kind').getAttribute('data-kind')).toBe('read-only')
     await approval.getByTestId('approve-always').click()
     expect(JSON.parse(textOf(await first)).notes).toHaveLength(1)
     expect(config().permissions.notes?.tools?.list_notes).toBe('auto')
@@ -195,7 +215,7 @@ describe('tool calls end to end', () => {
   })
 
   it('turns a plugin’s tools off after it updates to an unreviewed version, until the user marks it reviewed', async () => {
-    await plugin.rebuild('0.2.0', configDir, daemon.port)
+    await bridge.plugin!.rebuild('0.2.0', configDir, daemon.port)
     await expect.poll(() => card().getByTestId('review-needed').count(), { timeout: 15_000 }).toBe(1)
     expect(await card().getByTestId('review-needed').textContent()).toContain('version 0.2.0')
     const off = await call('notes_whoami')

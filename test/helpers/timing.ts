@@ -1,6 +1,6 @@
 /**
- * Time limits of the tests that drive npm and a local registry (verdaccio), which are the slowest
- * steps of the suite on a loaded 2-core machine. Each is generous and scales with
+ * Time limits of the slowest steps of the suite on a loaded 2-core machine: starting Chromium with the
+ * extension beside a daemon, and driving npm against a local registry (verdaccio). Each is generous and scales with
  * `BRIDGE_TEST_TIME_SCALE` (a factor, default 1): `BRIDGE_TEST_TIME_SCALE=3 npm test` on a slower box.
  * These are limits for something stuck, never performance targets (those are in bench/).
  */
@@ -20,3 +20,6 @@ export const REGISTRY_NPM_TIMEOUT_MS = scaled(180_000)
 export const REGISTRY_TEST_TIMEOUT_MS = scaled(600_000)
 /** A user-visible step that waits on npm through the daemon (install, update, search in the panel). */
 export const REGISTRY_STEP_TIMEOUT_MS = scaled(180_000)
+
+/** A `beforeAll` that starts Chromium with the extension beside a daemon (and builds a plugin). */
+export const BROWSER_START_TIMEOUT_MS = scaled(120_000)

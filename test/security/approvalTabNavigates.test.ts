@@ -5,68 +5,32 @@
  * whatever document the tab held by then. With the real daemon, the real extension in Chromium and
  * the demo site signed in as two users on two origins, the approved call must not run on the new one.
  */
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
-import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlugin'
-import { runCli } from '../integration/cli/runCli'
+import type { DemoSite } from '../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../helpers/browser'
+import type { LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
+import { textOf, type McpConnection } from '../helpers/mcpClient'
+import { startNotesOnAsk } from '../helpers/notesOnAsk'
 import { startAgentsInBrowser, type Agent, type AgentsInBrowser } from './support/agentsInBrowser'
 
 describe('an approval raised for a tab that then navigates to another origin', () => {
-  let configDir: string
-  let plugin: BuiltPlugin
-  let daemon: RunningDaemon
+  let bridge: LiveBridge<DemoSite>
   let browser: BrowserHarness
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let mcp: McpConnection
   let panel: Page
   let alice: Page
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    plugin = await buildFixturePlugin({ configDir })
-    daemon = await startDaemon({ via: 'cli', configDir })
-    site = await startDemoSite({ port: 0 })
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
-    const added = await runCli(
-      ['client', 'add', 'research-agent', '--json', '--port', String(daemon.port)],
-      configDir,
-    )
-    expect(added.code).toBe(0)
-    const token = (JSON.parse(added.stdout) as { token: string }).token
-    mcp = await connectMcp({ url: daemon.url, secret: token }, 'research-agent')
-    panel = await browser.openSidePanel()
-    // Cookies are per host: the same site on localhost is signed in as another user, so the answer
-    // says which tab ran the call.
-    const set = await runCli(
-      ['config', 'set', 'plugin-permission.notes', 'ask', '--port', String(daemon.port)],
-      configDir,
-    )
-    expect(set.code).toBe(0)
-    // A plugin with its tools on has its adapter registered; tabs opened from then on are isolated.
-    await browser.waitForAdapter('notes')
+    ;({ bridge, mcp, panel } = await startNotesOnAsk())
+    ;({ browser, site } = bridge)
     alice = await browser.newPage(`${site.url}/login?user=alice`)
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    plugin?.remove()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
-  const readyTabs = async (): Promise<number> => {
-    const health = (await (await daemon.fetch('/health')).json()) as {
-      pluginDetails: Array<{ name: string; tabs: Array<{ ready: boolean }> }>
-    }
-    return health.pluginDetails.find((p) => p.name === 'notes')?.tabs.filter((t) => t.ready).length ?? 0
-  }
+  const readyTabs = () => bridge.readyTabs('notes')
   const approval = () => panel.getByTestId('approval')
 
   it('does not run the approved call on the new origin: it fails, and nothing is written there', async () => {
@@ -79,14 +43,9 @@ describe('an approval raised for a tab that then navigates to another origin', (
     await alice.goto(`${other}/login?user=bob`)
     await expect
       .poll(
-        async () => {
-          const health = (await (await daemon.fetch('/health')).json()) as {
-            pluginDetails: Array<{ name: string; tabs: Array<{ ready: boolean; url: string }> }>
-          }
-          return health.pluginDetails
-            .find((p) => p.name === 'notes')
-            ?.tabs.filter((t) => t.ready && t.url.includes('localhost')).length
-        },
+        async () =>
+          (await bridge.pluginDetail('notes'))?.tabs.filter((t) => t.ready && t.url.includes('localhost'))
+            .length,
         { timeout: 20_000 },
       )
       .toBe(1)

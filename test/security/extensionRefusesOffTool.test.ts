@@ -1,21 +1,22 @@
-import { randomBytes } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../examples/demo-site/server.mjs'
+import type { DemoSite } from '../../examples/demo-site/server.mjs'
 import type { PluginState } from '../../src/protocol/manifest'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlugin'
-import { startTinyDaemon, type TinyDaemon } from '../e2e/extension/tinyDaemon'
+import type { BrowserHarness } from '../helpers/browser'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
+import { startNotesInExtension, type NotesInExtension } from '../helpers/notesInExtension'
+import type { BuiltPlugin } from '../e2e/support/fixturePlugin'
+import type { TinyDaemon } from '../e2e/extension/tinyDaemon'
 
 // The attack: whoever speaks for the daemon on the extension's socket (a process holding the secret,
 // a port squatter the extension talked to) sends tool.dispatch for a tool the user switched off. The
 // real extension in Chromium refuses it from what the daemon last told it, and the page is untouched.
 describe('the extension refuses a tool.dispatch for a tool that is off', () => {
-  const secret = randomBytes(32).toString('hex')
+  let env: NotesInExtension
   let daemon: TinyDaemon
   let browser: BrowserHarness
   let plugin: BuiltPlugin
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let page: Page
 
   /** The notes plugin with every tool on `auto` except the ones named, which are `off`. */
@@ -38,25 +39,20 @@ describe('the extension refuses a tool.dispatch for a tool that is off', () => {
     })
 
   beforeAll(async () => {
-    plugin = await buildFixturePlugin()
-    site = await startDemoSite({ port: 0 })
-    daemon = await startTinyDaemon({ secret, plugins: [withOff('create_note')] })
-    browser = await launchBrowser({ port: daemon.port, secret })
-    plugin.installAdapter(browser.extensionDir)
-    await daemon.waitFor((f) => f.method === 'tab.syncAll')
-    await browser.waitForAdapter(plugin.state().name)
+    env = await startNotesInExtension({
+      state: (built) => {
+        plugin = built
+        return withOff('create_note')
+      },
+    })
+    ;({ plugin, site, daemon, browser } = env)
     page = await browser.newPage(`${site.url}/login?user=mallory-target`)
     await daemon.waitFor(
       (f) => f.method === 'tab.stateChanged' && (f.params as { state: string }).state === 'ready',
       20_000,
     )
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await daemon?.close()
-    await site?.close()
-    plugin?.remove()
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => env?.close())
 
   it('answers permission_off for a tool that is off in the last sync.full, and the tool does not run', async () => {
     const answer = await createNote('planted by the attacker')

@@ -1,10 +1,10 @@
-import { rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
+import type { BrowserHarness } from '../helpers/browser'
+import type { RunningDaemon } from '../helpers/daemon'
+import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
+import { textOf, type McpConnection } from '../helpers/mcpClient'
 import { INJECTION, startWebMcpSites, type WebMcpSites } from '../e2e/support/webmcpSites'
 
 /** The call timeout of this daemon: short, so a tool that never settles fails in a test's time. */
@@ -18,7 +18,7 @@ const RESULT_MAX_BYTES = 100 * 1024
 // could do; none may shadow bridge's tools, flood the agent's context, stall or crash the daemon, or
 // reach the agent unmarked.
 describe('a hostile site’s own tools (WebMCP)', () => {
-  let configDir: string
+  let bridge: LiveBridge<WebMcpSites>
   let daemon: RunningDaemon
   let browser: BrowserHarness
   let sites: WebMcpSites
@@ -27,39 +27,25 @@ describe('a hostile site’s own tools (WebMCP)', () => {
   let prefix: string
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    sites = await startWebMcpSites()
-    // The user turned the site on, every tool auto; and browser_navigate on too (the real one).
-    writeFileSync(
-      join(configDir, 'config.json'),
-      JSON.stringify({
-        localPlugins: [],
-        port: 9515,
+    bridge = await startLiveBridge({
+      site: startWebMcpSites,
+      // The user turned the site on, every tool auto; and browser_navigate on too (the real one).
+      config: ({ site }) => ({
         permissions: { browser: { tools: { browser_navigate: 'auto' } } },
-        sites: { [sites.a]: { permission: 'auto' } },
+        sites: { [site.a]: { permission: 'auto' } },
       }),
-      { mode: 0o600 },
-    )
-    daemon = await startDaemon({
-      via: 'cli',
-      configDir,
       env: {
         BRIDGE_TOOL_TIMEOUT_MS: String(TOOL_TIMEOUT_MS),
         BRIDGE_TOOL_RESULT_MAX_BYTES: String(RESULT_MAX_BYTES),
       },
+      webmcp: true,
     })
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension'), webmcp: true })
-    mcp = await connectMcp(daemon)
+    ;({ daemon, browser, site: sites } = bridge)
+    mcp = await bridge.connect()
     prefix = `127-0-0-1-${new URL(sites.a).port}__`
     hostile = await browser.newPage(`${sites.a}/hostile`)
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await sites?.close()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const listed = async () => (await mcp.client.listTools()).tools
   const call = (name: string, args: Record<string, unknown> = {}) =>

@@ -3,22 +3,19 @@
 // own scripts attack first (test/security/support/hostileSite.ts), and an agent on the MCP SDK
 // client. In every case the agent gets the real result or a refusal, never what the page forged, and
 // no log or progress the page wrote. See docs/security.md, "Pages".
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../helpers/mcpClient'
-import { buildFixturePlugin, type BuiltPlugin } from '../e2e/support/fixturePlugin'
+import type { BrowserHarness } from '../helpers/browser'
+import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
+import { textOf, type McpConnection } from '../helpers/mcpClient'
+import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
 import { REAL_NOTE, startHostileSite, type HostileSite } from './support/hostileSite'
 
 const PROBE_PLUGIN = join(import.meta.dirname, 'fixtures', 'probe-plugin')
 
 describe('pages cannot subvert the adapter channel', () => {
-  let configDir: string
-  let plugin: BuiltPlugin
-  let daemon: RunningDaemon
+  let bridge: LiveBridge<HostileSite>
   let browser: BrowserHarness
   let site: HostileSite
   let mcp: McpConnection
@@ -26,37 +23,22 @@ describe('pages cannot subvert the adapter channel', () => {
   const tabs: Page[] = []
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    plugin = await buildFixturePlugin({ source: PROBE_PLUGIN, configDir })
-    daemon = await startDaemon({ via: 'cli', configDir })
-    site = await startHostileSite()
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension') })
-    mcp = await connectMcp(daemon)
+    bridge = await startLiveBridge({ plugin: { source: PROBE_PLUGIN }, site: startHostileSite })
+    ;({ browser, site } = bridge)
+    mcp = await bridge.connect()
     await mcp.client.setLoggingLevel('debug')
     panel = await browser.openSidePanel()
     await panel
       .locator('[data-testid="connection-status"][data-state="connected"]')
       .waitFor({ timeout: 15_000 })
-  })
+  }, BROWSER_START_TIMEOUT_MS)
   afterEach(async () => {
     for (const tab of tabs.splice(0)) await tab.close().catch(() => undefined)
   })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    plugin?.remove()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  afterAll(() => bridge?.close())
 
   const card = () => panel.getByTestId('plugin-probe')
-  const probe = async () => {
-    const health = (await (await daemon.fetch('/health')).json()) as {
-      pluginDetails: Array<{ name: string; tabState: string; tabs: Array<{ url: string; ready: boolean }> }>
-    }
-    return health.pluginDetails.find((p) => p.name === 'probe')
-  }
+  const probe = () => bridge.pluginDetail('probe')
   const open = async (path: string): Promise<Page> => {
     const tab = await browser.newPage(`${site.url}${path}`)
     tabs.push(tab)

@@ -99,6 +99,44 @@ describe('module boundaries of DESIGN.md', () => {
   })
 })
 
+/** The relative imports of a file, type-only ones included, resolved to repository paths. */
+function localImportsOf(file: string, known: Set<string>): string[] {
+  return importsOf(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => target(file, spec))
+    .flatMap((base) =>
+      [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].filter((path) => known.has(path)),
+    )
+}
+
+describe('the composition root', () => {
+  const files = ['src', 'machines', 'cli'].flatMap(sourceFiles)
+  const known = new Set(files)
+  const graph = new Map(files.map((file) => [file, localImportsOf(file, known)]))
+
+  it('is imported only by the two programs that start a daemon: no arrow runs back up to src/daemon.ts', () => {
+    const importers = files.filter((file) => graph.get(file)!.includes('src/daemon.ts'))
+    expect(importers.sort()).toEqual(['cli/commands/start.ts', 'src/main.ts'])
+  })
+
+  it('sits on a module graph with no import circle, type imports included', () => {
+    // Depth-first search; a file met again while still on the path closes a circle.
+    const state = new Map<string, 'open' | 'done'>()
+    const circles: string[] = []
+    const visit = (file: string, path: string[]): void => {
+      state.set(file, 'open')
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next].join(' -> '))
+        else if (!state.has(next)) visit(next, [...path, next])
+      }
+      state.set(file, 'done')
+    }
+    for (const file of files) if (!state.has(file)) visit(file, [file])
+    expect(files.length).toBeGreaterThan(100)
+    expect(circles).toEqual([])
+  })
+})
+
 describe('one shape per extension point', () => {
   const names = (dir: string) => readdirSync(join(root, dir)).filter((n) => n.endsWith('.ts'))
   const groups = names('src/tools')

@@ -17,6 +17,7 @@ const whoami = defineTool({
   description: 'Return the name of the user signed in to the demo notes site.',
   input: Type.Object({}),
   output: Type.Object({ user: Type.String() }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
   handle: (_input, ctx) => ctx.fetchJSON<{ user: string }>('/api/me'),
 })
 
@@ -30,6 +31,7 @@ const listNotes = defineTool({
     ),
   }),
   output: Type.Object({ notes: Type.Array(Note) }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
   handle: async (input, ctx) => {
     const { notes } = await ctx.fetchJSON<{ notes: Array<typeof Note.static> }>('/api/notes')
     ctx.log.info(`found ${notes.length} notes`)
@@ -45,6 +47,7 @@ const createNote = defineTool({
     body: Type.Optional(Type.String({ maxLength: 10_000, description: 'the note text' })),
   }),
   output: Type.Object({ note: Note }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handle: async (input, ctx) => {
     const result = await ctx.fetchJSON<{ note: typeof Note.static }>('/api/notes', {
       method: 'POST',
@@ -59,6 +62,7 @@ const deleteNote = defineTool({
   name: 'delete_note',
   description: 'Delete one note of the signed-in user by its id.',
   input: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handle: async (input, ctx) => {
     try {
       await ctx.fetch(`/api/notes/${input.id}`, { method: 'DELETE' })
@@ -85,6 +89,7 @@ const slowCount = defineTool({
     ),
   }),
   output: Type.Object({ counted: Type.Integer() }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
   handle: async (input, ctx) => {
     for (let i = 1; i <= input.to; i++) {
       await ctx.fetchJSON(`/api/slow?ms=${input.stepMs ?? 500}`)

@@ -272,6 +272,16 @@ export function frameRect(args: { index: number; scroll?: boolean }) {
   }
 }
 
+interface QueriedElement {
+  ref: string
+  tag: string
+  role: string | null
+  name: string | null
+  text: string
+  visible: boolean
+  attributes?: Record<string, string | null>
+}
+
 /** The elements matching a selector, capped, with refs the other tools accept. */
 export function query(args: { selector: string; attributes?: string[]; limit: number }) {
   let all: Element[]
@@ -283,7 +293,7 @@ export function query(args: { selector: string; attributes?: string[]; limit: nu
   const elements = all.slice(0, args.limit).map((el) => {
     const role = roleOf(el)
     const text = collapse((el as HTMLElement).innerText ?? el.textContent ?? '')
-    const out: Record<string, unknown> = {
+    const out: QueriedElement = {
       ref: refFor(el),
       tag: el.tagName.toLowerCase(),
       role: role || null,

@@ -128,12 +128,12 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
       await h.text('browser_click', { tabId, selector: '#work' })
       return Number((await h.json<{ text: string }>('browser_get_text', { tabId, selector: '#took' })).text)
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-    // Alternating runs in the same page, so a machine that gets busier or quieter slows both alike.
+    // Alternating runs in the same page, so a machine that gets busier or quieter slows both alike; the
+    // fastest run of each kind is the one the machine's other work disturbed least.
     const normal: number[] = []
     const slowed: number[] = []
     await work() // warm-up: the first run also compiles the loop
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       expect(await h.json('browser_throttle_cpu', { tabId, rate: 1 })).toEqual({ rate: 1 })
       normal.push(await work())
       expect(await h.json('browser_throttle_cpu', { tabId, rate: 4 })).toEqual({ rate: 4 })
@@ -141,7 +141,7 @@ describe('built-in tab, window, emulation and extension tools through MCP in rea
     }
     await h.json('browser_clear_emulation', { tabId })
     expect(
-      median(slowed) / median(normal),
+      Math.min(...slowed) / Math.min(...normal),
       `normal ${normal.join(', ')}; slowed ${slowed.join(', ')}`,
     ).toBeGreaterThan(2)
   })

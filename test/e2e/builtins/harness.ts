@@ -4,6 +4,8 @@ import { build } from 'esbuild'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page, Worker } from 'playwright-core'
+import { BROWSER_TOOLS } from '../../../src/tools'
+import { compileSchema } from '../../../src/validation'
 import { launchBrowser, prepareExtensionCopy, type BrowserHarness } from '../../helpers/browser'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
@@ -85,11 +87,34 @@ async function bundleTestWorker(dir: string): Promise<void> {
   })
 }
 
+/**
+ * A result of a tool that declares its output must have that shape: the daemon would answer
+ * invalid_output otherwise, so every call here checks it as the daemon does.
+ */
+function assertDeclaredShape(tool: string, result: ToolResult): ToolResult {
+  const schema = BROWSER_TOOLS.find((t) => t.name === tool)?.outputSchema
+  if (!result.ok || !schema) return result
+  const compiled = compileSchema(schema, 'output')
+  const checked = compiled.ok ? compiled.value(result.value) : compiled
+  if (!checked.ok)
+    throw new Error(`${tool} returned a result its declared output schema refuses: ${checked.message}`)
+  return result
+}
+
 async function invoke(
   sw: Worker,
   tool: string,
   input: Record<string, unknown>,
   caller: Caller = {},
+): Promise<ToolResult> {
+  return assertDeclaredShape(tool, await run(sw, tool, input, caller))
+}
+
+async function run(
+  sw: Worker,
+  tool: string,
+  input: Record<string, unknown>,
+  caller: Caller,
 ): Promise<ToolResult> {
   return sw.evaluate(
     async ([name, args, who]) => {

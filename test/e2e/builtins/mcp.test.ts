@@ -1,60 +1,47 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
+import type { BrowserHarness } from '../../helpers/browser'
+import type { RunningDaemon } from '../../helpers/daemon'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
+import { textOf, type McpConnection } from '../../helpers/mcpClient'
 import { BROWSER_TOOL_NAMES, CORE_BROWSER_TOOLS } from '../../../src/tools'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 // The whole chain for built-in tools: MCP client -> daemon (/mcp, validation, permissions, audit) ->
 // /ws -> the real extension in Chromium -> Chrome APIs -> back, as an agent sees it.
 describe('built-in browser tools through the daemon and the real extension', () => {
-  let configDir: string
+  let bridge: LiveBridge<FixtureSite>
   let daemon: RunningDaemon
   let browser: BrowserHarness
   let site: FixtureSite
   let mcp: McpConnection
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    const config = {
-      localPlugins: [],
-      port: 9515,
-      permissions: {
-        // The core set, plus one group opted into and one tool set by itself.
-        browser: {
-          permission: 'auto',
-          groups: ['reading'],
-          tools: {
-            browser_get_cookies: 'off',
-            browser_close_tab: 'ask',
-            extension_get_state: 'auto',
-            browser_get_text: 'auto',
+    bridge = await startLiveBridge({
+      via: 'server',
+      site: startFixtureSite,
+      config: () => ({
+        permissions: {
+          // The core set, plus one group opted into and one tool set by itself.
+          browser: {
+            permission: 'auto',
+            groups: ['reading'],
+            tools: {
+              browser_get_cookies: 'off',
+              browser_close_tab: 'ask',
+              extension_get_state: 'auto',
+              browser_get_text: 'auto',
+            },
           },
         },
-      },
-    }
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
-    mkdirSync(join(configDir, 'extension'), { recursive: true })
-    daemon = await startDaemon({ configDir })
-    site = await startFixtureSite()
-    browser = await launchBrowser({ port: daemon.port, secret: daemon.secret })
-    for (let i = 0; i < 150; i++) {
-      const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
-      if (health.extensionConnected) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    mcp = await connectMcp(daemon)
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    rmSync(configDir, { recursive: true, force: true })
-  })
+      }),
+    })
+    ;({ daemon, browser, site } = bridge)
+    mcp = await bridge.connect()
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await mcp.client.callTool({ name, arguments: args })) as CallToolResult
@@ -197,6 +184,49 @@ describe('built-in browser tools through the daemon and the real extension', () 
     )
     expect(state.version).toBe('0.1.0')
     expect(state.extension?.connection?.status).toBe('connected')
+  })
+
+  it('returns structured results that the SDK client checks against the listed output schemas', async () => {
+    // listTools gives the client the schemas it checks every later result of these tools against.
+    const { tools } = await mcp.client.listTools()
+    const schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]))
+    const validator = new AjvJsonSchemaValidator()
+    const structured = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+      const result = await call(name, args)
+      if (result.isError) throw new Error(`${name}: ${textOf(result)}`)
+      const schema = schemas.get(name)
+      expect(schema, name).toMatchObject({ type: 'object' })
+      expect(result.structuredContent, name).toEqual(JSON.parse(textOf(result)))
+      expect(validator.getValidator(schema!)(result.structuredContent), name).toMatchObject({ valid: true })
+      return result.structuredContent as T
+    }
+    const tab = await structured<{ tabId: number; url: string }>('browser_open_tab', {
+      url: site.url('/form'),
+    })
+    expect(tab.url).toBe(site.url('/form'))
+    const { tabs } = await structured<{ tabs: { tabId: number }[] }>('browser_list_tabs', {
+      urlContains: '/form',
+    })
+    expect(tabs.map((t) => t.tabId)).toContain(tab.tabId)
+    await structured('browser_wait_for', { tabId: tab.tabId, selector: '#save' })
+    const found = await structured<{ total: number }>('browser_find', {
+      tabId: tab.tabId,
+      text: 'Save draft',
+    })
+    expect(found.total).toBeGreaterThan(0)
+    const inputs = await structured<{ elements: { attributes?: Record<string, string | null> }[] }>(
+      'browser_query',
+      { tabId: tab.tabId, selector: 'input', attributes: ['name'] },
+    )
+    expect(inputs.elements[0]?.attributes).toEqual({ name: 'email' })
+    expect(await structured('browser_hover', { tabId: tab.tabId, selector: '#hover-target' })).toEqual({
+      hovered: expect.stringMatching(/hover-target|Hover me/) as unknown,
+    })
+    await structured('browser_scroll', { tabId: tab.tabId, direction: 'down' })
+    await structured('extension_get_state')
+    // A text result stays text: no schema listed, no structuredContent.
+    expect(schemas.get('browser_snapshot')).toBeUndefined()
+    expect((await call('browser_snapshot', { tabId: tab.tabId })).structuredContent).toBeUndefined()
   })
 
   // Last: the side panel opens as a tab, which becomes the active one.

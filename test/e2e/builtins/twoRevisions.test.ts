@@ -1,11 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
+import { textOf, type McpConnection } from '../../helpers/mcpClient'
 import { connectMcpV2, type McpV2Connection } from '../../helpers/mcpClientV2'
-import { runCli } from '../../integration/cli/runCli'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 // Two agents on one daemon, one per MCP revision: an SDK v1 client in a 2025-11-25 session and an
@@ -13,49 +10,34 @@ import { startFixtureSite, type FixtureSite } from './fixtureSite'
 // extension in Chromium. Each keeps its own tab group across all its requests (the stateless one has
 // no session to carry it), and neither may touch the other's tabs unless told.
 describe('a 2025-11-25 agent and a 2026-07-28 agent side by side in the real browser', () => {
-  let configDir: string
-  let daemon: RunningDaemon
-  let browser: BrowserHarness
+  let bridge: LiveBridge<FixtureSite>
   let site: FixtureSite
   let v1: McpConnection
   let v2: McpV2Connection
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    const config = {
-      localPlugins: [],
-      port: 9515,
-      // The core set, plus the tools used here that are outside it.
-      permissions: {
-        browser: { permission: 'auto', tools: { browser_list_tab_groups: 'auto', browser_get_text: 'auto' } },
-      },
-    }
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify(config), { mode: 0o600 })
-    mkdirSync(join(configDir, 'extension'), { recursive: true })
-    daemon = await startDaemon({ configDir })
-    const token = async (name: string) => {
-      const added = await runCli(['client', 'add', name, '--json', '--port', String(daemon.port)], configDir)
-      return (JSON.parse(added.stdout) as { token: string }).token
-    }
-    const [sessionToken, statelessToken] = [await token('session-agent'), await token('stateless-agent')]
-    site = await startFixtureSite()
-    browser = await launchBrowser({ port: daemon.port, secret: daemon.secret })
-    for (let i = 0; i < 150; i++) {
-      const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
-      if (health.extensionConnected) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    v1 = await connectMcp({ url: daemon.url, secret: sessionToken })
-    v2 = await connectMcpV2(daemon, statelessToken)
-  }, 120_000)
-  afterAll(async () => {
-    await v1?.close()
-    await v2?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await site?.close()
-    rmSync(configDir, { recursive: true, force: true })
-  })
+    bridge = await startLiveBridge({
+      via: 'server',
+      site: startFixtureSite,
+      config: () => ({
+        // The core set, plus the tools used here that are outside it.
+        permissions: {
+          browser: {
+            permission: 'auto',
+            tools: { browser_list_tab_groups: 'auto', browser_get_text: 'auto' },
+          },
+        },
+      }),
+    })
+    site = bridge.site
+    const [sessionToken, statelessToken] = [
+      await bridge.addClient('session-agent'),
+      await bridge.addClient('stateless-agent'),
+    ]
+    v1 = await bridge.connect({ token: sessionToken })
+    v2 = bridge.own(await connectMcpV2(bridge.daemon, statelessToken), (c) => c.close())
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const json = async <T>(
     client: { callTool: McpConnection['client']['callTool'] } | McpV2Connection['client'],

@@ -1,35 +1,26 @@
-import { randomBytes } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
-import { startTinyDaemon, type Frame, type TinyDaemon } from './tinyDaemon'
+import type { DemoSite } from '../../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../../helpers/browser'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
+import { startNotesInExtension, type NotesInExtension } from '../../helpers/notesInExtension'
+import type { BuiltPlugin } from '../support/fixturePlugin'
+import type { Frame, TinyDaemon } from './tinyDaemon'
 
 // Tab tracking and tool dispatch in real Chromium with the example notes plugin (built with
 // bridge-plugin) on the demo site, against a scripted daemon that records what the extension sends.
 describe('extension tabs and dispatch', () => {
-  const secret = randomBytes(32).toString('hex')
+  let env: NotesInExtension
   let daemon: TinyDaemon
   let browser: BrowserHarness
   let plugin: BuiltPlugin
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
 
   beforeAll(async () => {
-    plugin = await buildFixturePlugin()
-    site = await startDemoSite({ port: 0 })
-    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('auto')] })
-    browser = await launchBrowser({ port: daemon.port, secret })
-    plugin.installAdapter(browser.extensionDir)
-    await daemon.waitFor((f) => f.method === 'tab.syncAll')
-    await browser.waitForAdapter(plugin.state().name)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await daemon?.close()
-    await site?.close()
-    plugin?.remove()
-  })
+    env = await startNotesInExtension({ state: (built) => built.state('auto') })
+    ;({ plugin, site, daemon, browser } = env)
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => env?.close())
 
   const lastState = (): Frame | undefined =>
     daemon.frames.filter((f) => f.method === 'tab.stateChanged').at(-1)

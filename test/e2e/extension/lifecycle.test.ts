@@ -1,28 +1,25 @@
-import { randomBytes } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
-import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
+import type { DemoSite } from '../../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../../helpers/browser'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
+import { startNotesInExtension, type NotesInExtension } from '../../helpers/notesInExtension'
+import type { BuiltPlugin } from '../support/fixturePlugin'
+import type { TinyDaemon } from './tinyDaemon'
 
 // MV3 life: Chrome stops idle service workers and `extension.reload` restarts the whole extension.
 // Both must come back on their own, reconnect, and keep serving the tabs that were already open.
 describe('extension lifecycle', () => {
-  const secret = randomBytes(32).toString('hex')
+  let env: NotesInExtension
   let daemon: TinyDaemon
   let browser: BrowserHarness
   let plugin: BuiltPlugin
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let tab: Page
 
   beforeAll(async () => {
-    plugin = await buildFixturePlugin()
-    site = await startDemoSite({ port: 0 })
-    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('auto')] })
-    browser = await launchBrowser({ port: daemon.port, secret })
-    plugin.installAdapter(browser.extensionDir)
-    await browser.waitForAdapter(plugin.state().name)
+    env = await startNotesInExtension({ state: (built) => built.state('auto') })
+    ;({ plugin, site, daemon, browser } = env)
     tab = await browser.newPage(`${site.url}/login?user=dana`)
     // Ready is reported by tab.stateChanged, or already in tab.syncAll when the worker connected late.
     const name = plugin.state().name
@@ -34,13 +31,8 @@ describe('extension lifecycle', () => {
             'ready'),
       20_000,
     )
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await daemon?.close()
-    await site?.close()
-    plugin?.remove()
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => env?.close())
 
   let seq = 0
   const slowCount = async () => {

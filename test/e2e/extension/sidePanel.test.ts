@@ -1,39 +1,34 @@
-import { randomBytes } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDemoSite } from '../../../examples/demo-site/server.mjs'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { buildFixturePlugin, type BuiltPlugin } from '../support/fixturePlugin'
-import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
+import type { DemoSite } from '../../../examples/demo-site/server.mjs'
+import type { BrowserHarness } from '../../helpers/browser'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
+import { startNotesInExtension, type NotesInExtension } from '../../helpers/notesInExtension'
+import type { BuiltPlugin } from '../support/fixturePlugin'
+import type { TinyDaemon } from './tinyDaemon'
 
 // The side panel as the user sees it: approvals (queued, badge, decisions), plugin cards with tab
 // state and permission controls, against a scripted daemon that records the extension's messages.
 describe('side panel', () => {
-  const secret = randomBytes(32).toString('hex')
+  let env: NotesInExtension
   let daemon: TinyDaemon
   let browser: BrowserHarness
   let plugin: BuiltPlugin
-  let site: { url: string; close: () => Promise<void> }
+  let site: DemoSite
   let panel: Page
 
   beforeAll(async () => {
-    plugin = await buildFixturePlugin()
-    site = await startDemoSite({ port: 0 })
-    daemon = await startTinyDaemon({ secret, plugins: [plugin.state('ask')] })
-    daemon.answers.set('config.setPluginPermission', () => ({ ok: true }))
-    daemon.answers.set('config.setToolPermission', () => ({ ok: true }))
-    browser = await launchBrowser({ port: daemon.port, secret })
-    plugin.installAdapter(browser.extensionDir)
-    await daemon.waitFor((f) => f.method === 'tab.syncAll')
-    await browser.waitForAdapter(plugin.state().name)
+    env = await startNotesInExtension({
+      state: (built) => built.state('ask'),
+      answers: {
+        'config.setPluginPermission': () => ({ ok: true }),
+        'config.setToolPermission': () => ({ ok: true }),
+      },
+    })
+    ;({ plugin, site, daemon, browser } = env)
     panel = await browser.openSidePanel()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await daemon?.close()
-    await site?.close()
-    plugin?.remove()
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => env?.close())
 
   // The worker's global `chrome` is not in the Node typings: evaluate the expression as text.
   const badge = async (): Promise<unknown> =>
@@ -137,6 +132,40 @@ describe('side panel', () => {
         (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === 'c5',
       ),
     ).toBe(false)
+  })
+
+  it('says on the card that a tool is destructive when the request carries its annotations, and nothing when none', async () => {
+    daemon.notify('confirmation.request', {
+      id: 'c6',
+      plugin: 'notes',
+      tool: 'delete_note',
+      params: { id: 3 },
+      expiresAt: Date.now() + 60_000,
+      client: 'test-agent',
+      title: 'Delete note',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    })
+    // As an older daemon sends it: no title, no annotations.
+    request('c7', 'create_note', { title: 'x' })
+    const destructive = panel.locator('[data-approval-id="c6"]')
+    const plain = panel.locator('[data-approval-id="c7"]')
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(2)
+    expect(await destructive.getByTestId('approval-title').textContent()).toBe(' (Delete note)')
+    expect(await destructive.getByTestId('approval-kind').textContent()).toBe(
+      'Destructive: Demo Notes declares that this tool may delete or overwrite data. Check the arguments before you allow it.',
+    )
+    expect(await plain.getByTestId('approval-kind').count()).toBe(0)
+    expect(await plain.getByTestId('approval-title').count()).toBe(0)
+    // The buttons are the same either way: the hint decides nothing.
+    for (const card of [destructive, plain])
+      expect(await card.locator('button').allTextContents()).toEqual(['Allow once', 'Always allow', 'Deny'])
+    for (const id of ['c6', 'c7']) {
+      await panel.locator(`[data-approval-id="${id}"]`).getByTestId('deny').click()
+      await daemon.waitFor(
+        (f) => f.method === 'confirmation.response' && (f.params as { id: string }).id === id,
+      )
+    }
+    await expect.poll(() => panel.getByTestId('approval').count()).toBe(0)
   })
 
   it('changes the plugin and per-tool permissions through the daemon', async () => {

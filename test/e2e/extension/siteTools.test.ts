@@ -1,9 +1,11 @@
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import type { BrowserHarness } from '../../helpers/browser'
+import type { RunningDaemon } from '../../helpers/daemon'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import { BROWSER_START_TIMEOUT_MS } from '../../helpers/timing'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
 import { runCli } from '../../integration/cli/runCli'
 import { startWebMcpSites, type WebMcpSites } from '../support/webmcpSites'
@@ -28,6 +30,7 @@ interface SiteView {
 // extension bridge installed, fixture sites on two origins declaring tools, an agent on the MCP SDK
 // client, the side panel and the `bridge site` CLI.
 describe('sites’ own tools (WebMCP) end to end', () => {
+  let bridge: LiveBridge<WebMcpSites>
   let configDir: string
   let daemon: RunningDaemon
   let browser: BrowserHarness
@@ -37,20 +40,12 @@ describe('sites’ own tools (WebMCP) end to end', () => {
   let todo: Page
 
   beforeAll(async () => {
-    configDir = tempConfigDir()
-    daemon = await startDaemon({ via: 'cli', configDir })
-    sites = await startWebMcpSites()
-    browser = await launchBrowser({ extensionDir: join(configDir, 'extension'), webmcp: true })
-    mcp = await connectMcp(daemon, 'site-agent')
+    bridge = await startLiveBridge({ site: startWebMcpSites, webmcp: true })
+    ;({ configDir, daemon, browser, site: sites } = bridge)
+    mcp = await bridge.connect({ name: 'site-agent' })
     panel = await browser.openSidePanel()
-  })
-  afterAll(async () => {
-    await mcp?.close()
-    await browser?.close()
-    await daemon?.stop()
-    await sites?.close()
-    if (configDir) rmSync(configDir, { recursive: true, force: true })
-  })
+  }, BROWSER_START_TIMEOUT_MS)
+  afterAll(() => bridge?.close())
 
   const health = async () =>
     (await (await daemon.fetch('/health')).json()) as { sites: SiteView[]; extensionConnected: boolean }
@@ -281,11 +276,12 @@ describe('sites’ own tools (WebMCP) end to end', () => {
     await cli('set', sites.b, 'off')
     await expect.poll(async () => (await site(sites.b))?.enabled, { timeout: 15_000 }).toBeFalsy()
     expect((await listedNames()).some((n) => n.startsWith('localhost-'))).toBe(false)
-    const worker = await browser.serviceWorker()
-    const registered = await worker.evaluate<string[]>(
-      'chrome.scripting.getRegisteredContentScripts().then((s) => s.flatMap((x) => x.matches))',
-    )
-    expect(registered).toEqual([`${sites.a}/*`])
+    // The daemon has turned the site off; the extension unregisters its script a moment later.
+    const registered = async () =>
+      (await browser.serviceWorker()).evaluate<string[]>(
+        'chrome.scripting.getRegisteredContentScripts().then((s) => s.flatMap((x) => x.matches))',
+      )
+    await expect.poll(registered, { timeout: 15_000 }).toEqual([`${sites.a}/*`])
     // Turned on again, the frame that was told to stop reports again, with no reload.
     await cli('set', sites.b, 'auto')
     await expect

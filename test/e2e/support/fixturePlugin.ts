@@ -74,6 +74,7 @@ export async function buildFixturePlugin(
         displayName: t.displayName,
         description: t.description,
         permission,
+        ...(t.annotations ? { annotations: t.annotations } : {}),
       })),
       path: dir,
     }),

@@ -21,7 +21,7 @@ describe.each(ENGINES)('audit (%s engine)', (engine) => {
     // A small rotation size so a handful of calls rotate the disk log.
     fx = await startFixture(engine, { permissions }, { BRIDGE_AUDIT_ROTATE_BYTES: '1000' })
     mcp = await connectMcp(fx.daemon)
-    const ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => 'ok' })
+    const ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => ({ tabs: [] }) })
     for (let i = 0; i < 6; i++) await mcp.client.callTool({ name: 'browser_list_tabs', arguments: {} })
     await mcp.client.callTool({ name: 'browser_navigate', arguments: { url: 'not a url' } })
     await mcp.client.callTool({ name: 'browser_close_tab', arguments: { tabId: 1 } })

@@ -21,7 +21,7 @@ describe('bridge audit', () => {
   beforeAll(async () => {
     fx = await startFixture('node', { permissions })
     mcp = await connectMcp(fx.daemon)
-    const ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => 'ok' })
+    const ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => ({ tabs: [] }) })
     for (let i = 0; i < 3; i++) await mcp.client.callTool({ name: 'browser_list_tabs', arguments: {} })
     await mcp.client.callTool({ name: 'browser_close_tab', arguments: { tabId: 1 } })
     await ext.close()

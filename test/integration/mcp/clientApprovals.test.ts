@@ -27,7 +27,11 @@ describe('approvals in the MCP client', () => {
         {
           name: 'notes',
           tools: [
-            { name: 'delete_note', inputSchema: { type: 'object', properties: { id: { type: 'integer' } } } },
+            {
+              name: 'delete_note',
+              inputSchema: { type: 'object', properties: { id: { type: 'integer' } } },
+              annotations: { readOnlyHint: false, destructiveHint: true },
+            },
           ],
         },
       ],
@@ -62,12 +66,19 @@ describe('approvals in the MCP client', () => {
       const pending = mcp.client.callTool({ name: 'notes_delete_note', arguments: { id: 7 } })
       const shown = await ext.waitFor('confirmation.request')
       expect(shown.params).toMatchObject({ client: 'trusted', tool: 'notes_delete_note', params: { id: 7 } })
+      // The side panel is told what the tool declares; the call still waited for a decision.
+      expect(shown.params).toMatchObject({
+        title: 'delete_note',
+        annotations: { readOnlyHint: false, destructiveHint: true },
+      })
       const dispatch = await ext.nextDispatch()
       expect(dispatch.params).toMatchObject({ tool: 'delete_note', client: 'trusted' })
       dispatch.succeed({ deleted: 7 })
       expect(textOf(await pending)).toBe('{"deleted":7}')
       expect(asked).toHaveLength(1)
-      expect(asked[0]).toContain('allow "trusted" to run notes_delete_note (plugin notes)')
+      expect(asked[0]).toContain(
+        'bridge: a destructive tool (it declares that it may delete or overwrite data): allow "trusted" to run notes_delete_note (plugin notes)',
+      )
       expect(asked[0]).toContain('{"id":7}')
       // The side panel is told the request was answered elsewhere.
       const cancel = await ext.waitFor('confirmation.cancel', (m) => m.params?.id === shown.params?.id)

@@ -188,7 +188,7 @@ describe.each(ENGINES)('/mcp, by hand (%s engine)', (engine) => {
     const dispatch = await ext.nextDispatch()
     dispatch.progress(1, 2, 'half')
     await new Promise((resolve) => setTimeout(resolve, 50))
-    dispatch.succeed('done')
+    dispatch.succeed({ tabs: [] })
     const res = await streamed
     expect(res.headers.get('content-type')).toBe('text/event-stream')
     const events = (await res.text())
@@ -203,7 +203,7 @@ describe.each(ENGINES)('/mcp, by hand (%s engine)', (engine) => {
           },
       )
     expect(events.map((e) => e.method ?? e.id)).toEqual(['notifications/progress', 'c2'])
-    expect(withoutPageMarkers(events[1]?.result?.content[0]?.text ?? '')).toBe('done')
+    expect(withoutPageMarkers(events[1]?.result?.content[0]?.text ?? '')).toBe('{"tabs":[]}')
 
     // Initialize is limited to 5 a minute per client: this session is also the one DELETE ends.
     const gone = await fx.daemon.fetch('/mcp', { method: 'DELETE', headers: session })

@@ -40,8 +40,8 @@ describe.each(ENGINES)('/mcp session cap (%s engine)', (engine) => {
     await c.client.listTools()
     const d = await connectMcp(fx.daemon, 'd')
     await expect(c.client.listTools()).rejects.toThrow(/404|Session not found/)
-    dispatch.succeed('still here')
-    expect(textOf(await running)).toBe('still here')
+    dispatch.succeed({ tabs: [] })
+    expect(textOf(await running)).toBe('{"tabs":[]}')
     expect((await d.client.listTools()).tools).toHaveLength(1)
     expect((await health()).mcpSessions).toBe(2)
 

@@ -34,8 +34,22 @@ describe.each(ENGINES)('/mcp sessions (%s engine)', (engine) => {
     const fromA = a.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'a' } })
     const fromB = b.client.callTool({ name: 'browser_list_tabs', arguments: { urlContains: 'b' } })
     const dispatches = [await ext.nextDispatch(), await ext.nextDispatch()]
-    for (const d of dispatches) d.succeed(`for ${(d.params.input as { urlContains: string }).urlContains}`)
-    expect([textOf(await fromA), textOf(await fromB)]).toEqual(['for a', 'for b'])
+    // Each answer names the URL its call asked for (a tab list: a built-in with a declared shape).
+    const tabAt = (url: string) => ({
+      tabId: 1,
+      windowId: 1,
+      url,
+      title: '',
+      active: true,
+      status: 'complete',
+    })
+    for (const d of dispatches) {
+      const { urlContains } = d.params.input as { urlContains: string }
+      d.succeed({ tabs: [{ ...tabAt(`https://${urlContains}.test/`), focusedWindow: true }] })
+    }
+    const urls = async (call: typeof fromA) =>
+      ((await call).structuredContent as { tabs: { url: string }[] }).tabs.map((tab) => tab.url)
+    expect([await urls(fromA), await urls(fromB)]).toEqual([['https://a.test/'], ['https://b.test/']])
     await a.close()
     expect((await health()).mcpSessions).toBe(1)
     // The closed session is gone; the other one still works.

@@ -4,8 +4,26 @@ import { FakeExtension } from '../../helpers/fakeExtension'
 import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
 import { auditEntries, startFixture, type Fixture } from './fixture'
 
-// Built-in tools stand in for plugin tools here: same path, pseudo-plugin `browser`.
-const permissions = { browser: { tools: { browser_list_tabs: 'auto', browser_navigate: 'auto' } } }
+// Built-in tools stand in for plugin tools here: same path, pseudo-plugin `browser`. A text result
+// comes from browser_snapshot, whose result is text; browser_list_tabs declares its result's shape.
+const permissions = {
+  browser: {
+    tools: {
+      browser_list_tabs: 'auto',
+      browser_navigate: 'auto',
+      browser_snapshot: 'auto',
+      browser_screenshot: 'auto',
+    },
+  },
+}
+const TAB = {
+  tabId: 3,
+  windowId: 1,
+  url: 'https://notes.test/',
+  title: 'Notes',
+  active: true,
+  status: 'complete',
+}
 
 describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
   let fx: Fixture
@@ -45,10 +63,12 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
       plugin: 'browser',
       tool: 'browser_list_tabs',
     })
-    dispatch.succeed({ tabs: [{ tabId: 3, title: 'Notes' }] })
+    const tabs = { tabs: [{ ...TAB, focusedWindow: true }] }
+    dispatch.succeed(tabs)
     const result = await pending
     expect(result.isError).toBeFalsy()
-    expect(textOf(result)).toBe('{"tabs":[{"tabId":3,"title":"Notes"}]}')
+    expect(textOf(result)).toBe(JSON.stringify(tabs))
+    expect(result.structuredContent).toEqual(tabs)
     const end = await ext.waitFor('tool.invocationEnd')
     expect(end.params).toMatchObject({ dispatchId: dispatch.params.dispatchId, success: true })
   })
@@ -69,16 +89,16 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     ext = await FakeExtension.connect(fx.daemon, {
       autoAnswer: () => ({ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }),
     })
-    const result = await call('browser_list_tabs')
+    const result = await call('browser_screenshot')
     expect(result.content).toEqual([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
   })
 
   it('caps a huge text result at 100 KB with a truncation marker saying how to narrow the call', async () => {
     ext = await FakeExtension.connect(fx.daemon, { autoAnswer: () => 'x'.repeat(300 * 1024) })
-    const text = textOf(await call('browser_list_tabs'))
+    const text = textOf(await call('browser_snapshot'))
     expect(text.startsWith('x'.repeat(1000))).toBe(true)
     expect(text).toMatch(
-      /x\n\[truncated: the result was 307200 bytes, cut to 102400; to get less, pass urlContains\]$/,
+      /x\n\[truncated: the result was 307200 bytes, cut to 102400; to get less, pass selector to snapshot one part of the page, depth to leave out nesting, or use browser_find or browser_query\]$/,
     )
     expect(text.length).toBeLessThanOrEqual(100 * 1024)
   })
@@ -134,13 +154,13 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
 
   it('fails with timeout when the tool neither answers nor reports progress, and drops the late answer', async () => {
     ext = await FakeExtension.connect(fx.daemon)
-    const pending = call('browser_list_tabs')
+    const pending = call('browser_snapshot')
     const dispatch = await ext.nextDispatch()
     const result = await pending
     expect(textOf(result)).toMatch(/^\[timeout\] the tool did not answer or report progress in time/)
     dispatch.succeed('too late')
     // The daemon stays healthy and the next call gets its own answer, not the late one.
-    const next = call('browser_list_tabs')
+    const next = call('browser_snapshot')
     ;(await ext.nextDispatch()).succeed('fresh')
     expect(textOf(await next)).toBe('fresh')
   })
@@ -148,7 +168,7 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
   it('keeps a call alive past the timeout while progress arrives, forwarding it to the client', async () => {
     ext = await FakeExtension.connect(fx.daemon)
     const seen: { progress: number; total?: number; message?: string }[] = []
-    const pending = call('browser_list_tabs', {}, { onprogress: (p: (typeof seen)[number]) => seen.push(p) })
+    const pending = call('browser_snapshot', {}, { onprogress: (p: (typeof seen)[number]) => seen.push(p) })
     const dispatch = await ext.nextDispatch()
     // 5 reports 500 ms apart: 2.5 s in all, well past the 1 s call timeout.
     for (let i = 1; i <= 5; i++) {
@@ -173,16 +193,16 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
 
   it('runs 5 calls at once and refuses the 6th with plugin_busy', async () => {
     ext = await FakeExtension.connect(fx.daemon)
-    const five = Array.from({ length: 5 }, (_, i) => call('browser_list_tabs', { urlContains: `n${i}` }))
+    const five = Array.from({ length: 5 }, (_, i) => call('browser_snapshot', { selector: `#n${i}` }))
     const dispatches = await Promise.all(five.map(() => ext!.nextDispatch()))
     const sixth = await call('browser_list_tabs')
     expect(textOf(sixth)).toBe(
       '[plugin_busy] browser already runs 5 calls; wait for in-flight calls to finish',
     )
-    for (const d of dispatches) d.succeed((d.params.input as { urlContains: string }).urlContains)
-    expect((await Promise.all(five)).map(textOf)).toEqual(['n0', 'n1', 'n2', 'n3', 'n4'])
+    for (const d of dispatches) d.succeed((d.params.input as { selector: string }).selector)
+    expect((await Promise.all(five)).map(textOf)).toEqual(['#n0', '#n1', '#n2', '#n3', '#n4'])
     // Slots are free again.
-    const again = call('browser_list_tabs')
+    const again = call('browser_snapshot')
     ;(await ext.nextDispatch()).succeed('ok')
     expect(textOf(await again)).toBe('ok')
   })
@@ -208,7 +228,7 @@ describe.each(ENGINES)('tool dispatch (%s engine)', (engine) => {
     ext = await FakeExtension.connect(fx.daemon)
     expect(await first.closed).toEqual({ code: 4000, reason: 'replaced' })
     expect(textOf(await pending)).toMatch(/^\[extension_disconnected\]/)
-    const next = call('browser_list_tabs')
+    const next = call('browser_snapshot')
     ;(await ext.nextDispatch()).succeed('from the new connection')
     expect(textOf(await next)).toBe('from the new connection')
     const health = (await (await fx.daemon.fetch('/health')).json()) as Record<string, unknown>

@@ -24,6 +24,7 @@ export interface PluginFixture {
     inputSchema?: Record<string, unknown>
     outputSchema?: Record<string, unknown>
     description?: string
+    annotations?: Record<string, boolean>
   }[]
 }
 
@@ -61,6 +62,7 @@ export function writePlugin(root: string, plugin: PluginFixture): string {
         description: tool.description ?? `The ${tool.name} tool`,
         inputSchema: tool.inputSchema ?? { type: 'object', properties: {}, additionalProperties: false },
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
       })),
     }),
   )

@@ -1,15 +1,15 @@
 /**
- * Several agents against one real daemon, the real extension in Chromium and a fixture site: each a
- * named MCP client made with `bridge client add` (its scope flags as the user would type them) and
- * connected with the real MCP SDK client. Built-in tools are set to `auto` unless told otherwise.
+ * Several agents against one real daemon, the real extension in Chromium and a fixture site (a live
+ * bridge, test/helpers/liveBridge.ts): each a named MCP client made with `bridge client add` (its
+ * scope flags as the user would type them) and connected with the real MCP SDK client. Built-in tools
+ * are set to `auto` unless told otherwise. `close()` stops everything, the agents' sessions first.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
-import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
-import { connectMcp, textOf, type McpConnection } from '../../helpers/mcpClient'
-import { runCli, type CliResult } from '../../integration/cli/runCli'
+import type { BrowserHarness } from '../../helpers/browser'
+import type { RunningDaemon } from '../../helpers/daemon'
+import { startLiveBridge } from '../../helpers/liveBridge'
+import { textOf, type McpConnection } from '../../helpers/mcpClient'
+import type { CliResult } from '../../integration/cli/runCli'
 import { writePlugin, type PluginFixture } from '../../integration/toolcall/fixture'
 import { startFixtureSite, type FixtureSite } from '../../e2e/builtins/fixtureSite'
 
@@ -38,41 +38,25 @@ export async function startAgentsInBrowser(
     env?: Record<string, string>
   } = {},
 ): Promise<AgentsInBrowser> {
-  const configDir = tempConfigDir()
-  const pluginDirs = (options.plugins ?? []).map((plugin) => writePlugin(configDir, plugin))
-  writeFileSync(
-    join(configDir, 'config.json'),
-    JSON.stringify({
-      localPlugins: pluginDirs,
-      port: 9515,
+  const bridge = await startLiveBridge({
+    via: 'server',
+    site: startFixtureSite,
+    config: ({ configDir }) => ({
+      localPlugins: (options.plugins ?? []).map((plugin) => writePlugin(configDir, plugin)),
       permissions: options.permissions ?? { browser: { permission: 'auto', groups: ['all'] } },
     }),
-    { mode: 0o600 },
-  )
-  mkdirSync(join(configDir, 'extension'), { recursive: true })
-  const daemon = await startDaemon({ configDir, ...(options.env ? { env: options.env } : {}) })
-  const site = await startFixtureSite()
-  const browser = await launchBrowser({ port: daemon.port, secret: daemon.secret })
-  for (let i = 0; i < 300; i++) {
-    const health = (await (await daemon.fetch('/health')).json()) as { extensionConnected: boolean }
-    if (health.extensionConnected) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  const agents: Agent[] = []
-  const cli = (args: string[]) => runCli([...args, '--port', String(daemon.port)], configDir)
+    ...(options.env ? { env: options.env } : {}),
+  })
   return {
-    daemon,
-    site,
-    browser,
-    cli,
+    daemon: bridge.daemon,
+    site: bridge.site,
+    browser: bridge.browser,
+    cli: (args) => bridge.cli(args),
     async agent(name, flags = []) {
-      const added = await cli(['client', 'add', name, '--json', ...flags])
-      if (added.code !== 0) throw new Error(`bridge client add ${name}: ${added.stderr}`)
-      const { token } = JSON.parse(added.stdout) as { token: string }
-      const mcp = await connectMcp({ url: daemon.url, secret: token }, name)
+      const mcp = await bridge.connectAs(name, flags)
       const call = async (tool: string, args: Record<string, unknown> = {}) =>
         (await mcp.client.callTool({ name: tool, arguments: args })) as CallToolResult
-      const agent: Agent = {
+      return {
         name,
         mcp,
         call,
@@ -82,15 +66,7 @@ export async function startAgentsInBrowser(
           return JSON.parse(textOf(result)) as T
         },
       }
-      agents.push(agent)
-      return agent
     },
-    async close() {
-      for (const agent of agents) await agent.mcp.close().catch(() => undefined)
-      await browser.close()
-      await daemon.stop()
-      await site.close()
-      rmSync(configDir, { recursive: true, force: true })
-    },
+    close: () => bridge.close(),
   }
 }

@@ -1,69 +1,40 @@
 import { describe, expect, it } from 'vitest'
-import { createToolCatalog, type CatalogSource } from '../../../src/catalog/toolCatalog'
+import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import type { PermissionsConfig } from '../../../src/config/permissions'
-import type { LoadedPlugin } from '../../../src/plugins/types'
-import { BROWSER_TOOLS } from '../../../src/tools/index'
+import { catalogSource, notesPlugin } from '../../helpers/catalogFixture'
 
-const notes: LoadedPlugin = {
-  name: 'notes',
-  packageName: 'bridge-plugin-notes',
-  displayName: 'Notes',
-  version: '1.0.0',
-  source: 'local',
-  path: '/home/u/notes',
-  sdkVersion: '1.0.0',
-  urlPatterns: ['https://notes.example/*'],
-  tools: [
-    {
-      name: 'list_notes',
-      displayName: 'List notes',
-      description: 'Lists notes',
-      inputSchema: { type: 'object' },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: 'delete_note',
-      displayName: 'Delete note',
-      description: 'Deletes a note',
-      inputSchema: { type: 'object' },
-      annotations: { readOnlyHint: false, destructiveHint: true },
-    },
-  ],
-  adapterFile: 'notes.js',
-  adapterHash: 'abc',
-  validate: () => ({ ok: true }),
-}
-
-const source = (permissions: PermissionsConfig): CatalogSource => ({
-  plugins: () => [notes],
-  failedPlugins: () => [],
-  browserTools: () => BROWSER_TOOLS,
-  permissions: () => permissions,
-  skipPermissions: () => false,
+const notes = notesPlugin({
+  annotations: {
+    list_notes: { readOnlyHint: true, openWorldHint: false },
+    delete_note: { readOnlyHint: false, destructiveHint: true },
+  },
 })
+const source = (permissions: PermissionsConfig) => catalogSource({ plugins: [notes], permissions })
 
 describe('toolCatalog annotations', () => {
   it('lists each tool with its title and annotations, built-in and plugin alike', () => {
     const listed = createToolCatalog(
       source({
         notes: { permission: 'auto' },
-        browser: { tools: { browser_snapshot: 'auto', browser_click: 'ask' } },
+        browser: { tools: { browser_snapshot: 'auto', browser_click: 'ask', browser_close_tab: 'auto' } },
       }),
     ).listed().tools
-    expect(listed.find((tool) => tool.name === 'browser_snapshot')).toMatchObject({
+    expect(listed.find((tool) => tool.name === 'browser_snapshot')?.title).toBe('Page snapshot')
+    expect(listed.find((tool) => tool.name === 'browser_snapshot')?.annotations).toEqual({
       title: 'Page snapshot',
-      annotations: { title: 'Page snapshot', readOnlyHint: true, openWorldHint: true },
+      readOnlyHint: true,
     })
-    expect(listed.find((tool) => tool.name === 'browser_click')?.annotations).toEqual({
-      title: 'Click',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
+    // Hints equal to MCP's defaults (not read-only, destructive, not idempotent, open world) are left out:
+    // a client reads an absent hint as its default.
+    expect(listed.find((tool) => tool.name === 'browser_click')?.annotations).toEqual({ title: 'Click' })
+    expect(listed.find((tool) => tool.name === 'browser_close_tab')?.annotations).toEqual({
+      title: 'Close tab',
+      idempotentHint: true,
+      openWorldHint: false,
     })
     expect(listed.find((tool) => tool.name === 'notes_delete_note')).toMatchObject({
       title: 'Delete note',
-      annotations: { title: 'Delete note', readOnlyHint: false, destructiveHint: true },
+      annotations: { title: 'Delete note' },
     })
   })
 

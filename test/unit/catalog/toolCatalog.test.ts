@@ -1,36 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createToolCatalog, type CatalogSource } from '../../../src/catalog/toolCatalog'
+import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import type { PermissionsConfig } from '../../../src/config/permissions'
-import type { LoadedPlugin } from '../../../src/plugins/types'
 import { createConfigMethods } from '../../../src/ws/configMethods'
+import { catalogSource, notesPlugin } from '../../helpers/catalogFixture'
 
-const notes: LoadedPlugin = {
-  name: 'notes',
-  packageName: 'bridge-plugin-notes',
-  displayName: 'Notes',
-  version: '1.2.0',
-  source: 'local',
-  path: '/home/u/notes',
-  sdkVersion: '1.0.0',
-  urlPatterns: ['https://notes.example/*'],
-  tools: [
-    {
-      name: 'list_notes',
-      displayName: 'List notes',
-      description: 'Lists notes',
-      inputSchema: { type: 'object' },
-    },
-    {
-      name: 'delete_note',
-      displayName: 'Delete note',
-      description: 'Deletes a note',
-      inputSchema: { type: 'object' },
-    },
-  ],
-  adapterFile: 'notes.js',
-  adapterHash: 'abc',
-  validate: () => ({ ok: true }),
-}
+const notes = notesPlugin({ version: '1.2.0' })
 const navigate = {
   name: 'browser_navigate',
   displayName: 'Navigate',
@@ -38,23 +12,14 @@ const navigate = {
   inputSchema: { type: 'object' },
 }
 
-const plugins = [notes]
-const browserTools = [navigate]
-
-function source(
-  permissions: PermissionsConfig,
-  skip = false,
-): CatalogSource & { permissionsNow: PermissionsConfig } {
-  const s = {
-    permissionsNow: permissions,
-    plugins: () => plugins,
-    failedPlugins: () => [{ path: '/x', error: 'broken' }],
-    browserTools: () => browserTools,
-    permissions: () => s.permissionsNow,
-    skipPermissions: () => skip,
-  }
-  return s
-}
+const source = (permissions: PermissionsConfig, skip = false) =>
+  catalogSource({
+    plugins: [notes],
+    permissions,
+    browserTools: [navigate],
+    failedPlugins: [{ path: '/x', error: 'broken' }],
+    skipPermissions: skip,
+  })
 
 describe('toolCatalog', () => {
   it('lists built-in then plugin tools with their effective permission', () => {

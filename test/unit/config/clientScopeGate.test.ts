@@ -2,40 +2,25 @@ import { describe, expect, it } from 'vitest'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import { createClientScopeGate } from '../../../src/config/clientScopeGate'
 import type { ClientEntry } from '../../../src/config/clients'
-import type { LoadedPlugin } from '../../../src/plugins/types'
-import { BROWSER_TOOLS } from '../../../src/tools'
+import { catalogSource, loadedPlugin, pluginTool } from '../../helpers/catalogFixture'
 
-const plugin = (name: string): LoadedPlugin => ({
-  name,
-  packageName: `bridge-plugin-${name}`,
-  displayName: name,
-  version: '1.0.0',
-  source: 'local',
-  path: `/p/${name}`,
-  sdkVersion: '1.0.0',
-  urlPatterns: ['https://example.com/*'],
-  tools: [{ name: 'run', displayName: 'Run', description: 'Runs', inputSchema: { type: 'object' } }],
-  adapterFile: `${name}.js`,
-  adapterHash: 'h',
-  validate: () => ({ ok: true }),
-})
+const plugin = (name: string) => loadedPlugin(name, { tools: [pluginTool('run', 'Run', 'Runs')] })
 
 const token = 'a'.repeat(64)
 const entries: ClientEntry[] = [
   { name: 'wide', token, createdAt: '' },
   { name: 'narrow', token, createdAt: '', scope: { plugins: ['mail'], builtins: ['page'] } },
 ]
-const catalog = createToolCatalog({
-  plugins: () => [plugin('notes'), plugin('mail')],
-  failedPlugins: () => [],
-  browserTools: () => BROWSER_TOOLS,
-  permissions: () => ({
-    notes: { permission: 'auto' },
-    mail: { permission: 'auto' },
-    browser: { permission: 'auto', groups: ['all'] },
+const catalog = createToolCatalog(
+  catalogSource({
+    plugins: [plugin('notes'), plugin('mail')],
+    permissions: {
+      notes: { permission: 'auto' },
+      mail: { permission: 'auto' },
+      browser: { permission: 'auto', groups: ['all'] },
+    },
   }),
-  skipPermissions: () => false,
-})
+)
 const gate = createClientScopeGate({ clients: () => entries, catalog })
 const names = (json: string) => (JSON.parse(json) as { tools: { name: string }[] }).tools.map((t) => t.name)
 const schemaOf = (json: string, tool: string) =>

@@ -26,6 +26,17 @@ describe('approvalElicitation', () => {
     expect(form.message).toContain('⟨U+202E⟩')
     expect(form.message).not.toMatch(/[\u202e\n]/)
     expect(form.requestedSchema).toMatchObject({ required: ['decision'] })
+    expect(form.message).not.toContain('destructive')
+  })
+
+  it('says first that a tool declared destructive may delete or overwrite data', () => {
+    const form = approvalElicitation({
+      ...request,
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    })
+    expect(form.message).toMatch(
+      /^bridge: a destructive tool \(it declares that it may delete or overwrite data\): allow "claude" to run notes_delete_note/,
+    )
   })
 })
 

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { findTool, splitToolName } from '../../../src/plugins/registry'
-import type { LoadedPlugin, PluginRegistrySnapshot } from '../../../src/plugins/types'
+import type { PluginRegistrySnapshot } from '../../../src/plugins/types'
+import { loadedPlugin, pluginTool } from '../../helpers/catalogFixture'
 
-const plugin = (name: string, tools: string[]): LoadedPlugin => ({
-  name,
-  packageName: `bridge-plugin-${name}`,
-  displayName: name,
-  version: '1.0.0',
-  source: 'local',
-  path: `/plugins/${name}`,
-  sdkVersion: '1.0.0',
-  urlPatterns: ['https://example.com/*'],
-  tools: tools.map((t) => ({ name: t, displayName: t, description: t, inputSchema: { type: 'object' } })),
-  adapterFile: `${name}.js`,
-  adapterHash: 'x',
-  validate: () => ({ ok: true }),
-})
+const plugin = (name: string, tools: string[]) =>
+  loadedPlugin(name, { tools: tools.map((t) => pluginTool(t, t, t)) })
 
 describe('splitToolName', () => {
   it.each([

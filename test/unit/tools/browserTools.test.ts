@@ -184,7 +184,7 @@ describe('TOOL_NAMES_BY_GROUP', () => {
         Object.entries(BROWSER_TOOL_GROUPS).map(([group, tools]) => [
           group,
           Object.values(tools)
-            .map((t) => t.name)
+            .map((t: { name: string }) => t.name)
             .sort(),
         ]),
       ),
