@@ -139,7 +139,18 @@ describe('the published package', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
     const secret = (
       JSON.parse(readFileSync(join(configDir, 'extension', 'auth.json'), 'utf8')) as { secret: string }
     ).secret
-    const tabs = [{ tabId: 7, url: 'https://notes.test/', title: 'Notes', active: true, windowId: 1 }]
+    // The answer has the shape browser_list_tabs declares: the packaged daemon checks it before it leaves.
+    const tabs = [
+      {
+        tabId: 7,
+        url: 'https://notes.test/',
+        title: 'Notes',
+        active: true,
+        windowId: 1,
+        status: 'complete',
+        focusedWindow: true,
+      },
+    ]
     const asked: string[] = []
     const ext = await FakeExtension.connect(
       { port, secret },
@@ -153,8 +164,9 @@ describe('the published package', { timeout: REGISTRY_TEST_TIMEOUT_MS }, () => {
     const client = await connectMcp({ url: mcp.url.replace(/\/mcp$/, ''), secret: mcp.token }, 'packaged')
     try {
       const result = await client.client.callTool({ name: 'browser_list_tabs', arguments: {} })
-      expect(result.isError).toBeFalsy()
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
       expect(JSON.stringify(result.content)).toContain('notes.test')
+      expect(result.structuredContent).toEqual({ tabs })
       expect(asked).toEqual(['browser_list_tabs'])
     } finally {
       await client.close()
