@@ -3,10 +3,9 @@ import { escapedJson } from '../protocol/untrustedText'
 import { AUDIT_BUFFER_SIZE } from '../protocol'
 import type { AuditDiskStatus, AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
 import type { AuditFile } from './auditFile'
+import { DayCounts } from './dayCounts'
 
 const logger = log.withTag('audit')
-
-const DAY_MS = 24 * 60 * 60 * 1000
 
 export interface AuditLogOptions {
   /** The disk log; absent in tests that only need memory. */
@@ -27,7 +26,7 @@ export class AuditLog {
   private readonly ring: AuditEntry[] = []
   /** The last entries of earlier runs, oldest first, read from the disk log at start (`earlier` queries). */
   private readonly earlier: AuditEntry[] = []
-  private readonly recent: { at: number; success: boolean }[] = []
+  private readonly lastDay = new DayCounts()
   private total = 0
   private successes = 0
   private durationSum = 0
@@ -49,7 +48,6 @@ export class AuditLog {
     this.ring.push(entry)
     if (this.ring.length > (this.options.bufferSize ?? AUDIT_BUFFER_SIZE)) this.ring.shift()
     this.count(entry, this.now())
-    this.prune()
     this.options.onRecorded?.(entry)
     const { file } = this.options
     if (!file) return
@@ -129,13 +127,11 @@ export class AuditLog {
   }
 
   summary(): AuditSummary {
-    this.prune()
-    const success = this.recent.filter((r) => r.success).length
     return {
       totalInvocations: this.total,
       successCount: this.successes,
       failureCount: this.total - this.successes,
-      last24h: { total: this.recent.length, success, failure: this.recent.length - success },
+      last24h: this.lastDay.totals(this.now()),
       avgDurationMs: this.total === 0 ? 0 : Math.round(this.durationSum / this.total),
     }
   }
@@ -144,7 +140,7 @@ export class AuditLog {
     this.total++
     if (entry.success) this.successes++
     this.durationSum += entry.durationMs
-    this.recent.push({ at, success: entry.success })
+    this.lastDay.add(at, entry.success)
   }
 
   /** Seeds the summary from audit.log.1 and audit.log, so a restart does not reset it. */
@@ -168,15 +164,7 @@ export class AuditLog {
       }
     }
     if (this.earlier.length > size) this.earlier.splice(0, this.earlier.length - size)
-    this.recent.sort((a, b) => a.at - b.at)
-    this.prune()
-  }
-
-  private prune(): void {
-    const cutoff = this.now() - DAY_MS
-    let drop = 0
-    while (drop < this.recent.length && this.recent[drop]!.at < cutoff) drop++
-    if (drop > 0) this.recent.splice(0, drop)
+    this.lastDay.prune(this.now())
   }
 }
 
