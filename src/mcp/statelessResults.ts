@@ -18,13 +18,21 @@ export const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cach
 const statusOf = (code: number): number =>
   code === JsonRpcErrorCode.methodNotFound ? 404 : code === JsonRpcErrorCode.internalError ? 500 : 400
 
+/** The fields every stateless result ends with, serialized once. */
+const RESULT_TAIL = `"resultType":"complete","_meta":${JSON.stringify(RESULT_META)}}`
+
 /** A result with the fields every stateless result carries, serialized. */
-export const resultText = (result: Record<string, unknown>): string =>
-  JSON.stringify({
-    ...result,
-    resultType: 'complete',
-    _meta: { ...(result._meta as Record<string, unknown> | undefined), ...RESULT_META },
-  })
+export const resultText = (result: Record<string, unknown>): string => {
+  if (result._meta !== undefined || 'resultType' in result)
+    return JSON.stringify({
+      ...result,
+      resultType: 'complete',
+      _meta: { ...(result._meta as Record<string, unknown> | undefined), ...RESULT_META },
+    })
+  // The common case (a tool's result): its JSON with the tail put in, not a copy of the object.
+  const json = JSON.stringify(result)
+  return json === '{}' ? `{${RESULT_TAIL}` : `${json.slice(0, -1)},${RESULT_TAIL}`
+}
 
 export const errorReply = (
   id: RpcId | null,

@@ -104,21 +104,25 @@ export class McpStateless {
   }
 
   /** One stateless request of `client` (method and params read already). */
-  async handle(
+  handle(
     request: HttpRequest,
     client: string,
     id: RpcId,
     method: string,
     params: Record<string, unknown>,
-  ): Promise<HttpReply> {
+  ): HttpReply | Promise<HttpReply> {
     const read = readStatelessRequest((name) => request.header(name), method, params)
     if (!read.ok) return errorReply(id, read.refusal.code, read.refusal.message, read.refusal.data)
-    try {
-      return await this.answer(client, id, method, params, read.facts)
-    } catch (error) {
+    const failed = (error: unknown): HttpReply => {
       if (error instanceof McpError) return errorReply(id, error.code, error.message)
       logger.error(`${neutralizeText(method, 64)} failed:`, error)
       return errorReply(id, JsonRpcErrorCode.internalError, 'internal error; see server.log')
+    }
+    try {
+      const reply = this.answer(client, id, method, params, read.facts)
+      return reply instanceof Promise ? reply.catch(failed) : reply
+    } catch (error) {
+      return failed(error)
     }
   }
 
@@ -264,14 +268,15 @@ export class McpStateless {
       this.deps.approvals !== undefined &&
       this.deps.approvalsInClient?.(client) === true &&
       isObject(facts.clientCapabilities.elicitation)
-    const answer = (
-      inClient
-        ? this.resultOrApproval(client, id, name, call.id, call)
-        : call.result.then((result) => resultJson(id, resultText(result)))
-    ).then((json) => {
-      done()
-      return json
-    })
+    const answer = inClient
+      ? this.resultOrApproval(client, id, name, call.id, call).then((json) => {
+          done()
+          return json
+        })
+      : call.result.then((result) => {
+          done()
+          return resultJson(id, resultText(result))
+        })
     if (progressToken === undefined && logging === undefined)
       return answer.then((json) => jsonTextResponse(json))
     return {
