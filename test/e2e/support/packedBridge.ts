@@ -4,7 +4,7 @@
  * another version stamped in; and the packages its install needs from the registry (its runtime
  * dependencies, mirrored from node_modules because the test registry has no uplink).
  */
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ROOT } from '../../helpers/daemon'
 import { REGISTRY_NPM_TIMEOUT_MS } from '../../helpers/timing'
+export { runCommand, type CommandResult } from '../../helpers/runCommand'
 
 const run = promisify(execFile)
 
@@ -117,34 +118,6 @@ export function runtimeDependencyClosure(nodeModules = join(ROOT, 'node_modules'
     queue.push(...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}))
   }
   return [...seen]
-}
-
-export interface CommandResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs a program to its end with `env` (the whole environment), killing it after `timeoutMs`. */
-export function runCommand(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-  cwd?: string,
-): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const proc = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
-    proc.once('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
 }
 
 /** A port nothing listens on right now, for a daemon the test starts with `--port`. */

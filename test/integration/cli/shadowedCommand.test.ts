@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI_JS, bridgeBinDir, daemonEnv, tempConfigDir } from '../../helpers/daemon'
-import { runCommand } from '../../e2e/support/packedBridge'
+import { runCommand } from '../../helpers/runCommand'
 
 const STRANGER_SAYS = 'is unknown, try "bridge help"'
 const TIMEOUT_MS = 60_000

@@ -2,7 +2,7 @@
 // rebuilds it again and again. Each rebuild changes the adapter's hash; in the folder that was reviewed
 // that keeps the review (dev mode reloads by itself, production mode on `bridge-plugin build`). A new
 // version still needs a review, and the panel's state says what changed.
-import { spawn } from 'node:child_process'
+import { runCommand } from '../../helpers/runCommand'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,26 +42,20 @@ function bumpVersion(dir: string, version: string): void {
 }
 
 /** `bridge-plugin build` in the plugin folder, as the author runs it. */
-function bridgePluginBuild(
-  dir: string,
-  daemon: RunningDaemon,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const env = {
-      ...process.env,
-      BRIDGE_CONFIG_DIR: daemon.configDir,
-      BRIDGE_PORT: String(daemon.port),
-      NO_COLOR: '1',
-    }
-    const proc = spawn(process.execPath, [join(ROOT, 'dist', 'cli', 'bridgePlugin.js'), 'build'], {
-      cwd: dir,
-      env,
-    })
-    let out = ''
-    proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
-    proc.once('exit', (code) => resolve({ code, out }))
-  })
+function bridgePluginBuild(dir: string, daemon: RunningDaemon) {
+  const env = {
+    ...process.env,
+    BRIDGE_CONFIG_DIR: daemon.configDir,
+    BRIDGE_PORT: String(daemon.port),
+    NO_COLOR: '1',
+  }
+  return runCommand(
+    process.execPath,
+    [join(ROOT, 'dist', 'cli', 'bridgePlugin.js'), 'build'],
+    env,
+    undefined,
+    dir,
+  )
 }
 
 for (const mode of ['dev', 'production'] as const) {

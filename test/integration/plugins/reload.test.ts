@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { runCommand } from '../../helpers/runCommand'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES, ROOT, startDaemon, type RunningDaemon } from '../../helpers/daemon'
 import { copyFixture, copyPlugin, NOTES_PLUGIN_DIR, tempDir } from '../../fixtures/plugins'
@@ -14,20 +15,10 @@ const PLUGIN_CLI = join(ROOT, 'dist', 'cli', 'bridgePlugin.js')
 
 /** Runs `bridge-plugin <args>` against a daemon's config dir and port. */
 export function bridgePlugin(args: string[], opts: { cwd: string; configDir: string; port?: number }) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, BRIDGE_CONFIG_DIR: opts.configDir, NO_COLOR: '1' }
-    if (opts.port) env.BRIDGE_PORT = String(opts.port)
-    else delete env.BRIDGE_PORT
-    const proc = spawn(process.execPath, [PLUGIN_CLI, ...args], {
-      cwd: opts.cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
-    proc.once('exit', (code) => resolve({ code, out }))
-  })
+  const env: NodeJS.ProcessEnv = { ...process.env, BRIDGE_CONFIG_DIR: opts.configDir, NO_COLOR: '1' }
+  if (opts.port) env.BRIDGE_PORT = String(opts.port)
+  else delete env.BRIDGE_PORT
+  return runCommand(process.execPath, [PLUGIN_CLI, ...args], env, undefined, opts.cwd)
 }
 
 interface Health {

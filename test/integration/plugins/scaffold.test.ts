@@ -1,6 +1,6 @@
 // `bridge plugin create` end to end: scaffold -> the plugin's own `npm test` (bridge-plugin build,
 // then node --test on the built adapter) -> a running daemon discovers it and /health lists its tools.
-import { spawn } from 'node:child_process'
+import { runCommand } from '../../helpers/runCommand'
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,15 +13,8 @@ const SLOW = { timeout: 90_000 }
 
 const quietIo: CreateIo = { interactive: false, ask: () => Promise.reject(new Error('not interactive')) }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const proc = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
-    proc.once('exit', (code) => resolve({ code, out }))
-  })
-}
+const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
+  runCommand(command, args, env, undefined, cwd)
 
 describe('bridge plugin create', SLOW, () => {
   let tmp: ReturnType<typeof tempDir>

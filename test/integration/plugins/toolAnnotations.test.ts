@@ -1,7 +1,7 @@
 // A plugin author declares MCP annotations with defineTool({ annotations }): `bridge-plugin build`
 // writes them into dist/tools.json, `bridge-plugin inspect` shows them, and a wrong one fails the
 // build with the tool and the key named. Real processes, as an author runs them.
-import { spawn } from 'node:child_process'
+import { runCommand } from '../../helpers/runCommand'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,19 +16,14 @@ beforeAll(() => {
 })
 afterAll(() => tmp?.cleanup())
 
-function run(args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [PLUGIN_CLI, ...args], {
-      cwd,
-      env: { ...process.env, BRIDGE_CONFIG_DIR: join(tmp.dir, 'config'), BRIDGE_PORT: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    proc.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    proc.once('exit', (code) => resolve({ code, out }))
-  })
-}
+const run = (args: string[], cwd: string) =>
+  runCommand(
+    process.execPath,
+    [PLUGIN_CLI, ...args],
+    { ...process.env, BRIDGE_CONFIG_DIR: join(tmp.dir, 'config'), BRIDGE_PORT: '1', NO_COLOR: '1' },
+    undefined,
+    cwd,
+  )
 
 const source = (annotations: string) => `import { definePlugin, defineTool, Type } from 'bridge/sdk'
 export default definePlugin({
