@@ -81,25 +81,7 @@ export class AuditFile {
    * window). Throws when the disk refused it; the line is kept and retried with the next one.
    */
   append(line: string): void {
-    const text = `${line}\n`
-    if (this.backlog.length > 0) {
-      const retry = this.backlog
-      this.backlog = []
-      try {
-        this.write(retry.join(''))
-        this.counts.lines += retry.length
-      } catch (error) {
-        this.keepForRetry([...retry, text])
-        throw error
-      }
-    }
-    try {
-      this.write(text)
-      this.counts.lines++
-    } catch (error) {
-      this.keepForRetry([text])
-      throw error
-    }
+    this.writeWithBacklog([`${line}\n`])
     this.scheduleSync()
   }
 
@@ -134,15 +116,12 @@ export class AuditFile {
   /** One last try for the backlog, the last group commit, then the file is closed. */
   async close(): Promise<void> {
     if (this.backlog.length > 0) {
-      const retry = this.backlog
-      this.backlog = []
+      const waiting = this.backlog.length
       try {
-        this.write(retry.join(''))
-        this.counts.lines += retry.length
+        this.writeWithBacklog([])
         this.unsynced = true
       } catch (error) {
-        this.keepForRetry(retry)
-        logger.warn(`${retry.length} audit entries could not be written at shutdown:`, error)
+        logger.warn(`${waiting} audit entries could not be written at shutdown:`, error)
       }
     }
     await this.flush().catch(() => undefined)
@@ -181,6 +160,22 @@ export class AuditFile {
       })
     })
     return this.syncing
+  }
+
+  /**
+   * Writes the lines kept from a refused write, then `lines`, in one write. When the disk refuses it,
+   * all of them are kept for the next try (up to the backlog's cap) and the error is thrown.
+   */
+  private writeWithBacklog(lines: string[]): void {
+    const pending = this.backlog.length > 0 ? [...this.backlog, ...lines] : lines
+    this.backlog = []
+    try {
+      this.write(pending.join(''))
+      this.counts.lines += pending.length
+    } catch (error) {
+      this.keepForRetry(pending)
+      throw error
+    }
   }
 
   private keepForRetry(lines: string[]): void {
