@@ -4,6 +4,7 @@
  */
 import type { HealthPayload } from '../../../src/http/health'
 import { baseUrl, daemonFetch, fetchHealth } from '../../shared/daemonClient'
+import { say, warn } from '../../shared/output'
 import { daemonTarget, type DaemonTarget } from '../../shared/daemonTarget'
 
 export interface ConfigFlags {
@@ -48,4 +49,18 @@ export async function requestReload(port: number, secret: string): Promise<Reloa
   if (body?.ok !== true)
     return { ok: false, message: `the daemon could not re-read its configuration (see \`bridge logs\`)` }
   return { ok: true }
+}
+
+/**
+ * After config.json was written: a running daemon (`daemon`, from `runningDaemon`) is asked to re-read
+ * it, and the user is told whether it did; without one there is nothing to tell.
+ */
+export async function rereadByDaemon(context: ConfigContext, daemon: HealthPayload | null): Promise<void> {
+  if (daemon === null || context.secret === null) return
+  const reloaded = await requestReload(context.port, context.secret)
+  if (reloaded.ok) say('the running daemon re-read config.json')
+  else
+    warn(
+      `the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`,
+    )
 }

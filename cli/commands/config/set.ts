@@ -27,8 +27,8 @@ import type { HealthPayload } from '../../../src/http/health'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
 import type { Permission } from '../../../src/protocol'
-import { fail, say, warn } from '../../shared/output'
-import { configContext, requestReload, runningDaemon, type ConfigFlags } from './context'
+import { fail, say } from '../../shared/output'
+import { configContext, rereadByDaemon, runningDaemon, type ConfigFlags } from './context'
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 const KEYS_HELP =
@@ -61,13 +61,7 @@ export async function setConfig(
   say(`${change.describe} (written to ${paths.configFile})`)
   if (key === 'port')
     say('the port is used by the next `bridge start` and by the CLI; a running daemon keeps its port')
-  if (daemon === null || context.secret === null) return
-  const reloaded = await requestReload(context.port, context.secret)
-  if (reloaded.ok) say('the running daemon re-read config.json')
-  else
-    warn(
-      `the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`,
-    )
+  await rereadByDaemon(context, daemon)
 }
 
 /**

@@ -14,8 +14,8 @@ import {
 } from '../../../src/config/sitePermissions'
 import type { Permission, SiteState } from '../../../src/protocol'
 import { neutralizeText } from '../../../src/protocol/untrustedText'
-import { fail, say, warn } from '../../shared/output'
-import { configContext, requestReload, runningDaemon } from '../config/context'
+import { fail, say } from '../../shared/output'
+import { configContext, rereadByDaemon, runningDaemon } from '../config/context'
 
 export interface SiteFlags {
   port?: unknown
@@ -103,11 +103,5 @@ export async function setSite(
     declaredName === undefined ? origin : `${origin} ${neutralizeText(JSON.stringify(declaredName), 140)}`
   if (!written) return say(`unchanged: ${what} was already ${permission}`)
   say(`${what} = ${permission} (written to ${context.paths.configFile})`)
-  if (daemon === null || context.secret === null) return
-  const reloaded = await requestReload(context.port, context.secret)
-  if (reloaded.ok) say('the running daemon re-read config.json')
-  else
-    warn(
-      `the running daemon did not re-read config.json: ${reloaded.message}; it will on its next reload or restart`,
-    )
+  await rereadByDaemon(context, daemon)
 }
