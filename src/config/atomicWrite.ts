@@ -63,8 +63,22 @@ export function diskWriteFailed(path: string, error: unknown): BridgeError {
 }
 
 function replaceFile(path: string, data: string | Uint8Array, mode: number): void {
-  const dir = dirname(path)
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  const temp = writeTempBeside(path, data, mode)
+  try {
+    renameSync(temp, path)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
+  fsyncDir(dirname(path))
+}
+
+/**
+ * Writes `data` to a new temp file beside `path` (same folder, so a rename or link to `path` is atomic),
+ * fsynced and with `mode`, and returns its path. The caller puts it in place or removes it.
+ */
+export function writeTempBeside(path: string, data: string | Uint8Array, mode: number): string {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   const fd = openSync(temp, 'wx', mode)
   try {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
@@ -78,14 +92,13 @@ function replaceFile(path: string, data: string | Uint8Array, mode: number): voi
   }
   closeSync(fd)
   try {
-    // The umask may have narrowed or the file may be re-created: set the mode explicitly.
+    // The umask may have narrowed the mode: set it explicitly.
     chmodSync(temp, mode)
-    renameSync(temp, path)
   } catch (error) {
     rmSync(temp, { force: true })
     throw error
   }
-  fsyncDir(dir)
+  return temp
 }
 
 /** Enforces `mode` on an existing file (a user may have created it with their umask). */
@@ -93,7 +106,8 @@ export function enforceMode(path: string, mode: number = PRIVATE_FILE_MODE): voi
   if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode)
 }
 
-function fsyncDir(dir: string): void {
+/** Makes a rename or link in `dir` survive a power cut (where the filesystem allows). */
+export function fsyncDir(dir: string): void {
   let fd: number | undefined
   try {
     fd = openSync(dir, 'r')

@@ -2,19 +2,23 @@
  * Reading another program's configuration file without being steered by what is at its path: no
  * symbolic link is followed (at the file, or for a folder of another user on the way), only a regular
  * file is read, from the descriptor that was checked, and its identity is kept so a change made while
- * bridge merges it is noticed before bridge replaces it.
+ * bridge merges it keeps the program's version (replaceIfUnchanged).
  */
 import {
   closeSync,
   constants,
   fstatSync,
+  linkSync,
   lstatSync,
   openSync,
   readFileSync,
   realpathSync,
+  renameSync,
+  rmSync,
   type Stats,
 } from 'node:fs'
 import { dirname } from 'node:path'
+import { diskWriteFailed, fsyncDir, writeTempBeside } from '../../../src/config/atomicWrite'
 
 export type OwnFile =
   | { ok: true; text: string; stat: Stats }
@@ -74,16 +78,83 @@ export function readOwnFile(path: string): OwnFile {
   }
 }
 
-/** True when the file at `path` is still the one read (or still absent, when none was). */
-export function unchangedSince(path: string, read: Stats | undefined): boolean {
-  let now: Stats
-  try {
-    now = lstatSync(path)
-  } catch {
-    return read === undefined
-  }
-  if (read === undefined) return false
+/** The same file, untouched: same inode, size and modification time. */
+function sameFile(now: Stats, read: Stats): boolean {
   return (
     now.ino === read.ino && now.dev === read.dev && now.size === read.size && now.mtimeMs === read.mtimeMs
   )
+}
+
+/** Links `from` at `to`; false when something is at `to` already (a link never replaces). */
+function linkUnlessPresent(from: string, to: string): boolean {
+  try {
+    linkSync(from, to)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+}
+
+/** The program's own version back at `path`, unless the program has saved a newer one there since. */
+function putBack(taken: string, path: string): void {
+  linkUnlessPresent(taken, path)
+  rmSync(taken, { force: true })
+}
+
+/**
+ * Puts `data` at `path` (mode `mode`) only when the file there is still the one read, or there is still
+ * none; false, with the program's version in place, otherwise. Nothing is compared and then replaced (a
+ * save landing between the two would be lost): the new bytes are written beside the file first, the file
+ * read is taken away by one rename and checked, and the new file is linked in its place. A link never
+ * replaces, so a file the program saved after the take stays, and a file it changed before the take goes
+ * back. A reader in the instant between the rename and the link finds no file, never a torn one.
+ */
+export function replaceIfUnchanged(
+  path: string,
+  read: Stats | undefined,
+  data: string,
+  mode: number,
+): boolean {
+  try {
+    return takeAndLink(path, read, data, mode)
+  } catch (error) {
+    throw diskWriteFailed(path, error)
+  }
+}
+
+function takeAndLink(path: string, read: Stats | undefined, data: string, mode: number): boolean {
+  const temp = writeTempBeside(path, data, mode)
+  const taken = temp.replace(/\.tmp$/, '.taken')
+  try {
+    if (read === undefined) return linkUnlessPresent(temp, path)
+    try {
+      renameSync(path, taken)
+    } catch {
+      return false // gone or replaced by a folder: the program is in the middle of something
+    }
+    try {
+      if (!sameFile(lstatSync(taken), read)) {
+        putBack(taken, path)
+        return false
+      }
+      if (!linkUnlessPresent(temp, path)) {
+        rmSync(taken, { force: true }) // the program saved a new file since; the backup holds the old one
+        return false
+      }
+    } catch (error) {
+      putBack(taken, path)
+      throw error
+    }
+    // Last look: a program writing through a descriptor opened before the take wrote into the taken file.
+    if (!sameFile(lstatSync(taken), read)) {
+      renameSync(taken, path)
+      return false
+    }
+    rmSync(taken, { force: true })
+    return true
+  } finally {
+    rmSync(temp, { force: true })
+    fsyncDir(dirname(path))
+  }
 }

@@ -2,7 +2,7 @@
  * `bridge client add <name> --for <client>`: writes bridge's entry into a known MCP client's own
  * configuration file, in that client's format, with the named client's token. The file is read,
  * merged (only bridge's own entry is added or replaced; every other server and setting is kept),
- * backed up beside itself, and replaced atomically with mode 0600. A file that is not plain JSON
+ * backed up beside itself, and replaced with mode 0600 by one link, never torn. A file that is not plain JSON
  * (comments, trailing commas) is left untouched: the user is shown what to add by hand.
  *
  * The file belongs to another program, so bridge reads and writes it warily (./clientConfigFile): it
@@ -16,7 +16,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { atomicWriteFile, PRIVATE_FILE_MODE } from '../../../src/config/atomicWrite'
 import { MCP_SERVER_KEY, mcpUrl } from '../../shared/mcpConfig'
-import { readOwnFile, unchangedSince } from './clientConfigFile'
+import { readOwnFile, replaceIfUnchanged } from './clientConfigFile'
 import { codexTable, mergeCodexTable } from './codexToml'
 
 export const MCP_CLIENT_KINDS = [
@@ -173,14 +173,13 @@ export function writeClientConfig(
     : {}
   const replaced = Object.hasOwn(servers, MCP_SERVER_KEY)
   const next = { ...document, [target.serversKey]: { ...servers, [MCP_SERVER_KEY]: target.entry(input) } }
-  // Last look before the rename: a file its program rewrote meanwhile keeps the program's version.
-  if (!unchangedSince(file, read.stat))
+  // A file its program rewrote meanwhile keeps the program's version.
+  if (!replaceIfUnchanged(file, read.stat, `${JSON.stringify(next, null, 2)}\n`, PRIVATE_FILE_MODE))
     return {
       ok: false,
       file,
       message: `${file} changed while bridge was merging it (is ${target.label} saving it right now?), so it was left as ${target.label} wrote it; try again`,
     }
-  atomicWriteFile(file, `${JSON.stringify(next, null, 2)}\n`)
   return { ok: true, file, backup, replaced }
 }
 
@@ -201,12 +200,11 @@ function writeTomlConfig(file: string, input: ServerEntryInput, now: Date): Writ
   let backup: string | null = null
   if (text !== null) backup = backUp(file, text, now)
   else mkdirSync(dirname(file), { recursive: true })
-  if (!unchangedSince(file, read.stat))
+  if (!replaceIfUnchanged(file, read.stat, merged.text, PRIVATE_FILE_MODE))
     return {
       ok: false,
       file,
       message: `${file} changed while bridge was merging it (is Codex saving it right now?), so it was left as Codex wrote it; try again`,
     }
-  atomicWriteFile(file, merged.text, PRIVATE_FILE_MODE)
   return { ok: true, file, backup, replaced: merged.replaced }
 }
