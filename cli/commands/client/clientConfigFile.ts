@@ -85,20 +85,40 @@ function sameFile(now: Stats, read: Stats): boolean {
   )
 }
 
-/** Links `from` at `to`; false when something is at `to` already (a link never replaces). */
-function linkUnlessPresent(from: string, to: string): boolean {
+/** A filesystem that has no hard links (FAT, some network shares) answers a link with one of these. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])
+
+/**
+ * Puts `from` at `to` unless something is at `to` already (false then): a link, which never replaces.
+ * Where the filesystem has no hard links, a rename once `to` is seen absent (the instant between the
+ * look and the rename is not covered there).
+ */
+function placeUnlessPresent(from: string, to: string): boolean {
   try {
     linkSync(from, to)
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error
+  }
+  if (existsWithoutFollowing(to)) return false
+  renameSync(from, to)
+  return true
+}
+
+function existsWithoutFollowing(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
   }
 }
 
 /** The program's own version back at `path`, unless the program has saved a newer one there since. */
 function putBack(taken: string, path: string): void {
-  linkUnlessPresent(taken, path)
+  placeUnlessPresent(taken, path)
   rmSync(taken, { force: true })
 }
 
@@ -127,7 +147,7 @@ function takeAndLink(path: string, read: Stats | undefined, data: string, mode: 
   const temp = writeTempBeside(path, data, mode)
   const taken = temp.replace(/\.tmp$/, '.taken')
   try {
-    if (read === undefined) return linkUnlessPresent(temp, path)
+    if (read === undefined) return placeUnlessPresent(temp, path)
     try {
       renameSync(path, taken)
     } catch {
@@ -138,7 +158,7 @@ function takeAndLink(path: string, read: Stats | undefined, data: string, mode: 
         putBack(taken, path)
         return false
       }
-      if (!linkUnlessPresent(temp, path)) {
+      if (!placeUnlessPresent(temp, path)) {
         rmSync(taken, { force: true }) // the program saved a new file since; the backup holds the old one
         return false
       }
