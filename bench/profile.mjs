@@ -3,6 +3,7 @@
 // per call, by source module (from the bundle's `// src/...` markers) and by function.
 //
 //   node scripts/build.mjs && node bench/profile.mjs [--engine uws|floor] [--plugins 100] [--calls 2000] [--list]
+//     [--concurrency 16]
 //     [--save <file.cpuprofile>]
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +19,8 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'node' },
     plugins: { type: 'string', default: '4' },
     calls: { type: 'string', default: '2000' },
+    // Calls in flight at once (16 as in the bench's concurrent rows); 1 for sequential calls.
+    concurrency: { type: 'string', default: '1' },
     list: { type: 'boolean', default: false },
     top: { type: 'string', default: '25' },
     save: { type: 'string' },
@@ -43,21 +46,25 @@ try {
     await mcp.client.callTool({ name: `${fixture.names[0]}_echo`, arguments: { text: 'warm' } })
   const cpu0 = t.cpuMs()
   const t0 = performance.now()
-  for (let i = 0; i < calls; i++) {
-    if (values.list) await mcp.client.listTools()
-    else
-      await mcp.client.callTool({
-        name: `${fixture.names[i % fixture.names.length]}_echo`,
-        arguments: { text: `hello ${i}` },
-      })
+  let next = 0
+  const worker = async () => {
+    for (let i = next++; i < calls; i = next++) {
+      if (values.list) await mcp.client.listTools()
+      else
+        await mcp.client.callTool({
+          name: `${fixture.names[i % fixture.names.length]}_echo`,
+          arguments: { text: `hello ${i}` },
+        })
+    }
   }
+  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker))
   const wall = performance.now() - t0
   const cpu = t.cpuMs() - cpu0
   await mcp.close()
   ext.close()
   await t.stop()
   console.log(
-    `${calls} ${values.list ? 'tools/list' : 'calls'}, ${values.plugins} plugins, ${values.engine}: ${(wall / calls).toFixed(3)} ms wall, ${(cpu / calls).toFixed(3)} ms server CPU per request`,
+    `${calls} ${values.list ? 'tools/list' : 'calls'} (${values.concurrency} at once), ${values.plugins} plugins, ${values.engine}: ${(wall / calls).toFixed(3)} ms wall, ${(cpu / calls).toFixed(3)} ms server CPU per request`,
   )
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))
   if (values.save) copyFileSync(join(profDir, file), values.save)
