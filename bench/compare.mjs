@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -120,14 +120,7 @@ async function measure({ target, call }) {
   const seqCpu = (target.cpuPreciseMs() - cpu0) / calls
   cpu0 = target.cpuPreciseMs()
   t0 = performance.now()
-  let started = 0
-  const worker = async () => {
-    while (started < calls) {
-      started++
-      await call()
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
+  await callsInFlight(calls, concurrency, call)
   const rate = calls / ((performance.now() - t0) / 1000)
   const concCpu = (target.cpuPreciseMs() - cpu0) / calls
   return { seqMs, seqCpu, rate, concCpu, p50, p99 }

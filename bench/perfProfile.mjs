@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -58,15 +58,7 @@ try {
   })
   await new Promise((r) => setTimeout(r, 500))
   const cpu0 = t.cpuPreciseMs()
-  let started = 0
-  await Promise.all(
-    Array.from({ length: Number(values.concurrency) }, async () => {
-      while (started < calls) {
-        started++
-        await call()
-      }
-    }),
-  )
+  await callsInFlight(calls, Number(values.concurrency), call)
   const cpu = (t.cpuPreciseMs() - cpu0) / calls
   perf.kill('SIGINT')
   await new Promise((r) => perf.once('exit', r))

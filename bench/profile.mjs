@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -46,18 +46,14 @@ try {
     await mcp.client.callTool({ name: `${fixture.names[0]}_echo`, arguments: { text: 'warm' } })
   const cpu0 = t.cpuMs()
   const t0 = performance.now()
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < calls; i = next++) {
-      if (values.list) await mcp.client.listTools()
-      else
-        await mcp.client.callTool({
+  await callsInFlight(calls, Number(values.concurrency), (i) =>
+    values.list
+      ? mcp.client.listTools()
+      : mcp.client.callTool({
           name: `${fixture.names[i % fixture.names.length]}_echo`,
           arguments: { text: `hello ${i}` },
-        })
-    }
-  }
-  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker))
+        }),
+  )
   const wall = performance.now() - t0
   const cpu = t.cpuMs() - cpu0
   await mcp.close()

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
 
 const { values, positionals } = parseArgs({
   options: {
@@ -45,11 +45,7 @@ try {
   }
   const s0 = switches()
   const c0 = performance.now()
-  let next = 0
-  const worker = async () => {
-    while (next < calls) await call(next++)
-  }
-  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker))
+  await callsInFlight(calls, Number(values.concurrency), call)
   const s1 = switches()
   console.log(
     `${calls} calls, ${values.engine}: ${((performance.now() - c0) / calls).toFixed(3)} ms per call; main thread per call: ` +

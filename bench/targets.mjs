@@ -143,6 +143,15 @@ export async function startTarget({
  * opening the socket to the `sync.full` (null for the floor, which sends none). Like the real
  * extension it reconnects when the server drops the socket; `reconnects` counts those.
  */
+/** Runs `call(i)` for i = 0 .. count-1 with `concurrency` calls in flight at once (1: one after another). */
+export async function callsInFlight(count, concurrency, call) {
+  let next = 0
+  const worker = async () => {
+    while (next < count) await call(next++)
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
 export function createExtension(target) {
   let ws
   let closing = false
