@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, openCallTarget } from './targets.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -76,32 +76,8 @@ try {
   rmSync(fixture.dir, { recursive: true, force: true })
 }
 
-async function open(options) {
-  const target = await startTarget({
-    ...options,
-    configDir: fixture.dir,
-    toolsFile: fixture.toolsFile,
-    probe: false,
-  })
-  const ext = createExtension(target)
-  await ext.connect()
-  const mcp = await connectClient(target)
-  let n = 0
-  const call = () =>
-    mcp.client.callTool({
-      name: `${fixture.names[n % fixture.names.length]}_echo`,
-      arguments: { text: `hello ${n++}` },
-    })
-  for (let i = 0; i < Number(values.warmup); i++) await call()
-  return {
-    target,
-    call,
-    async close() {
-      await mcp.close()
-      ext.close()
-      await target.stop()
-    },
-  }
+function open(options) {
+  return openCallTarget(fixture, { ...options, warmup: Number(values.warmup) })
 }
 
 async function measure({ target, call }) {

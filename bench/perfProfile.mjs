@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, openCallTarget } from './targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -35,24 +35,16 @@ const fixture = createConfigDir(4)
 const dir = mkdtempSync(join(tmpdir(), 'bridge-perf-'))
 const data = join(dir, 'perf.data')
 try {
-  const t = await startTarget({
+  const {
+    target: t,
+    call,
+    close,
+  } = await openCallTarget(fixture, {
     kind: values.engine,
-    configDir: fixture.dir,
-    toolsFile: fixture.toolsFile,
-    probe: false,
     nodeFlags: ['--perf-basic-prof'],
+    warmup: Number(values.warmup),
     ...(values.server ? { server: values.server } : {}),
   })
-  const ext = createExtension(t)
-  await ext.connect()
-  const mcp = await connectClient(t)
-  let n = 0
-  const call = () =>
-    mcp.client.callTool({
-      name: `${fixture.names[n % fixture.names.length]}_echo`,
-      arguments: { text: `hi ${n++}` },
-    })
-  for (let i = 0; i < Number(values.warmup); i++) await call()
   const perf = spawn('perf', ['record', '-F', String(hz), '-g', '-p', String(t.pid), '-o', data], {
     stdio: 'ignore',
   })
@@ -62,9 +54,7 @@ try {
   const cpu = (t.cpuPreciseMs() - cpu0) / calls
   perf.kill('SIGINT')
   await new Promise((r) => perf.once('exit', r))
-  await mcp.close()
-  ext.close()
-  await t.stop()
+  await close()
   console.log(
     `${calls} calls, concurrency ${values.concurrency}, ${values.engine}: ${cpu.toFixed(3)} ms of server CPU per call (under perf)`,
   )

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, openCallTarget, startTarget } from './targets.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -32,33 +32,23 @@ const profDir = mkdtempSync(join(tmpdir(), 'bridge-prof-'))
 try {
   const floor = values.engine === 'floor'
   if (!floor) await (await startTarget({ kind: values.engine, configDir: fixture.dir, probe: false })).stop()
-  const t = await startTarget({
+  const {
+    target: t,
+    mcp,
+    call,
+    close,
+  } = await openCallTarget(fixture, {
     kind: values.engine,
-    configDir: fixture.dir,
-    toolsFile: fixture.toolsFile,
-    probe: false,
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100'],
   })
-  const ext = createExtension(t)
-  await ext.connect()
-  const mcp = await connectClient(t)
-  for (let i = 0; i < 200; i++)
-    await mcp.client.callTool({ name: `${fixture.names[0]}_echo`, arguments: { text: 'warm' } })
   const cpu0 = t.cpuMs()
   const t0 = performance.now()
-  await callsInFlight(calls, Number(values.concurrency), (i) =>
-    values.list
-      ? mcp.client.listTools()
-      : mcp.client.callTool({
-          name: `${fixture.names[i % fixture.names.length]}_echo`,
-          arguments: { text: `hello ${i}` },
-        }),
+  await callsInFlight(calls, Number(values.concurrency), () =>
+    values.list ? mcp.client.listTools() : call(),
   )
   const wall = performance.now() - t0
   const cpu = t.cpuMs() - cpu0
-  await mcp.close()
-  ext.close()
-  await t.stop()
+  await close()
   console.log(
     `${calls} ${values.list ? 'tools/list' : 'calls'} (${values.concurrency} at once), ${values.plugins} plugins, ${values.engine}: ${(wall / calls).toFixed(3)} ms wall, ${(cpu / calls).toFixed(3)} ms server CPU per request`,
   )

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { createConfigDir } from './fixtures.mjs'
-import { callsInFlight, connectClient, createExtension, startTarget } from './targets.mjs'
+import { callsInFlight, openCallTarget } from './targets.mjs'
 
 const { values, positionals } = parseArgs({
   options: {
@@ -23,19 +23,14 @@ const { values, positionals } = parseArgs({
 const calls = Number(values.calls)
 const fixture = createConfigDir(4)
 try {
-  const t = await startTarget({
+  const {
+    target: t,
+    call,
+    close,
+  } = await openCallTarget(fixture, {
     kind: values.engine,
-    configDir: fixture.dir,
-    toolsFile: fixture.toolsFile,
-    probe: false,
     ...(values.server ? { server: values.server } : {}),
   })
-  const ext = createExtension(t)
-  await ext.connect()
-  const mcp = await connectClient(t)
-  const call = (i) =>
-    mcp.client.callTool({ name: `${fixture.names[0]}_echo`, arguments: { text: `hello ${i}` } })
-  for (let i = 0; i < 200; i++) await call(i)
   // Context switches of the server's main thread: an involuntary one is a preemption (the thread was
   // runnable but another task got the CPU), e.g. by the peer a socket write just woke.
   const switches = () => {
@@ -52,23 +47,19 @@ try {
       `${((s1.voluntary - s0.voluntary) / calls).toFixed(2)} voluntary, ${((s1.involuntary - s0.involuntary) / calls).toFixed(2)} involuntary context switches`,
   )
   if (process.argv.includes('--no-strace')) {
-    await mcp.close()
-    ext.close()
-    await t.stop()
+    await close()
     process.exit(0)
   }
   const args = positionals.length ? positionals : ['-c', '-f']
   const strace = spawn('strace', [...args, '-p', String(t.pid)], { stdio: ['ignore', 'inherit', 'inherit'] })
   await new Promise((r) => setTimeout(r, 500)) // strace attaches to every thread
   const t0 = performance.now()
-  for (let i = 0; i < calls; i++) await call(i)
+  for (let i = 0; i < calls; i++) await call()
   const ms = performance.now() - t0
   strace.kill('SIGINT')
   await new Promise((r) => strace.once('exit', r))
   console.log(`${calls} calls, ${values.engine}: ${(ms / calls).toFixed(3)} ms per call (under strace)`)
-  await mcp.close()
-  ext.close()
-  await t.stop()
+  await close()
 } finally {
   rmSync(fixture.dir, { recursive: true, force: true })
 }

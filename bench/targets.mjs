@@ -143,6 +143,39 @@ export async function startTarget({
  * opening the socket to the `sync.full` (null for the floor, which sends none). Like the real
  * extension it reconnects when the server drops the socket; `reconnects` counts those.
  */
+/**
+ * A target (startTarget's options) on `fixture` with the scripted extension connected and an MCP client,
+ * warmed up by `warmup` calls. `call()` calls the next plugin's echo tool, cycling through the fixture's.
+ */
+export async function openCallTarget(fixture, { warmup = 200, ...options }) {
+  const target = await startTarget({
+    ...options,
+    configDir: fixture.dir,
+    toolsFile: fixture.toolsFile,
+    probe: false,
+  })
+  const extension = createExtension(target)
+  await extension.connect()
+  const mcp = await connectClient(target)
+  let n = 0
+  const call = () =>
+    mcp.client.callTool({
+      name: `${fixture.names[n % fixture.names.length]}_echo`,
+      arguments: { text: `hello ${n++}` },
+    })
+  for (let i = 0; i < warmup; i++) await call()
+  return {
+    target,
+    mcp,
+    call,
+    async close() {
+      await mcp.close()
+      extension.close()
+      await target.stop()
+    },
+  }
+}
+
 /** Runs `call(i)` for i = 0 .. count-1 with `concurrency` calls in flight at once (1: one after another). */
 export async function callsInFlight(count, concurrency, call) {
   let next = 0
