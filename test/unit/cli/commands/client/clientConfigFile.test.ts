@@ -1,31 +1,16 @@
 // replaceIfUnchanged puts bridge's merge in place only over the very file it read: a program that saved
-// its file meanwhile (in place or by a rename) keeps its version, and nothing is left beside the file.
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { readOwnFile, replaceIfUnchanged } from '../../../../../cli/commands/client/clientConfigFile'
+// its file meanwhile (in place, by a rename, or by removing it) keeps its version, and nothing is left
+// beside the file.
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { replaceIfUnchanged } from '../../../../../cli/commands/client/clientConfigFile'
+import { clientFolders, readStat } from './clientFolder'
 
 describe('replaceIfUnchanged', () => {
-  const dirs: string[] = []
-  const folder = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bridge-client-file-'))
-    dirs.push(dir)
-    return dir
-  }
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-  })
-
-  const readStat = (file: string) => {
-    const read = readOwnFile(file)
-    if (!read.ok) throw new Error(read.message)
-    return read.stat
-  }
+  const folder = clientFolders()
 
   it('replaces the file read, with mode 0600, leaving nothing beside it', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
+    const { dir, file } = folder()
     writeFileSync(file, '{"a":1}\n', { mode: 0o644 })
     expect(replaceIfUnchanged(file, readStat(file), '{"a":2}\n', 0o600)).toBe(true)
     expect(readFileSync(file, 'utf8')).toBe('{"a":2}\n')
@@ -34,53 +19,46 @@ describe('replaceIfUnchanged', () => {
   })
 
   it('creates the file when there was none and there still is none', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
+    const { dir, file } = folder()
     expect(replaceIfUnchanged(file, readStat(file), '{}\n', 0o600)).toBe(true)
     expect(readFileSync(file, 'utf8')).toBe('{}\n')
     expect(readdirSync(dir)).toEqual(['mcp.json'])
   })
 
-  it('keeps a file the program created after bridge found none', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
+  // What the program did after bridge read its file, and what must be there afterwards.
+  it.each([
+    {
+      after: 'created the file bridge found missing',
+      before: undefined,
+      program: (file: string) => writeFileSync(file, 'theirs'),
+      left: 'theirs',
+    },
+    {
+      after: 'rewrote the file in place',
+      before: 'first',
+      program: (file: string) => writeFileSync(file, 'second save'),
+      left: 'second save',
+    },
+    {
+      after: 'replaced the file by a rename (same bytes, another file)',
+      before: 'first',
+      program: (file: string) => {
+        writeFileSync(`${file}.next`, 'first')
+        renameSync(`${file}.next`, file)
+      },
+      left: 'first',
+    },
+    { after: 'removed the file', before: 'first', program: (file: string) => rmSync(file), left: undefined },
+  ])('keeps the program’s state when it $after', ({ before, program, left }) => {
+    const { dir, file } = folder()
+    if (before !== undefined) writeFileSync(file, before)
     const read = readStat(file)
-    writeFileSync(file, 'theirs')
+    program(file)
     expect(replaceIfUnchanged(file, read, 'ours', 0o600)).toBe(false)
-    expect(readFileSync(file, 'utf8')).toBe('theirs')
-    expect(readdirSync(dir)).toEqual(['mcp.json'])
-  })
-
-  it('keeps a file the program rewrote in place after bridge read it', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
-    writeFileSync(file, 'first')
-    const read = readStat(file)
-    writeFileSync(file, 'second save')
-    expect(replaceIfUnchanged(file, read, 'ours', 0o600)).toBe(false)
-    expect(readFileSync(file, 'utf8')).toBe('second save')
-    expect(readdirSync(dir)).toEqual(['mcp.json'])
-  })
-
-  it('keeps a file the program replaced by a rename after bridge read it', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
-    writeFileSync(file, 'first')
-    const read = readStat(file)
-    writeFileSync(join(dir, 'next'), 'first') // same bytes, another file
-    renameSync(join(dir, 'next'), file)
-    expect(replaceIfUnchanged(file, read, 'ours', 0o600)).toBe(false)
-    expect(readFileSync(file, 'utf8')).toBe('first')
-    expect(readdirSync(dir)).toEqual(['mcp.json'])
-  })
-
-  it('writes nothing when the program removed the file after bridge read it', () => {
-    const dir = folder()
-    const file = join(dir, 'mcp.json')
-    writeFileSync(file, 'first')
-    const read = readStat(file)
-    rmSync(file)
-    expect(replaceIfUnchanged(file, read, 'ours', 0o600)).toBe(false)
-    expect(readdirSync(dir)).toEqual([])
+    if (left === undefined) expect(readdirSync(dir)).toEqual([])
+    else {
+      expect(readFileSync(file, 'utf8')).toBe(left)
+      expect(readdirSync(dir)).toEqual(['mcp.json'])
+    }
   })
 })

@@ -1,12 +1,12 @@
 // On a filesystem without hard links (FAT, some network shares: `link` answers EPERM), replaceIfUnchanged
 // still writes the file, still keeps a program's save made before bridge took the file, and never
 // leaves the file under its taken name.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import type * as Fs from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { readOwnFile, replaceIfUnchanged } from '../../../../../cli/commands/client/clientConfigFile'
+import { describe, expect, it, vi } from 'vitest'
+import { replaceIfUnchanged } from '../../../../../cli/commands/client/clientConfigFile'
+import { clientFolders, readStat } from './clientFolder'
 
 vi.mock('node:fs', async (original) => {
   const fs = await original<typeof Fs>()
@@ -17,28 +17,15 @@ vi.mock('node:fs', async (original) => {
 })
 
 describe('replaceIfUnchanged where the filesystem has no hard links', () => {
-  const dirs: string[] = []
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-  })
-  const fileIn = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bridge-client-nolinks-'))
-    dirs.push(dir)
-    return { dir, file: join(dir, 'mcp.json') }
-  }
-  const statOf = (file: string) => {
-    const read = readOwnFile(file)
-    if (!read.ok) throw new Error(read.message)
-    return read.stat
-  }
+  const fileIn = clientFolders()
 
   it('replaces the file read and creates a missing one', () => {
     const { dir, file } = fileIn()
     writeFileSync(file, 'old')
-    expect(replaceIfUnchanged(file, statOf(file), 'new', 0o600)).toBe(true)
+    expect(replaceIfUnchanged(file, readStat(file), 'new', 0o600)).toBe(true)
     expect(readFileSync(file, 'utf8')).toBe('new')
     const other = join(dir, 'other.json')
-    expect(replaceIfUnchanged(other, statOf(other), 'fresh', 0o600)).toBe(true)
+    expect(replaceIfUnchanged(other, readStat(other), 'fresh', 0o600)).toBe(true)
     expect(readFileSync(other, 'utf8')).toBe('fresh')
     expect(readdirSync(dir).sort()).toEqual(['mcp.json', 'other.json'])
   })
@@ -46,7 +33,7 @@ describe('replaceIfUnchanged where the filesystem has no hard links', () => {
   it('puts a file the program rewrote back under its own name', () => {
     const { dir, file } = fileIn()
     writeFileSync(file, 'first')
-    const read = statOf(file)
+    const read = readStat(file)
     writeFileSync(file, 'the program’s save')
     expect(replaceIfUnchanged(file, read, 'ours', 0o600)).toBe(false)
     expect(readFileSync(file, 'utf8')).toBe('the program’s save')
