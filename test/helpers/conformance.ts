@@ -7,12 +7,12 @@
  *   const run = await runConformance({ url: `${proxy.url}/mcp`, revision: '2026-07-28' })
  *   run.checks.filter((check) => check.status === 'FAILURE')
  */
-import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './daemon'
+import { runCommand, runSetUpScript } from './runCommand'
 
 export const REVISIONS = ['2025-11-25', '2026-07-28'] as const
 export type Revision = (typeof REVISIONS)[number]
@@ -35,15 +35,7 @@ let node22: Promise<string> | undefined
 
 /** The pinned Node 22 binary, fetched through npm once per machine. */
 export function node22Binary(): Promise<string> {
-  node22 ??= new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [join(ROOT, 'scripts/node22.mjs')],
-      { cwd: ROOT, timeout: 180_000 },
-      (error, stdout) =>
-        error ? reject(new Error('scripts/node22.mjs failed', { cause: error })) : resolve(stdout.trim()),
-    ),
-  )
+  node22 ??= runSetUpScript(ROOT, 'scripts/node22.mjs', 180_000).then((stdout) => stdout.trim())
   return node22
 }
 
@@ -61,17 +53,13 @@ export async function runConformance(options: {
   const node = await node22Binary()
   const outDir = mkdtempSync(join(tmpdir(), 'bridge-conformance-'))
   try {
-    let output = ''
-    const proc = spawn(
+    const run = await runCommand(
       node,
       [suiteEntry(), 'server', '--url', options.url, '--requirements', options.revision, '-o', outDir],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { ...process.env, NO_COLOR: '1' },
+      options.timeoutMs ?? 240_000,
+      ROOT,
     )
-    proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 240_000)
-    const exitCode = await new Promise<number | null>((resolve) => proc.once('exit', resolve))
-    clearTimeout(timer)
     const checks: ConformanceCheck[] = []
     for (const dir of readdirSync(outDir)) {
       // Result folders are `server-<scenario>-<ISO time>`.
@@ -91,11 +79,11 @@ export async function runConformance(options: {
           ...(item.errorMessage ? { errorMessage: item.errorMessage } : {}),
         })
     }
-    const summary = output
+    const summary = run.out
       .split('\n')
       .filter((line) => /^(✗|✓|Total|Not scored|\s+✗|\s+✓)/.test(line))
       .join('\n')
-    return { checks, output: summary, exitCode }
+    return { checks, output: summary, exitCode: run.code }
   } finally {
     rmSync(outDir, { recursive: true, force: true })
   }

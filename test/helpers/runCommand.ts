@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 
 export interface CommandResult {
   code: number | null
@@ -10,7 +11,7 @@ export interface CommandResult {
 
 /**
  * Runs a program to its end with `env` (the whole environment), collecting what it prints; killed
- * (SIGKILL) after `timeoutMs` when one is given.
+ * (SIGKILL) after `timeoutMs` when one is given. Rejects when the program cannot be started.
  */
 export function runCommand(
   command: string,
@@ -19,7 +20,7 @@ export function runCommand(
   timeoutMs?: number,
   cwd?: string,
 ): Promise<CommandResult> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const proc = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
@@ -33,9 +34,20 @@ export function runCommand(
       out += chunk.toString('utf8')
     })
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+    proc.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
     proc.once('exit', (code) => {
       clearTimeout(timer)
       resolve({ code, stdout, stderr, out })
     })
   })
+}
+
+/** Runs one of the repository's set-up scripts with this Node and answers what it printed. */
+export async function runSetUpScript(root: string, script: string, timeoutMs: number): Promise<string> {
+  const run = await runCommand(process.execPath, [join(root, script)], process.env, timeoutMs, root)
+  if (run.code !== 0) throw new Error(`${script} failed (exit ${run.code}):\n${run.stderr.slice(-2_000)}`)
+  return run.stdout
 }

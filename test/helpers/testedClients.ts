@@ -9,11 +9,11 @@
  *   const home = isolatedHome()
  *   const run = await runTestedClient(process.execPath, [clients.claude, 'mcp', 'list'], home)
  */
-import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './daemon'
+import { runCommand, runSetUpScript, type CommandResult } from './runCommand'
 
 export interface TestedClients {
   /** Claude Code's launcher (run with node): it runs the native binary of the platform package. */
@@ -26,16 +26,8 @@ let installed: Promise<TestedClients> | undefined
 
 /** The pinned clients, installed through npm once per machine (a few hundred MB the first time). */
 export function testedClients(): Promise<TestedClients> {
-  installed ??= new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [join(ROOT, 'scripts/testedClients.mjs')],
-      { cwd: ROOT, timeout: 600_000 },
-      (error, stdout) =>
-        error
-          ? reject(new Error('scripts/testedClients.mjs failed', { cause: error }))
-          : resolve(JSON.parse(stdout) as TestedClients),
-    ),
+  installed ??= runSetUpScript(ROOT, 'scripts/testedClients.mjs', 600_000).then(
+    (stdout) => JSON.parse(stdout) as TestedClients,
   )
   return installed
 }
@@ -72,37 +64,12 @@ export function isolatedEnv(home: IsolatedHome): Record<string, string> {
   }
 }
 
-export interface ClientRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs one client command to its end (killed after `timeoutMs`). */
 export function runTestedClient(
   program: string,
   args: string[],
   home: IsolatedHome,
   timeoutMs = 60_000,
-): Promise<ClientRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      cwd: home.cwd,
-      env: isolatedEnv(home),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.once('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+): Promise<CommandResult> {
+  return runCommand(program, args, isolatedEnv(home), timeoutMs, home.cwd)
 }
