@@ -74,7 +74,12 @@ export async function verifyCheckpointSignature(checkpoint: AuditCheckpoint): Pr
     const signature = fromBase64(checkpoint.signature)
     if (raw.length !== 32 || signature.length !== 64) return false
     const key = await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify'])
-    return await crypto.subtle.verify({ name: 'Ed25519' }, key, signature, checkpointMessage(checkpoint))
+    return await crypto.subtle.verify(
+      { name: 'Ed25519' },
+      key,
+      signature,
+      asBufferSource(checkpointMessage(checkpoint)),
+    )
   } catch {
     return false
   }
@@ -119,8 +124,11 @@ export async function checkWitness(
 }
 
 export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', asBufferSource(bytes)))
 }
+
+/** WebCrypto's types want an ArrayBuffer-backed view; Node's Buffers are typed more loosely. */
+const asBufferSource = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => bytes as Uint8Array<ArrayBuffer>
 
 /** RFC 6962 leaf hash: SHA-256(0x00 || data). */
 export async function leafHash(data: Uint8Array): Promise<Uint8Array> {
@@ -240,7 +248,7 @@ export function fromHex(hex: string): Uint8Array {
   return out
 }
 
-export function fromBase64(text: string): Uint8Array {
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text)
   const out = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
