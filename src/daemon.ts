@@ -34,6 +34,7 @@ import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
 import { createSiteRegistry } from './sites/siteRegistry'
+import { createDaemonWorkflows } from './workflows/daemonWorkflows'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { createDaemonLink } from './ws/daemonLink'
 import { ExtensionSockets } from './ws/extensionSockets'
@@ -90,9 +91,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configDir: paths.dir,
     env: process.env,
     readConfig: () => (credentials.reread(), configStore.reload()),
-    onReloaded: () => (devWatcher?.refresh(), announcements.pluginsReloaded()),
+    onReloaded: () => (devWatcher?.refresh(), workflows.reread(), announcements.pluginsReloaded()),
   })
-  const catalog = createDaemonCatalog({ pluginHost, browserTools, config, skipPermissions, siteRegistry })
+  const workflows = createDaemonWorkflows({
+    configDir: paths.dir,
+    audit: { record: (entry) => audit.record(entry) },
+    onChanged: () => announcements.configChanged(),
+  })
+  const catalog = createDaemonCatalog({
+    pluginHost,
+    browserTools,
+    config,
+    skipPermissions,
+    siteRegistry,
+    workflows: () => workflows.tools(),
+  })
   const audit = createDaemonAudit({
     dir: paths.dir,
     limits,
@@ -141,7 +154,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({ root, stores, scopes, approvals, limits })
+  const sessions = createDaemonSessions({
+    root,
+    stores,
+    scopes,
+    approvals,
+    limits,
+    afterCall: (request, outcome) =>
+      workflows.afterCall({ ...request, plugin: catalog.pluginOf(request.name), outcome }),
+  })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
