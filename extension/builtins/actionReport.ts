@@ -61,12 +61,14 @@ export async function reportAction(
   const mode = options.snapshot ?? 'diff'
   const maxBytes = options.maxLength ?? SNAPSHOT_DEFAULT_BYTES
   const tab = await getTab(tabId)
-  const before = await pageState(tabId)
-  const beforeOutline = mode === 'diff' ? await outline(tabId) : undefined
+  // Read inside the session (so both outlines see the page's click handlers alike, clickListeners.ts).
+  const readBefore = async () =>
+    [await pageState(tabId), mode === 'diff' ? await outline(tabId) : undefined] as const
   const captured = debuggerSessions().some((s) => s.tabId === tabId && s.holds.includes('network'))
   let attached = false
   const watched = withDebugger(tabId, tab.url, async (cdp) => {
     attached = true
+    const [before, beforeOutline] = await readBefore()
     const requests = new RequestWatch()
     let dialogOpened!: () => void
     const dialog = new Promise<void>((resolve) => (dialogOpened = resolve))
@@ -95,6 +97,7 @@ export async function reportAction(
     if (attached) throw err
     // No debugger session (DevTools or another extension holds the tab): actions that need none still
     // run, and settle on the DOM alone.
+    const [before, beforeOutline] = await readBefore()
     const notes = await act()
     const waited = await settle(tabId, () => pageState(tabId), undefined)
     return withWait(waited, maxBytes, (room) =>
