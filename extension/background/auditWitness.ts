@@ -12,8 +12,11 @@ import {
   verifyCheckpointSignature,
   type AuditCheckpoint,
   type AuditConsistency,
+  type WitnessVerdict,
 } from '../../src/protocol/auditProof'
 import type { AuditAlarmView } from '../shared/panelTypes'
+
+type WitnessFailure = Extract<WitnessVerdict, { ok: false }>
 
 const WITNESS_KEY = 'auditWitness'
 const ALARM_KEY = 'auditAlarm'
@@ -22,7 +25,12 @@ interface Witnessed {
   checkpoint: AuditCheckpoint
   /** ISO time of the last check that found the log as it should be. */
   lastGoodAt: string
+  /** Earlier checkpoints of the same tree, oldest first (to tell a cut tail from a rewrite). */
+  history?: AuditCheckpoint[]
 }
+
+/** Earlier checkpoints kept: enough to find one below a cut of the last few calls. */
+const HISTORY_MAX = 64
 
 interface StoredAlarm extends AuditAlarmView {
   /** The daemon's checkpoint when the problem was found: trusted once the user acknowledges. */
@@ -92,11 +100,13 @@ export class AuditWitness {
     const answer = (await this.get(`/audit/consistency?from=${stored.checkpoint.size}`)) as AuditConsistency
     if (!isAuditCheckpoint(answer?.checkpoint) || !Array.isArray(answer.proof))
       throw new Error('the daemon’s answer to /audit/consistency is not a proof')
-    const verdict = await checkWitness(stored.checkpoint, answer)
-    if (verdict.ok) {
-      await this.store(answer.checkpoint)
+    const first = await checkWitness(stored.checkpoint, answer)
+    if (first.ok) {
+      await this.store(answer.checkpoint, stored)
       return
     }
+    const verdict =
+      first.problem === 'truncated' ? await this.truncatedOrRewritten(stored, answer, first) : first
     this.alarm = {
       problem: verdict.problem,
       detail: verdict.detail,
@@ -109,9 +119,39 @@ export class AuditWitness {
     this.onChange()
   }
 
-  private async store(checkpoint: AuditCheckpoint): Promise<void> {
+  /**
+   * Fewer entries than before: a cut tail when what is left is what an earlier checkpoint of this
+   * extension's saw (proved from the largest one it kept that fits), a rewrite when it is not (a
+   * line deleted from the middle). With no earlier checkpoint small enough, a cut it is.
+   */
+  private async truncatedOrRewritten(
+    stored: Witnessed,
+    answer: AuditConsistency,
+    verdict: WitnessFailure,
+  ): Promise<WitnessFailure> {
+    const size = answer.checkpoint.size
+    const earlier = [...(stored.history ?? []), stored.checkpoint]
+      .filter((c) => isAuditCheckpoint(c) && c.key === answer.checkpoint.key && c.size <= size)
+      .sort((a, b) => b.size - a.size)[0]
+    if (!earlier) return verdict
+    const again = (await this.get(`/audit/consistency?from=${earlier.size}`)) as AuditConsistency
+    const prefix = await checkWitness(earlier, again)
+    return prefix.ok
+      ? verdict
+      : {
+          ok: false,
+          problem: 'rewritten',
+          detail: `${size} entries where ${stored.checkpoint.size} were seen, and the first ${earlier.size} are not the ones seen before`,
+        }
+  }
+
+  private async store(checkpoint: AuditCheckpoint, before?: Witnessed): Promise<void> {
+    const history =
+      before && before.checkpoint.key === checkpoint.key
+        ? [...(before.history ?? []), before.checkpoint].slice(-HISTORY_MAX)
+        : []
     await chrome.storage.local.set({
-      [WITNESS_KEY]: { checkpoint, lastGoodAt: new Date().toISOString() } satisfies Witnessed,
+      [WITNESS_KEY]: { checkpoint, lastGoodAt: new Date().toISOString(), history } satisfies Witnessed,
     })
   }
 }
