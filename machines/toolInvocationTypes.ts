@@ -13,6 +13,8 @@ export interface ToolFailure {
 
 export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
 export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
+/** What a tool's daemon-side step made of valid input (files read by path), or its refusal. */
+export type PreparedInput = { ok: true; input: unknown } | { ok: false; error: ToolFailure }
 
 export interface ToolInvocationInput {
   /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
@@ -37,6 +39,11 @@ export interface ToolInvocationContext extends ToolInvocationInput {
   outcome?: ToolOutcome
   /** The tab an `ask` call will run in, chosen by its pluginTab before the user is asked (absent for built-ins). */
   tab?: ApprovalTab
+  /** The input as the tool's daemon-side step prepared it (the `prepareInput` actor's output), sent instead of `input`. */
+  preparedInput?: unknown
+  /** When the call put its question to the person (ms since epoch), and how long the answer took once it came. */
+  approvalAskedAt?: number
+  approvalMs?: number
 }
 
 /**
@@ -51,8 +58,6 @@ export type CheckVerdict =
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
   | { type: 'tool.progress'; progress: number; total?: number; message?: string }
-  | { type: 'dispatch.succeeded'; output: unknown }
-  | { type: 'dispatch.failed'; error: ToolFailure }
   | { type: 'extension.lost' }
   | { type: 'cancel'; reason: string }
   /** The daemon is stopping and its grace period for calls in flight is over. */

@@ -17,6 +17,7 @@ import { createDaemonCatalog } from './catalog/daemonCatalog'
 import { createClientScopeGate } from './config/clientScopeGate'
 import { configStoreEffects, configStoreIn, type ConfigStore } from './config/configStore'
 import { createCredentials } from './config/credentials'
+import { acquireDaemonLock } from './config/daemonLock'
 import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { prepareConfigDir } from './config/setup'
@@ -51,6 +52,8 @@ export interface DaemonOptions {
   browserTools?: () => readonly BrowserTool[]
   /** Stream the actor system to the inspector at this loopback ws:// URL (see src/machineInspector.ts). */
   inspectUrl?: string
+  /** False when a dev supervisor holds the config folder's lock for this daemon (src/devSupervisor.ts). */
+  holdsLock?: boolean
 }
 
 export interface Daemon {
@@ -68,9 +71,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Config: the directory and its files, the limits; config.json is the configStore actor's (below).
   const paths = bridgePaths(options.configDir)
   const files = prepareConfigDir(paths)
+  const { mode } = options
+  // One daemon per config folder, before anything else touches its files: a second one stops here,
+  // naming the first. `bridge stop` asks the holder to stop: the same clean stop as SIGTERM.
+  const lock =
+    options.holdsLock === false
+      ? undefined
+      : await acquireDaemonLock(paths, { mode, onStopRequested: () => process.kill(process.pid, 'SIGTERM') })
   attachLogFile(paths.serverLog)
   const startedAt = Date.now()
-  const { mode } = options
   const limits = limitsFromEnv()
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const config = () => configStore.get()
@@ -177,9 +186,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await sessions.closeAll()
     sockets.stop()
     await audit.close()
+    await lock?.release()
   }
   const { port, stop } = await startListening({ port: options.port, root, front, inspector, release })
   const url = `http://${LOOPBACK_HOST}:${port}`
+  lock?.setPort(port)
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine()}, ${mode} mode, config ${paths.dir})`)
   return { port, url, engine: engine(), paths, configStore, system: root, stop }

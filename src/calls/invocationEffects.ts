@@ -7,12 +7,15 @@
 import { assign, fromPromise } from 'xstate'
 import { approvalMachine } from '../../machines/approvalMachine'
 import {
+  FAILURES,
   toolInvocationMachine,
   type CheckVerdict,
+  type PreparedInput,
   type StepResult,
   type ToolFailure,
   type ToolInvocationContext,
   type ToolInvocationInput,
+  type ToolOutcome,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ClientScopeGate } from '../config/clientScopeGate'
@@ -162,22 +165,47 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     }
   }
 
-  /** How to forget each running call's tool.dispatch (its answer, should one still come, is dropped). */
-  const dispatched = new Map<string, () => void>()
-  /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
-  const preparedInputs = new Map<string, unknown>()
-  /** When each asking call put its question to the person, and how long the answer took once it came. */
-  const approvalWaits = new Map<string, { since: number; ms?: number }>()
-  const approvalMsOf = (id: string): number | undefined => {
-    const wait = approvalWaits.get(id)
-    return wait && (wait.ms ?? Date.now() - wait.since)
-  }
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
-  const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
+  const prepareInput = async (call: ToolInvocationInput): Promise<PreparedInput> => {
     const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
-    if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
-    return { ok: true }
+    return { ok: true, input: prepared ? prepared.value : call.input }
+  }
+
+  /**
+   * tool.dispatch to the active extension; its answer (or refusal) is the call's outcome. An abort of
+   * `signal` (the call left `running`) forgets the request, so a late answer is dropped.
+   */
+  const dispatch = (call: ToolInvocationContext, system: SystemLookup, signal: AbortSignal) => {
+    const sent = deps.portOf(system).request('tool.dispatch', {
+      dispatchId: call.invocationId,
+      plugin: call.plugin,
+      tool: wireName(call),
+      input: 'preparedInput' in call ? call.preparedInput : call.input,
+      // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
+      ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
+      client: call.client.slice(0, WIRE_NAME_MAX),
+      session: call.session.slice(0, WIRE_NAME_MAX),
+    })
+    if (!sent) return Promise.resolve<ToolOutcome>({ ok: false, error: FAILURES.lostDuringCall })
+    signal.addEventListener('abort', sent.forget, { once: true })
+    return sent.result.then(
+      (result): ToolOutcome => {
+        const output = result.output ?? null
+        // A declared output schema is a promise to the agent: an output that breaks it stops here.
+        const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+        if (checked.ok) return { ok: true, output }
+        return {
+          ok: false,
+          error: {
+            code: 'invalid_output',
+            message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+            category: 'validation',
+          },
+        }
+      },
+      (error: unknown): ToolOutcome => ({ ok: false, error: dispatchFailure(error) }),
+    )
   }
 
   return toolInvocationMachine.provide({
@@ -188,50 +216,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           approvalProgressInterval: limits.approvalProgressIntervalMs,
         },
       }),
-      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) =>
-        prepareInput(call, signal),
+      prepareInput: fromPromise<PreparedInput, ToolInvocationInput>(({ input: call }) => prepareInput(call)),
+      dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(({ input: call, system, signal }) =>
+        dispatch(call, system, signal),
       ),
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
         Promise.resolve(reserveApproval(call)),
       ),
     },
     actions: {
-      dispatch: ({ context: call, self, system }) => {
-        const sent = deps.portOf(system).request('tool.dispatch', {
-          dispatchId: call.invocationId,
-          plugin: call.plugin,
-          tool: wireName(call),
-          input: preparedInputs.get(call.invocationId) ?? call.input,
-          // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
-          ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
-          client: call.client.slice(0, WIRE_NAME_MAX),
-          session: call.session.slice(0, WIRE_NAME_MAX),
-        })
-        if (!sent) return self.send({ type: 'extension.lost' })
-        dispatched.set(call.invocationId, sent.forget)
-        sent.result.then(
-          (result) => {
-            const output = result.output ?? null
-            // A declared output schema is a promise to the agent: an output that breaks it stops here.
-            const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
-            if (checked.ok) self.send({ type: 'dispatch.succeeded', output })
-            else
-              self.send({
-                type: 'dispatch.failed',
-                error: {
-                  code: 'invalid_output',
-                  message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
-                  category: 'validation',
-                },
-              })
-          },
-          (error: unknown) => self.send({ type: 'dispatch.failed', error: dispatchFailure(error) }),
-        )
-      },
-      forgetDispatch: ({ context: call }) => {
-        dispatched.get(call.invocationId)?.()
-        dispatched.delete(call.invocationId)
-      },
       check: assign({
         verdict: ({ context: call, system }): CheckVerdict => {
           try {
@@ -246,7 +239,6 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         },
       }),
       requestApproval: ({ context: call, system }) => {
-        approvalWaits.set(call.invocationId, { since: Date.now() })
         const tool = catalog.get(call.tool)
         const scope = deps.scopes?.describe(call.client)
         const request = {
@@ -283,18 +275,11 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         deps.approvals?.opened(request)
       },
       releaseApproval: ({ context: call }) => {
-        const wait = approvalWaits.get(call.invocationId)
-        if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
         approvals.release(call.invocationId)
         deps.approvals?.closed(call.invocationId)
       },
       // The audit log reports a refusing disk itself: the call still answers with its outcome.
-      record: ({ context: call }) => {
-        preparedInputs.delete(call.invocationId)
-        const approvalMs = approvalMsOf(call.invocationId)
-        approvalWaits.delete(call.invocationId)
-        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
-      },
+      record: ({ context: call }) => deps.audit.record(auditEntryOf(call, call.outcome, call.approvalMs)),
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
@@ -341,7 +326,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             plugin: call.plugin,
             tool: wireName(call),
             success: call.outcome?.ok === true,
-            durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMsOf(call.invocationId) ?? 0)),
+            durationMs: Math.max(0, Date.now() - call.startedAt - (call.approvalMs ?? 0)),
           },
           { soon: true },
         ),

@@ -45,6 +45,7 @@ import { browserToolNarrowing } from '../tools'
 import type { CallTool, ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
 import type { PageTextRule } from '../catalog/pageText'
 import { toCallToolResult } from './toolResults'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
@@ -401,6 +402,7 @@ export class McpSessions {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
       serverInfo: { name: 'bridge', version: BRIDGE_VERSION },
+      instructions: serverInstructions(this.deps.listToolsJson(client)),
     }
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
   }

@@ -28,6 +28,7 @@ import { ListenStreams } from './listenStreams'
 import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
 import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
 import type { ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
@@ -189,6 +190,7 @@ export class McpStateless {
               supportedVersions: ALL_VERSIONS,
               capabilities: CAPABILITIES,
               serverInfo: SERVER_INFO,
+              instructions: serverInstructions(this.deps.listToolsJson(client)),
               ...CACHE_HINTS,
             }),
           ),
