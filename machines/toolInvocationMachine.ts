@@ -66,7 +66,11 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
         src: 'prepareInput',
         input: ({ context }) => context,
         onDone: [
-          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'routing' },
+          {
+            guard: { type: 'isOk', params: ({ event }) => event.output },
+            target: 'routing',
+            actions: assign({ flow: ({ event }) => (event.output.ok ? event.output.flow : undefined) }),
+          },
           {
             target: 'failed',
             actions: {
@@ -126,6 +130,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
               params: ({ event }) => ({ output: event.output, decision: 'allow_once' }),
             },
             target: 'dispatching',
+            actions: 'approvedOnce',
           },
           {
             guard: {
@@ -213,7 +218,13 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
         'dispatch.succeeded': {
           target: 'succeeded',
           actions: [
-            assign({ outcome: ({ event }): ToolOutcome => ({ ok: true, output: event.output }) }),
+            assign({
+              outcome: ({ event }): ToolOutcome => ({
+                ok: true,
+                output: event.output,
+                ...(event.origins?.length ? { origins: event.origins } : {}),
+              }),
+            }),
             'announceEnd',
           ],
         },

@@ -32,6 +32,7 @@ import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import type { ApprovalBroker } from '../mcp/approvalBroker'
+import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
@@ -56,6 +57,8 @@ export interface InvocationEffectsDeps {
   >
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
+  /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'readRefusal' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -158,7 +161,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ok: true,
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
-      prepare: tool.prepare !== undefined,
+      // The guard's step runs with the tool's own preparation, before any approval.
+      prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
     }
   }
 
@@ -173,11 +177,16 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     return wait && (wait.ms ?? Date.now() - wait.since)
   }
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
-  const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
-    const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
+  const prepareInput = async (
+    call: ToolInvocationInput,
+    signal: AbortSignal,
+    system: SystemLookup,
+  ): Promise<StepResult> => {
+    const tool = catalog.get(call.tool)
+    const prepared = await tool?.prepare?.(call.input)
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
     if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
-    return { ok: true }
+    return tool && deps.guard ? deps.guard.decide(call, tool, deps.portOf(system)) : { ok: true }
   }
 
   return toolInvocationMachine.provide({
@@ -188,8 +197,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           approvalProgressInterval: limits.approvalProgressIntervalMs,
         },
       }),
-      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) =>
-        prepareInput(call, signal),
+      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal, system }) =>
+        prepareInput(call, signal, system),
       ),
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
         Promise.resolve(reserveApproval(call)),
@@ -212,9 +221,23 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         sent.result.then(
           (result) => {
             const output = result.output ?? null
+            // A site's own tool reads its site; others say where they read (the page's origin).
+            const site = catalog.get(call.tool)?.site
+            const origins = result.origins ?? (site ? [site.origin] : undefined)
+            const refused = origins && deps.guard?.readRefusal(call.client, origins)
+            if (refused)
+              return self.send({
+                type: 'dispatch.failed',
+                error: { code: 'flow_blocked', message: refused, category: 'permission' },
+              })
             // A declared output schema is a promise to the agent: an output that breaks it stops here.
             const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
-            if (checked.ok) self.send({ type: 'dispatch.succeeded', output })
+            if (checked.ok)
+              self.send({
+                type: 'dispatch.succeeded',
+                output,
+                ...(origins ? { origins } : {}),
+              })
             else
               self.send({
                 type: 'dispatch.failed',
@@ -257,8 +280,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           expiresAt: Date.now() + limits.approvalTimeoutMs,
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
-          // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
-          ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
+          // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate); on a
+          // flow question it allows the flows, never the tool.
+          ...(call.flow
+            ? { flow: call.flow }
+            : tool && !allowAlwaysPersists(tool.plugin, tool.key)
+              ? { allowAlways: false }
+              : {}),
           ...(scope ? { scope } : {}),
           // What the tool says about itself, for the user deciding; the call's permission is settled already.
           ...(tool && !tool.site
@@ -282,12 +310,19 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         preparedInputs.delete(call.invocationId)
         const approvalMs = approvalMsOf(call.invocationId)
         approvalWaits.delete(call.invocationId)
-        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
+        const flowGuard = deps.guard?.finished(call, call.outcome)
+        deps.audit.record({
+          ...auditEntryOf(call, call.outcome, approvalMs),
+          ...(flowGuard ? { flowGuard } : {}),
+        })
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+      approvedOnce: ({ context: call }) => deps.guard?.answered(call, 'allow_once'),
       persistAlways: ({ context: call }) => {
+        // A flow question's "always" allows the flows for this client; the tool's permission stays.
+        if (call.flow) return deps.guard?.answered(call, 'allow_always')
         const tool = catalog.get(call.tool)
         if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
         void deps
