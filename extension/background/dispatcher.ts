@@ -7,7 +7,8 @@
  */
 import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } from '../../src/protocol'
 import type { LogLevel } from '../../src/protocol/messages'
-import { runBuiltinTool } from '../builtins'
+import { runBuiltinTool, runWorkflowTool, type BuiltinContext } from '../builtins'
+import { isWorkflowToolName } from '../../src/protocol/workflow'
 import { rankTabs } from '../lib/tabChoice'
 import { originOf, takeApprovedOrigin } from '../builtins/approvedTabs'
 import { invokeAdapter, probeReady, TabGoneError, WrongOriginError } from './adapterHost'
@@ -72,7 +73,8 @@ export async function dispatchTool(
   hooks: DispatchHooks,
 ): Promise<{ output: unknown; origins?: string[] }> {
   if (params.plugin === BROWSER_PLUGIN) {
-    assertEnabled('built-in', browserTools, params.tool, params.tool)
+    // A workflow's permission is its file's, which the daemon checked: its steps run as one call.
+    if (!isWorkflowToolName(params.tool)) assertEnabled('built-in', browserTools, params.tool, params.tool)
     return runBuiltin(params, hooks)
   }
   const plugin = tracker.plugin(params.plugin)
@@ -182,7 +184,10 @@ async function runBuiltin(
   runningDispatches.set(params.dispatchId, { plugin: BROWSER_PLUGIN, tabId: null })
   let origins: string[] = []
   try {
-    const output = await runBuiltinTool(params.tool, params.input, {
+    const run = isWorkflowToolName(params.tool)
+      ? (_: string, input: unknown, ctx: BuiltinContext) => runWorkflowTool(input, ctx)
+      : runBuiltinTool
+    const output = await run(params.tool, params.input, {
       labelOrigins: (read) => (origins = read),
       dispatchId: params.dispatchId,
       ...(params.client !== undefined ? { client: params.client } : {}),
