@@ -11,6 +11,8 @@ import { extensionConnectionMachine } from '../machines/extensionConnectionMachi
 import { reloadMachine } from '../machines/reloadMachine'
 import { createDaemonAudit } from './audit/daemonAudit'
 import { provideToolInvocation } from './calls/invocationEffects'
+import { createFlowGuard } from './guard/flowGuard'
+import { createGuardStep } from './guard/guardStep'
 import { limitsFromEnv } from './calls/limits'
 import { syncFullOf } from './catalog/announcements'
 import { createDaemonCatalog } from './catalog/daemonCatalog'
@@ -125,6 +127,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The call path: client scopes, approvals shown in the client, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
   const approvals = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
+  const guard = createGuardStep({
+    guard: createFlowGuard(),
+    settings: () => config().flowGuard,
+    saveSettings: async (mutate) => {
+      await configStore.update((current) => ({ ...current, flowGuard: mutate(current.flowGuard ?? {}) }))
+    },
+    originsOf: (client) => credentials.clients().find((c) => c.name === client),
+  })
   const toolInvocation = provideToolInvocation({
     catalog,
     portOf: (system) => sockets.portOf(system),
@@ -134,6 +144,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onConfigChanged: () => announcements.configChanged(),
     scopes,
     approvals,
+    guard,
   })
 
   // The root actor: configStore, reload, extensionConnection; spawned pluginTab and toolInvocation.
