@@ -28,7 +28,7 @@ import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
 import { createApprovalBroker } from './mcp/approvalBroker'
-import { createDaemonSessions } from './mcp/daemonSessions'
+import { createDaemonMcp } from './mcp/daemonMcp'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
@@ -132,7 +132,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({ root, stores, scopes, approvals, limits })
+  const sessions = createDaemonMcp({ root, stores, scopes, approvals, limits })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })

@@ -1,5 +1,5 @@
 /**
- * The daemon's MCP sessions, built from the parts they answer with: each client's scope, the tool
+ * The daemon's `/mcp` endpoint, built from the parts it answers with: each client's scope, the tool
  * call path (a site's tool marked as page content), the limits of config and environment.
  */
 import type { ActorRefFrom } from 'xstate'
@@ -14,9 +14,9 @@ import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
 import { markSiteOutcome } from '../sites/siteResult'
 import type { ApprovalBroker } from './approvalBroker'
-import { McpSessions } from './mcpSessions'
+import { McpEndpoint } from './mcpEndpoint'
 
-export interface DaemonSessionParts {
+export interface DaemonMcpParts {
   /** The started root actor: each call is its child. */
   root: ActorRefFrom<typeof bridgeSystemMachine>
   /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
@@ -26,10 +26,10 @@ export interface DaemonSessionParts {
   limits: ToolPathLimits
 }
 
-export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
+export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
   const { root, limits } = parts
   const { catalog, audit, credentials } = parts.stores
-  return new McpSessions({
+  return new McpEndpoint({
     // Each client lists what its scope allows (clients.json, bridge client set).
     listToolsJson: (client) => parts.scopes.listedJson(client),
     callTool: async (request) => {
