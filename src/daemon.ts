@@ -17,6 +17,7 @@ import { createDaemonCatalog } from './catalog/daemonCatalog'
 import { createClientScopeGate } from './config/clientScopeGate'
 import { configStoreEffects, configStoreIn, type ConfigStore } from './config/configStore'
 import { createCredentials } from './config/credentials'
+import { acquireDaemonLock } from './config/daemonLock'
 import { writeServerInfo } from './config/extensionInstall'
 import { bridgePaths, type BridgePaths } from './config/paths'
 import { prepareConfigDir } from './config/setup'
@@ -33,6 +34,7 @@ import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
 import { createSiteRegistry } from './sites/siteRegistry'
+import { createDaemonWorkflows } from './workflows/daemonWorkflows'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { createDaemonLink } from './ws/daemonLink'
 import { ExtensionSockets } from './ws/extensionSockets'
@@ -50,6 +52,8 @@ export interface DaemonOptions {
   browserTools?: () => readonly BrowserTool[]
   /** Stream the actor system to the inspector at this loopback ws:// URL (see src/machineInspector.ts). */
   inspectUrl?: string
+  /** False when a dev supervisor holds the config folder's lock for this daemon (src/devSupervisor.ts). */
+  holdsLock?: boolean
 }
 
 export interface Daemon {
@@ -67,9 +71,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Config: the directory and its files, the limits; config.json is the configStore actor's (below).
   const paths = bridgePaths(options.configDir)
   const files = prepareConfigDir(paths)
+  const { mode } = options
+  // One daemon per config folder, before anything else touches its files: a second one stops here,
+  // naming the first. `bridge stop` asks the holder to stop: the same clean stop as SIGTERM.
+  const lock =
+    options.holdsLock === false
+      ? undefined
+      : await acquireDaemonLock(paths, { mode, onStopRequested: () => process.kill(process.pid, 'SIGTERM') })
   attachLogFile(paths.serverLog)
   const startedAt = Date.now()
-  const { mode } = options
   const limits = limitsFromEnv()
   const browserTools = options.browserTools ?? (() => BROWSER_TOOLS)
   const config = () => configStore.get()
@@ -81,9 +91,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configDir: paths.dir,
     env: process.env,
     readConfig: () => (credentials.reread(), configStore.reload()),
-    onReloaded: () => (devWatcher?.refresh(), announcements.pluginsReloaded()),
+    onReloaded: () => (devWatcher?.refresh(), workflows.reread(), announcements.pluginsReloaded()),
   })
-  const catalog = createDaemonCatalog({ pluginHost, browserTools, config, skipPermissions, siteRegistry })
+  const workflows = createDaemonWorkflows({
+    configDir: paths.dir,
+    audit: { record: (entry) => audit.record(entry) },
+    onChanged: () => announcements.configChanged(),
+  })
+  const catalog = createDaemonCatalog({
+    pluginHost,
+    browserTools,
+    config,
+    skipPermissions,
+    siteRegistry,
+    workflows: () => workflows.tools(),
+  })
   const audit = createDaemonAudit({
     dir: paths.dir,
     limits,
@@ -132,7 +154,22 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonMcp({ root, stores, scopes, approvals, limits })
+  const sessions = createDaemonMcp({
+    root,
+    stores,
+    scopes,
+    approvals,
+    limits,
+    afterCall: ({ name, input, context }, outcome) =>
+      workflows.afterCall({
+        id: context.id,
+        name,
+        input,
+        client: context.client,
+        plugin: catalog.pluginOf(name),
+        outcome,
+      }),
+  })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
@@ -156,9 +193,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await sessions.closeAll()
     sockets.stop()
     await audit.close()
+    await lock?.release()
   }
   const { port, stop } = await startListening({ port: options.port, root, front, inspector, release })
   const url = `http://${LOOPBACK_HOST}:${port}`
+  lock?.setPort(port)
   writeServerInfo(paths.extensionDir, port)
   logger.info(`bridge listening on ${url} (engine ${engine()}, ${mode} mode, config ${paths.dir})`)
   return { port, url, engine: engine(), paths, configStore, system: root, stop }

@@ -6,6 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { statSync, unwatchFile, watchFile, type Stats } from 'node:fs'
+import { acquireDaemonLock, type DaemonLock } from './config/daemonLock'
+import type { BridgePaths } from './config/paths'
+import { isBridgeError } from './errors'
 import { log } from './log'
 
 const logger = log.withTag('dev')
@@ -33,9 +36,21 @@ export interface SupervisorOptions {
   args: readonly string[]
   /** The port asked for; after the first start, the port the daemon bound (so PORT=0 keeps its port). */
   port: number
+  /** The config folder: the supervisor holds its lock, so no other daemon starts while the child restarts. */
+  paths: BridgePaths
 }
 
-export function runSupervisor(options: SupervisorOptions): void {
+export async function runSupervisor(options: SupervisorOptions): Promise<void> {
+  let lock: DaemonLock
+  try {
+    lock = await acquireDaemonLock(options.paths, {
+      mode: 'dev',
+      onStopRequested: () => process.kill(process.pid, 'SIGTERM'),
+    })
+  } catch (error) {
+    logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))
+    return process.exit(1)
+  }
   let port = options.port
   let child: ChildProcess | undefined
   let everListened = false
@@ -57,6 +72,7 @@ export function runSupervisor(options: SupervisorOptions): void {
       if (!isListening(message)) return
       everListened = true
       port = message.port
+      lock.setPort(port)
     })
     current.once('exit', (code, signal) => {
       if (child === current) child = undefined

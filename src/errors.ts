@@ -16,6 +16,8 @@ export const BridgeErrorCode = {
   clientInvalid: 'client_invalid',
   clientExists: 'client_exists',
   portInUse: 'port_in_use',
+  /** Another daemon holds the config folder's lock (src/config/daemonLock.ts). */
+  daemonRunning: 'daemon_running',
   engineUnavailable: 'engine_unavailable',
   inspectUnavailable: 'inspect_unavailable',
   pluginNameInvalid: 'plugin_name_invalid',

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createDaemon, type Daemon } from './daemon'
 import { stopOnSignals } from './signals'
-import { configDirFromEnv } from './config/paths'
+import { bridgePaths, configDirFromEnv } from './config/paths'
 import { isBridgeError } from './errors'
 import { engineChoiceFromEnv } from './http/createEngine'
 import { runSupervisor, SUPERVISED_ENV, type ListeningMessage } from './devSupervisor'
@@ -38,10 +38,11 @@ async function main(): Promise<void> {
   }
   // Dev mode: this process supervises, and the daemon runs (and re-runs after a rebuild) as its child.
   if (dev && process.env[SUPERVISED_ENV] !== '1') {
-    runSupervisor({
+    await runSupervisor({
       serverFile: fileURLToPath(import.meta.url),
       args: ['--dev', ...(values.inspect ? ['--inspect'] : [])],
       port,
+      paths: bridgePaths(configDirFromEnv()),
     })
     return
   }
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
       mode: dev ? 'dev' : 'production',
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
       inspectUrl: inspectUrlFrom(values.inspect),
+      // Its supervisor holds the config folder's lock across restarts.
+      holdsLock: !supervised,
     })
   } catch (error) {
     logger.error(isBridgeError(error) || error instanceof Error ? error.message : String(error))

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CAC } from 'cac'
 import { atomicWriteFile } from '../../src/config/atomicWrite'
+import { alreadyRunningMessage, readDaemonLock } from '../../src/config/daemonLock'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { prepareConfigDir, type PreparedFiles } from '../../src/config/setup'
 import { createDaemon } from '../../src/daemon'
@@ -60,8 +61,16 @@ async function start(flags: StartFlags): Promise<void> {
   } catch (error) {
     return fail(errorText(error))
   }
-  // A daemon already on the port is found before anything slow (plugin discovery) runs: its
-  // configuration is what --show-config asks for, and a second daemon could not listen anyway.
+  // One daemon per config folder (src/config/daemonLock.ts), on whatever port: the one that runs is
+  // named, with how to stop it, before anything slow (plugin discovery) runs. Its configuration is
+  // what --show-config asks for.
+  const lock = await readDaemonLock(paths)
+  if (lock.held && lock.info && lock.info.port > 0 && flags.showConfig) {
+    say(`bridge ${lock.info.version} is already running on ${baseUrl(lock.info.port)}; its configuration:`)
+    return printSetup(paths, files, lock.info.port, flags)
+  }
+  if (lock.held) return fail(alreadyRunningMessage(lock.info, paths))
+  // A daemon of another folder (or an older bridge) on the port: a second daemon could not listen.
   // The commands it suggests reach this port: with `--port` when other commands would look elsewhere.
   const portArg = portOfOtherCommands(files.config.port) === port ? '' : ` --port ${port}`
   const taken = port === 0 ? null : await portTaken(port, files.secret, portArg)

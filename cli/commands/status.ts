@@ -6,7 +6,7 @@ import { escapedJson, neutralizeText } from '../../src/protocol/untrustedText'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import type { HealthPayload } from '../../src/http/health'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
-import { daemonTarget } from '../shared/daemonTarget'
+import { runningDaemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
 
 interface StatusFlags {
@@ -26,7 +26,7 @@ export async function status(flags: StatusFlags): Promise<void> {
   let port: number
   let secret: string | null
   try {
-    ;({ port, secret } = daemonTarget(flags.port, { configDir: paths.dir }))
+    ;({ port, secret } = await runningDaemonTarget(flags.port, { configDir: paths.dir }))
   } catch (error) {
     return fail(errorText(error))
   }

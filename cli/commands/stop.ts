@@ -1,7 +1,9 @@
 /**
- * `bridge stop [--port <n>]`: stops a daemon started with `bridge start --background`. Reads
- * `server.pid`, sends SIGTERM, waits up to 5 s and removes the pid file. Without a pid file it can only
- * say whether something answers on the port: a foreground daemon is stopped in its own terminal.
+ * `bridge stop [--port <n>]`: stops the daemon that holds this config folder's lock
+ * (src/config/daemonLock.ts), however it was started (foreground, --background, --dev, `npx`): it is
+ * asked over its lock socket, stops cleanly, and this waits for its process to end. A daemon of an
+ * older bridge (no lock) is stopped by its `server.pid`, as before; without either it can only say
+ * whether something answers on the port.
  */
 import type { CAC } from 'cac'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
@@ -11,6 +13,7 @@ import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { daemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
 import { isProcessAlive } from '../../src/config/processAlive'
+import { readDaemonLock } from '../../src/config/daemonLock'
 
 interface StopFlags {
   port?: unknown
@@ -20,12 +23,14 @@ const STOP_WAIT_MS = 5_000
 
 export function registerStop(cli: CAC): void {
   cli
-    .command('stop', 'Stop a daemon started with `bridge start --background`')
+    .command('stop', 'Stop the daemon of this config folder, however it was started')
     .action((flags: StopFlags) => stop(flags))
 }
 
 async function stop(flags: StopFlags): Promise<void> {
   const paths = bridgePaths(configDirFromEnv())
+  const lock = await readDaemonLock(paths, 'stop')
+  if (lock.held) return waitForStop(paths, lock.info?.pid, lock.info?.port)
   if (existsNoFollow(paths.pidFile)) return stopByPid(paths)
   let port: number
   let secret: string | null
@@ -38,10 +43,30 @@ async function stop(flags: StopFlags): Promise<void> {
   if (!health.ok && (health.reason === 'impostor' || health.reason === 'busy')) return fail(health.message)
   if (health.ok || health.reason !== 'not_running')
     return fail(
-      `a bridge daemon answers on ${baseUrl(port)} but there is no ${paths.pidFile}: it was not started with ` +
-        '`bridge start --background`, so stop it where it runs (Ctrl-C in its terminal)',
+      `a bridge daemon answers on ${baseUrl(port)} but it is not the daemon of ${paths.dir} (it runs with ` +
+        'another BRIDGE_CONFIG_DIR, or is an older bridge started in the foreground): stop it with ' +
+        '`bridge stop` and that BRIDGE_CONFIG_DIR, or with Ctrl-C where it runs',
     )
-  say(`bridge is not running (no pid file in ${paths.dir}, nothing answers on ${baseUrl(port)})`)
+  say(`bridge is not running (no daemon holds ${paths.dir}, nothing answers on ${baseUrl(port)})`)
+}
+
+/** The daemon was asked to stop over its lock: waits until its process is gone and its lock free. */
+async function waitForStop(
+  paths: BridgePaths,
+  pid: number | undefined,
+  port: number | undefined,
+): Promise<void> {
+  const deadline = Date.now() + STOP_WAIT_MS
+  const stopped = async () =>
+    !(await readDaemonLock(paths)).held && (pid === undefined || !isProcessAlive(pid))
+  while (Date.now() < deadline && !(await stopped())) await new Promise((resolve) => setTimeout(resolve, 100))
+  if (!(await stopped()))
+    return fail(
+      `the daemon${pid ? ` (pid ${pid})` : ''} was asked to stop but still runs after ${STOP_WAIT_MS / 1000} s. ` +
+        `See ${paths.serverLog}${pid ? `; \`kill -9 ${pid}\` ends it without a clean shutdown` : ''}.`,
+    )
+  rmSync(paths.pidFile, { force: true })
+  say(`bridge stopped${pid ? ` (pid ${pid}${port ? `, port ${port}` : ''})` : ''}`)
 }
 
 async function stopByPid(paths: BridgePaths): Promise<void> {

@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs'
 import { readSecret } from '../../src/config/auth'
 import { readConfigFile } from '../../src/config/configFile'
+import { readDaemonLock } from '../../src/config/daemonLock'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { resolvePort } from '../../src/config/port'
 
@@ -60,4 +61,16 @@ export function daemonPort(flag: unknown, options: TargetOptions = {}): DaemonPo
 export function daemonTarget(flag: unknown, options: TargetOptions = {}): DaemonTarget {
   const target = daemonPort(flag, options)
   return { ...target, secret: cliSecret(target.paths) }
+}
+
+/**
+ * `daemonTarget`, where the daemon holding the config folder's lock (src/config/daemonLock.ts) says
+ * which port it listens on: without `--port`, that daemon is the one meant, whatever port it was
+ * started on.
+ */
+export async function runningDaemonTarget(flag: unknown, options: TargetOptions = {}): Promise<DaemonTarget> {
+  const target = daemonTarget(flag, options)
+  if (flag !== undefined) return target
+  const lock = await readDaemonLock(target.paths)
+  return lock.held && lock.info && lock.info.port > 0 ? { ...target, port: lock.info.port } : target
 }

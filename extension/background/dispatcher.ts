@@ -7,7 +7,8 @@
  */
 import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } from '../../src/protocol'
 import type { LogLevel } from '../../src/protocol/messages'
-import { runBuiltinTool } from '../builtins'
+import { runBuiltinTool, runWorkflowTool, type BuiltinContext } from '../builtins'
+import { isWorkflowToolName } from '../../src/protocol/workflow'
 import { rankTabs } from '../lib/tabChoice'
 import { invokeAdapter, probeReady, TabGoneError, WrongOriginError } from './adapterHost'
 import { RpcError } from './rpc'
@@ -71,7 +72,8 @@ export async function dispatchTool(
   hooks: DispatchHooks,
 ): Promise<{ output: unknown }> {
   if (params.plugin === BROWSER_PLUGIN) {
-    assertEnabled('built-in', browserTools, params.tool, params.tool)
+    // A workflow's permission is its file's, which the daemon checked: its steps run as one call.
+    if (!isWorkflowToolName(params.tool)) assertEnabled('built-in', browserTools, params.tool, params.tool)
     return runBuiltin(params, hooks)
   }
   const plugin = tracker.plugin(params.plugin)
@@ -170,7 +172,10 @@ export async function dispatchTool(
 async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise<{ output: unknown }> {
   runningDispatches.set(params.dispatchId, { plugin: BROWSER_PLUGIN, tabId: null })
   try {
-    const output = await runBuiltinTool(params.tool, params.input, {
+    const run = isWorkflowToolName(params.tool)
+      ? (_: string, input: unknown, ctx: BuiltinContext) => runWorkflowTool(input, ctx)
+      : runBuiltinTool
+    const output = await run(params.tool, params.input, {
       dispatchId: params.dispatchId,
       ...(params.client !== undefined ? { client: params.client } : {}),
       ...(params.session !== undefined ? { session: params.session } : {}),

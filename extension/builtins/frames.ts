@@ -26,7 +26,7 @@ export interface FramedSnapshot {
  * Chrome's frame ids of a document's child frames, by their position among its iframe elements. An
  * extension cannot ask an element for its frame id in Chrome, so frames are matched by URL, in order.
  */
-async function childFrameIds(tab: chrome.tabs.Tab, parentFrameId: number): Promise<number[]> {
+export async function childFrameIds(tab: chrome.tabs.Tab, parentFrameId: number): Promise<number[]> {
   const elements = await runInPage<{ src: string }[]>(tab, 'frameList', {}, parentFrameId)
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id! })) ?? []
   const children = frames

@@ -7,6 +7,7 @@ import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
 import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
+import { AuditAlarm } from './AuditAlarm'
 import { toolLabel } from './format'
 
 export function App() {
@@ -16,6 +17,7 @@ export function App() {
   const connected = state.connection.status === 'connected'
   return (
     <main>
+      {state.auditAlarm && <AuditAlarm alarm={state.auditAlarm} onError={setError} />}
       <header>
         <h1>bridge</h1>
         <span

@@ -13,6 +13,8 @@ export interface AuditEntry {
   durationMs: number
   /** How long the call waited for a person's approval (only on calls that asked; beyond the spec). */
   approvalMs?: number
+  /** A workflow's step (its number from 1), on the entries of a `workflow_<name>` run's steps. */
+  step?: number
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
 }

@@ -1,8 +1,9 @@
 import { log } from '../log'
-import { escapedJson } from '../protocol/untrustedText'
 import { AUDIT_BUFFER_SIZE } from '../protocol'
 import type { AuditDiskStatus, AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
 import type { AuditFile } from './auditFile'
+import type { AuditTree } from './auditTree'
+import { canonicalJson } from './canonicalJson'
 import { DayCounts } from './dayCounts'
 
 const logger = log.withTag('audit')
@@ -10,6 +11,8 @@ const logger = log.withTag('audit')
 export interface AuditLogOptions {
   /** The disk log; absent in tests that only need memory. */
   file?: AuditFile
+  /** The verifiable log over the disk log's lines (checkpoints and proofs for /audit). */
+  tree?: AuditTree
   bufferSize?: number
   /** Called once when disk writes start failing (not again until they have worked); the entry stays in memory. */
   onWriteError?: (error: unknown) => void
@@ -52,7 +55,7 @@ export class AuditLog {
     const { file } = this.options
     if (!file) return
     try {
-      file.append(escapedJson(entry))
+      file.append(canonicalJson(entry))
       if (this.failing) {
         const { since, failedEntries } = this.failing
         this.failing = undefined
@@ -79,6 +82,12 @@ export class AuditLog {
   /** Closes the disk log: one last try for its backlog and the last group commit (./auditFile). */
   async close(): Promise<void> {
     await this.options.file?.close()
+    this.options.tree?.close()
+  }
+
+  /** The verifiable log, when there is a disk log. */
+  get tree(): AuditTree | undefined {
+    return this.options.tree
   }
 
   /** Whether the disk log is being written, for /health and `bridge doctor`. */

@@ -250,8 +250,19 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
           // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
-          ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
+          // Nor for a workflow: its permission is its file's, set in the side panel or the CLI.
+          ...(tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
+            ? { allowAlways: false }
+            : {}),
           ...(scope ? { scope } : {}),
+          ...(tool?.plan
+            ? {
+                plan: tool
+                  .plan(call.input)
+                  .slice(0, 600)
+                  .map((l) => l.slice(0, 2000)),
+              }
+            : {}),
           // What the tool says about itself, for the user deciding; the call's permission is settled already.
           ...(tool && !tool.site
             ? {
@@ -274,7 +285,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
       persistAlways: ({ context: call }) => {
         const tool = catalog.get(call.tool)
-        if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        if (!tool || tool.plan || !allowAlwaysPersists(tool.plugin, tool.key)) return
         void deps
           .updateConfig((config) =>
             // A site's own tool: auto for the declaration the user just approved (its hash).

@@ -31,12 +31,12 @@ export function withFileLock<T>(path: string, fn: () => T, timeoutMs: number = L
 
 /**
  * `withFileLock` for a process that must keep serving while it waits (the daemon): the waits between
- * attempts are timers, so requests and sockets go on being answered. `fn` itself runs synchronously
- * under the lock, as in `withFileLock`.
+ * attempts are timers, so requests and sockets go on being answered. `fn` may be async (the daemon's
+ * lock socket is probed and bound under it); the lock is held until it settles.
  */
 export async function withFileLockAsync<T>(
   path: string,
-  fn: () => T,
+  fn: () => T | Promise<T>,
   timeoutMs: number = LOCK_TIMEOUT_MS,
 ): Promise<T> {
   const lockPath = `${path}.lock`
@@ -44,7 +44,7 @@ export async function withFileLockAsync<T>(
   for (let waitMs = 1; !tryAcquire(lockPath, deadline); waitMs = Math.min(waitMs * 2, 50))
     await new Promise((resolve) => setTimeout(resolve, waitMs))
   try {
-    return fn()
+    return await fn()
   } finally {
     release(lockPath)
   }

@@ -14,6 +14,8 @@ export interface BridgePaths {
   adaptersDir: string
   serverLog: string
   pidFile: string
+  /** The running daemon's lock: a unix socket it listens on (./daemonLock). */
+  lockSocket: string
   auditLog: string
 }
 
@@ -35,6 +37,7 @@ export function bridgePaths(dir: string = configDirFromEnv()): BridgePaths {
     adaptersDir: join(extensionDir, 'adapters'),
     serverLog: join(dir, 'server.log'),
     pidFile: join(dir, 'server.pid'),
+    lockSocket: join(dir, 'daemon.sock'),
     auditLog: join(dir, 'audit.log'),
   }
 }

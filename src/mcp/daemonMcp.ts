@@ -8,7 +8,8 @@ import type { AuditLog } from '../audit'
 import { pageTextOf } from '../catalog/pageText'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import type { ToolPathLimits } from '../calls/limits'
-import { callTool } from '../calls/toolCalls'
+import { callTool, type ToolCallRequest } from '../calls/toolCalls'
+import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { ClientScopeGate } from '../config/clientScopeGate'
 import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
@@ -24,6 +25,11 @@ export interface DaemonMcpParts {
   scopes: ClientScopeGate
   approvals: ApprovalBroker
   limits: ToolPathLimits
+  /**
+   * The step after the result: sees every call's outcome once it is audited, with the request and its
+   * context (src/workflows: recording, replay results), and may give the client a different result.
+   */
+  afterCall?(request: ToolCallRequest, outcome: ToolOutcome): ToolOutcome
 }
 
 export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
@@ -35,7 +41,8 @@ export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (../sites/siteResult).
       const site = catalog.get(request.name)?.site
-      const outcome = await callTool({ system: root, catalog, audit }, request)
+      const ran = await callTool({ system: root, catalog, audit }, request)
+      const outcome = parts.afterCall ? parts.afterCall(request, ran) : ran
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,

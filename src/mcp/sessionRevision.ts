@@ -38,6 +38,7 @@ import {
 import type { ApprovalBroker } from './approvalBroker'
 import type { CallRunner, RunningCall } from './callRunner'
 import { answerFromSession, askThroughSession } from './sessionApprovals'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
@@ -336,6 +337,7 @@ export class SessionRevision {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
       serverInfo: { name: 'bridge', version: BRIDGE_VERSION },
+      instructions: serverInstructions(this.deps.listToolsJson(client)),
     }
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
   }

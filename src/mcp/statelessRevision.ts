@@ -28,6 +28,7 @@ import { ListenStreams } from './listenStreams'
 import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
 import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
 import type { CallRunner, RunningCall } from './callRunner'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
@@ -177,7 +178,7 @@ export class StatelessRevision {
 
   /** The methods served without a session, one handler each. */
   private readonly handlers: Record<string, StatelessHandler> = {
-    'server/discover': (_, id) =>
+    'server/discover': (client, id) =>
       jsonTextResponse(
         resultJson(
           id,
@@ -185,6 +186,7 @@ export class StatelessRevision {
             supportedVersions: ALL_VERSIONS,
             capabilities: CAPABILITIES,
             serverInfo: SERVER_INFO,
+            instructions: serverInstructions(this.deps.listToolsJson(client)),
             ...CACHE_HINTS,
           }),
         ),

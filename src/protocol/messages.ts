@@ -158,6 +158,8 @@ export const WsMethods = {
        * Absent for a site's own tool (its claims are the site's, shown with its tools).
        */
       annotations: Type.Optional(ToolAnnotations),
+      /** A workflow's whole plan in words (origins, every step, the values): one card covers its steps. */
+      plan: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 600 })),
     }),
   ),
   /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */

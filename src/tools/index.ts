@@ -20,6 +20,7 @@ import * as script from './script'
 import * as storage from './storage'
 import * as tabs from './tabs'
 import * as windows from './windows'
+import * as workflows from './workflows'
 
 export { CORE_BROWSER_TOOLS, TOOL_NAMES_BY_GROUP } from './groups'
 export type {
@@ -44,6 +45,7 @@ export {
   storage,
   tabs,
   windows,
+  workflows,
 }
 
 /**
@@ -63,6 +65,7 @@ export const BROWSER_TOOL_GROUPS = {
   storage,
   emulation,
   script,
+  workflows,
   extension,
 }
 export type BrowserToolGroups = typeof BROWSER_TOOL_GROUPS

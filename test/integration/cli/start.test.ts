@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EXTENSION_PUBLIC_KEY } from '../../../src/protocol/constants'
-import { ROOT, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
+import { ROOT, runDaemonToExit, startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { runCli } from './runCli'
 
 const BRIDGE_VERSION_OF_PACKAGE = (
@@ -146,25 +146,50 @@ describe('bridge start', () => {
     expect((await running.fetch('/health')).status).toBe(200)
   })
 
-  it('with its daemon already running, says the port is taken before it discovers any plugin', async () => {
+  it('with its daemon already running on any port, names it and how to stop it, before it discovers any plugin', async () => {
     const dir = freshDir()
     const running = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
     daemons.push(running)
     await running.waitForOutput(/Load unpacked/)
-    // Discovery would report this folder; a start that stops at the port never gets there.
+    // Discovery would report this folder; a start that stops at the lock never gets there.
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>
     const missing = join(dir, 'no-such-plugin')
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, localPlugins: [missing] }))
-    const result = await runCli(['start', '--port', String(running.port)], dir)
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain(
-      `bridge: bridge ${BRIDGE_VERSION_OF_PACKAGE} is already running on http://127.0.0.1:${running.port}: port ${running.port} is taken. \`bridge status --port ${running.port}\` shows it, \`bridge start --show-config --port ${running.port}\` prints its MCP configuration`,
-    )
-    expect(result.stdout + result.stderr).not.toContain(missing)
-    // The commands it names reach that daemon, as printed.
-    const status = await runCli(['status', '--port', String(running.port)], dir)
+    // Another port than the running daemon's: still the same folder, so still refused.
+    for (const port of ['0', String(running.port)]) {
+      const result = await runCli(['start', '--port', port], dir)
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^bridge: bridge ${BRIDGE_VERSION_OF_PACKAGE.replace(/\./g, '\\.')} is already running for ${dir} \\(pid ${running.proc.pid}, port ${running.port}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); one daemon per config folder: \`bridge stop\` stops it, \`bridge status\` shows it\\n$`,
+        ),
+      )
+      expect(result.stdout + result.stderr).not.toContain(missing)
+    }
+    // The commands it names reach that daemon, as printed (no --port: the lock says where it runs).
+    const status = await runCli(['status'], dir)
     expect(status.code, status.stderr).toBe(0)
     expect(status.stdout).toContain(`running on http://127.0.0.1:${running.port}`)
+    // The server binary started on the same folder refuses too, with the same sentence.
+    const server = await runDaemonToExit({ configDir: dir })
+    expect(server.code).toBe(1)
+    expect(server.output).toContain(
+      `is already running for ${dir} (pid ${running.proc.pid}, port ${running.port}`,
+    )
+    expect((await running.fetch('/health')).status).toBe(200)
+  })
+
+  it('takes over the folder of a daemon that was killed (its socket left behind, nobody listening)', async () => {
+    const dir = freshDir()
+    const first = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
+    await first.waitForOutput(/Load unpacked/)
+    first.proc.kill('SIGKILL')
+    await new Promise((resolve) => first.proc.once('exit', resolve))
+    expect(statSync(join(dir, 'daemon.sock')).isSocket()).toBe(true)
+    const second = await startDaemon({ via: 'cli', configDir: dir, args: ['--port', '0'] })
+    daemons.push(second)
+    await second.waitForOutput(/Load unpacked/)
+    expect((await second.fetch('/health')).status).toBe(200)
   })
 
   it('exits 1 naming config.json when it does not parse, and leaves it as it was', async () => {

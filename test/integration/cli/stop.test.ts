@@ -1,6 +1,8 @@
 /**
- * `bridge stop`: a --background daemon is stopped and its pid file removed; a stale or broken pid
- * file is cleaned up without signalling anyone; a foreground daemon is explained, not stopped.
+ * `bridge stop`: the daemon holding the config folder's lock is stopped however it was started
+ * (--background, foreground, the server binary, dev mode), and its pid file removed; a stale or broken
+ * pid file (an older bridge's) is cleaned up without signalling anyone; a daemon of another folder on
+ * the port is explained, not stopped.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -51,7 +53,7 @@ describe('bridge stop', () => {
     const result = await runCli(['stop'], dir)
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(result.stdout).toBe(`bridge stopped (pid ${pid})\n`)
+    expect(result.stdout).toBe(`bridge stopped (pid ${pid}, port ${port})\n`)
     expect(isAlive(pid)).toBe(false)
     expect(existsSync(join(dir, 'server.pid'))).toBe(false)
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow()
@@ -113,21 +115,39 @@ describe('bridge stop', () => {
     expect(existsSync(join(dir, 'server.pid'))).toBe(false)
   })
 
-  it('explains that a daemon started without --background cannot be stopped this way', async () => {
+  it.each([
+    ['the foreground `bridge start`', 'cli', []],
+    ['the server binary', 'server', []],
+    ['the dev supervisor', 'server', ['--dev']],
+  ] as const)(
+    'stops the daemon of its folder started by %s, and its lock is free again',
+    async (_, via, args) => {
+      const daemon = await startDaemon({ via, args: [...args] })
+      daemons.push(daemon)
+      const exited = new Promise((resolve) => daemon.proc.once('exit', resolve))
+      // No --port: the lock says where the daemon runs and which process it is.
+      const result = await runCli(['stop'], daemon.configDir)
+      expect(result.stderr).toBe('')
+      expect(result.stdout).toBe(`bridge stopped (pid ${daemon.proc.pid}, port ${daemon.port})\n`)
+      await exited
+      expect(daemon.proc.exitCode).toBe(0)
+      await expect(fetch(`http://127.0.0.1:${daemon.port}/health`)).rejects.toThrow()
+      const again = await runCli(['stop'], daemon.configDir)
+      expect(again.stdout).toMatch(/^bridge is not running \(no daemon holds /)
+    },
+  )
+
+  it('explains a daemon of another config folder on the port and leaves it running', async () => {
     const daemon = await startDaemon()
     daemons.push(daemon)
-    const result = await runCli(['stop', '--port', String(daemon.port)], daemon.configDir)
+    const result = await runCli(['stop', '--port', String(daemon.port)], freshDir())
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(
-      new RegExp(
-        `a bridge daemon answers on http://127\\.0\\.0\\.1:${daemon.port} but there is no .*server\\.pid: it was not started with \`bridge start --background\``,
-      ),
-    )
+    expect(result.stderr).toContain(`http://127.0.0.1:${daemon.port}`)
     expect((await daemon.fetch('/health')).status).toBe(200)
     expect(daemon.proc.exitCode).toBeNull()
   })
 
-  it('says bridge is not running when there is no pid file and nothing answers', async () => {
+  it('says bridge is not running when no daemon holds the folder and nothing answers', async () => {
     const dir = freshDir()
     const daemon = await startDaemon()
     const port = daemon.port
@@ -135,7 +155,7 @@ describe('bridge stop', () => {
     const result = await runCli(['stop', '--port', String(port)], dir)
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(
-      `bridge is not running (no pid file in ${dir}, nothing answers on http://127.0.0.1:${port})\n`,
+      `bridge is not running (no daemon holds ${dir}, nothing answers on http://127.0.0.1:${port})\n`,
     )
   })
 

@@ -32,6 +32,7 @@ describe('config paths', () => {
       adaptersDir: '/c/extension/adapters',
       serverLog: '/c/server.log',
       pidFile: '/c/server.pid',
+      lockSocket: '/c/daemon.sock',
       auditLog: '/c/audit.log',
       clientsFile: '/c/clients.json',
     })
