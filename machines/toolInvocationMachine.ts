@@ -1,7 +1,7 @@
 import { assign, sendTo } from 'xstate'
 import { FAILURES, type FailureReason } from './toolFailures'
 import { toolInvocationSetup } from './toolInvocationSetup'
-import type { ToolFailure, ToolOutcome } from './toolInvocationTypes'
+import type { ToolFailure } from './toolInvocationTypes'
 
 export type * from './toolInvocationTypes'
 export { FAILURES } from './toolFailures'
@@ -27,8 +27,9 @@ const ROUTES = [
  * on in the same step. The plugin's `pluginTab:<plugin>` actor decides whether a tab is ready: it
  * names the tab an approval shows (`tab.choose`) and grants the slot a dispatch needs
  * (`slot.request`); leaving `running` gives the slot back. The human's part is the `approval` child.
- * `running` sends `tool.dispatch` on entry and forgets it on exit: the extension's answer comes back
- * as an event, as the slot's does. Each final state writes the audit entry on entry (`record`), so
+ * `running` invokes the `dispatch` actor (tool.dispatch): the extension's answer is its output, and
+ * leaving `running` stops it, so a late answer is dropped. The input a tool's daemon-side step
+ * prepared (`prepareInput`) and the time the person took to answer land in the call's context. Each final state writes the audit entry on entry (`record`), so
  * the outcome, the actor's output, leaves only after it; progress is an emitted `tool.progress`
  * event; `announceEnd` runs on every way out of `running`.
  */
@@ -66,7 +67,14 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
         src: 'prepareInput',
         input: ({ context }) => context,
         onDone: [
-          { guard: { type: 'isOk', params: ({ event }) => event.output }, target: 'routing' },
+          {
+            guard: { type: 'isOk', params: ({ event }) => event.output },
+            target: 'routing',
+            actions: assign({
+              preparedInput: ({ event }) => (event.output.ok ? event.output.input : undefined),
+              flow: ({ event }) => (event.output.ok ? event.output.flow : undefined),
+            }),
+          },
           {
             target: 'failed',
             actions: {
@@ -113,8 +121,8 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       },
     },
     awaitingApproval: {
-      entry: 'requestApproval',
-      exit: 'releaseApproval',
+      entry: ['noteApprovalAsked', 'requestApproval'],
+      exit: ['noteApprovalAnswered', 'releaseApproval'],
       invoke: {
         id: 'approval',
         src: 'approval',
@@ -126,6 +134,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
               params: ({ event }) => ({ output: event.output, decision: 'allow_once' }),
             },
             target: 'dispatching',
+            actions: 'approvedOnce',
           },
           {
             guard: {
@@ -177,8 +186,23 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       },
     },
     running: {
-      entry: ['announceStart', 'dispatch'],
-      exit: ['releaseSlot', 'forgetDispatch'],
+      entry: 'announceStart',
+      exit: 'releaseSlot',
+      // The extension's answer is the dispatch actor's output: once the call leaves `running`, it is stopped.
+      invoke: {
+        id: 'dispatch',
+        src: 'dispatch',
+        input: ({ context }) => context,
+        onDone: [
+          {
+            guard: { type: 'isOk', params: ({ event }) => event.output },
+            target: 'succeeded',
+            actions: [assign({ outcome: ({ event }) => event.output }), 'announceEnd'],
+          },
+          { target: 'failed', actions: [assign({ outcome: ({ event }) => event.output }), 'announceEnd'] },
+        ],
+        onError: { target: 'failed', actions: [failWith('internalDispatch'), 'announceEnd'] },
+      },
       initial: 'waiting',
       states: {
         // The call timeout: re-armed by every progress report.
@@ -210,20 +234,6 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           },
           { target: '.waiting' },
         ],
-        'dispatch.succeeded': {
-          target: 'succeeded',
-          actions: [
-            assign({ outcome: ({ event }): ToolOutcome => ({ ok: true, output: event.output }) }),
-            'announceEnd',
-          ],
-        },
-        'dispatch.failed': {
-          target: 'failed',
-          actions: [
-            assign({ outcome: ({ event }): ToolOutcome => ({ ok: false, error: event.error }) }),
-            'announceEnd',
-          ],
-        },
         'extension.lost': { target: 'failed', actions: [failWith('lostDuringCall'), 'announceEnd'] },
         cancel: { target: 'failed', actions: [failWith('cancelled'), 'announceEnd'] },
         'daemon.stopping': { target: 'failed', actions: [failWith('shuttingDown'), 'announceEnd'] },

@@ -11,6 +11,7 @@ import { FAILURES, type FailureReason } from './toolFailures'
 import { TOOL_MAX_DURATION_MS, TOOL_TIMEOUT_MS, type Decision } from '../src/protocol'
 import type {
   CheckVerdict,
+  PreparedInput,
   StepResult,
   ToolFailure,
   ToolInvocationContext,
@@ -35,7 +36,13 @@ export const toolInvocationSetup = setup({
   actors: {
     approval: approvalMachine,
     /** A tool's daemon-side step on valid input (files read by path); its refusal is invalid input. */
-    prepareInput: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('prepareInput')),
+    prepareInput: fromPromise<PreparedInput, ToolInvocationInput>(() => notProvided('prepareInput')),
+    /**
+     * Sends tool.dispatch (in the approved tab, when one was shown) and resolves with the extension's
+     * answer as the call's outcome. Leaving `running` stops it (its `signal` aborts): an answer that
+     * comes after that is dropped by XState itself.
+     */
+    dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(() => notProvided('dispatch')),
     /** A place in the client's approval queue; a call one too many fails here and nobody is asked. */
     reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => notProvided('reserveApproval')),
   },
@@ -47,16 +54,17 @@ export const toolInvocationSetup = setup({
     releaseApproval: () => undefined,
     cancelApproval: (_, _params: { reason: string }) => undefined,
     persistAlways: () => undefined,
+    /** The user allowed the call once (the data-flow guard records it). */
+    approvedOnce: () => undefined,
     announceStart: () => undefined,
-    /**
-     * Sends tool.dispatch (in the approved tab, when one was shown); the extension's answer comes back
-     * to the call as `dispatch.succeeded` / `dispatch.failed` (or `extension.lost` when nothing could
-     * be sent).
-     */
-    dispatch: () => undefined,
-    /** Forgets the call's tool.dispatch: an answer that arrives after the call left `running` is dropped. */
-    forgetDispatch: () => undefined,
     announceEnd: () => undefined,
+    /** The question is put to the person now: the wait the audit subtracts starts here. */
+    noteApprovalAsked: assign({ approvalAskedAt: () => Date.now() }),
+    /** The approval is over, however it ended: how long the person took. */
+    noteApprovalAnswered: assign({
+      approvalMs: ({ context }) =>
+        context.approvalAskedAt === undefined ? undefined : Math.max(0, Date.now() - context.approvalAskedAt),
+    }),
     /** Writes the call's audit entry (synchronously: the outcome leaves only after it). */
     record: () => undefined,
     /** Asks the plugin's pluginTab actor for a slot; with no such actor the call is refused as tab_closed. */
@@ -89,13 +97,15 @@ export const toolInvocationSetup = setup({
     }),
   },
   guards: {
-    isOk: (_, result: StepResult) => result.ok,
+    isOk: (_, result: { ok: boolean }) => result.ok,
     isRefused: ({ context }) => !passed(context),
     needsPreparation: ({ context }) => passed(context)?.prepare === true,
     isOff: ({ context }) => passed(context)?.permission === 'off',
+    // A call the data-flow guard asks about goes to the approval like an `ask` tool's.
     isAskWithoutExtension: ({ context }) =>
-      passed(context)?.permission === 'ask' && !passed(context)?.extensionConnected,
-    isAsk: ({ context }) => passed(context)?.permission === 'ask',
+      (passed(context)?.permission === 'ask' || context.flow !== undefined) &&
+      !passed(context)?.extensionConnected,
+    isAsk: ({ context }) => passed(context)?.permission === 'ask' || context.flow !== undefined,
     isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
     isDecision: (_, params: { output: unknown; decision: Decision }) =>

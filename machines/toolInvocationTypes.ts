@@ -2,7 +2,7 @@
 import type { ActorRef, Snapshot } from 'xstate'
 import type { ApprovalWaiting } from './approvalMachine'
 import type { SlotAnswer, TabAnswer } from './pluginTabMachine'
-import type { ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
+import type { ApprovalFlow, ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
 
 /** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
 export interface ToolFailure {
@@ -11,8 +11,14 @@ export interface ToolFailure {
   category?: string
 }
 
-export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
+/** A success carries the origins its output was read from, when the extension named them (data-flow labels). */
+export type ToolOutcome =
+  { ok: true; output: unknown; origins?: string[] } | { ok: false; error: ToolFailure }
 export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
+/** What a tool's daemon-side step made of valid input (files read by path), or its refusal. */
+/** `flow`: the data-flow guard asks the user about what the call would carry from one site to another. */
+export type PreparedInput =
+  { ok: true; input: unknown; flow?: ApprovalFlow } | { ok: false; error: ToolFailure }
 
 export interface ToolInvocationInput {
   /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
@@ -37,6 +43,13 @@ export interface ToolInvocationContext extends ToolInvocationInput {
   outcome?: ToolOutcome
   /** The tab an `ask` call will run in, chosen by its pluginTab before the user is asked (absent for built-ins). */
   tab?: ApprovalTab
+  /** The input as the tool's daemon-side step prepared it (the `prepareInput` actor's output), sent instead of `input`. */
+  preparedInput?: unknown
+  /** When the call put its question to the person (ms since epoch), and how long the answer took once it came. */
+  approvalAskedAt?: number
+  approvalMs?: number
+  /** What the call would carry from one site to another, when the data-flow guard asks the user about it. */
+  flow?: ApprovalFlow
 }
 
 /**
@@ -51,8 +64,6 @@ export type CheckVerdict =
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
   | { type: 'tool.progress'; progress: number; total?: number; message?: string }
-  | { type: 'dispatch.succeeded'; output: unknown }
-  | { type: 'dispatch.failed'; error: ToolFailure }
   | { type: 'extension.lost' }
   | { type: 'cancel'; reason: string }
   /** The daemon is stopping and its grace period for calls in flight is over. */

@@ -11,6 +11,8 @@ import { extensionConnectionMachine } from '../machines/extensionConnectionMachi
 import { reloadMachine } from '../machines/reloadMachine'
 import { createDaemonAudit } from './audit/daemonAudit'
 import { provideToolInvocation } from './calls/invocationEffects'
+import { createFlowGuard } from './guard/flowGuard'
+import { createGuardStep } from './guard/guardStep'
 import { limitsFromEnv } from './calls/limits'
 import { syncFullOf } from './catalog/announcements'
 import { createDaemonCatalog } from './catalog/daemonCatalog'
@@ -34,6 +36,7 @@ import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
 import { createSiteRegistry } from './sites/siteRegistry'
+import { createDaemonWorkflows } from './workflows/daemonWorkflows'
 import { BROWSER_TOOLS, type BrowserTool } from './tools'
 import { createDaemonLink } from './ws/daemonLink'
 import { ExtensionSockets } from './ws/extensionSockets'
@@ -90,9 +93,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configDir: paths.dir,
     env: process.env,
     readConfig: () => (credentials.reread(), configStore.reload()),
-    onReloaded: () => (devWatcher?.refresh(), announcements.pluginsReloaded()),
+    onReloaded: () => (devWatcher?.refresh(), workflows.reread(), announcements.pluginsReloaded()),
   })
-  const catalog = createDaemonCatalog({ pluginHost, browserTools, config, skipPermissions, siteRegistry })
+  const workflows = createDaemonWorkflows({
+    configDir: paths.dir,
+    audit: { record: (entry) => audit.record(entry) },
+    onChanged: () => announcements.configChanged(),
+  })
+  const catalog = createDaemonCatalog({
+    pluginHost,
+    browserTools,
+    config,
+    skipPermissions,
+    siteRegistry,
+    workflows: () => workflows.tools(),
+  })
   const audit = createDaemonAudit({
     dir: paths.dir,
     limits,
@@ -112,6 +127,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The call path: client scopes, approvals shown in the client, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
   const approvals = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
+  const guard = createGuardStep({
+    guard: createFlowGuard(),
+    settings: () => config().flowGuard,
+    saveSettings: async (mutate) => {
+      await configStore.update((current) => ({ ...current, flowGuard: mutate(current.flowGuard ?? {}) }))
+    },
+    originsOf: (client) => credentials.clients().find((c) => c.name === client),
+  })
   const toolInvocation = provideToolInvocation({
     catalog,
     portOf: (system) => sockets.portOf(system),
@@ -121,6 +144,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onConfigChanged: () => announcements.configChanged(),
     scopes,
     approvals,
+    guard,
   })
 
   // The root actor: configStore, reload, extensionConnection; spawned pluginTab and toolInvocation.
@@ -141,7 +165,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({ root, stores, scopes, approvals, limits })
+  const sessions = createDaemonSessions({
+    root,
+    stores,
+    scopes,
+    approvals,
+    limits,
+    afterCall: (request, outcome) =>
+      workflows.afterCall({ ...request, plugin: catalog.pluginOf(request.name), outcome }),
+  })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })

@@ -5,6 +5,13 @@
  */
 import { healthSource, type HealthParts } from './daemonHealth'
 import type { Services } from './http/routes'
+import type { AuditTree } from './audit/auditTree'
+
+function verifiableAudit(parts: HealthParts): AuditTree {
+  const { tree } = parts.stores.audit
+  if (!tree) throw new Error('the daemon runs without its verifiable audit log')
+  return tree
+}
 
 export function daemonServices(parts: HealthParts): Omit<Services, 'wsUrl'> {
   const { link } = parts.extension
@@ -13,6 +20,8 @@ export function daemonServices(parts: HealthParts): Omit<Services, 'wsUrl'> {
     openExtensionSocket: (socket) => link.open(socket),
     mcp: (request, client) => parts.sessions.handle(request, client),
     queryAudit: (query) => parts.stores.audit.query(query),
+    auditCheckpoint: () => verifiableAudit(parts).checkpoint(),
+    auditConsistency: (from) => verifiableAudit(parts).consistency(from),
     reloadExtension: () => link.port.notify('extension.reload', {}),
   }
 }

@@ -3,6 +3,7 @@
  * cross-origin alike, each run in its own frame), and element positions in top-level viewport
  * coordinates for trusted input, adding up the offsets of the frames around an element.
  */
+import { clickListenerPaths } from './clickListeners'
 import { notFound } from './errors'
 import { frameOfRef, runInPage } from './pageScript'
 
@@ -26,7 +27,7 @@ export interface FramedSnapshot {
  * Chrome's frame ids of a document's child frames, by their position among its iframe elements. An
  * extension cannot ask an element for its frame id in Chrome, so frames are matched by URL, in order.
  */
-async function childFrameIds(tab: chrome.tabs.Tab, parentFrameId: number): Promise<number[]> {
+export async function childFrameIds(tab: chrome.tabs.Tab, parentFrameId: number): Promise<number[]> {
   const elements = await runInPage<{ src: string }[]>(tab, 'frameList', {}, parentFrameId)
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id! })) ?? []
   const children = frames
@@ -48,7 +49,13 @@ export async function snapshotWithFrames(
   tab: chrome.tabs.Tab,
   opts: SnapshotOptions,
 ): Promise<FramedSnapshot> {
-  const top = await runInPage<{ text: string; complete: boolean }>(tab, 'snapshot', opts, 0)
+  const clickPaths = await clickListenerPaths(tab)
+  const top = await runInPage<{ text: string; complete: boolean }>(
+    tab,
+    'snapshot',
+    clickPaths?.length ? { ...opts, clickPaths } : opts,
+    0,
+  )
   const state = { complete: top.complete }
   const text = await inlineFrames(tab, top.text, opts, 0, 0, state)
   return { text, complete: state.complete }

@@ -26,6 +26,9 @@ import { storageHandlers } from './storage'
 import { resolveTab } from './tabLookup'
 import { tabsHandlers } from './tabs'
 import { windowsHandlers } from './windows'
+import { runWorkflow } from './workflowReplay'
+import { captureTarget, workflowsHandlers } from './workflows'
+import type { WorkflowRunInput } from '../../src/protocol/workflow'
 
 export type { BuiltinContext } from './context'
 export { BuiltinToolError } from './errors'
@@ -49,6 +52,7 @@ const GROUPS: HandlerTable = {
   storage: storageHandlers,
   emulation: emulationHandlers,
   script: scriptHandlers,
+  workflows: workflowsHandlers,
   extension: extensionHandlers,
 }
 
@@ -119,9 +123,10 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
     })
   const started = Date.now()
   const args = (input ?? {}) as Record<string, unknown>
+  let tab: chrome.tabs.Tab | undefined
   try {
     if (TAB_TOOLS.has(tool)) {
-      const tab = await resolveTab(args.tabId as number | undefined)
+      tab = await resolveTab(args.tabId as number | undefined)
       await assertMayAct(tab, ctx, args[OTHER_AGENT_FIELD] === true)
       // An approved call runs only on the origin its approval showed (./approvedTabs).
       const approved = await takeApprovedOrigin(ctx.dispatchId)
@@ -131,7 +136,13 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
           `tab ${tab.id} now shows ${shown ?? 'no web page'}, not ${approved} as when the call was approved: nothing ran`,
         )
     }
+    await captureTarget(tool, args, ctx)
     const output = await handler(args as never, ctx)
+    if (tab?.id !== undefined && ctx.labelOrigins) {
+      const after = await chrome.tabs.get(tab.id).catch(() => undefined)
+      const origins = [originOf(tab.url), originOf(after?.url)].filter((o): o is string => o !== undefined)
+      ctx.labelOrigins([...new Set(origins)])
+    }
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)
     return await withDialogs(output, ctx)
   } catch (err) {
@@ -143,4 +154,9 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
       failure.message += ` (open dialogs: ${JSON.stringify(dialogs.map((d) => ({ tabId: d.tabId, type: d.type, message: d.message.slice(0, 200) })))}; answer with browser_handle_dialog)`
     throw failure
   }
+}
+
+/** Replays a saved workflow (`workflow_<name>`): its plan as the daemon filled it in (./workflowReplay). */
+export async function runWorkflowTool(input: unknown, ctx: BuiltinContext): Promise<unknown> {
+  return runWorkflow(input as WorkflowRunInput, runBuiltinTool, ctx)
 }

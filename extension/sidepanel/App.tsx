@@ -8,6 +8,7 @@ import { BrowserTools } from './BrowserTools'
 import { NoToolsHint } from './NoToolsHint'
 import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
+import { AuditAlarm } from './AuditAlarm'
 import { toolLabel } from './format'
 
 export function App() {
@@ -17,6 +18,7 @@ export function App() {
   const connected = state.connection.status === 'connected'
   return (
     <main>
+      {state.auditAlarm && <AuditAlarm alarm={state.auditAlarm} onError={setError} />}
       <header>
         <h1>bridge</h1>
         <span

@@ -13,8 +13,20 @@ export interface AuditEntry {
   durationMs: number
   /** How long the call waited for a person's approval (only on calls that asked; beyond the spec). */
   approvalMs?: number
+  /** A workflow's step (its number from 1), on the entries of a `workflow_<name>` run's steps. */
+  step?: number
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
+  /**
+   * The data-flow guard's record, on a call it had a say in: the origins the matched values were read
+   * on, the origins the call would write to, the kinds of match, and the decision. Never a value.
+   */
+  flowGuard?: {
+    sources: string[]
+    sinks: string[]
+    kinds: string[]
+    decision: string
+  }
 }
 
 export interface AuditQuery {

@@ -23,8 +23,19 @@ export const AUDIT_BACKLOG_MAX_LINES = 1000
 /** The longest an appended line waits before the group commit that puts it on disk starts. */
 export const AUDIT_SYNC_WINDOW_MS = 20
 
+/** What the verifiable log (./auditTree) is told as the file is written. */
+export interface AuditFileHooks {
+  /** These lines (without their newlines) are now in the file, in this order. */
+  written(lines: readonly string[]): void
+  /** A group commit starts; what it returns runs once it has put the lines on disk. */
+  syncStarted(): () => void
+  /** audit.log is about to become audit.log.1 (and the old audit.log.1 to go). */
+  rotating(): void
+}
+
 export interface AuditFileOptions {
   dir: string
+  hooks?: AuditFileHooks
   /** Rotate when a write would take the file past this size. */
   rotateBytes: number
   /** The group commit's window (default AUDIT_SYNC_WINDOW_MS). */
@@ -143,6 +154,7 @@ export class AuditFile {
     const fd = this.fd
     this.unsynced = false
     if (fd === undefined) return Promise.resolve()
+    const synced = this.options.hooks?.syncStarted()
     this.syncing = new Promise<void>((resolve) => {
       fdatasync(fd, (error) => {
         this.syncing = undefined
@@ -153,6 +165,7 @@ export class AuditFile {
         } else {
           this.syncError = undefined
           this.counts.syncs++
+          synced?.()
         }
         // Lines written while this sync ran wait for the next one, within the window.
         if (this.unsynced && !this.syncTimer) this.scheduleSync()
@@ -176,6 +189,7 @@ export class AuditFile {
       this.keepForRetry(pending)
       throw error
     }
+    this.options.hooks?.written(pending.map((line) => line.slice(0, -1)))
   }
 
   private keepForRetry(lines: string[]): void {
@@ -196,6 +210,7 @@ export class AuditFile {
       fdatasyncSync(fd)
       closeSync(fd)
       this.fd = undefined
+      this.options.hooks?.rotating()
       renameSync(this.path, `${this.path}.1`)
       fd = this.ensureOpen()
     }

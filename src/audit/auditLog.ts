@@ -1,8 +1,9 @@
 import { log } from '../log'
-import { escapedJson } from '../protocol/untrustedText'
 import { AUDIT_BUFFER_SIZE } from '../protocol'
 import type { AuditDiskStatus, AuditEntry, AuditQuery, AuditSummary } from './auditEntry'
 import type { AuditFile } from './auditFile'
+import type { AuditTree } from './auditTree'
+import { canonicalJson } from './canonicalJson'
 import { DayCounts } from './dayCounts'
 
 const logger = log.withTag('audit')
@@ -10,6 +11,8 @@ const logger = log.withTag('audit')
 export interface AuditLogOptions {
   /** The disk log; absent in tests that only need memory. */
   file?: AuditFile
+  /** The verifiable log over the disk log's lines (checkpoints and proofs for /audit). */
+  tree?: AuditTree
   bufferSize?: number
   /** Called once when disk writes start failing (not again until they have worked); the entry stays in memory. */
   onWriteError?: (error: unknown) => void
@@ -52,7 +55,7 @@ export class AuditLog {
     const { file } = this.options
     if (!file) return
     try {
-      file.append(escapedJson(entry))
+      file.append(canonicalJson(entry))
       if (this.failing) {
         const { since, failedEntries } = this.failing
         this.failing = undefined
@@ -79,6 +82,12 @@ export class AuditLog {
   /** Closes the disk log: one last try for its backlog and the last group commit (./auditFile). */
   async close(): Promise<void> {
     await this.options.file?.close()
+    this.options.tree?.close()
+  }
+
+  /** The verifiable log, when there is a disk log. */
+  get tree(): AuditTree | undefined {
+    return this.options.tree
   }
 
   /** Whether the disk log is being written, for /health and `bridge doctor`. */
@@ -168,9 +177,18 @@ export class AuditLog {
   }
 }
 
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string')
+
+function isFlowGuardRecord(value: unknown): value is NonNullable<AuditEntry['flowGuard']> {
+  if (typeof value !== 'object' || value === null) return false
+  const { sources, sinks, kinds, decision } = value as Record<string, unknown>
+  return isStrings(sources) && isStrings(sinks) && isStrings(kinds) && typeof decision === 'string'
+}
+
 /** A line of audit.log as an entry `earlier` queries may return: only the known fields, of the right types. */
 function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
-  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error } = entry
+  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error, flowGuard } = entry
   if (typeof timestamp !== 'string' || typeof tool !== 'string' || typeof plugin !== 'string')
     return undefined
   const errorOk =
@@ -186,6 +204,7 @@ function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
     success,
     durationMs,
     ...(typeof approvalMs === 'number' ? { approvalMs } : {}),
+    ...(isFlowGuardRecord(flowGuard) ? { flowGuard } : {}),
     ...(errorOk
       ? {
           error: {

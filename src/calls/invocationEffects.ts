@@ -7,12 +7,15 @@
 import { assign, fromPromise } from 'xstate'
 import { approvalMachine } from '../../machines/approvalMachine'
 import {
+  FAILURES,
   toolInvocationMachine,
   type CheckVerdict,
+  type PreparedInput,
   type StepResult,
   type ToolFailure,
   type ToolInvocationContext,
   type ToolInvocationInput,
+  type ToolOutcome,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ClientScopeGate } from '../config/clientScopeGate'
@@ -32,6 +35,7 @@ import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import type { ApprovalBroker } from '../mcp/approvalBroker'
+import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
@@ -56,6 +60,8 @@ export interface InvocationEffectsDeps {
   >
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
+  /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'readRefusal' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -158,26 +164,62 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ok: true,
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
-      prepare: tool.prepare !== undefined,
+      // The guard's step runs with the tool's own preparation, before any approval.
+      prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
     }
   }
 
-  /** How to forget each running call's tool.dispatch (its answer, should one still come, is dropped). */
-  const dispatched = new Map<string, () => void>()
-  /** What a built-in's daemon-side step made of a call's input (files read by path), until it is recorded. */
-  const preparedInputs = new Map<string, unknown>()
-  /** When each asking call put its question to the person, and how long the answer took once it came. */
-  const approvalWaits = new Map<string, { since: number; ms?: number }>()
-  const approvalMsOf = (id: string): number | undefined => {
-    const wait = approvalWaits.get(id)
-    return wait && (wait.ms ?? Date.now() - wait.since)
-  }
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
-  const prepareInput = async (call: ToolInvocationInput, signal: AbortSignal): Promise<StepResult> => {
-    const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
+  const prepareInput = async (call: ToolInvocationInput, system: SystemLookup): Promise<PreparedInput> => {
+    const tool = catalog.get(call.tool)
+    const prepared = await tool?.prepare?.(call.input)
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
-    if (prepared && !signal.aborted) preparedInputs.set(call.invocationId, prepared.value)
-    return { ok: true }
+    const input = prepared ? prepared.value : call.input
+    if (!tool || !deps.guard) return { ok: true, input }
+    const guarded = await deps.guard.decide(call, tool, deps.portOf(system))
+    return guarded.ok ? { ok: true, input, ...(guarded.flow ? { flow: guarded.flow } : {}) } : guarded
+  }
+
+  /**
+   * tool.dispatch to the active extension; its answer (or refusal) is the call's outcome. An abort of
+   * `signal` (the call left `running`) forgets the request, so a late answer is dropped.
+   */
+  const dispatch = (call: ToolInvocationContext, system: SystemLookup, signal: AbortSignal) => {
+    const sent = deps.portOf(system).request('tool.dispatch', {
+      dispatchId: call.invocationId,
+      plugin: call.plugin,
+      tool: wireName(call),
+      input: 'preparedInput' in call ? call.preparedInput : call.input,
+      // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
+      ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
+      client: call.client.slice(0, WIRE_NAME_MAX),
+      session: call.session.slice(0, WIRE_NAME_MAX),
+    })
+    if (!sent) return Promise.resolve<ToolOutcome>({ ok: false, error: FAILURES.lostDuringCall })
+    signal.addEventListener('abort', sent.forget, { once: true })
+    return sent.result.then(
+      (result): ToolOutcome => {
+        const output = result.output ?? null
+        // A site's own tool reads its site; others say where they read (the page's origin).
+        const site = catalog.get(call.tool)?.site
+        const origins = result.origins ?? (site ? [site.origin] : undefined)
+        const refused = origins && deps.guard?.readRefusal(call.client, origins)
+        if (refused)
+          return { ok: false, error: { code: 'flow_blocked', message: refused, category: 'permission' } }
+        // A declared output schema is a promise to the agent: an output that breaks it stops here.
+        const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
+        if (checked.ok) return { ok: true, output, ...(origins ? { origins } : {}) }
+        return {
+          ok: false,
+          error: {
+            code: 'invalid_output',
+            message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
+            category: 'validation',
+          },
+        }
+      },
+      (error: unknown): ToolOutcome => ({ ok: false, error: dispatchFailure(error) }),
+    )
   }
 
   return toolInvocationMachine.provide({
@@ -188,50 +230,17 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           approvalProgressInterval: limits.approvalProgressIntervalMs,
         },
       }),
-      prepareInput: fromPromise<StepResult, ToolInvocationInput>(({ input: call, signal }) =>
-        prepareInput(call, signal),
+      prepareInput: fromPromise<PreparedInput, ToolInvocationInput>(({ input: call, system }) =>
+        prepareInput(call, system),
+      ),
+      dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(({ input: call, system, signal }) =>
+        dispatch(call, system, signal),
       ),
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(({ input: call }) =>
         Promise.resolve(reserveApproval(call)),
       ),
     },
     actions: {
-      dispatch: ({ context: call, self, system }) => {
-        const sent = deps.portOf(system).request('tool.dispatch', {
-          dispatchId: call.invocationId,
-          plugin: call.plugin,
-          tool: wireName(call),
-          input: preparedInputs.get(call.invocationId) ?? call.input,
-          // An approved call runs in the tab the user saw, on the origin it showed, or fails with tab_closed.
-          ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
-          client: call.client.slice(0, WIRE_NAME_MAX),
-          session: call.session.slice(0, WIRE_NAME_MAX),
-        })
-        if (!sent) return self.send({ type: 'extension.lost' })
-        dispatched.set(call.invocationId, sent.forget)
-        sent.result.then(
-          (result) => {
-            const output = result.output ?? null
-            // A declared output schema is a promise to the agent: an output that breaks it stops here.
-            const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
-            if (checked.ok) self.send({ type: 'dispatch.succeeded', output })
-            else
-              self.send({
-                type: 'dispatch.failed',
-                error: {
-                  code: 'invalid_output',
-                  message: `the tool's output does not match its output schema: ${neutralizeText(checked.message, 300)}`,
-                  category: 'validation',
-                },
-              })
-          },
-          (error: unknown) => self.send({ type: 'dispatch.failed', error: dispatchFailure(error) }),
-        )
-      },
-      forgetDispatch: ({ context: call }) => {
-        dispatched.get(call.invocationId)?.()
-        dispatched.delete(call.invocationId)
-      },
       check: assign({
         verdict: ({ context: call, system }): CheckVerdict => {
           try {
@@ -246,7 +255,6 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         },
       }),
       requestApproval: ({ context: call, system }) => {
-        approvalWaits.set(call.invocationId, { since: Date.now() })
         const tool = catalog.get(call.tool)
         const scope = deps.scopes?.describe(call.client)
         const request = {
@@ -258,8 +266,22 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
           // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
-          ...(tool && !allowAlwaysPersists(tool.plugin, tool.key) ? { allowAlways: false } : {}),
+          // Nor for a workflow: its permission is its file's, set in the side panel or the CLI. On a
+          // flow question it allows the flows for this client, never the tool.
+          ...(call.flow
+            ? { flow: call.flow }
+            : tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
+              ? { allowAlways: false }
+              : {}),
           ...(scope ? { scope } : {}),
+          ...(tool?.plan
+            ? {
+                plan: tool
+                  .plan(call.input)
+                  .slice(0, 600)
+                  .map((l) => l.slice(0, 2000)),
+              }
+            : {}),
           // What the tool says about itself, for the user deciding; the call's permission is settled already.
           ...(tool && !tool.site
             ? {
@@ -272,24 +294,26 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         deps.approvals?.opened(request)
       },
       releaseApproval: ({ context: call }) => {
-        const wait = approvalWaits.get(call.invocationId)
-        if (wait && wait.ms === undefined) wait.ms = Date.now() - wait.since
         approvals.release(call.invocationId)
         deps.approvals?.closed(call.invocationId)
       },
       // The audit log reports a refusing disk itself: the call still answers with its outcome.
       record: ({ context: call }) => {
-        preparedInputs.delete(call.invocationId)
-        const approvalMs = approvalMsOf(call.invocationId)
-        approvalWaits.delete(call.invocationId)
-        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
+        const flowGuard = deps.guard?.finished(call, call.outcome)
+        deps.audit.record({
+          ...auditEntryOf(call, call.outcome, call.approvalMs),
+          ...(flowGuard ? { flowGuard } : {}),
+        })
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+      approvedOnce: ({ context: call }) => deps.guard?.answered(call, 'allow_once'),
       persistAlways: ({ context: call }) => {
+        // A flow question's "always" allows the flows for this client; the tool's permission stays.
+        if (call.flow) return deps.guard?.answered(call, 'allow_always')
         const tool = catalog.get(call.tool)
-        if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        if (!tool || tool.plan || !allowAlwaysPersists(tool.plugin, tool.key)) return
         void deps
           .updateConfig((config) =>
             // A site's own tool: auto for the declaration the user just approved (its hash).
@@ -330,7 +354,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
             plugin: call.plugin,
             tool: wireName(call),
             success: call.outcome?.ok === true,
-            durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMsOf(call.invocationId) ?? 0)),
+            durationMs: Math.max(0, Date.now() - call.startedAt - (call.approvalMs ?? 0)),
           },
           { soon: true },
         ),

@@ -7,7 +7,12 @@ import { createBrowserToolContext } from '../config/uploadFolders'
 import type { Config } from '../config/schema'
 import type { PluginHost } from '../plugins'
 import type { SiteRegistry } from '../sites/siteRegistry'
-import { createToolCatalog, type CatalogBrowserTool, type ToolCatalog } from './toolCatalog'
+import {
+  createToolCatalog,
+  type CatalogBrowserTool,
+  type CatalogWorkflowTool,
+  type ToolCatalog,
+} from './toolCatalog'
 
 export interface DaemonCatalogParts {
   pluginHost: Pick<PluginHost, 'snapshot'>
@@ -17,6 +22,8 @@ export interface DaemonCatalogParts {
   /** BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS or config.json's `skipPermissions`. */
   skipPermissions: () => boolean
   siteRegistry: Pick<SiteRegistry, 'view'>
+  /** Saved workflows as tools (src/workflows). */
+  workflows?: () => readonly CatalogWorkflowTool[]
 }
 
 export function createDaemonCatalog(parts: DaemonCatalogParts): ToolCatalog {
@@ -30,5 +37,6 @@ export function createDaemonCatalog(parts: DaemonCatalogParts): ToolCatalog {
     // Upload and drop read files by path only from the folders config.json allows (none by default).
     browserToolContext: createBrowserToolContext(() => config().uploadFolders ?? []),
     sites: () => parts.siteRegistry.view(),
+    ...(parts.workflows ? { workflows: parts.workflows } : {}),
   })
 }

@@ -45,6 +45,22 @@ export interface CatalogBrowserTool {
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
+/** A saved workflow as a tool (src/workflows): `workflow_<name>` with the workflow's own permission. */
+export interface CatalogWorkflowTool {
+  fullName: string
+  key: string
+  title: string
+  description: string
+  inputSchema: Record<string, unknown>
+  /** The run's result: `{ ok, ... }`, sent as structuredContent. */
+  outputSchema: Record<string, unknown>
+  permission: Permission
+  /** The plan the extension replays, the variables filled in; a missing one is refused by name. */
+  prepare(input: unknown): Promise<Prepared<unknown>>
+  /** The whole plan in words, for the approval card. */
+  plan(input: unknown): string[]
+}
+
 /** Where the catalog comes from. Each read returns the current snapshot; the catalog notices a new one. */
 export interface CatalogSource {
   plugins(): readonly LoadedPlugin[]
@@ -56,6 +72,8 @@ export interface CatalogSource {
   browserToolContext?: BrowserToolContext
   /** Sites' own tools (WebMCP) with their permissions: a new snapshot whenever a page or a setting changes them. */
   sites?(): SitesView
+  /** Saved workflows: a new array whenever one changed. */
+  workflows?(): readonly CatalogWorkflowTool[]
 }
 
 /** One callable tool with its owner and effective permission. */
@@ -89,6 +107,8 @@ export interface CatalogTool {
   prepare?(input: unknown): Promise<Prepared<unknown>>
   /** Set for a site's own tool (WebMCP): `plugin` is then the site's origin and `key` the declared name. */
   site?: SiteTool
+  /** A workflow's whole plan in words, for the one approval card that covers its steps. */
+  plan?(input: unknown): string[]
 }
 
 /** A `tools/list` entry: ask and auto tools only; an ask tool says so first. */
@@ -129,6 +149,7 @@ interface Built {
   permissions: PermissionsConfig
   skip: boolean
   sites: SitesView | undefined
+  workflows: readonly CatalogWorkflowTool[] | undefined
   byName: Map<string, CatalogTool>
   byPlugin: Map<string, LoadedPlugin>
   tools: CatalogTool[]
@@ -221,6 +242,7 @@ function build(source: CatalogSource): Built {
     resolvePermission({ permissions, plugin, tool, installed, skipPermissions: skip })
   const context = source.browserToolContext ?? createBrowserToolContext(() => [])
   const sites = source.sites?.()
+  const workflows = source.workflows?.()
 
   const tools: CatalogTool[] = browserTools.map((tool) => ({
     fullName: tool.name,
@@ -278,6 +300,24 @@ function build(source: CatalogSource): Built {
       ...(plugin.source === 'local' ? { path: plugin.path } : {}),
     })
   }
+  // Workflows: no plugin may be named `workflow`, so `workflow_<name>` is never a plugin's tool.
+  for (const workflow of workflows ?? []) {
+    const skipAsks = skip && workflow.permission === 'ask'
+    tools.push({
+      fullName: workflow.fullName,
+      plugin: BROWSER_PLUGIN,
+      key: workflow.fullName,
+      title: workflow.title,
+      description: workflow.description,
+      inputSchema: workflow.inputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      ...outputChecks(workflow.outputSchema),
+      permission: skipAsks ? 'auto' : workflow.permission,
+      validate: lazyValidator(workflow.inputSchema),
+      prepare: (input) => workflow.prepare(input),
+      plan: (input) => workflow.plan(input),
+    })
+  }
   // Site tools last: their names (with `__`) can never be a built-in's or a plugin's, and an
   // unavailable one (bad schema, over budget) is not callable at all.
   const byName = new Map(tools.map((tool) => [tool.fullName, tool]))
@@ -305,6 +345,7 @@ function build(source: CatalogSource): Built {
     permissions,
     skip,
     sites,
+    workflows,
     byName,
     byPlugin: new Map(plugins.map((plugin) => [plugin.name, plugin])),
     tools,
@@ -354,7 +395,8 @@ export function createToolCatalog(source: CatalogSource): ToolCatalog {
       built.permissions !== source.permissions() ||
       built.skip !== source.skipPermissions() ||
       built.browserTools !== source.browserTools() ||
-      built.sites !== source.sites?.()
+      built.sites !== source.sites?.() ||
+      built.workflows !== source.workflows?.()
     )
       built = build(source)
     return built

@@ -4,6 +4,7 @@
  */
 import { parseAuditQuery, type AuditQuery } from '../audit'
 import { ADMIN_RATE_LIMIT_PER_MIN } from '../protocol'
+import type { AuditCheckpoint, AuditConsistency } from '../protocol/auditProof'
 import type { EngineSocket, HttpReply, HttpRequest } from './engine'
 import { healthRoute, type HealthPayload } from './health'
 import { createRateLimiter } from './rateLimit'
@@ -22,6 +23,10 @@ export interface Services {
   mcp(request: HttpRequest, client: string): Promise<HttpReply>
   /** GET /audit: the entries that match. */
   queryAudit(query: AuditQuery): unknown
+  /** GET /audit/checkpoint: the verifiable log's head, signed now, of the files as they are. */
+  auditCheckpoint(): AuditCheckpoint
+  /** GET /audit/consistency?from=<size>: that head and the proof that it extends the tree of `from` entries. */
+  auditConsistency(from: number): AuditConsistency
   /** POST /extension/reload: tells the extension to reload itself; false when none is connected. */
   reloadExtension(): boolean
 }
@@ -56,6 +61,23 @@ export function createRoutes(services: Services): Route[] {
           if (!query.ok) return errorResponse('bad_request', query.message)
           // Bidi and zero-width characters an agent put in a tool name travel as \u escapes.
           return jsonTextResponse(escapedJson(services.queryAudit(query.value)))
+        },
+      },
+    },
+    {
+      path: '/audit/checkpoint',
+      auth: 'required',
+      methods: { GET: () => jsonResponse(services.auditCheckpoint()) },
+    },
+    {
+      path: '/audit/consistency',
+      auth: 'required',
+      methods: {
+        GET: (_request, { url }) => {
+          const from = url.searchParams.get('from') ?? ''
+          if (!/^\d{1,15}$/.test(from))
+            return errorResponse('bad_request', 'from must be a tree size (a whole number of entries)')
+          return jsonResponse(services.auditConsistency(Number(from)))
         },
       },
     },

@@ -8,7 +8,9 @@ import type { AuditLog } from '../audit'
 import { pageTextOf } from '../catalog/pageText'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import type { ToolPathLimits } from '../calls/limits'
-import { callTool } from '../calls/toolCalls'
+import { randomUUID } from 'node:crypto'
+import { callTool, type ToolCallRequest } from '../calls/toolCalls'
+import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { ClientScopeGate } from '../config/clientScopeGate'
 import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
@@ -24,6 +26,8 @@ export interface DaemonSessionParts {
   scopes: ClientScopeGate
   approvals: ApprovalBroker
   limits: ToolPathLimits
+  /** Sees every call's outcome once it is audited (src/workflows: recording, replay results). */
+  afterCall?(request: ToolCallRequest & { id: string }, outcome: ToolOutcome): ToolOutcome
 }
 
 export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
@@ -35,7 +39,9 @@ export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (../sites/siteResult).
       const site = catalog.get(request.name)?.site
-      const outcome = await callTool({ system: root, catalog, audit }, request)
+      const call = { ...request, id: request.id ?? randomUUID() }
+      const ran = await callTool({ system: root, catalog, audit }, call)
+      const outcome = parts.afterCall ? parts.afterCall(call, ran) : ran
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,

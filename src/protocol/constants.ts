@@ -113,6 +113,7 @@ export const RESERVED_PLUGIN_NAMES: readonly string[] = [
   'system',
   'config',
   'mcp',
+  'workflow',
 ]
 /** Base tool names (without the plugin prefix). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/

@@ -126,6 +126,7 @@ export const TOOL_NAMES_BY_GROUP: Readonly<Record<string, readonly string[]>> = 
     'browser_throttle_cpu',
   ],
   script: ['browser_evaluate'],
+  workflows: ['browser_recording_start', 'browser_recording_stop'],
   extension: ['extension_force_reconnect', 'extension_get_logs', 'extension_get_state', 'extension_reload'],
 }
 

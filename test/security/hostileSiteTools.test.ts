@@ -5,7 +5,7 @@ import type { RunningDaemon } from '../helpers/daemon'
 import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
 import { BROWSER_START_TIMEOUT_MS } from '../helpers/timing'
 import { textOf, type McpConnection } from '../helpers/mcpClient'
-import { INJECTION, startWebMcpSites, type WebMcpSites } from '../e2e/support/webmcpSites'
+import { INJECTION, sitePrefix, startWebMcpSites, type WebMcpSites } from '../e2e/support/webmcpSites'
 
 /** The call timeout of this daemon: short, so a tool that never settles fails in a test's time. */
 const TOOL_TIMEOUT_MS = 4_000
@@ -42,7 +42,7 @@ describe('a hostile site’s own tools (WebMCP)', () => {
     })
     ;({ daemon, browser, site: sites } = bridge)
     mcp = await bridge.connect()
-    prefix = `127-0-0-1-${new URL(sites.a).port}__`
+    prefix = sitePrefix(sites.a)
     hostile = await browser.newPage(`${sites.a}/hostile`)
   }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => bridge?.close())

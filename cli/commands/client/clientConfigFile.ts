@@ -3,6 +3,12 @@
  * symbolic link is followed (at the file, or for a folder of another user on the way), only a regular
  * file is read, from the descriptor that was checked, and its identity is kept so a change made while
  * bridge merges it keeps the program's version (replaceIfUnchanged).
+ *
+ * A hard link is a second name for one file: a link to bridge's auth.json planted at a client's path
+ * reads as a regular file of the user's own, and a merge into it leaves the secret in the file the
+ * agent's client reads. So a file with more than one name is refused, and so is a file holding a key
+ * of bridge's private files (`secret`, `clients`: a copy of one, or a link on a filesystem that does not
+ * count links), whatever its name.
  */
 import {
   closeSync,
@@ -19,6 +25,8 @@ import {
 } from 'node:fs'
 import { dirname } from 'node:path'
 import { diskWriteFailed, fsyncDir, writeTempBeside } from '../../../src/config/atomicWrite'
+import { ClientsFile } from '../../../src/config/clients'
+import { AuthFile } from '../../../src/config/schema'
 
 export type OwnFile =
   | { ok: true; text: string; stat: Stats }
@@ -72,10 +80,47 @@ export function readOwnFile(path: string): OwnFile {
     const stat = fstatSync(fd)
     if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev)
       return { ok: false, message: `${path} changed while bridge was reading it; left as it is` }
-    return { ok: true, text: readFileSync(fd, 'utf8'), stat }
+    if (stat.nlink > 1)
+      return {
+        ok: false,
+        message: `${path} is a hard link (one of ${stat.nlink} names of the same file); bridge neither reads nor writes another program's file that is also another file, so it was left as it is`,
+      }
+    const text = readFileSync(fd, 'utf8')
+    const key = privateKeyIn(text)
+    if (key !== undefined)
+      return {
+        ok: false,
+        message: `${path} holds "${key}", a key of bridge's private files; bridge never merges into such a file, so it was left as it is`,
+      }
+    return { ok: true, text, stat }
   } finally {
     closeSync(fd)
   }
+}
+
+/** The top-level keys of bridge's files that hold secrets: auth.json's `secret`, clients.json's `clients`. */
+const PRIVATE_KEYS = [...Object.keys(AuthFile.properties), ...Object.keys(ClientsFile.properties)]
+
+/**
+ * The first key of bridge's private files at the top of `text`: of a JSON object, or set by a TOML line
+ * before the first table (quoted or bare).
+ */
+export function privateKeyIn(text: string): string | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+    return PRIVATE_KEYS.find((key) => Object.hasOwn(parsed, key))
+  for (const line of text.split('\n')) {
+    if (/^\s*\[/.test(line)) break
+    const key = /^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=/.exec(line)
+    const name = key?.[1] ?? key?.[2] ?? key?.[3]
+    if (name !== undefined && PRIVATE_KEYS.includes(name)) return name
+  }
+  return undefined
 }
 
 /** The same file, untouched: same inode, size and modification time. */

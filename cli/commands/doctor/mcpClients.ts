@@ -4,7 +4,7 @@
  * extension's channel included; MCP clients get tokens of their own). Files are only read, never
  * changed; no token is ever printed.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { pass, warnOf, type CheckResult } from './check'
@@ -53,11 +53,20 @@ export function knownMcpClients(
   ]
 }
 
+/** A regular file's text; null for anything else (a FIFO planted there is not waited on). */
 function readText(path: string): string | null {
+  let fd: number
   try {
-    return readFileSync(path, 'utf8')
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch {
     return null
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : null
+  } catch {
+    return null
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -7,9 +7,20 @@ import * as ops from './ops'
 import { PageError, type PageResult } from './pageError'
 import { markdown } from './markdown'
 import { setFramePrefix } from './refs'
+import * as signals from './signals'
 import { snapshot } from './snapshot'
 
-const operations: Record<string, (args: never) => unknown> = { ...ops, snapshot, markdown }
+const operations: Record<string, (args: never) => unknown> = {
+  ...ops,
+  snapshot,
+  markdown,
+  targetSignals: signals.targetSignals,
+  findTarget: signals.findTarget,
+  postMisses: signals.postMisses,
+  iframeCss: signals.iframeCss,
+  iframeIndex: signals.iframeIndex,
+  regionOf: signals.regionOf,
+}
 
 declare global {
   var __bridgeBuiltins: { run(op: string, args: unknown, frameId?: number): PageResult } | undefined

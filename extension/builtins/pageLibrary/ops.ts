@@ -2,7 +2,26 @@
 import { PageError } from './pageError'
 import { querySelector, refFor, resolveTarget, type Target } from './refs'
 import { collapse, describe, nameOf, roleOf } from './roles'
+import { composedParent, shadowRootOf } from './snapshot'
 import { truncate } from './truncate'
+
+/** The element under a point, inside shadow roots (open or closed) too. */
+function deepElementFromPoint(x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y)
+  for (let depth = 0; hit && depth < 20; depth++) {
+    const shadow = shadowRootOf(hit)
+    const inner = shadow?.elementFromPoint(x, y)
+    if (!inner || inner === hit) break
+    hit = inner
+  }
+  return hit
+}
+
+/** `outer.contains(inner)` across shadow boundaries. */
+function composedContains(outer: Element, inner: Element): boolean {
+  for (let el: Element | null = inner; el; el = composedParent(el)) if (el === outer) return true
+  return false
+}
 
 /** Scrolls the element into view and reports where its center is, and what (if anything) covers it. */
 export function locate(args: Target & { scroll?: boolean }) {
@@ -18,9 +37,14 @@ export function locate(args: Target & { scroll?: boolean }) {
     )
   const x = rect.left + rect.width / 2
   const y = rect.top + rect.height / 2
-  const hit = document.elementFromPoint(x, y)
+  const hit = deepElementFromPoint(x, y)
   let coveredBy: string | undefined
-  if (hit && hit !== el && !el.contains(hit) && !(hit instanceof HTMLLabelElement && hit.control === el))
+  if (
+    hit &&
+    !composedContains(el, hit) &&
+    !composedContains(hit, el) &&
+    !(hit instanceof HTMLLabelElement && hit.control === el)
+  )
     coveredBy = describe(hit)
   return {
     description: describe(el),
@@ -328,7 +352,7 @@ function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, v: string): 
 
 /** One field of browser_fill_form; checkboxes and radios are reported back for a trusted click. */
 export function fillField(args: Target & { value: string | boolean | number }) {
-  const el = resolveTarget(args)!
+  const el = controlOf(resolveTarget(args)!)
   const description = describe(el)
   if ((el as HTMLInputElement).disabled) throw new PageError('validation', `${description} is disabled`)
   if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
@@ -360,9 +384,12 @@ export function fillField(args: Target & { value: string | boolean | number }) {
   throw new PageError('validation', `${description} is not a form field`)
 }
 
+/** A label's ref names its control (a styled switch's label carries the ref for its hidden input). */
+const controlOf = (el: Element): Element => (el instanceof HTMLLabelElement && el.control ? el.control : el)
+
 /** The state of a checkbox or radio, for browser_set_checked. */
 export function checkedState(args: Target) {
-  const el = resolveTarget(args)!
+  const el = controlOf(resolveTarget(args)!)
   const checkable =
     el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')
       ? el.checked
@@ -490,16 +517,36 @@ export function describeAt(args: { x: number; y: number }) {
 let documentId: string | undefined
 let lastMutation = performance.now()
 let observer: MutationObserver | undefined
+/** When each node last changed (its last three changes, one per observer callback). */
+const changeTimes = new WeakMap<Node, number[]>()
+/** A node changed three times within this is ticking on its own (a clock, a spinner). */
+const TICKING_MS = 2_000
+
+/** Whether this change is one more tick of a node that keeps changing by itself; records it either way. */
+function isTick(node: Node, now: number): boolean {
+  const times = changeTimes.get(node) ?? []
+  if (times.length && now - times.at(-1)! < 30) return times.length >= 3 && now - times[0]! < TICKING_MS
+  times.push(now)
+  if (times.length > 3) times.shift()
+  changeTimes.set(node, times)
+  return times.length >= 3 && now - times[0]! < TICKING_MS
+}
 
 /**
  * Who this document is (a new id after a navigation) and how long its DOM has been still, for an action
- * to wait until the page it changed settles. The observer starts on the first call, before the action.
+ * to wait until the page it changed settles. The observer starts on the first call, before the action;
+ * a node that keeps changing by itself (a clock) does not count as a change.
  */
 export function pageState() {
   documentId ??= Math.random().toString(36).slice(2)
   if (!observer) {
-    observer = new MutationObserver(() => {
-      lastMutation = performance.now()
+    observer = new MutationObserver((records) => {
+      const now = performance.now()
+      for (const record of records) {
+        const node =
+          record.type === 'characterData' ? (record.target.parentNode ?? record.target) : record.target
+        if (!isTick(node, now)) lastMutation = now
+      }
     })
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
     lastMutation = 0

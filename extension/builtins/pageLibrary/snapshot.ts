@@ -5,7 +5,8 @@
  *   - textbox "Email" [ref=e3]: ada@example.com
  *   - row: #0347 | Grace Hopper | 249.00 | button "Ship" [ref=e9]
  * One space of indentation per level. Refs only on what an agent can act on (controls, links,
- * focusable and clickable elements, frames). Generic containers and paragraphs are flattened into
+ * focusable elements, frames, and anything a person can click whatever its role: a clickable row's
+ * ref is on its row line, its cells get none). Generic containers and paragraphs are flattened into
  * `- text:` lines; a row or list item whose content fits on a line is written on one line.
  */
 import { PageError } from './pageError'
@@ -54,8 +55,14 @@ const clip = (text: string): string =>
   text.length > MAX_TEXT_CHARS ? `${text.slice(0, MAX_TEXT_CHARS - 1)}…` : text
 const quote = (text: string): string => JSON.stringify(text)
 
+/** An element's shadow root, closed ones too (only HTML elements can host one). */
+export function shadowRootOf(el: Element): ShadowRoot | null {
+  if (!(el instanceof HTMLElement)) return null
+  return chrome.dom?.openOrClosedShadowRoot?.(el) ?? el.shadowRoot
+}
+
 function childNodesOf(el: Element): Node[] {
-  const shadow = chrome.dom?.openOrClosedShadowRoot?.(el as HTMLElement) ?? el.shadowRoot
+  const shadow = shadowRootOf(el)
   if (shadow) return [...shadow.childNodes]
   if (el instanceof HTMLSlotElement) {
     const assigned = el.assignedNodes({ flatten: true })
@@ -64,12 +71,48 @@ function childNodesOf(el: Element): Node[] {
   return [...el.childNodes]
 }
 
-/** Elements with a pointer cursor (or a click handler attribute) that no role describes. */
-function isClickableGeneric(el: Element, style: CSSStyleDeclaration): boolean {
-  if (!(el instanceof HTMLElement)) return false
-  if (el.hasAttribute('onclick') || (el.hasAttribute('tabindex') && el.tabIndex >= 0)) return true
+/** The element's parent across a shadow boundary: a shadow root's top element has its host. */
+export function composedParent(el: Element): Element | null {
+  if (el.parentElement) return el.parentElement
+  const root = el.getRootNode()
+  return root instanceof ShadowRoot ? root.host : null
+}
+
+/** Whether an element takes part in layout and can be hit (a hidden input styled away does not). */
+function isRendered(el: Element): boolean {
+  if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false
+  const rect = el.getBoundingClientRect()
+  return rect.width > 1 && rect.height > 1
+}
+
+const CONTROLS = 'a[href], button, input, select, textarea, [role], [tabindex], [onclick], [contenteditable]'
+
+/**
+ * Whether an element with a click listener holds other things to click (controls, elements with a
+ * pointer cursor of their own, other listeners): then it delegates their clicks and is no target.
+ */
+function holdsClickTargets(el: Element, style: CSSStyleDeclaration, listened: Set<Element>): boolean {
+  if (el.querySelector(CONTROLS)) return true
+  for (const inner of el.querySelectorAll('*')) {
+    if (listened.has(inner)) return true
+    if (style.cursor !== 'pointer' && getComputedStyle(inner).cursor === 'pointer') return true
+  }
+  return false
+}
+
+/**
+ * Whether a person can click the element, whatever its role: a click handler attribute, the top of a
+ * pointer-cursor region (its children inherit the cursor, so a row's cells are not targets of their
+ * own), or a label that stands in for a control that is not rendered (a styled switch). A label of a
+ * rendered control is not: the control carries the ref.
+ */
+function isClickTarget(el: Element, style: CSSStyleDeclaration, listened: Set<Element>): boolean {
+  if (!(el instanceof HTMLElement || el instanceof SVGElement)) return false
+  if (el instanceof HTMLLabelElement && el.control) return !isRendered(el.control)
+  if (el.hasAttribute('onclick')) return true
+  if (listened.has(el) && !holdsClickTargets(el, style, listened)) return true
   if (style.cursor !== 'pointer') return false
-  const parent = el.parentElement
+  const parent = composedParent(el)
   return !parent || getComputedStyle(parent).cursor !== 'pointer'
 }
 
@@ -174,6 +217,8 @@ class Outline {
   constructor(
     private readonly walkLimit: number,
     private readonly maxDepth = Infinity,
+    /** Elements the DevTools protocol saw click handlers on (see clickListeners.ts). */
+    private readonly listened = new Set<Element>(),
   ) {}
 
   get stopped(): boolean {
@@ -209,8 +254,12 @@ class Outline {
     const shown = style.visibility !== 'hidden' && style.visibility !== 'collapse'
     let role = shown ? roleOf(el) : ''
     const focusable = shown && isFocusable(el)
-    if (FLAT_ROLES.has(role) && !focusable && !explicitNameOf(el)) role = ''
-    if (shown && !role && isClickableGeneric(el, style)) role = 'clickable'
+    const clickable = shown && !ACTION_ROLES.has(role) && isClickTarget(el, style, this.listened)
+    // A label standing in for its hidden control reads as that control (`- checkbox "Dark mode"`).
+    const stateEl = el instanceof HTMLLabelElement && clickable && el.control ? el.control : el
+    if (stateEl !== el) role = roleOf(stateEl) || 'clickable'
+    else if (clickable && (!role || FLAT_ROLES.has(role))) role = 'clickable'
+    else if (FLAT_ROLES.has(role) && !focusable && !explicitNameOf(el)) role = ''
     const block = !style.display.startsWith('inline') && style.display !== 'contents'
 
     if (!role) {
@@ -234,8 +283,8 @@ class Outline {
       el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement
     const name = leaf || control ? nameOf(el, role === 'clickable' ? 'button' : role) : explicitNameOf(el)
     let line = `- ${role}${name ? ` ${quote(name)}` : ''}`
-    for (const state of stateOf(el, role)) line += ` [${state}]`
-    if (ACTION_ROLES.has(role) || focusable) {
+    for (const state of stateOf(stateEl, role)) line += ` [${state}]`
+    if (ACTION_ROLES.has(role) || focusable || clickable) {
       line += ` [ref=${refFor(el)}]`
       this.refCount++
     }
@@ -320,7 +369,31 @@ class Outline {
  * whole text, frames included, at the call's budget (see frames.ts). `walkLimit` only stops the walk
  * of a huge page; `complete` says whether it did.
  */
-export function snapshot(args: { selector?: string; walkLimit: number; depth?: number }): {
+/** Elements by their paths from the document (element indexes, `s<i>` into a shadow root). */
+function elementsAt(paths: string[]): Set<Element> {
+  const out = new Set<Element>()
+  for (const path of paths.slice(0, 5_000)) {
+    let parent: ParentNode | null = document
+    let el: Element | undefined
+    for (const step of path.split('.')) {
+      if (!parent) break
+      if (step.startsWith('s')) {
+        const shadow: ShadowRoot | null = el ? shadowRootOf(el) : null
+        el = shadow?.children[Number(step.slice(1))]
+      } else el = parent.children[Number(step)]
+      parent = el ?? null
+    }
+    if (el && parent) out.add(el)
+  }
+  return out
+}
+
+export function snapshot(args: {
+  selector?: string
+  walkLimit: number
+  depth?: number
+  clickPaths?: string[]
+}): {
   text: string
   refs: number
   complete: boolean
@@ -328,7 +401,7 @@ export function snapshot(args: { selector?: string; walkLimit: number; depth?: n
   const root =
     args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
-  const outline = new Outline(args.walkLimit, args.depth)
+  const outline = new Outline(args.walkLimit, args.depth, elementsAt(args.clickPaths ?? []))
   outline.element(root, 0)
   outline.flush()
   const lines = outline.render()

@@ -2,6 +2,8 @@
 // cookies, storage, network calls and a download. Every page is plain HTML written here.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createClickableApi } from '../../fixtures/clickable/corpus.mjs'
+import { createSettleApi } from '../../fixtures/clickable/settle.mjs'
 
 const page = (title: string, body: string, script = ''): string =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}${script ? `<script>${script}</script>` : ''}</body></html>`
@@ -136,12 +138,17 @@ const PAGES: Record<string, string> = {
 
 export interface FixtureSite {
   url(path: string): string
+  /** What the clickable corpus page (`/clickable`) recorded of its clicks, in order. */
+  clicked(): string[]
   close(): Promise<void>
 }
 
 export async function startFixtureSite(): Promise<FixtureSite> {
+  const settle = createSettleApi()
+  const clickable = createClickableApi()
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (settle.handle(req, res) || clickable.handle(req, res)) return
     if (url.pathname === '/api/data') {
       res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'api=1; Path=/' })
       res.end(JSON.stringify({ items: [1, 2, 3] }))
@@ -196,8 +203,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   const { port } = server.address() as AddressInfo
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
+    clicked: () => clickable.clicked(),
     close: () =>
       new Promise<void>((resolve) => {
+        settle.close()
         server.closeAllConnections()
         server.close(() => resolve())
       }),

@@ -2,6 +2,7 @@
 // HTTP server answers on 127.0.0.1 and on localhost, which are two origins to the browser: a todo
 // site, a notes site, a page embedding the other origin in an iframe (`exposedTo`), and a hostile
 // page. Every tool run is recorded on the page in `window.calls` (read by the tests).
+import { createHash } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -123,4 +124,14 @@ export async function startWebMcpSites(): Promise<WebMcpSites> {
         server.close(() => resolve())
       }),
   }
+}
+
+/**
+ * The `<site>__` part of a fixture origin's tool names: the fixtures are http, so the slug carries
+ * the origin's hash (docs/webmcp.md, "Names"), e.g. `127-0-0-1-8080_<16 hex>__`.
+ */
+export function sitePrefix(origin: string): string {
+  const url = new URL(origin)
+  const slug = `${url.hostname}-${url.port}`.replace(/[^a-z0-9]+/g, '-')
+  return `${slug}_${createHash('sha256').update(origin).digest('hex').slice(0, 16)}__`
 }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { assign, createActor } from 'xstate'
+import { assign, createActor, fromPromise } from 'xstate'
 import { bridgeSystemMachine } from '../../../machines/bridgeSystemMachine'
-import { toolInvocationMachine } from '../../../machines/toolInvocationMachine'
+import { toolInvocationOf } from '../../../machines/systemActors'
+import {
+  toolInvocationMachine,
+  type ToolInvocationContext,
+  type ToolOutcome,
+} from '../../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../../../src/audit'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import { callTool } from '../../../src/calls/toolCalls'
@@ -28,15 +33,21 @@ function start(options: { answer?: boolean } = {}) {
                 plugin: input.plugin,
                 client: input.client,
               } as AuditEntry),
-            // The extension answers later, as it does over /ws.
-            dispatch: ({ context: input, self }) => {
-              setTimeout(() => {
-                self.send({ type: 'tool.progress', progress: 1, total: 2 })
-                self.send({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
-                if (options.answer !== false)
-                  self.send({ type: 'dispatch.succeeded', output: { from: input.client, in: input.session } })
-              }, 0)
-            },
+          },
+          actors: {
+            // The extension answers later, as it does over /ws: its progress reaches the call by its id.
+            dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(
+              ({ input, system }) =>
+                new Promise((resolve) =>
+                  setTimeout(() => {
+                    const call = toolInvocationOf(system, input.invocationId)
+                    call?.send({ type: 'tool.progress', progress: 1, total: 2 })
+                    call?.send({ type: 'tool.progress', progress: 2, total: 2, message: 'almost' })
+                    if (options.answer !== false)
+                      resolve({ ok: true, output: { from: input.client, in: input.session } })
+                  }, 0),
+                ),
+            ),
           },
         }),
       },

@@ -7,14 +7,15 @@ import type { SystemLookup } from '../../../machines/systemActors'
 import {
   toolInvocationMachine,
   type StepResult,
+  type ToolInvocationContext,
   type ToolInvocationInput,
+  type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 /** A call whose tool answers `output` at once; `permission` decides whether it waits for approval. */
 function callLogic(options: { permission?: Permission; recorded?: string[] } = {}) {
-  const answers = new Map<string, ReturnType<typeof setTimeout>>()
   return toolInvocationMachine.provide({
     actions: {
       check: assign({
@@ -26,15 +27,13 @@ function callLogic(options: { permission?: Permission; recorded?: string[] } = {
         }),
       }),
       record: ({ context }) => void options.recorded?.push(context.invocationId),
-      // The extension answers later, as it does over /ws; a forgotten dispatch is never answered.
-      dispatch: ({ context, self }) =>
-        void answers.set(
-          context.invocationId,
-          setTimeout(() => self.send({ type: 'dispatch.succeeded', output: `ran ${context.tool}` }), 0),
-        ),
-      forgetDispatch: ({ context }) => clearTimeout(answers.get(context.invocationId)),
     },
     actors: {
+      // The extension answers later, as it does over /ws.
+      dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(
+        ({ input }) =>
+          new Promise((resolve) => setTimeout(() => resolve({ ok: true, output: `ran ${input.tool}` }), 0)),
+      ),
       reserveApproval: fromPromise<StepResult, ToolInvocationInput>(() => Promise.resolve({ ok: true })),
     },
   })

@@ -2,9 +2,10 @@ import { assign, createActor, fromPromise, SimulatedClock } from 'xstate'
 import {
   toolInvocationMachine,
   type CheckVerdict,
+  type PreparedInput,
   type StepResult,
+  type ToolInvocationContext,
   type ToolFailure,
-  type ToolInvocationEvent,
   type ToolOutcome,
 } from '../../../machines/toolInvocationMachine'
 import type { ApprovalTab, Permission } from '../../../src/protocol'
@@ -55,7 +56,7 @@ export function startInvocation(options: HarnessOptions = {}) {
   /** The state the call was in each time it gave its approval-queue place back. */
   const releases: string[] = []
   const steps = {
-    prepare: deferred<StepResult>(),
+    prepare: deferred<PreparedInput>(),
     slot: deferred<StepResult>(),
     approval: deferred<ApprovalCheck>(),
   }
@@ -66,26 +67,24 @@ export function startInvocation(options: HarnessOptions = {}) {
     options.permission ?? { permission: 'auto', extensionConnected: true },
     options.prepare ?? false,
   )
-  let sendBack: ((event: ToolInvocationEvent) => void) | undefined
+  /** The running dispatch's answer, while the call waits for it. */
+  let answerDispatch: ((outcome: ToolOutcome) => void) | undefined
   const record = (name: string) => () => void effects.push(name)
   const isTabRefusal = (check: ApprovalCheck) => !check.ok && check.error.code.startsWith('tab_')
   const machine = toolInvocationMachine.provide({
     actors: {
       prepareInput: fromPromise(() => steps.prepare.promise),
+      // The extension, played by the test: `answer` settles the dispatch; a stopped one is aborted.
+      dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(({ signal }) => {
+        effects.push('dispatch')
+        signal.addEventListener('abort', () => effects.push('dispatchAborted'))
+        return new Promise<ToolOutcome>((resolve) => (answerDispatch = resolve))
+      }),
       reserveApproval: fromPromise(() =>
         steps.approval.promise.then((check): StepResult => (check.ok ? { ok: true } : check)),
       ),
     },
     actions: {
-      // The extension, played by the test: `answer` reaches the call until it forgets the dispatch.
-      dispatch: ({ self }) => {
-        effects.push('dispatch')
-        sendBack = (event) => self.send(event)
-      },
-      forgetDispatch: () => {
-        effects.push('forgetDispatch')
-        sendBack = undefined
-      },
       record: ({ context }) => {
         effects.push('recordOutcome')
         outcomes.push(context.outcome)
@@ -158,8 +157,11 @@ export function startInvocation(options: HarnessOptions = {}) {
       verdict = verdictOf(validate, permission, options.prepare ?? false)
       actor = create()
     },
-    /** Events the running dispatch actor would send (the extension's answer). */
-    answer: (event: ToolInvocationEvent) => sendBack?.(event),
+    /** The extension's answer to the running dispatch, then a turn for the call to take it. */
+    answer: async (outcome: ToolOutcome) => {
+      answerDispatch?.(outcome)
+      await flush()
+    },
     state: () => started().getSnapshot().value,
   }
 }

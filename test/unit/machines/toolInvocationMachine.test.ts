@@ -9,19 +9,12 @@ describe('toolInvocationMachine', () => {
     const t = startInvocation()
     await flush()
     expect(t.state()).toEqual({ running: 'waiting' })
-    t.answer({ type: 'dispatch.succeeded', output: { notes: [] } })
+    await t.answer({ ok: true, output: { notes: [] } })
     // The audit entry is an action of the final state: the call has ended by the time the answer is taken.
     expect(t.state()).toBe('succeeded')
     expect(t.actor.getSnapshot().output).toEqual({ ok: true, output: { notes: [] } })
     expect(t.outcomes).toEqual([{ ok: true, output: { notes: [] } }])
-    expect(t.effects).toEqual([
-      'announceStart',
-      'dispatch',
-      'releaseSlot',
-      'forgetDispatch',
-      'announceEnd',
-      'recordOutcome',
-    ])
+    expect(t.effects).toEqual(['announceStart', 'dispatch', 'releaseSlot', 'announceEnd', 'recordOutcome'])
   })
 
   it('fails with the validation error before checking anything else', async () => {
@@ -188,16 +181,16 @@ describe('toolInvocationMachine', () => {
           },
         },
       ])
+      // Leaving `running` stopped the dispatch: its answer, should one still come, is dropped.
       expect(t.effects).toEqual([
         'announceStart',
         'dispatch',
         'releaseSlot',
-        'forgetDispatch',
         'announceEnd',
         'recordOutcome',
+        'dispatchAborted',
       ])
-      t.answer({ type: 'dispatch.succeeded', output: 'late' })
-      t.actor.send({ type: 'dispatch.succeeded', output: 'late' })
+      await t.answer({ ok: true, output: 'late' })
       expect(t.outcomes).toHaveLength(1)
     })
 
@@ -209,17 +202,10 @@ describe('toolInvocationMachine', () => {
         t.actor.send({ type: 'tool.progress', progress: i, total: 10, message: `step ${i}` })
       }
       expect(t.state()).toEqual({ running: 'waiting' })
-      t.answer({ type: 'dispatch.succeeded', output: 'done after 100 s' })
+      await t.answer({ ok: true, output: 'done after 100 s' })
       expect(t.outcomes).toEqual([{ ok: true, output: 'done after 100 s' }])
       expect(t.progress).toHaveLength(4)
-      expect(t.effects).toEqual([
-        'announceStart',
-        'dispatch',
-        'releaseSlot',
-        'forgetDispatch',
-        'announceEnd',
-        'recordOutcome',
-      ])
+      expect(t.effects).toEqual(['announceStart', 'dispatch', 'releaseSlot', 'announceEnd', 'recordOutcome'])
       expect(t.progress[3]).toEqual({ progress: 4, total: 10, message: 'step 4' })
 
       const silent = startInvocation()
@@ -260,7 +246,7 @@ describe('toolInvocationMachine', () => {
     const t = startInvocation()
     await flush()
     const error = { code: 'tool_error' as const, message: 'not logged in', category: 'auth' }
-    t.answer({ type: 'dispatch.failed', error })
+    await t.answer({ ok: false, error })
     expect(t.outcomes).toEqual([{ ok: false, error }])
   })
 

@@ -169,9 +169,9 @@ describe('toolInvocationMachine (model-based paths)', () => {
               sut.clock.increment(TOOL_TIMEOUT_MS - 1)
               sut.actor.send({ type: 'tool.progress', progress: 1 })
             }),
-          'tool.answered': () => step(() => sut.answer({ type: 'dispatch.succeeded', output: 'ok' })),
+          'tool.answered': () => step(() => void sut.answer({ ok: true, output: 'ok' })),
           'tool.failed': () =>
-            step(() => sut.answer({ type: 'dispatch.failed', error: { code: 'tool_error', message: 'no' } })),
+            step(() => void sut.answer({ ok: false, error: { code: 'tool_error', message: 'no' } })),
           'call.expired': () => step(() => sut.clock.increment(TOOL_TIMEOUT_MS)),
           'extension.lost': () => step(() => sut.actor.send({ type: 'extension.lost' })),
           'client.cancelled': () =>

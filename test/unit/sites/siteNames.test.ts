@@ -10,8 +10,12 @@ describe('siteToolNames', () => {
     expect(names([{ origin: 'https://mail.example.com', name: 'search' }])).toEqual([
       'mail-example-com__search',
     ])
+    expect(names([{ origin: 'https://mail.example.com:8443', name: 'search' }])).toEqual([
+      'mail-example-com-8443__search',
+    ])
+    // http (the same slug as https) and a `-` in the host (the same slug as a `.`) carry the origin's hash.
     expect(names([{ origin: 'http://127.0.0.1:8080', name: 'add_todo' }])).toEqual([
-      '127-0-0-1-8080__add_todo',
+      expect.stringMatching(/^127-0-0-1-8080_[0-9a-f]{16}__add_todo$/),
     ])
   })
 

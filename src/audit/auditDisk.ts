@@ -1,0 +1,183 @@
+/**
+ * The verifiable audit log as it lies on disk, one tree across the rotated files: the leaf hashes of
+ * the entries rotation has dropped (`audit.hashes`, 32 bytes each, oldest first), then the lines of
+ * `audit.log.1`, then those of `audit.log`. Each entry line is the canonical JSON of its entry, and
+ * its leaf is SHA-256(0x00 || the line's bytes). Signed checkpoints are kept beside them, one JSON
+ * line each, in `audit.checkpoints` (and `audit.checkpoints.1`, rotated with the log).
+ */
+import { closeSync, fdatasyncSync, ftruncateSync, readFileSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { openNoFollow } from '../config/privateFiles'
+import { isAuditCheckpoint, type AuditCheckpoint } from '../protocol/auditProof'
+import { HASH_BYTES, LeafHashes, TreeFrontier, leafHashOf } from './merkleTree'
+
+export const AUDIT_LOG_FILE = 'audit.log'
+export const AUDIT_HASHES_FILE = 'audit.hashes'
+export const AUDIT_CHECKPOINTS_FILE = 'audit.checkpoints'
+
+/** One retained file's part of the tree. */
+export interface AuditFilePart {
+  /** `audit.log.1` or `audit.log`. */
+  name: string
+  /** Leaf index of its first entry. */
+  firstLeaf: number
+  /** 1-based line numbers of its entries, in order (blank lines are not entries). */
+  lineNumbers: number[]
+}
+
+export interface AuditTreeOnDisk {
+  leaves: LeafHashes
+  frontier: TreeFrontier
+  /** Leaves that come from audit.hashes (entries rotation dropped). */
+  rotatedOut: number
+  parts: AuditFilePart[]
+  /**
+   * Hashes at the end of audit.hashes that repeat audit.log.1's entries: left by a crash between
+   * saving them and the rename that drops the file. They are not counted in the tree.
+   */
+  repeatedTail: number
+  /** Bytes at the end of audit.hashes that are not a whole hash. */
+  strayBytes: number
+}
+
+/** A retained file's entry: where it is and its bytes. */
+export interface AuditLineVisit {
+  index: number
+  file: string
+  line: number
+  bytes: Buffer
+}
+
+/** Reads the whole tree from `dir`; `visit` sees every retained entry line (for `bridge audit verify`). */
+export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => void): AuditTreeOnDisk {
+  const hashes = readOrEmpty(join(dir, AUDIT_HASHES_FILE))
+  const strayBytes = hashes.length % HASH_BYTES
+  let rotatedOut = (hashes.length - strayBytes) / HASH_BYTES
+  const files = [`${AUDIT_LOG_FILE}.1`, AUDIT_LOG_FILE].map((name) => ({
+    name,
+    lines: splitLines(readOrEmpty(join(dir, name))),
+  }))
+  const older = files[0]!.lines
+  let repeatedTail = 0
+  if (older.length > 0 && rotatedOut >= older.length) {
+    const start = rotatedOut - older.length
+    const repeated = older.every((line, i) =>
+      leafHashOf(line.bytes).equals(hashes.subarray((start + i) * HASH_BYTES, (start + i + 1) * HASH_BYTES)),
+    )
+    if (repeated) {
+      repeatedTail = older.length
+      rotatedOut = start
+    }
+  }
+  const leaves = new LeafHashes()
+  const frontier = new TreeFrontier()
+  for (let i = 0; i < rotatedOut; i++) {
+    const leaf = hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
+    leaves.push(leaf)
+    frontier.append(Buffer.from(leaf))
+  }
+  const parts: AuditFilePart[] = []
+  for (const { name, lines } of files) {
+    const part: AuditFilePart = { name, firstLeaf: leaves.size, lineNumbers: [] }
+    for (const { bytes, line } of lines) {
+      const leaf = leafHashOf(bytes)
+      visit?.({ index: leaves.size, file: name, line, bytes })
+      leaves.push(leaf)
+      frontier.append(leaf)
+      part.lineNumbers.push(line)
+    }
+    parts.push(part)
+  }
+  return { leaves, frontier, rotatedOut, parts, repeatedTail, strayBytes }
+}
+
+/** Where leaf `index` is: a retained file and line, or among the dropped entries. */
+export function whereIs(tree: AuditTreeOnDisk, index: number): string {
+  for (let p = tree.parts.length - 1; p >= 0; p--) {
+    const part = tree.parts[p]!
+    if (index >= part.firstLeaf && index < part.firstLeaf + part.lineNumbers.length)
+      return `${part.name} line ${part.lineNumbers[index - part.firstLeaf]}`
+  }
+  return index < tree.rotatedOut
+    ? 'an entry rotation already dropped (kept as its hash only)'
+    : 'not in the log'
+}
+
+/**
+ * Before rotation drops audit.log.1, its entries' leaf hashes are appended to audit.hashes and put on
+ * disk, so the tree keeps them. A crash before the rename that drops the file leaves them twice;
+ * readAuditTree sees that and counts them once.
+ */
+export function saveRotatedOutHashes(dir: string): void {
+  const older = splitLines(readOrEmpty(join(dir, `${AUDIT_LOG_FILE}.1`)))
+  if (older.length === 0) return
+  const bytes = Buffer.concat(older.map(({ bytes }) => leafHashOf(bytes)))
+  const path = join(dir, AUDIT_HASHES_FILE)
+  // A rotation retried after a failure may find them saved already.
+  const saved = readOrEmpty(path)
+  if (saved.length >= bytes.length && saved.subarray(saved.length - bytes.length).equals(bytes)) return
+  const fd = openNoFollow(path, 'a')
+  try {
+    let offset = 0
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset)
+    fdatasyncSync(fd)
+  } catch (error) {
+    try {
+      // No half-saved hashes: the next try starts from the same place.
+      ftruncateSync(fd, saved.length)
+    } catch {
+      // The disk refuses even that; the stray bytes are cut at the next start.
+    }
+    throw error
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The signed checkpoints kept beside the log (audit.checkpoints.1 then audit.checkpoints), and the lines that are none. */
+export function readCheckpoints(dir: string): { checkpoints: AuditCheckpoint[]; unreadable: number } {
+  const checkpoints: AuditCheckpoint[] = []
+  let unreadable = 0
+  for (const name of [`${AUDIT_CHECKPOINTS_FILE}.1`, AUDIT_CHECKPOINTS_FILE])
+    for (const { bytes } of splitLines(readOrEmpty(join(dir, name)))) {
+      let value: unknown
+      try {
+        value = JSON.parse(bytes.toString('utf8'))
+      } catch {
+        value = undefined
+      }
+      if (isAuditCheckpoint(value)) checkpoints.push(value)
+      else unreadable++
+    }
+  return { checkpoints, unreadable }
+}
+
+function readOrEmpty(path: string): Buffer {
+  let fd: number
+  try {
+    fd = openNoFollow(path, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0)
+    throw error
+  }
+  try {
+    return readFileSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Non-blank lines with their 1-based numbers; a last line without its newline counts too. */
+function splitLines(text: Buffer): { bytes: Buffer; line: number }[] {
+  const out: { bytes: Buffer; line: number }[] = []
+  let start = 0
+  let line = 1
+  while (start < text.length) {
+    let end = text.indexOf(0x0a, start)
+    if (end < 0) end = text.length
+    if (end > start) out.push({ bytes: text.subarray(start, end), line })
+    start = end + 1
+    line++
+  }
+  return out
+}

@@ -1,0 +1,147 @@
+/**
+ * The daemon's side of the verifiable audit log's tree (RFC 6962): leaf and node hashes with
+ * node:crypto (synchronous, so appending an entry never waits), the frontier that gives the root in
+ * O(log n) memory, and proof generation over a run of leaf hashes. Verification lives in
+ * src/protocol/auditProof.ts, shared with the extension.
+ */
+import { createHash } from 'node:crypto'
+
+export const HASH_BYTES = 32
+const LEAF_PREFIX = Buffer.from([0])
+const NODE_PREFIX = Buffer.from([1])
+
+/** SHA-256(0x00 || data). */
+export function leafHashOf(data: Uint8Array): Buffer {
+  return createHash('sha256').update(LEAF_PREFIX).update(data).digest()
+}
+
+/** SHA-256(0x01 || left || right). */
+export function nodeHashOf(left: Uint8Array, right: Uint8Array): Buffer {
+  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest()
+}
+
+/** SHA-256 of nothing: the root of the empty tree. */
+export const EMPTY_ROOT = createHash('sha256').digest()
+
+/**
+ * The right edge of the tree: one root per perfect subtree, biggest first (as many as there are
+ * 1 bits in the size). Appending merges equal-sized subtrees, one node hash per merge (one per
+ * leaf, amortized); the root folds them from the right.
+ */
+export class TreeFrontier {
+  private nodes: Buffer[] = []
+  private count = 0
+
+  get size(): number {
+    return this.count
+  }
+
+  append(leaf: Buffer): void {
+    let node = leaf
+    let n = this.count
+    while (n % 2 === 1) {
+      node = nodeHashOf(this.nodes.pop()!, node)
+      n = Math.floor(n / 2)
+    }
+    this.nodes.push(node)
+    this.count++
+  }
+
+  root(): Buffer {
+    if (this.nodes.length === 0) return EMPTY_ROOT
+    let root = this.nodes[this.nodes.length - 1]!
+    for (let i = this.nodes.length - 2; i >= 0; i--) root = nodeHashOf(this.nodes[i]!, root)
+    return root
+  }
+
+  copy(): TreeFrontier {
+    const other = new TreeFrontier()
+    other.nodes = [...this.nodes]
+    other.count = this.count
+    return other
+  }
+}
+
+/** Leaf hashes in one growing buffer (32 bytes each), for proofs over a whole log. */
+export class LeafHashes {
+  private buffer = Buffer.alloc(0)
+  private count = 0
+
+  get size(): number {
+    return this.count
+  }
+
+  push(leaf: Uint8Array): void {
+    if ((this.count + 1) * HASH_BYTES > this.buffer.length) {
+      const next = Buffer.alloc(Math.max(1024, this.buffer.length * 2))
+      this.buffer.copy(next)
+      this.buffer = next
+    }
+    this.buffer.set(leaf, this.count * HASH_BYTES)
+    this.count++
+  }
+
+  at(index: number): Buffer {
+    return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES)
+  }
+
+  /** MTH(D[start:end]), RFC 6962 section 2.1. */
+  rangeRoot(start: number, end: number): Buffer {
+    const n = end - start
+    if (n === 0) return EMPTY_ROOT
+    if (n === 1) return this.at(start)
+    const k = largestPowerOfTwoBelow(n)
+    return nodeHashOf(this.rangeRoot(start, start + k), this.rangeRoot(start + k, end))
+  }
+
+  /** PATH(index, D[0:size]): the inclusion proof of leaf `index` in the tree of the first `size` leaves. */
+  inclusionProof(index: number, size: number): Buffer[] {
+    if (index < 0 || index >= size || size > this.count) throw new RangeError('no such leaf')
+    const path: Buffer[] = []
+    const walk = (m: number, start: number, end: number): void => {
+      const n = end - start
+      if (n === 1) return
+      const k = largestPowerOfTwoBelow(n)
+      if (m < k) {
+        walk(m, start, start + k)
+        path.push(this.rangeRoot(start + k, end))
+      } else {
+        walk(m - k, start + k, end)
+        path.push(this.rangeRoot(start, start + k))
+      }
+    }
+    walk(index, 0, size)
+    return path
+  }
+
+  /** PROOF(m, D[0:size]): the consistency proof from the tree of `m` leaves to that of `size`. */
+  consistencyProof(m: number, size: number): Buffer[] {
+    if (m < 0 || m > size || size > this.count) throw new RangeError('no such tree size')
+    const proof: Buffer[] = []
+    if (m === 0 || m === size) return proof
+    const sub = (m: number, start: number, end: number, complete: boolean): void => {
+      const n = end - start
+      if (m === n) {
+        if (!complete) proof.push(this.rangeRoot(start, end))
+        return
+      }
+      const k = largestPowerOfTwoBelow(n)
+      if (m <= k) {
+        sub(m, start, start + k, complete)
+        proof.push(this.rangeRoot(start + k, end))
+      } else {
+        sub(m - k, start + k, end, false)
+        proof.push(this.rangeRoot(start, start + k))
+      }
+    }
+    sub(m, 0, size, true)
+    return proof
+  }
+}
+
+/** The largest power of two strictly below `n` (n >= 2). */
+function largestPowerOfTwoBelow(n: number): number {
+  let k = 1
+  while (k * 2 < n) k *= 2
+  return k
+}

@@ -1,0 +1,257 @@
+/**
+ * What the data-flow guard recognises again in a later call's arguments, reduced to hashes: exact
+ * high-entropy tokens, e-mail addresses, long numbers (card, account, phone) and winnowed hashes of
+ * word sequences (longer text). Everything is case-folded first; text is compared as words of
+ * letters and digits, so whitespace, punctuation and JSON escaping between words do not matter.
+ * A hash is 48 bits, keyed with a per-process random seed: the guard keeps hashes, never values,
+ * and a hash of one process says nothing in another.
+ */
+import { randomBytes } from 'node:crypto'
+
+export type FingerprintKind = 'token' | 'email' | 'number' | 'text'
+
+/** Words per text shingle, and the winnowing window over shingles (a copied run of ~k+2w words is always seen twice). */
+export const SHINGLE_WORDS = 8
+export const WINNOW_WINDOW = 4
+/** Text matches need this many distinct shingles of one source: one common phrase is not a copy. */
+export const TEXT_MIN_HITS = 2
+
+const TOKEN_MIN = 16
+const TOKEN_MAX = 512
+const NUMBER_MIN_DIGITS = 9
+const NUMBER_MAX_DIGITS = 19
+/** Bits of Shannon entropy per character a run needs to count as a secret-looking token. */
+const TOKEN_MIN_ENTROPY = 3
+
+const seed = randomBytes(8)
+const SEED_A = seed.readUInt32LE(0)
+const SEED_B = seed.readUInt32LE(4)
+
+/** Two independent 32-bit multiplicative hashes over a string's UTF-16 units, folded into 48 bits. */
+export function hashString(text: string, from = 0, to = text.length): number {
+  let a = SEED_A ^ 0x811c9dc5
+  let b = SEED_B ^ 0x9747b28c
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+    b ^= b >>> 15
+  }
+  return combine(a, b)
+}
+
+const combine = (a: number, b: number): number => (a >>> 0) * 0x10000 + ((b >>> 16) & 0xffff)
+
+/** Lowercase letter or digit of any script. */
+const isWordChar = (code: number): boolean =>
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x30 && code <= 0x39) ||
+  (code > 0x7f && /[\p{L}\p{N}]/u.test(String.fromCharCode(code)))
+
+const isTokenChar = (code: number): boolean =>
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0x30 && code <= 0x39) ||
+  code === 0x5f ||
+  code === 0x2d
+
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39
+
+const counts = new Uint16Array(128)
+const LOG2 = Array.from({ length: TOKEN_MAX + 1 }, (_, n) => (n > 0 ? n * Math.log2(n) : 0))
+
+/** Whether a run of token characters (ASCII) looks like a secret: long, letters and digits, varied. */
+function looksLikeToken(text: string, from: number, to: number): boolean {
+  const length = to - from
+  if (length < TOKEN_MIN || length > TOKEN_MAX) return false
+  let digits = 0
+  let letters = 0
+  // Entropy = log2(n) - sum(c * log2 c) / n over the characters' counts c.
+  let sum = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c <= 0x39) digits += c >= 0x30 ? 1 : 0
+    else if (c !== 0x5f) letters++
+    counts[c]!++
+  }
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    const n = counts[c]!
+    if (n) {
+      sum += LOG2[n]!
+      counts[c] = 0
+    }
+  }
+  if (digits === 0 || letters === 0) return false
+  return Math.log2(length) - sum / length >= TOKEN_MIN_ENTROPY
+}
+
+/** One feature found in a text: its kind, its hash, and where it is (for the masked value at a sink). */
+export type Emit = (kind: FingerprintKind, hash: number, from: number, to: number) => void
+
+/** Tokens: runs of [A-Za-z0-9_-] that look random; hashed case-folded. */
+export function scanTokens(text: string, emit: Emit): void {
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    if (!isTokenChar(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    let j = i + 1
+    while (j < n && isTokenChar(text.charCodeAt(j))) j++
+    if (looksLikeToken(text, i, j)) emit('token', hashString(text.slice(i, j).toLowerCase()), i, j)
+    i = j
+  }
+}
+
+const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*\.[a-z]{2,24}/gi
+
+/** E-mail addresses, case-folded. */
+export function scanEmails(text: string, emit: Emit): void {
+  if (!text.includes('@')) return
+  for (const match of text.matchAll(EMAIL))
+    emit('email', hashString(match[0].toLowerCase()), match.index, match.index + match[0].length)
+}
+
+/**
+ * Numbers of 9 to 19 digits, their groups separated by at most one space, dash or `) ` (cards,
+ * accounts, phones): hashed as the digits alone. A longer number also counts by its last 10 digits,
+ * so a phone number with or without its country code is the same number.
+ */
+export function scanNumbers(text: string, emit: Emit): void {
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    if (!isDigit(text.charCodeAt(i)) || (i > 0 && isTokenChar(text.charCodeAt(i - 1)))) {
+      i++
+      continue
+    }
+    let digits = ''
+    let j = i
+    let end = i
+    while (j < n) {
+      const c = text.charCodeAt(j)
+      if (isDigit(c)) {
+        digits += text[j]
+        end = ++j
+        continue
+      }
+      // One separator between digit groups.
+      const next = text.charCodeAt(j + 1)
+      if ((c === 0x20 || c === 0x2d) && isDigit(next)) j++
+      else if (c === 0x29 && (isDigit(next) || (next === 0x20 && isDigit(text.charCodeAt(j + 2))))) j++
+      else break
+    }
+    const after = text.charCodeAt(end)
+    // A digit run glued to letters (an id like abc123456789x) is a token's business, not a number's.
+    if (!(end < n && isTokenChar(after) && !isDigit(after))) emitNumber(digits, i, end, emit)
+    i = Math.max(end, i + 1)
+  }
+}
+
+function emitNumber(digits: string, from: number, to: number, emit: Emit): void {
+  if (digits.length < NUMBER_MIN_DIGITS || digits.length > NUMBER_MAX_DIGITS) return
+  emit('number', hashString(digits), from, to)
+  if (digits.length > 10) emit('number', hashString(digits.slice(-10)), from, to)
+}
+
+/**
+ * Hashes of every run of SHINGLE_WORDS words (letters and digits, case-folded), in order, with where
+ * each run starts and ends. One pass over the text; no intermediate array of words.
+ */
+export function scanShingles(
+  text: string,
+  onShingle: (hash: number, from: number, to: number) => void,
+): void {
+  const k = SHINGLE_WORDS
+  const wordA = new Int32Array(k)
+  const wordB = new Int32Array(k)
+  const starts = new Int32Array(k)
+  let count = 0
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    let code = text.charCodeAt(i)
+    if (code >= 0x41 && code <= 0x5a) code += 0x20
+    if (!isWordChar(code)) {
+      i++
+      continue
+    }
+    const start = i
+    let a = SEED_A ^ 0x811c9dc5
+    let b = SEED_B ^ 0x9747b28c
+    while (i < n) {
+      let c = text.charCodeAt(i)
+      if (c >= 0x41 && c <= 0x5a) c += 0x20
+      else if (c > 0x7f) c = text[i]!.toLowerCase().charCodeAt(0)
+      if (!isWordChar(c)) break
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x5bd1e995)
+      b ^= b >>> 15
+      i++
+    }
+    const slot = count % k
+    wordA[slot] = a
+    wordB[slot] = b
+    starts[slot] = start
+    count++
+    if (count < k) continue
+    // The shingle's hash: the k word hashes in order, combined.
+    let sa = 0x2545f491
+    let sb = 0x61c88647
+    for (let w = 0; w < k; w++) {
+      const s = (count + w) % k
+      sa = Math.imul(sa ^ wordA[s]!, 0x01000193)
+      sb = Math.imul(sb ^ wordB[s]!, 0x5bd1e995)
+      sb ^= sb >>> 13
+    }
+    onShingle(combine(sa, sb), starts[count % k]!, i)
+  }
+}
+
+/**
+ * The winnowed subset of a text's shingles (the least hash of every window of WINNOW_WINDOW
+ * shingles, each chosen once): what a source keeps. A copy of SHINGLE_WORDS + WINNOW_WINDOW - 1 words
+ * shares at least one of them.
+ */
+export function winnowedShingles(text: string, onHash: (hash: number) => void): void {
+  const w = WINNOW_WINDOW
+  const window = new Float64Array(w).fill(Infinity)
+  let seen = 0
+  let lastPicked = -1
+  scanShingles(text, (hash) => {
+    window[seen % w] = hash
+    seen++
+    if (seen < w) return
+    let min = Infinity
+    let at = -1
+    // Rightmost minimum, as winnowing prescribes.
+    for (let j = 0; j < w; j++) {
+      const index = seen - w + j
+      const value = window[index % w]!
+      if (value <= min) {
+        min = value
+        at = index
+      }
+    }
+    if (at !== lastPicked) {
+      lastPicked = at
+      onHash(min)
+    }
+  })
+  // A text shorter than one window still leaves its shingles.
+  if (seen > 0 && seen < w) for (let j = 0; j < seen; j++) onHash(window[j]!)
+}
+
+/** Everything a source leaves behind: tokens, addresses, numbers and winnowed text. */
+export function sourceFingerprints(
+  text: string,
+  onHash: (kind: FingerprintKind, hash: number) => void,
+): void {
+  const exact: Emit = (kind, hash) => onHash(kind, hash)
+  scanTokens(text, exact)
+  scanEmails(text, exact)
+  scanNumbers(text, exact)
+  winnowedShingles(text, (hash) => onHash('text', hash))
+}

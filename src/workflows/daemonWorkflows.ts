@@ -1,0 +1,252 @@
+/**
+ * Workflows in the daemon: the saved files as `workflow_<name>` tools for the catalog, and the one
+ * hook on the call path (`afterCall`, called with every call's outcome) that records what an agent
+ * does between browser_recording_start and browser_recording_stop, and that keeps a replay's
+ * healed locators and audits its steps.
+ */
+import type { AuditEntry } from '../audit'
+import type { CatalogWorkflowTool } from '../catalog/toolCatalog'
+import type { ToolOutcome } from '../../machines/toolInvocationMachine'
+import { BROWSER_PLUGIN } from '../protocol/constants'
+import {
+  isWorkflowToolName,
+  WORKFLOW_TOOL_PREFIX,
+  type Target,
+  type WorkflowRunOutput,
+} from '../protocol/workflow'
+import { log } from '../log'
+import { WORKFLOW_FORMAT_VERSION, type Workflow } from './format'
+import { inputSchemaOf, planInWords, resolvePlan, stepInWords, toolDescriptionOf } from './plan'
+import { buildSteps, type SeenCall } from './steps'
+import { createWorkflowStore, type WorkflowStore } from './store'
+
+const logger = log.withTag('workflows')
+
+/** Tools whose results hold secrets an agent may type back: their string values become secret variables. */
+const SECRET_SOURCES = new Set(['browser_get_cookies', 'browser_local_storage_get'])
+const MAX_CALLS = 500
+/** A run's result: ok, how many steps ran, which healed, where it stopped (open: see afterRun). */
+const RUN_OUTPUT_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
+
+export interface FinishedCall {
+  id: string
+  name: string
+  plugin: string
+  input: unknown
+  client: string
+  outcome: ToolOutcome
+}
+
+export interface DaemonWorkflows {
+  store: WorkflowStore
+  /** The catalog's source: a new array whenever a file changed. */
+  tools(): readonly CatalogWorkflowTool[]
+  /** Reads the folder again (after `bridge workflow ...` changed it, or /reload). */
+  reread(): void
+  /** The call path's hook: sees every finished call; may give the agent a different result. */
+  afterCall(call: FinishedCall): ToolOutcome
+}
+
+interface Recording {
+  name: string
+  description: string
+  calls: SeenCall[]
+  secretsRead: Set<string>
+}
+
+export interface DaemonWorkflowsDeps {
+  configDir: string
+  audit: { record(entry: AuditEntry): void }
+  /** The tool list changed: tell agents and the extension. */
+  onChanged(): void
+}
+
+const textOf = (output: unknown): string => (typeof output === 'string' ? output : '')
+
+/** Every string in a value (a cookie list, a storage read). */
+function stringsIn(value: unknown, out: Set<string>): void {
+  if (typeof value === 'string') {
+    if (value.length >= 4) out.add(value)
+  } else if (Array.isArray(value)) value.forEach((v) => stringsIn(v, out))
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => stringsIn(v, out))
+}
+
+export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflows {
+  const store = createWorkflowStore(deps.configDir)
+  let current: readonly CatalogWorkflowTool[] = []
+  const recordings = new Map<string, Recording>()
+
+  const toolOf = (workflow: Workflow): CatalogWorkflowTool => ({
+    fullName: `${WORKFLOW_TOOL_PREFIX}${workflow.name}`,
+    key: workflow.name,
+    title: `Workflow: ${workflow.name}`,
+    description: toolDescriptionOf(workflow),
+    inputSchema: inputSchemaOf(workflow),
+    outputSchema: RUN_OUTPUT_SCHEMA,
+    permission: workflow.permission,
+    prepare: (input) => {
+      // Read again at run time: the file may have healed since the list was built.
+      const fresh = store.read(workflow.name)
+      const now = fresh?.ok ? fresh.workflow : workflow
+      const plan = resolvePlan(now, (input ?? {}) as Record<string, unknown>)
+      return Promise.resolve(plan.ok ? { ok: true, value: plan.value } : plan)
+    },
+    plan: (input) => planInWords(workflow, (input ?? {}) as Record<string, unknown>),
+  })
+
+  const reread = () => {
+    current = store.list().flatMap((loaded) => {
+      if (loaded.ok) return [toolOf(loaded.workflow)]
+      logger.warn(`workflow ${loaded.name} is not listed: ${loaded.message}`)
+      return []
+    })
+  }
+  reread()
+
+  const save = (workflow: Workflow) => {
+    store.write(workflow)
+    reread()
+    deps.onChanged()
+  }
+
+  const finishRecording = (client: string, recording: Recording, output: unknown): ToolOutcome => {
+    recordings.delete(client)
+    const captured = (output as { steps?: { dispatchId: string; target?: Target }[] } | null)?.steps ?? []
+    const signals = new Map(captured.flatMap((s) => (s.target ? [[s.dispatchId, s.target] as const] : [])))
+    const built = buildSteps(recording.calls, signals, recording.secretsRead)
+    const now = new Date().toISOString()
+    const previous = store.read(recording.name)
+    const workflow: Workflow = {
+      version: WORKFLOW_FORMAT_VERSION,
+      name: recording.name,
+      description: recording.description,
+      // A new recording is off again, even over one that was on: its steps are new.
+      permission: 'off',
+      recordedBy: 'agent',
+      createdAt: previous?.ok ? previous.workflow.createdAt : now,
+      updatedAt: now,
+      variables: built.variables,
+      steps: built.steps,
+      history: [],
+    }
+    try {
+      save(workflow)
+    } catch (error) {
+      return {
+        ok: false,
+        error: {
+          code: 'tool_error',
+          message: `the workflow could not be saved: ${(error as Error).message}`,
+        },
+      }
+    }
+    return {
+      ok: true,
+      output: {
+        recording: workflow.name,
+        saved: workflow.name,
+        file: `${store.dir}/${workflow.name}.json`,
+        permission: 'off',
+        steps: workflow.steps.map((s, i) => `${i + 1}. ${stepInWords(s)}`),
+        variables: workflow.variables.map((v) => (v.secret ? `${v.name} (secret, not stored)` : v.name)),
+        ...(built.skipped.length ? { notRecorded: built.skipped } : {}),
+        next: `the user turns it on (side panel, or \`bridge workflow set ${workflow.name} ask\`); then it is the tool workflow_${workflow.name}`,
+      },
+    }
+  }
+
+  const afterRun = (call: FinishedCall): ToolOutcome => {
+    if (!call.outcome.ok) return call.outcome
+    const name = call.name.slice(WORKFLOW_TOOL_PREFIX.length)
+    const run = call.outcome.output as WorkflowRunOutput
+    for (const step of run.steps ?? [])
+      deps.audit.record({
+        timestamp: new Date().toISOString(),
+        tool: call.name,
+        plugin: BROWSER_PLUGIN,
+        client: call.client.slice(0, 256),
+        success: step.ok,
+        durationMs: Math.max(0, Math.round(step.durationMs)),
+        step: step.index,
+        ...(step.error
+          ? { error: { code: step.error.code, message: step.error.message.slice(0, 500) } }
+          : {}),
+      })
+    const healed = (run.steps ?? []).filter((s) => s.healed)
+    if (healed.length) {
+      const loaded = store.read(name)
+      if (loaded?.ok) {
+        const workflow = structuredClone(loaded.workflow)
+        const at = new Date().toISOString()
+        for (const step of healed) {
+          const saved = workflow.steps[step.index - 1]
+          if (!saved || !step.healed) continue
+          workflow.history.push({
+            at,
+            step: step.index,
+            change: 'healed',
+            note: `the ${step.healed.from} signal missed; found by ${step.healed.by}`,
+            ...(saved.target ? { old: saved.target } : {}),
+          })
+          saved.target = step.healed.target
+        }
+        workflow.history = workflow.history.slice(-1000)
+        workflow.updatedAt = at
+        try {
+          save(workflow)
+        } catch (error) {
+          logger.error(`could not save the healed workflow ${name}:`, error)
+        }
+      }
+    }
+    const output = {
+      ok: run.ok,
+      workflow: name,
+      steps: run.steps?.length ?? 0,
+      ...(healed.length
+        ? { healed: healed.map((s) => ({ step: s.index, by: s.healed!.by, saved: true })) }
+        : {}),
+      ...(run.stopped ? { stopped: run.stopped } : {}),
+      ...(run.tabId !== undefined ? { tabId: run.tabId } : {}),
+    }
+    return { ok: true, output }
+  }
+
+  return {
+    store,
+    tools: () => current,
+    reread: () => {
+      reread()
+    },
+    afterCall(call) {
+      if (isWorkflowToolName(call.name) && call.plugin === BROWSER_PLUGIN) return afterRun(call)
+      const { outcome, client } = call
+      if (call.name === 'browser_recording_start') {
+        const input = (call.input ?? {}) as { name?: string; description?: string }
+        if (outcome.ok && input.name)
+          recordings.set(client, {
+            name: input.name,
+            description: input.description ?? '',
+            calls: [],
+            secretsRead: new Set(),
+          })
+        return outcome
+      }
+      const recording = recordings.get(client)
+      if (!recording) return outcome
+      if (call.name === 'browser_recording_stop')
+        return outcome.ok ? finishRecording(client, recording, outcome.output) : outcome
+      if (!outcome.ok) return outcome
+      if (SECRET_SOURCES.has(call.name)) stringsIn(outcome.output, recording.secretsRead)
+      if (recording.calls.length < MAX_CALLS)
+        recording.calls.push({
+          id: call.id,
+          tool: call.name,
+          plugin: call.plugin,
+          input: (call.input ?? {}) as Record<string, unknown>,
+          text: textOf(outcome.output),
+        })
+      return outcome
+    },
+  }
+}

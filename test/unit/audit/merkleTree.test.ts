@@ -1,0 +1,245 @@
+/**
+ * The audit tree against the published RFC 6962 test vectors (the certificate-transparency data set:
+ * eight leaves, the roots of the trees of 1 to 8 of them, inclusion and consistency proofs), then a
+ * property test over random sizes. Proofs are made by the daemon's code (src/audit/merkleTree.ts) and
+ * checked by the shared code the extension runs (src/protocol/auditProof.ts).
+ */
+import { describe, expect, it } from 'vitest'
+import { EMPTY_ROOT, LeafHashes, TreeFrontier, leafHashOf, nodeHashOf } from '../../../src/audit/merkleTree'
+import {
+  fromHex,
+  leafHash,
+  nodeHash,
+  toHex,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../../src/protocol/auditProof'
+
+const LEAVES = [
+  '',
+  '00',
+  '10',
+  '2021',
+  '3031',
+  '40414243',
+  '5051525354555657',
+  '606162636465666768696a6b6c6d6e6f',
+]
+const ROOTS = [
+  '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+  'fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125',
+  'aeb6bcfe274b70a14fb067a5e5578264db0fa9b51af5e0ba159158f329e06e77',
+  'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+  '4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4',
+  '76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef',
+  'ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c',
+  '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328',
+]
+/** [leaf index, tree size, proof]. */
+const INCLUSION: [number, number, string[]][] = [
+  [
+    0,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    5,
+    8,
+    [
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
+  [2, 3, ['fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125']],
+  [
+    1,
+    5,
+    [
+      '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
+]
+/** [size1, size2, proof]. */
+const CONSISTENCY: [number, number, string[]][] = [
+  [1, 1, []],
+  [
+    1,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
+  [
+    2,
+    5,
+    [
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
+  [
+    6,
+    7,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
+]
+
+function vectorLeaves(): LeafHashes {
+  const leaves = new LeafHashes()
+  for (const data of LEAVES) leaves.push(leafHashOf(fromHex(data)))
+  return leaves
+}
+
+describe('the audit tree (RFC 6962)', () => {
+  it('hashes leaves and nodes with distinct prefixes, as the published vectors say', async () => {
+    expect(toHex(EMPTY_ROOT)).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
+    expect(toHex(leafHashOf(new Uint8Array(0)))).toBe(
+      '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+    )
+    expect(toHex(leafHashOf(Buffer.from('L123456')))).toBe(
+      '395aa064aa4c29f7010acfe3f25db9485bbd4b91897b6ad7ad547639252b4d56',
+    )
+    expect(toHex(nodeHashOf(Buffer.from('N123'), Buffer.from('N456')))).toBe(
+      'aa217fe888e47007fa15edab33c2b492a722cb106c64667fc2b044444de66bbb',
+    )
+    // The shared (WebCrypto) hashes are the same.
+    expect(toHex(await leafHash(new TextEncoder().encode('L123456')))).toBe(
+      '395aa064aa4c29f7010acfe3f25db9485bbd4b91897b6ad7ad547639252b4d56',
+    )
+    expect(toHex(await nodeHash(new TextEncoder().encode('N123'), new TextEncoder().encode('N456')))).toBe(
+      'aa217fe888e47007fa15edab33c2b492a722cb106c64667fc2b044444de66bbb',
+    )
+  })
+
+  it('gives the published roots of the trees of 1 to 8 leaves, by frontier and by range', () => {
+    const frontier = new TreeFrontier()
+    const leaves = vectorLeaves()
+    LEAVES.forEach((data, i) => {
+      frontier.append(leafHashOf(fromHex(data)))
+      expect(toHex(frontier.root())).toBe(ROOTS[i])
+      expect(toHex(leaves.rangeRoot(0, i + 1))).toBe(ROOTS[i])
+    })
+  })
+
+  it.each(INCLUSION)(
+    'makes and verifies the published inclusion proof of leaf %i in %i',
+    async (index, size, want) => {
+      const leaves = vectorLeaves()
+      const proof = leaves.inclusionProof(index, size)
+      expect(proof.map(toHex)).toEqual(want)
+      const root = fromHex(ROOTS[size - 1]!)
+      expect(await verifyInclusion(index, size, leaves.at(index), proof, root)).toBe(true)
+      expect(await verifyInclusion(index, size, leaves.at((index + 1) % size), proof, root)).toBe(false)
+      if (size > 1) expect(await verifyInclusion(index + 1, size, leaves.at(index), proof, root)).toBe(false)
+    },
+  )
+
+  it.each(CONSISTENCY)(
+    'makes and verifies the published consistency proof from %i to %i',
+    async (m, n, want) => {
+      const leaves = vectorLeaves()
+      const proof = leaves.consistencyProof(m, n)
+      expect(proof.map(toHex)).toEqual(want)
+      const root1 = fromHex(ROOTS[m - 1]!)
+      const root2 = fromHex(ROOTS[n - 1]!)
+      expect(await verifyConsistency(m, n, root1, root2, proof)).toBe(true)
+      if (m !== n) {
+        expect(await verifyConsistency(m, n, root2, root1, proof)).toBe(false)
+        expect(await verifyConsistency(m, n, root1, root2, proof.slice(0, -1))).toBe(false)
+        expect(await verifyConsistency(m, n, root1, root2, [...proof, root1])).toBe(false)
+      }
+    },
+  )
+
+  it('refuses a smaller second tree and an empty proof between different sizes', async () => {
+    const r = fromHex(ROOTS[3]!)
+    expect(await verifyConsistency(4, 3, r, r, [])).toBe(false)
+    expect(await verifyConsistency(2, 4, fromHex(ROOTS[1]!), r, [])).toBe(false)
+    expect(await verifyConsistency(0, 4, EMPTY_ROOT, r, [])).toBe(true)
+  })
+})
+
+describe('consistency proofs between random sizes (property)', () => {
+  // A seeded generator, so a failure names sizes that can be replayed.
+  let seed = 0x2545f491
+  const random = (below: number): number => {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    return (seed >>> 0) % below
+  }
+
+  it('every proof verifies, and every proof with one bit flipped, one node dropped or added, or another old root fails', async () => {
+    const leaves = new LeafHashes()
+    const frontier = new TreeFrontier()
+    const roots: Buffer[] = [EMPTY_ROOT]
+    for (let i = 0; i < 300; i++) {
+      const leaf = leafHashOf(Buffer.from(`{"n":${i}}`))
+      leaves.push(leaf)
+      frontier.append(leaf)
+      roots.push(frontier.root())
+    }
+    for (let trial = 0; trial < 150; trial++) {
+      const n = 1 + random(300)
+      const m = 1 + random(n)
+      const proof = leaves.consistencyProof(m, n)
+      const context = `m=${m} n=${n}`
+      expect(await verifyConsistency(m, n, roots[m]!, roots[n]!, proof), context).toBe(true)
+      expect(toHex(leaves.rangeRoot(0, n)), context).toBe(toHex(roots[n]!))
+      if (m === n) continue
+      const at = random(proof.length)
+      const bit = random(256)
+      const flipped = proof.map((p, i) => {
+        if (i !== at) return p
+        const copy = Buffer.from(p)
+        copy[bit >> 3]! ^= 1 << (bit & 7)
+        return copy
+      })
+      expect(await verifyConsistency(m, n, roots[m]!, roots[n]!, flipped), `${context} flipped`).toBe(false)
+      const dropped = proof.filter((_, i) => i !== at)
+      expect(await verifyConsistency(m, n, roots[m]!, roots[n]!, dropped), `${context} dropped`).toBe(false)
+      const added = [...proof.slice(0, at), roots[m]!, ...proof.slice(at)]
+      expect(await verifyConsistency(m, n, roots[m]!, roots[n]!, added), `${context} added`).toBe(false)
+      // Another old tree (a rewritten history) does not verify against today's root.
+      const other = m > 1 ? roots[m - 1]! : leafHashOf(Buffer.from('rewritten'))
+      expect(await verifyConsistency(m, n, other, roots[n]!, proof), `${context} old root`).toBe(false)
+    }
+  })
+
+  it('every inclusion proof verifies and a flipped one fails', async () => {
+    const leaves = new LeafHashes()
+    for (let i = 0; i < 100; i++) leaves.push(leafHashOf(Buffer.from(String(i))))
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + random(100)
+      const index = random(n)
+      const root = leaves.rangeRoot(0, n)
+      const proof = leaves.inclusionProof(index, n)
+      expect(await verifyInclusion(index, n, leaves.at(index), proof, root)).toBe(true)
+      if (proof.length === 0) continue
+      const flipped = proof.map((p, i) => (i === 0 ? Buffer.from(p.map((b, j) => (j === 0 ? b ^ 4 : b))) : p))
+      expect(await verifyInclusion(index, n, leaves.at(index), flipped, root)).toBe(false)
+    }
+  })
+})
