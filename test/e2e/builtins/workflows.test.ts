@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
 import type { McpConnection } from '../../helpers/mcpClient'
+import { runCli } from '../../integration/cli/runCli'
 import { scaled } from '../../helpers/timing'
 import { startWorkflowSite, type WorkflowSite } from '../support/workflowSite'
 
@@ -30,6 +31,15 @@ describe('workflows: record what an agent did, replay it without a model', () =>
     if (result.isError) throw new Error(`${name} failed: ${text}`)
     return { text, structured: result.structuredContent }
   }
+
+  /** `bridge workflow run ...`: a whole run may take a while on a loaded machine. */
+  const run = (args: string[]) =>
+    runCli(
+      ['workflow', 'run', ...args, '--port', String(bridge.daemon.port)],
+      bridge.configDir,
+      {},
+      scaled(180_000),
+    )
 
   beforeAll(async () => {
     bridge = await startLiveBridge({
@@ -122,17 +132,15 @@ describe('workflows: record what an agent did, replay it without a model', () =>
     'is off until turned on; the CLI runs it with other values, and refuses a run missing the secret',
     async () => {
       const site = bridge.site
-      const off = await bridge.cli(['workflow', 'run', 'order_flow', '--var', `password=${PASSWORD}`])
+      const off = await run(['order_flow', '--var', `password=${PASSWORD}`])
       expect(off.code).toBe(3)
       expect(off.stderr).toContain('permission_off')
       expect((await bridge.cli(['workflow', 'set', 'order_flow', 'auto'])).code).toBe(0)
-      const missing = await bridge.cli(['workflow', 'run', 'order_flow'])
+      const missing = await run(['order_flow'])
       expect(missing.code).toBe(3)
       expect(missing.stderr).toContain('password')
       expect(site.orders).toHaveLength(1)
-      const ran = await bridge.cli([
-        'workflow',
-        'run',
+      const ran = await run([
         'order_flow',
         '--var',
         `password=${PASSWORD}`,
@@ -223,7 +231,7 @@ describe('workflows: record what an agent did, replay it without a model', () =>
       const site = bridge.site
       site.variant = 'error'
       const before = site.orders.length
-      const ran = await bridge.cli(['workflow', 'run', 'order_flow', '--var', `password=${PASSWORD}`])
+      const ran = await run(['order_flow', '--var', `password=${PASSWORD}`])
       expect(ran.code).toBe(2)
       expect(ran.stdout).toContain('stopped at step 4')
       expect(ran.stdout).toContain('post_condition')
