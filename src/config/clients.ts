@@ -150,6 +150,56 @@ export function setClientScope(
   })
 }
 
+/**
+ * `--reads` / `--writes` (the data-flow guard): a list of origins (`https://mail.example.com`, comma
+ * separated) read into its canonical origins, or why not.
+ */
+export function parseOriginList(
+  flag: string,
+  value: string,
+): { ok: true; value: string[] } | { ok: false; message: string } {
+  const origins: string[] = []
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    let origin: string | undefined
+    try {
+      const url = new URL(part)
+      origin = /^https?:$/.test(url.protocol) && url.origin !== 'null' ? url.origin : undefined
+    } catch {
+      origin = undefined
+    }
+    if (!origin)
+      return {
+        ok: false,
+        message: `${flag} takes origins such as https://mail.example.com (got "${part.slice(0, 200)}")`,
+      }
+    if (!origins.includes(origin)) origins.push(origin)
+  }
+  if (!origins.length) return { ok: false, message: `${flag} needs at least one origin` }
+  return { ok: true, value: origins }
+}
+
+/** Sets the origins a client may read from and write to (the data-flow guard); an absent list stays as it is. */
+export function setClientOrigins(
+  path: string,
+  name: string,
+  origins: { reads?: string[]; writes?: string[] },
+): ClientEntry {
+  return updateClients(path, (clients) => {
+    const index = clients.findIndex((c) => c.name === name)
+    const current = clients[index]
+    if (!current)
+      throw new BridgeError(
+        BridgeErrorCode.clientInvalid,
+        `no MCP client named "${name}" (\`bridge client list\`)`,
+      )
+    const next: ClientEntry = { ...current, ...origins }
+    return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
+  })
+}
+
 /** Turns approvals in the client on or off; false when there is no client by that name (nothing written). */
 export function setApprovalsInClient(path: string, name: string, on: boolean): boolean {
   if (!readClients(path).some((c) => c.name === name)) return false

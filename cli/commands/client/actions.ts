@@ -8,8 +8,10 @@ import { ensurePrivateDir } from '../../../src/config/atomicWrite'
 import { describeScope } from '../../../src/config/clientScopes'
 import {
   addClient,
+  parseOriginList,
   readClients,
   removeClient,
+  setClientOrigins,
   setClientScope,
   setApprovalsInClient,
   type ClientEntry,
@@ -39,6 +41,9 @@ export interface ClientFlags extends ScopeFlags {
   showSecret?: boolean
   confirm?: boolean
   for?: unknown
+  /** `--reads` / `--writes`: the only origins the client may read from / write to (the data-flow guard). */
+  reads?: unknown
+  writes?: unknown
 }
 
 const SHOWN_TOKEN_CHARS = 8
@@ -54,6 +59,14 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
   const change = scopeChangeOf(flags)
   if (!change.ok) return fail(change.message)
+  const origins: { reads?: string[]; writes?: string[] } = {}
+  for (const key of ['reads', 'writes'] as const) {
+    const value = flags[key]
+    if (value === undefined) continue
+    const parsed = parseOriginList(`--${key}`, typeof value === 'string' ? value : JSON.stringify(value))
+    if (!parsed.ok) return fail(parsed.message)
+    origins[key] = parsed.value
+  }
   const context = configContextFromFiles(flags)
   ensurePrivateDir(context.paths.dir)
   const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
@@ -65,6 +78,8 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
       ? setClientScope(context.paths.clientsFile, name, change.apply)
       : existing
     : addClient(context.paths.clientsFile, name, new Date(), scope)
+  if (origins.reads || origins.writes)
+    Object.assign(client, setClientOrigins(context.paths.clientsFile, name, origins))
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
   say(
@@ -73,6 +88,8 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
       : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
   )
   for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
+  if (client.reads) say(`  reads only: ${client.reads.join(', ')}`)
+  if (client.writes) say(`  writes only: ${client.writes.join(', ')}`)
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)

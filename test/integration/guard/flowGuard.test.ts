@@ -26,7 +26,7 @@ const permissions = {
     },
   },
 }
-const CLIENTS = ['blocker', 'asker', 'other', 'quiet'] as const
+const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed'] as const
 type ClientName = (typeof CLIENTS)[number]
 
 describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
@@ -67,7 +67,8 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     const clients = CLIENTS.map((name) => {
       const token = randomBytes(32).toString('hex')
       tokens.set(name, token)
-      return { name, token, createdAt: now }
+      // `fixed` may read and write A only (bridge client add fixed --reads A --writes A).
+      return { name, token, createdAt: now, ...(name === 'fixed' ? { reads: [A], writes: [A] } : {}) }
     })
     writeFileSync(join(fx.configDir, 'clients.json'), JSON.stringify({ clients }), { mode: 0o600 })
     ext = await FakeExtension.connect(fx.daemon)
@@ -200,6 +201,23 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     expect(asked.params!.client).toBe('other')
     ext.approve(asked.params!.id as string, 'deny')
     expect((await pending).isError).toBe(true)
+  })
+
+  it('holds a client with fixed origins to them: a read from another is withheld, a write to another refused', async () => {
+    const mcp = await connect('fixed')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_snapshot', {})
+    ;(await ext.nextDispatch()).succeedFrom([B], `- text: B's page ${TOKEN}`)
+    const withheld = await pending
+    expect(rawTextOf(withheld)).toMatch(/^\[flow_blocked\].*may read only/)
+    expect(rawTextOf(withheld)).not.toContain(TOKEN)
+
+    const write = await call(mcp, 'browser_navigate', { url: `${B}/plain` })
+    expect(rawTextOf(write)).toMatch(/^\[flow_blocked\].*may write only to http:\/\/127\.0\.0\.1:4101/)
+    const typed = call(mcp, 'browser_type', { selector: '#q', text: 'hello' })
+    await sinkIs(A)
+    ;(await ext.nextDispatch()).succeed('typed')
+    expect((await typed).isError).toBeFalsy()
   })
 
   it('does nothing for a client whose setting is off', async () => {
