@@ -7,7 +7,7 @@
  * Elements are named to the page library by their path (element indexes from the document, `s` to
  * enter a shadow root), so nothing is written into the page. A listener on a container of many
  * elements (an app's root, a list that delegates its items' clicks) marks no target: the click is
- * meant for something inside it.
+ * meant for something inside it. Pages of more than 3,000 elements are not read (the whole tree is).
  */
 import { debuggerSessions, withDebugger, type Cdp } from './debuggerSession'
 
@@ -15,6 +15,8 @@ const CLICK_EVENTS = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'p
 /** A listener on an element with more elements than this inside is a delegating container. */
 const MAX_TARGET_ELEMENTS = 30
 const ELEMENT_NODE = 1
+/** Pages with more elements than this are not read for listeners (the cost grows with the page). */
+const MAX_PAGE_ELEMENTS = 3_000
 
 interface DomNode {
   nodeType: number
@@ -47,6 +49,12 @@ function walk(node: DomNode, path: string, wanted: Set<number>, out: string[]): 
 }
 
 async function listenerPaths(cdp: Cdp): Promise<string[]> {
+  // The document's whole tree is read to name the elements: a big page costs more than it gives.
+  const size = await cdp.send<{ result: { value?: unknown } }>('Runtime.evaluate', {
+    expression: "document.getElementsByTagName('*').length",
+    returnByValue: true,
+  })
+  if (typeof size.result.value !== 'number' || size.result.value > MAX_PAGE_ELEMENTS) return []
   const doc = await cdp.send<{ result: { objectId?: string } }>('Runtime.evaluate', {
     expression: 'document',
   })
