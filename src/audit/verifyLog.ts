@@ -14,7 +14,6 @@ import {
 } from '../protocol/auditProof'
 import { readAuditTree, readCheckpoints, whereIs, type AuditTreeOnDisk } from './auditDisk'
 import { AUDIT_KEY_FILE, readAuditKey } from './auditKey'
-import { TreeFrontier } from './merkleTree'
 
 export interface AuditVerifyReport {
   ok: boolean
@@ -31,14 +30,14 @@ export interface AuditVerifyReport {
 type Problem = { at: number; text: string; entry?: number }
 
 export async function verifyAuditLog(dir: string, from?: AuditCheckpoint): Promise<AuditVerifyReport> {
-  const tree = readAuditTree(dir)
-  const size = tree.leaves.size
   const { checkpoints, unreadable } = readCheckpoints(dir)
+  const sizes = new Set(checkpoints.map((c) => c.size))
+  if (from) sizes.add(from.size)
+  const tree = readAuditTree(dir, undefined, sizes)
+  const { roots } = tree
+  const size = tree.leaves.size
   const currentKey = existsSync(join(dir, AUDIT_KEY_FILE)) ? readAuditKey(dir)?.publicKey : undefined
   const problems: Problem[] = []
-  const sizes = new Set(checkpoints.filter((c) => c.size <= size).map((c) => c.size))
-  if (from && from.size <= size) sizes.add(from.size)
-  const roots = rootsAt(tree, sizes)
 
   // The signed checkpoints beside the log, in size order: the last good one and the first bad one
   // bracket the first entry that does not fit.
@@ -129,16 +128,4 @@ function misfit(
       `rewritten: the first ${checkpoint.size} entries are not the ones the checkpoint signed ${checkpoint.time} covers; ` +
       `${span} was changed, removed or put in (first: ${whereIs(tree, first)})`,
   }
-}
-
-/** The tree's root (hex) at each of `sizes`, in one pass over the leaves. */
-function rootsAt(tree: AuditTreeOnDisk, sizes: Set<number>): Map<number, string> {
-  const roots = new Map<number, string>()
-  const frontier = new TreeFrontier()
-  if (sizes.has(0)) roots.set(0, toHex(frontier.root()))
-  for (let i = 0; i < tree.leaves.size; i++) {
-    frontier.append(Buffer.from(tree.leaves.at(i)))
-    if (sizes.has(i + 1)) roots.set(i + 1, toHex(frontier.root()))
-  }
-  return roots
 }
