@@ -29,7 +29,8 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds)
 const calls = Number(values.calls)
 const concurrency = Number(values.concurrency)
-const fixture = createConfigDir(4)
+// One config folder per target: a daemon holds its folder's lock, so two builds cannot share one.
+const fixtures = []
 const builds = values.server.length > 0 ? values.server.map((s) => s.split('=')) : [['dist', undefined]]
 const flagsOf = (name) =>
   values.flags.filter((f) => f.startsWith(`${name}=`)).map((f) => f.slice(name.length + 1))
@@ -73,10 +74,12 @@ try {
   }
 } finally {
   for (const t of targets) await t.close()
-  rmSync(fixture.dir, { recursive: true, force: true })
+  for (const fixture of fixtures) rmSync(fixture.dir, { recursive: true, force: true })
 }
 
 function open(options) {
+  const fixture = createConfigDir(4)
+  fixtures.push(fixture)
   return openCallTarget(fixture, { ...options, warmup: Number(values.warmup) })
 }
 

@@ -13,6 +13,7 @@ import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
 import { baseUrl, daemonFetch } from '../shared/daemonClient'
 import { runningDaemonTarget } from '../shared/daemonTarget'
 import { fail, say, warn } from '../shared/output'
+import { checkpointCommand, exportCommand, verifyCommand, type AuditLogFlags } from './auditLogChecks'
 
 interface AuditFlags {
   port?: unknown
@@ -38,7 +39,11 @@ const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 
 
 export function registerAudit(cli: CAC): void {
   cli
-    .command('audit', 'Show tool invocations, newest first (from the daemon, or --file)')
+    .command(
+      'audit [action] [file]',
+      'Show tool invocations, newest first (from the daemon, or --file); `audit verify [--from <file>]`, ' +
+        '`audit checkpoint`, `audit export --since <time> <file>` for the verifiable log',
+    )
     .option('--limit <n>', `Entries to show, 1-${AUDIT_BUFFER_SIZE}`, { default: 20 })
     .option('--plugin <name>', 'Only this plugin (`browser` for built-in tools)')
     .option('--tool <name>', 'Only this tool (prefixed name, e.g. notes_list_notes)')
@@ -46,10 +51,25 @@ export function registerAudit(cli: CAC): void {
       '--client <name>',
       'Only calls by this MCP client (`cli` and `extension` for the built-in callers)',
     )
-    .option('--since <age>', 'Only the last N seconds/minutes/hours/days: 30s, 15m, 2h, 7d')
+    .option(
+      '--since <age>',
+      'Only the last N seconds/minutes/hours/days: 30s, 15m, 2h, 7d (export: also a date-time)',
+    )
     .option('--json', 'Print JSON (failed entries carry error code, category and message)')
     .option('--file', 'Read audit.log on disk instead of the running daemon')
-    .action((flags: AuditFlags) => audit(flags))
+    .option(
+      '--from <file>',
+      'verify: a checkpoint file (what `audit checkpoint` printed) the log must extend',
+    )
+    .action((action: string | undefined, file: string | undefined, flags: AuditFlags & AuditLogFlags) => {
+      const paths = bridgePaths(configDirFromEnv())
+      if (action === 'verify') return verifyCommand(paths, flags)
+      if (action === 'checkpoint') return checkpointCommand(paths, flags)
+      if (action === 'export') return exportCommand(paths, file, flags)
+      if (action !== undefined)
+        return fail(`unknown audit action "${neutralizeText(action, 40)}": verify, checkpoint or export`)
+      return audit(flags)
+    })
 }
 
 async function audit(flags: AuditFlags): Promise<void> {

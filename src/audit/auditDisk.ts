@@ -38,6 +38,8 @@ export interface AuditTreeOnDisk {
   repeatedTail: number
   /** Bytes at the end of audit.hashes that are not a whole hash. */
   strayBytes: number
+  /** The roots (hex) at the sizes asked for. */
+  roots: Map<number, string>
 }
 
 /** A retained file's entry: where it is and its bytes. */
@@ -49,7 +51,16 @@ export interface AuditLineVisit {
 }
 
 /** Reads the whole tree from `dir`; `visit` sees every retained entry line (for `bridge audit verify`). */
-export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => void): AuditTreeOnDisk {
+export function readAuditTree(
+  dir: string,
+  visit?: (entry: AuditLineVisit) => void,
+  /** Tree sizes whose roots (hex) to note on the way, in `roots`. */
+  rootsAt?: ReadonlySet<number>,
+): AuditTreeOnDisk {
+  const roots = new Map<number, string>()
+  const note = (frontier: TreeFrontier) => {
+    if (rootsAt?.has(frontier.size)) roots.set(frontier.size, frontier.root().toString('hex'))
+  }
   const hashes = readOrEmpty(join(dir, AUDIT_HASHES_FILE))
   const strayBytes = hashes.length % HASH_BYTES
   let rotatedOut = (hashes.length - strayBytes) / HASH_BYTES
@@ -71,10 +82,12 @@ export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => vo
   }
   const leaves = new LeafHashes()
   const frontier = new TreeFrontier()
+  note(frontier)
   for (let i = 0; i < rotatedOut; i++) {
     const leaf = hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
     leaves.push(leaf)
     frontier.append(Buffer.from(leaf))
+    note(frontier)
   }
   const parts: AuditFilePart[] = []
   for (const { name, lines } of files) {
@@ -84,11 +97,12 @@ export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => vo
       visit?.({ index: leaves.size, file: name, line, bytes })
       leaves.push(leaf)
       frontier.append(leaf)
+      note(frontier)
       part.lineNumbers.push(line)
     }
     parts.push(part)
   }
-  return { leaves, frontier, rotatedOut, parts, repeatedTail, strayBytes }
+  return { leaves, frontier, rotatedOut, parts, repeatedTail, strayBytes, roots }
 }
 
 /** Where leaf `index` is: a retained file and line, or among the dropped entries. */

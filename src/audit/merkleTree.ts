@@ -4,20 +4,35 @@
  * O(log n) memory, and proof generation over a run of leaf hashes. Verification lives in
  * src/protocol/auditProof.ts, shared with the extension.
  */
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 
 export const HASH_BYTES = 32
-const LEAF_PREFIX = Buffer.from([0])
-const NODE_PREFIX = Buffer.from([1])
+
+// One-shot hashing over a reused input buffer: twice as fast as a createHash object per hash, which
+// matters for `bridge audit verify` on a million entries.
+let leafInput = Buffer.alloc(1024)
+const nodeInput = Buffer.alloc(1 + 2 * HASH_BYTES)
+nodeInput[0] = 1
 
 /** SHA-256(0x00 || data). */
 export function leafHashOf(data: Uint8Array): Buffer {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest()
+  if (data.length + 1 > leafInput.length) leafInput = Buffer.alloc(2 * (data.length + 1))
+  leafInput[0] = 0
+  leafInput.set(data, 1)
+  return hash('sha256', leafInput.subarray(0, data.length + 1), 'buffer')
 }
 
 /** SHA-256(0x01 || left || right). */
 export function nodeHashOf(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest()
+  if (left.length !== HASH_BYTES || right.length !== HASH_BYTES)
+    return createHash('sha256')
+      .update(Buffer.from([1]))
+      .update(left)
+      .update(right)
+      .digest()
+  nodeInput.set(left, 1)
+  nodeInput.set(right, 1 + HASH_BYTES)
+  return hash('sha256', nodeInput, 'buffer')
 }
 
 /** SHA-256 of nothing: the root of the empty tree. */

@@ -1,0 +1,69 @@
+// Benchmark: `bridge audit verify` on a 1,000,000-entry audit log (one file, canonical entry lines,
+// a key and a kept checkpoint), as a user would run it: the built CLI, timed from start to exit.
+// Beside it, the floor: `sha256sum` of the same file (reading and hashing its bytes once). Prints the
+// figures and saves bench/results-audit-verify.json. Never fails on time.
+//
+//   node bench/auditVerify.mjs [--entries 1000000]
+import { execFileSync, spawnSync } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
+import { mkdtempSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs'
+import { tmpdir, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { performance } from 'node:perf_hooks'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const cli = join(root, 'dist/cli/bridge.js')
+const at = process.argv.indexOf('--entries')
+const entries = at > 0 ? Number(process.argv[at + 1]) : 1_000_000
+const dir = mkdtempSync(join(tmpdir(), 'bridge-bench-audit-'))
+const env = { ...process.env, BRIDGE_CONFIG_DIR: dir, BRIDGE_PORT: '1' }
+try {
+  const key = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' })
+  writeFileSync(join(dir, 'audit.key'), key, { mode: 0o600 })
+  const fd = openSync(join(dir, 'audit.log'), 'w', 0o600)
+  const start = Date.UTC(2026, 0, 1)
+  let chunk = ''
+  for (let i = 0; i < entries; i++) {
+    // Keys in canonical (sorted) order, as the daemon writes them.
+    chunk += `{"client":"agent","durationMs":${i % 97},"plugin":"notes","success":true,"timestamp":"${new Date(start + i * 1000).toISOString()}","tool":"notes_list_notes"}\n`
+    if (chunk.length > 1 << 20) {
+      writeSync(fd, chunk)
+      chunk = ''
+    }
+  }
+  writeSync(fd, chunk)
+  closeSync(fd)
+  const bytes = statSync(join(dir, 'audit.log')).size
+  const checkpoint = execFileSync(process.execPath, [cli, 'audit', 'checkpoint'], { env, encoding: 'utf8' })
+  writeFileSync(join(dir, 'kept.json'), checkpoint)
+
+  const t0 = performance.now()
+  const floor = spawnSync('sha256sum', [join(dir, 'audit.log')], { encoding: 'utf8' })
+  const floorMs = performance.now() - t0
+  const t1 = performance.now()
+  const verify = spawnSync(process.execPath, [cli, 'audit', 'verify', '--from', join(dir, 'kept.json')], {
+    env,
+    encoding: 'utf8',
+  })
+  const verifyMs = performance.now() - t1
+  if (verify.status !== 0 || floor.status !== 0)
+    throw new Error(`verify failed: ${verify.stderr}${floor.stderr}`)
+  const result = {
+    date: new Date().toISOString(),
+    load: loadavg()[0],
+    entries,
+    bytes,
+    verifyMs: Math.round(verifyMs),
+    sha256sumMs: Math.round(floorMs),
+    ratio: Number((verifyMs / floorMs).toFixed(1)),
+    output: verify.stdout.trim(),
+  }
+  console.log(
+    `bridge audit verify, ${entries} entries (${(bytes / 1e6).toFixed(0)} MB): ${result.verifyMs} ms; ` +
+      `sha256sum of the file: ${result.sha256sumMs} ms (${result.ratio}x)`,
+  )
+  writeFileSync(join(root, 'bench/results-audit-verify.json'), `${JSON.stringify(result, null, 2)}\n`)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
