@@ -5,7 +5,7 @@
  * wakes it to reconnect when it was stopped anyway.
  */
 import { BackgroundApp } from './background/app'
-import type { PanelCommand } from './shared/panelTypes'
+import { PANEL_PORT_NAME, type PanelCommand } from './shared/panelTypes'
 import type { SiteToolsReport } from './shared/siteToolTypes'
 
 const KEEPALIVE_ALARM = 'bridge-keepalive'
@@ -56,7 +56,11 @@ chrome.cookies.onChanged.addListener(({ cookie }) => {
   }, 300)
 })
 
-chrome.runtime.onConnect.addListener((port) => app.panels.accept(port))
+chrome.runtime.onConnect.addListener((port) => {
+  app.panels.accept(port)
+  // Every side-panel open checks the audit log again (the witness ignores ports that are no panel's).
+  if (port.name === PANEL_PORT_NAME) void app.auditWitness.check()
+})
 chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r: unknown) => void) => {
   if (sender.id !== chrome.runtime.id || typeof message !== 'object' || message === null) return false
   const m = message as { adapterEvent?: unknown; channelRefused?: { plugin?: unknown }; panel?: PanelCommand }

@@ -31,7 +31,7 @@ import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
 import { createApprovalBroker } from './mcp/approvalBroker'
-import { createDaemonSessions } from './mcp/daemonSessions'
+import { createDaemonMcp } from './mcp/daemonMcp'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
@@ -165,14 +165,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({
+  const sessions = createDaemonMcp({
     root,
     stores,
     scopes,
     approvals,
     limits,
-    afterCall: (request, outcome) =>
-      workflows.afterCall({ ...request, plugin: catalog.pluginOf(request.name), outcome }),
+    afterCall: ({ name, input, context }, outcome) =>
+      workflows.afterCall({
+        id: context.id,
+        name,
+        input,
+        client: context.client,
+        plugin: catalog.pluginOf(name),
+        outcome,
+      }),
   })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension

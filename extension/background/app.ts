@@ -12,6 +12,7 @@ import { builtinTabOf, configureBuiltins, recordExtensionLog } from '../builtins
 import { sinkOriginOf } from './sinkOrigin'
 import { forgetApprovedTab, pinApprovedTab } from '../builtins/approvedTabs'
 import { AdapterScripts } from './adapterScripts'
+import { AuditWitness } from './auditWitness'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
 import { dispatchTool, runningDispatches } from './dispatcher'
@@ -39,6 +40,8 @@ export class BackgroundApp {
   readonly panels: PanelHub
   /** Sites' own tools (WebMCP), for the sites the user turned on. */
   readonly sites: SiteTools
+  /** The audit log's witness: checked on every connect and every side-panel open. */
+  readonly auditWitness: AuditWitness
   private readonly logs: LogRelay
   private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
@@ -55,6 +58,11 @@ export class BackgroundApp {
 
   constructor() {
     this.panels = new PanelHub(() => this.panelState())
+    this.auditWitness = new AuditWitness(
+      (path) => this.daemonGet(path),
+      () => this.panels.publish(),
+      (message) => recordExtensionLog('warning', message),
+    )
     this.approvals = new ApprovalQueue(() => this.panels.publish())
     this.tracker = new TabTracker(
       (plugin, tabs) => {
@@ -234,6 +242,7 @@ export class BackgroundApp {
     this.sites.sendReport()
     this.logs.flush()
     this.panels.publish()
+    void this.auditWitness.check()
   }
 
   // ---- from pages (the content-script relay) ----------------------------------------------------
@@ -335,7 +344,15 @@ export class BackgroundApp {
           return ok(true)
         }
         case 'getAudit':
-          return ok(await this.fetchAudit(cmd.limit))
+          // earlier=1: after a restart the panel still shows the calls of the last run (from audit.log).
+          return ok(
+            await this.daemonGet(
+              `/audit?limit=${Math.min(Math.max(1, Math.floor(cmd.limit)), 500)}&earlier=1`,
+            ),
+          )
+        case 'acknowledgeAuditAlarm':
+          await this.auditWitness.acknowledge()
+          return ok(true)
         case 'reconnect':
           this.connection.reconnectNow()
           return ok(true)
@@ -363,7 +380,8 @@ export class BackgroundApp {
     return peer.request(method, params, timeoutMs)
   }
 
-  private async fetchAudit(limit: number): Promise<unknown> {
+  /** GET of one of the daemon's /audit paths, parsed. */
+  private async daemonGet(path: string): Promise<unknown> {
     const { port, secret } = await readDaemonAddress()
     if (!secret) throw new Error('No auth.json: cannot read the audit log.')
     // The secret goes only to a server that proved it knows it (see daemonProof.ts).
@@ -374,15 +392,11 @@ export class BackgroundApp {
           ? `The bridge daemon is not reachable on 127.0.0.1:${port}.`
           : `Another program is on port ${port}: the audit log was not requested from it.`,
       )
-    const res = await fetch(
-      // earlier=1: after a restart the panel still shows the calls of the last run (from audit.log).
-      `${daemonBaseUrl(port)}/audit?limit=${Math.min(Math.max(1, Math.floor(limit)), 500)}&earlier=1`,
-      {
-        headers: { authorization: `Bearer ${secret}` },
-        cache: 'no-store',
-      },
-    )
-    if (!res.ok) throw new Error(`The daemon answered ${res.status} to GET /audit.`)
+    const res = await fetch(`${daemonBaseUrl(port)}${path}`, {
+      headers: { authorization: `Bearer ${secret}` },
+      cache: 'no-store',
+    })
+    if (!res.ok) throw new Error(`The daemon answered ${res.status} to GET ${path.split('?')[0]}.`)
     return res.json()
   }
 
@@ -402,6 +416,7 @@ export class BackgroundApp {
       approvals: this.approvals.list(),
       running: [...this.running.values()],
       auditRevision: this.auditRevision,
+      ...(this.auditWitness.view ? { auditAlarm: this.auditWitness.view } : {}),
     }
   }
 }

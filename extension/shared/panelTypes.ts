@@ -103,6 +103,20 @@ export interface PanelState {
   running: RunningView[]
   /** Bumped when a call ends, so the panel refreshes the audit list. */
   auditRevision: number
+  /** The audit log failed the extension's check (./background/auditWitness.ts), until acknowledged. */
+  auditAlarm?: AuditAlarmView
+}
+
+/** What the audit witness found wrong with the daemon's audit log. */
+export interface AuditAlarmView {
+  /** `rewritten`: entries seen before changed or went; `truncated`: fewer entries; `new_key`: another signer. */
+  problem: 'rewritten' | 'truncated' | 'new_key'
+  /** One sentence on what was found. */
+  detail: string
+  /** ISO time of the last check that found the log as it should be. */
+  lastGoodAt: string
+  /** ISO time the problem was found. */
+  foundAt: string
 }
 
 export type PanelCommand =
@@ -123,6 +137,8 @@ export type PanelCommand =
   | { type: 'updatePlugin'; name: string }
   | { type: 'removePlugin'; name: string }
   | { type: 'checkUpdates' }
+  /** The user read the audit alarm: it goes, and the daemon's checkpoint of then is trusted. */
+  | { type: 'acknowledgeAuditAlarm' }
 
 export interface RegistryPluginView {
   /** Package name (`@bridge-mcp/bridge-plugin-notes`). */

@@ -5,8 +5,10 @@ import { ApprovalList } from './ApprovalList'
 import { PluginList } from './PluginList'
 import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
+import { NoToolsHint } from './NoToolsHint'
 import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
+import { AuditAlarm } from './AuditAlarm'
 import { toolLabel } from './format'
 
 export function App() {
@@ -16,6 +18,7 @@ export function App() {
   const connected = state.connection.status === 'connected'
   return (
     <main>
+      {state.auditAlarm && <AuditAlarm alarm={state.auditAlarm} onError={setError} />}
       <header>
         <h1>bridge</h1>
         <span
@@ -41,6 +44,12 @@ export function App() {
           asking. Tools set to off stay off.
         </p>
       )}
+      <NoToolsHint
+        plugins={state.plugins}
+        browserTools={state.browserTools}
+        connected={connected}
+        onError={setError}
+      />
       <ApprovalList approvals={state.approvals} onError={setError} />
       {state.running.length > 0 && (
         <section data-testid="running">
