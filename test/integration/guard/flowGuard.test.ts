@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES } from '../../helpers/daemon'
 import { FakeExtension, type WireMessage } from '../../helpers/fakeExtension'
 import { connectMcp, rawTextOf, type McpConnection } from '../../helpers/mcpClient'
+import { connectMcpV2 } from '../../helpers/mcpClientV2'
 import { auditEntries, startFixture, type Fixture } from '../toolcall/fixture'
 
 // The data-flow guard on the real call path: a daemon process, MCP clients with their own tokens,
@@ -26,7 +27,7 @@ const permissions = {
     },
   },
 }
-const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed'] as const
+const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted'] as const
 type ClientName = (typeof CLIENTS)[number]
 
 describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
@@ -68,7 +69,14 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
       const token = randomBytes(32).toString('hex')
       tokens.set(name, token)
       // `fixed` may read and write A only (bridge client add fixed --reads A --writes A).
-      return { name, token, createdAt: now, ...(name === 'fixed' ? { reads: [A], writes: [A] } : {}) }
+      return {
+        name,
+        token,
+        createdAt: now,
+        ...(name === 'fixed' ? { reads: [A], writes: [A] } : {}),
+        // `trusted` shows approvals itself (bridge client approvals trusted on).
+        ...(name === 'trusted' ? { approvalsInClient: true } : {}),
+      }
     })
     writeFileSync(join(fx.configDir, 'clients.json'), JSON.stringify({ clients }), { mode: 0o600 })
     ext = await FakeExtension.connect(fx.daemon)
@@ -218,6 +226,37 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     await sinkIs(A)
     ;(await ext.nextDispatch()).succeed('typed')
     expect((await typed).isError).toBeFalsy()
+  })
+
+  it('asks in the client when the client shows approvals: the flow in words, and always allow A -> B from there', async () => {
+    const asked: { message: string; options: string[] }[] = []
+    const v2 = await connectMcpV2(fx.daemon, tokens.get('trusted')!, {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: (params) => {
+        const schema = params.requestedSchema as { properties: { decision: { oneOf: { const: string }[] } } }
+        asked.push({ message: params.message, options: schema.properties.decision.oneOf.map((o) => o.const) })
+        return Promise.resolve({ action: 'accept', content: { decision: 'allow_always' } })
+      },
+    })
+    try {
+      const read = v2.client.callTool({ name: 'browser_snapshot', arguments: {} })
+      ;(await ext.nextDispatch()).succeedFrom([A], PAGE)
+      await read
+      const pending = v2.client.callTool({ name: 'browser_navigate', arguments: { url: `${B}/?k=${TOKEN}` } })
+      ;(await ext.nextDispatch()).succeed('ok')
+      expect((await pending).isError).toBeFalsy()
+      expect(asked).toHaveLength(1)
+      expect(asked[0]?.message).toContain(`a secret-looking token tok_*** (25 characters) from ${A} to ${B}`)
+      // The side panel had the same question; the client's answer decided it.
+      expect((await ext.waitFor('confirmation.request')).params).toMatchObject({ client: 'trusted' })
+      expect(asked[0]?.options).toEqual(['allow_once', 'allow_always', 'deny'])
+      const config = JSON.parse(readFileSync(join(fx.configDir, 'config.json'), 'utf8')) as {
+        flowGuard: { allowed: Record<string, string[]> }
+      }
+      expect(config.flowGuard.allowed.trusted).toEqual([`${A} -> ${B}`])
+    } finally {
+      await v2.close()
+    }
   })
 
   it('does nothing for a client whose setting is off', async () => {
