@@ -12,7 +12,8 @@ import { diffOutline, renderDiff } from './pageLibrary/outlineDiff'
 import { cutOutline } from './pageLibrary/truncate'
 import { runInPage } from './pageScript'
 import { SNAPSHOT_NARROW } from './snapshotText'
-import { describeWait, RequestWatch, settle, type PageState, type SettleOutcome } from './settleWait'
+import { RequestWatch } from './requestWatch'
+import { describeWait, settle, type PageState, type SettleOutcome } from './settleWait'
 import { getTab } from './tabLookup'
 
 export type SnapshotMode = 'diff' | 'full' | 'none'
@@ -61,12 +62,14 @@ export async function reportAction(
   const mode = options.snapshot ?? 'diff'
   const maxBytes = options.maxLength ?? SNAPSHOT_DEFAULT_BYTES
   const tab = await getTab(tabId)
-  const before = await pageState(tabId)
-  const beforeOutline = mode === 'diff' ? await outline(tabId) : undefined
+  // Read inside the session (so both outlines see the page's click handlers alike, clickListeners.ts).
+  const readBefore = async () =>
+    [await pageState(tabId), mode === 'diff' ? await outline(tabId) : undefined] as const
   const captured = debuggerSessions().some((s) => s.tabId === tabId && s.holds.includes('network'))
   let attached = false
   const watched = withDebugger(tabId, tab.url, async (cdp) => {
     attached = true
+    const [before, beforeOutline] = await readBefore()
     const requests = new RequestWatch()
     let dialogOpened!: () => void
     const dialog = new Promise<void>((resolve) => (dialogOpened = resolve))
@@ -95,6 +98,7 @@ export async function reportAction(
     if (attached) throw err
     // No debugger session (DevTools or another extension holds the tab): actions that need none still
     // run, and settle on the DOM alone.
+    const [before, beforeOutline] = await readBefore()
     const notes = await act()
     const waited = await settle(tabId, () => pageState(tabId), undefined)
     return withWait(waited, maxBytes, (room) =>

@@ -37,6 +37,13 @@ export const ClientEntry = Type.Object(
      * through the client (MCP elicitation, or an `input_required` result). Off unless set.
      */
     approvalsInClient: Type.Optional(Type.Boolean()),
+    /**
+     * The only origins the client may read from and write to (`bridge client add --reads --writes`,
+     * the data-flow guard): a result from another origin is withheld, a call that would write to
+     * another is refused. Absent: any.
+     */
+    reads: Type.Optional(Type.Array(Type.String({ maxLength: 2100 }), { maxItems: 100 })),
+    writes: Type.Optional(Type.Array(Type.String({ maxLength: 2100 }), { maxItems: 100 })),
   },
   { additionalProperties: true },
 )

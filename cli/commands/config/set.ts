@@ -43,7 +43,7 @@ export async function setConfig(
   flags: ConfigFlags,
 ): Promise<void> {
   if (key === undefined) return fail(`config set needs a key (${KEYS_HELP})`)
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const { paths } = context
   const daemon = await runningDaemon(context)
   const builds = /^(tool|plugin)-permission\./.test(key)
