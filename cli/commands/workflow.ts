@@ -1,5 +1,5 @@
 /**
- * `bridge workflow <list|show|run|rm|rename|set>`: saved workflows (docs/workflows.md). cac has no
+ * `bridge workflow <list|show|run|rm|rename|set|export|import>`: saved workflows (docs/workflows.md). cac has no
  * nested commands, so `bridge` hands everything after `workflow` to this small program.
  *
  * Exit codes, for scripts: 0 done; 1 usage or a file problem; 2 a run stopped at a step (the report
@@ -14,6 +14,9 @@
 import { cac } from 'cac'
 import { errorText, fail } from '../shared/output'
 import {
+  exportWorkflow,
+  importWorkflow,
+  type ExportFlags,
   listWorkflows,
   removeWorkflow,
   renameWorkflow,
@@ -70,6 +73,16 @@ export async function runWorkflowCommand(args: readonly string[]): Promise<void>
     .action((name: string, permission: string, flags: WorkflowFlags) =>
       setWorkflow(String(name), String(permission), flags),
     )
+  cli
+    .command('export <name>', 'Print the workflow as Chrome DevTools Recorder JSON or a Playwright test')
+    .option('--format <format>', 'recorder (default) or playwright')
+    .option('--var <key=value>', 'A value to export instead of the recorded one (secrets have none)')
+    .action((name: string, flags: ExportFlags) => exportWorkflow(String(name), flags))
+  cli
+    .command('import <file>', 'Read a Chrome DevTools Recorder user flow (JSON) as a new workflow, off')
+    .option('--name <name>', 'The workflow name (default: from the flow title)')
+    .option(port, portHelp)
+    .action((file: string, flags: WorkflowFlags & { name?: string }) => importWorkflow(String(file), flags))
   cli.help()
   try {
     cli.parse(['node', 'bridge workflow', ...args], { run: false })

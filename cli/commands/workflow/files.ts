@@ -4,10 +4,12 @@
  * them, so agents' tool lists follow at once. Text a page gave (names, headings) is neutralized.
  */
 import { neutralizeText } from '../../../src/protocol/untrustedText'
+import { readFileSync } from 'node:fs'
+import { fromRecorder, toPlaywright, toRecorder } from '../../../src/workflows/exchange'
 import { stepInWords } from '../../../src/workflows/plan'
 import { createWorkflowStore, type WorkflowStore } from '../../../src/workflows/store'
-import { fail, say } from '../../shared/output'
-import { configContextFromFiles, rereadByDaemon, runningDaemon, type ConfigContext } from '../config/context'
+import { fail, say, warn } from '../../shared/output'
+import { configContext, rereadByDaemon, runningDaemon } from '../config/context'
 
 export interface WorkflowFlags {
   port?: unknown
@@ -16,8 +18,8 @@ export interface WorkflowFlags {
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 
-function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ConfigContext } {
-  const context = configContextFromFiles(flags)
+function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ReturnType<typeof configContext> } {
+  const context = configContext(flags)
   return { store: createWorkflowStore(context.paths.dir), context }
 }
 
@@ -76,7 +78,7 @@ export function showWorkflow(name: string, flags: WorkflowFlags): void {
     say(`History: ${w.history.length} change(s), the last: ${clean(w.history.at(-1)!.note)}`)
 }
 
-async function changed(context: ConfigContext): Promise<void> {
+async function changed(context: ReturnType<typeof configContext>): Promise<void> {
   await rereadByDaemon(context, await runningDaemon(context))
 }
 
@@ -108,6 +110,54 @@ export async function setWorkflow(name: string, permission: string, flags: Workf
   })
   say(
     `workflow ${name}: ${permission}${permission === 'off' ? '' : ` (agents see the tool workflow_${name})`}`,
+  )
+  await changed(context)
+}
+
+export interface ExportFlags extends WorkflowFlags {
+  format?: string
+  var?: string | string[]
+}
+
+/** Prints the workflow in another tool's format on standard output; warnings go to standard error. */
+export function exportWorkflow(name: string, flags: ExportFlags): void {
+  const { store } = storeOf(flags)
+  const loaded = store.read(name)
+  if (!loaded) return fail(`there is no workflow named ${name}`)
+  if (!loaded.ok) return fail(`the workflow ${name} cannot be read: ${loaded.message}`)
+  const given: Record<string, string> = {}
+  for (const pair of (flags.var === undefined ? [] : [flags.var].flat()).map(String)) {
+    const at = pair.indexOf('=')
+    if (at <= 0) return fail('--var takes key=value')
+    given[pair.slice(0, at)] = pair.slice(at + 1)
+  }
+  const format = flags.format ?? 'recorder'
+  if (format !== 'recorder' && format !== 'playwright')
+    return fail(`--format is recorder or playwright, not "${clean(format, 20)}"`)
+  const out = format === 'recorder' ? toRecorder(loaded.workflow, given) : toPlaywright(loaded.workflow)
+  for (const warning of out.warnings) warn(`bridge: ${warning}`)
+  process.stdout.write(out.text)
+}
+
+/** Reads a Chrome DevTools Recorder user flow into a new workflow (off until turned on). */
+export async function importWorkflow(file: string, flags: WorkflowFlags & { name?: string }): Promise<void> {
+  const { store, context } = storeOf(flags)
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { title?: unknown }
+  const fromTitle =
+    typeof json.title === 'string'
+      ? json.title
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '_')
+          .replace(/^_+|_+$/g, '')
+          .replace(/^(\d)/, 'w$1')
+          .slice(0, 48)
+      : ''
+  const name = flags.name ?? (fromTitle || 'imported')
+  if (store.read(name) !== undefined) return fail(`a workflow named ${name} exists already: pass --name`)
+  const workflow = fromRecorder(json, name)
+  store.write(workflow)
+  say(
+    `imported ${workflow.steps.length} steps as the workflow ${name} (off: \`bridge workflow set ${name} ask\` to turn it on)`,
   )
   await changed(context)
 }
