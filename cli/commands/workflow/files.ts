@@ -9,7 +9,7 @@ import { fromRecorder, toPlaywright, toRecorder } from '../../../src/workflows/e
 import { stepInWords } from '../../../src/workflows/plan'
 import { createWorkflowStore, type WorkflowStore } from '../../../src/workflows/store'
 import { fail, say, warn } from '../../shared/output'
-import { configContext, rereadByDaemon, runningDaemon } from '../config/context'
+import { configContextFromFiles, rereadByDaemon, runningDaemon, type ConfigContext } from '../config/context'
 
 export interface WorkflowFlags {
   port?: unknown
@@ -18,8 +18,8 @@ export interface WorkflowFlags {
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 
-function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ReturnType<typeof configContext> } {
-  const context = configContext(flags)
+function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ConfigContext } {
+  const context = configContextFromFiles(flags)
   return { store: createWorkflowStore(context.paths.dir), context }
 }
 
@@ -78,7 +78,7 @@ export function showWorkflow(name: string, flags: WorkflowFlags): void {
     say(`History: ${w.history.length} change(s), the last: ${clean(w.history.at(-1)!.note)}`)
 }
 
-async function changed(context: ReturnType<typeof configContext>): Promise<void> {
+async function changed(context: ConfigContext): Promise<void> {
   await rereadByDaemon(context, await runningDaemon(context))
 }
 
