@@ -17,6 +17,7 @@ import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { registerStop } from './commands/stop'
 import { registerUpdate } from './commands/update'
+import { runWorkflowCommand, workflowCommandArgs } from './commands/workflow'
 import { errorText, fail } from './shared/output'
 import { thisCommand } from './shared/selfCommand'
 
@@ -56,6 +57,13 @@ cli
   .action((args: string[]) => runSiteCommand(args))
 cli
   .command(
+    'workflow [...args]',
+    'Recorded workflows: `workflow list|show|run|rm|rename|set` (see `bridge workflow --help`)',
+  )
+  .allowUnknownOptions()
+  .action((args: string[]) => runWorkflowCommand(args))
+cli
+  .command(
     'config [...args]',
     'Settings: `config show|set|path|reset|rotate-secret` (see `bridge config --help`)',
   )
@@ -81,10 +89,12 @@ try {
   const configArgs = configCommandArgs(process.argv.slice(2))
   const clientArgs = clientCommandArgs(process.argv.slice(2))
   const siteArgs = siteCommandArgs(process.argv.slice(2))
+  const workflowArgs = workflowCommandArgs(process.argv.slice(2))
   if (pluginArgs) await runPluginCommand(pluginArgs)
   else if (configArgs) await runConfigCommand(configArgs)
   else if (clientArgs) await runClientCommand(clientArgs)
   else if (siteArgs) await runSiteCommand(siteArgs)
+  else if (workflowArgs) await runWorkflowCommand(workflowArgs)
   else {
     cli.parse(process.argv, { run: false })
     await cli.runMatchedCommand()

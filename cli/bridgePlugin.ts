@@ -14,7 +14,7 @@ import { watchPlugin } from '../src/authoring/watch'
 import { configDirFromEnv } from '../src/config/paths'
 import { log } from '../src/log'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
-import { daemonTarget } from './shared/daemonTarget'
+import { runningDaemonTarget } from './shared/daemonTarget'
 
 interface BuildFlags {
   watch?: boolean
@@ -94,7 +94,7 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
   if (flags.reload !== false) {
     // The build is done and on disk: a daemon we cannot reach or talk to is worth a warning, not a failure.
     try {
-      const { port, secret } = daemonTarget(flags.port, { configDir, brokenConfig: 'ignore' })
+      const { port, secret } = await runningDaemonTarget(flags.port, { configDir, brokenConfig: 'ignore' })
       report(await requestReload({ port, secret, pluginName: manifest.name, pluginDir: dir }), manifest.name)
     } catch (error) {
       log.warn(

@@ -4,7 +4,7 @@
  * the dynamic children from the logic named here, which the daemon provides once with `.provide()`:
  * `pluginTab:<plugin>` and `toolInvocation:<uuid>` (their systemIds). Anyone finds an actor through
  * the typed lookups of ./systemActors (`pluginTabOf(system, plugin)`); nobody reads the root's
- * `children`. An MCP session is no actor: it is a plain object of src/mcp/mcpSessions.ts.
+ * `children`. An MCP session is no actor: it is a plain object of src/mcp/sessionRevision.ts.
  */
 import { assign, enqueueActions, setup, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate'
 import { configStoreMachine, type ConfigDocument } from './configStoreMachine'

@@ -72,6 +72,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
             target: 'routing',
             actions: assign({
               preparedInput: ({ event }) => (event.output.ok ? event.output.input : undefined),
+              flow: ({ event }) => (event.output.ok ? event.output.flow : undefined),
             }),
           },
           {
@@ -133,6 +134,7 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
               params: ({ event }) => ({ output: event.output, decision: 'allow_once' }),
             },
             target: 'dispatching',
+            actions: 'approvedOnce',
           },
           {
             guard: {

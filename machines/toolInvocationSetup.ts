@@ -54,6 +54,8 @@ export const toolInvocationSetup = setup({
     releaseApproval: () => undefined,
     cancelApproval: (_, _params: { reason: string }) => undefined,
     persistAlways: () => undefined,
+    /** The user allowed the call once (the data-flow guard records it). */
+    approvedOnce: () => undefined,
     announceStart: () => undefined,
     announceEnd: () => undefined,
     /** The question is put to the person now: the wait the audit subtracts starts here. */
@@ -99,9 +101,11 @@ export const toolInvocationSetup = setup({
     isRefused: ({ context }) => !passed(context),
     needsPreparation: ({ context }) => passed(context)?.prepare === true,
     isOff: ({ context }) => passed(context)?.permission === 'off',
+    // A call the data-flow guard asks about goes to the approval like an `ask` tool's.
     isAskWithoutExtension: ({ context }) =>
-      passed(context)?.permission === 'ask' && !passed(context)?.extensionConnected,
-    isAsk: ({ context }) => passed(context)?.permission === 'ask',
+      (passed(context)?.permission === 'ask' || context.flow !== undefined) &&
+      !passed(context)?.extensionConnected,
+    isAsk: ({ context }) => passed(context)?.permission === 'ask' || context.flow !== undefined,
     isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
     isDecision: (_, params: { output: unknown; decision: Decision }) =>

@@ -2,7 +2,7 @@
 import type { ActorRef, Snapshot } from 'xstate'
 import type { ApprovalWaiting } from './approvalMachine'
 import type { SlotAnswer, TabAnswer } from './pluginTabMachine'
-import type { ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
+import type { ApprovalFlow, ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
 
 /** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
 export interface ToolFailure {
@@ -11,10 +11,14 @@ export interface ToolFailure {
   category?: string
 }
 
-export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: ToolFailure }
+/** A success carries the origins its output was read from, when the extension named them (data-flow labels). */
+export type ToolOutcome =
+  { ok: true; output: unknown; origins?: string[] } | { ok: false; error: ToolFailure }
 export type StepResult = { ok: true } | { ok: false; error: ToolFailure }
 /** What a tool's daemon-side step made of valid input (files read by path), or its refusal. */
-export type PreparedInput = { ok: true; input: unknown } | { ok: false; error: ToolFailure }
+/** `flow`: the data-flow guard asks the user about what the call would carry from one site to another. */
+export type PreparedInput =
+  { ok: true; input: unknown; flow?: ApprovalFlow } | { ok: false; error: ToolFailure }
 
 export interface ToolInvocationInput {
   /** Also the `dispatchId` on the wire and the approval id; the actor's systemId is `toolInvocation:<id>`. */
@@ -44,6 +48,8 @@ export interface ToolInvocationContext extends ToolInvocationInput {
   /** When the call put its question to the person (ms since epoch), and how long the answer took once it came. */
   approvalAskedAt?: number
   approvalMs?: number
+  /** What the call would carry from one site to another, when the data-flow guard asks the user about it. */
+  flow?: ApprovalFlow
 }
 
 /**

@@ -11,6 +11,8 @@ import { extensionConnectionMachine } from '../machines/extensionConnectionMachi
 import { reloadMachine } from '../machines/reloadMachine'
 import { createDaemonAudit } from './audit/daemonAudit'
 import { provideToolInvocation } from './calls/invocationEffects'
+import { createFlowGuard } from './guard/flowGuard'
+import { createGuardStep } from './guard/guardStep'
 import { limitsFromEnv } from './calls/limits'
 import { syncFullOf } from './catalog/announcements'
 import { createDaemonCatalog } from './catalog/daemonCatalog'
@@ -29,7 +31,7 @@ import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
 import { createApprovalBroker } from './mcp/approvalBroker'
-import { createDaemonSessions } from './mcp/daemonSessions'
+import { createDaemonMcp } from './mcp/daemonMcp'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
@@ -125,6 +127,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The call path: client scopes, approvals shown in the client, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
   const approvals = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
+  const guard = createGuardStep({
+    guard: createFlowGuard(),
+    settings: () => config().flowGuard,
+    saveSettings: async (mutate) => {
+      await configStore.update((current) => ({ ...current, flowGuard: mutate(current.flowGuard ?? {}) }))
+    },
+    originsOf: (client) => credentials.clients().find((c) => c.name === client),
+  })
   const toolInvocation = provideToolInvocation({
     catalog,
     portOf: (system) => sockets.portOf(system),
@@ -134,6 +144,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onConfigChanged: () => announcements.configChanged(),
     scopes,
     approvals,
+    guard,
   })
 
   // The root actor: configStore, reload, extensionConnection; spawned pluginTab and toolInvocation.
@@ -154,14 +165,21 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonSessions({
+  const sessions = createDaemonMcp({
     root,
     stores,
     scopes,
     approvals,
     limits,
-    afterCall: (request, outcome) =>
-      workflows.afterCall({ ...request, plugin: catalog.pluginOf(request.name), outcome }),
+    afterCall: ({ name, input, context }, outcome) =>
+      workflows.afterCall({
+        id: context.id,
+        name,
+        input,
+        client: context.client,
+        plugin: catalog.pluginOf(name),
+        outcome,
+      }),
   })
   const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
   const { link, announcements } = extension

@@ -8,7 +8,7 @@ import type { AuditLog } from './audit'
 import type { ToolCatalog } from './catalog/toolCatalog'
 import type { EngineName } from './http/engine'
 import { processDiagnostics, type HealthPayload } from './http/health'
-import type { McpSessions } from './mcp/mcpSessions'
+import type { McpEndpoint } from './mcp/mcpEndpoint'
 import { reloadStats, type PluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
 import { BRIDGE_VERSION, SDK_VERSION, STATE_SCHEMA_VERSION } from './protocol/constants'
@@ -23,7 +23,7 @@ export interface HealthParts {
   stores: { pluginHost: PluginHost; audit: AuditLog; catalog: ToolCatalog }
   /** The extension link and the plugin logs it relays (./ws/daemonLink). */
   extension: Pick<DaemonLink, 'link' | 'pluginLogs'>
-  sessions: McpSessions
+  sessions: McpEndpoint
   devWatcher: DevWatcher | undefined
   root: Actor<typeof bridgeSystemMachine>
 }

@@ -62,6 +62,38 @@ export function renderReadme(run) {
   lines.push(
     `| **total** | ${keys.map((k) => `**${total[k].calls} / ${total[k].tokens.toLocaleString('en')}**`).join(' | ')} |`,
   )
+  if (keys.every((k) => s[k].actionability)) {
+    const act = (k) => s[k].actionability
+    const clickMs = Object.fromEntries(
+      keys.map((k) => [
+        k,
+        median(
+          act(k)
+            .steps.filter((x) => x.step === 'click' && !x.error)
+            .map((x) => x.ms),
+        ),
+      ]),
+    )
+    lines.push(
+      '',
+      head(`Clickable corpus (${act(keys[0]).total} things)`),
+      `| clicked through the snapshot's ref | ${keys.map((k) => `${act(k).clicked}/${act(k).total} (${Math.round((100 * act(k).clicked) / act(k).total)}%)`).join(' | ')} |`,
+      `| missed | ${keys
+        .map(
+          (k) =>
+            act(k)
+              .targets.filter((t) => !t.ok)
+              .map((t) => `${t.id}${t.noRef ? ' (no ref)' : ''}`)
+              .join(', ') || '-',
+        )
+        .join(' | ')} |`,
+      `| click (median) vs bridge | ${keys.map((k) => (k === 'bridge' ? `${Math.round(clickMs[k])} ms` : `${(clickMs[k] / clickMs.bridge).toFixed(1)}x`)).join(' | ')} |`,
+    )
+  }
+  const capped = Object.values(s.bridge?.tasks ?? {}).reduce(
+    (n, t) => n + t.steps.filter((x) => x.capped).length,
+    0,
+  )
   const times = stepTimes(run)
   const steps = [...new Set(keys.flatMap((k) => Object.keys(times[k])))]
   lines.push('', head('Step time (median) vs bridge'))
@@ -79,5 +111,6 @@ export function renderReadme(run) {
         .join(' | ')} |`,
     )
   }
+  if (s.bridge) lines.push('', `bridge's task steps that ended at the settle wait's cap: ${capped}.`)
   return lines.join('\n')
 }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { installPeers } from '../peerServers.mjs'
 import { SERVERS, VIEWPORT, CHROMIUM } from './servers.mjs'
 import { startAgentSite } from './site.mjs'
-import { Agent, PAGES, TASKS, tokens } from './tasks.mjs'
+import { actionability, Agent, PAGES, TASKS, tokens } from './tasks.mjs'
 import { renderReadme } from './report.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -92,6 +92,15 @@ try {
         if (verbose) for (const s of a.steps) console.log(`  ${name} ${s.tool} ${s.tokens} tok ${s.ms} ms`)
         process.stdout.write(
           `${key} ${name}: ${ok ? 'ok' : 'FAILED'} ${a.steps.length} calls ${out.tasks[name].tokens} tokens${error ? ` (${error.split('\n')[0]})` : ''}\n`,
+        )
+      }
+      if (!onlyTask) {
+        out.actionability = await actionability(server, site)
+        process.stdout.write(
+          `${key} clickable corpus: ${out.actionability.clicked}/${out.actionability.total}${out.actionability.targets
+            .filter((t) => !t.ok)
+            .map((t) => ` ${t.id}${t.noRef ? ' (no ref)' : ''}`)
+            .join('')}\n`,
         )
       }
       results[key] = out

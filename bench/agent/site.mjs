@@ -2,6 +2,7 @@
 // frame). Each task's success is decided here, by what the page sent back (a reply, an order shipped,
 // a form posted) or by the answer the agent gives (`POST /answer/<task>`), never by the agent's word.
 import { createServer } from 'node:http'
+import { createClickableApi } from '../../test/fixtures/clickable/corpus.mjs'
 
 const page = (title, body, script = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>
@@ -84,6 +85,50 @@ document.getElementById('list').addEventListener('click', async (e) => {
     }
     pane.append(form)
   }
+})`,
+  )
+}
+
+/**
+ * Web-mail as it is often written: each message a <tr> with a click handler and a pointer cursor, no
+ * tabindex; opening one POSTs to the server (marked read) before showing it, and an unread counter
+ * listens on a long poll the server answers whenever the state changes.
+ */
+function mail() {
+  const rows = MESSAGES.slice(0, 12)
+    .map(
+      (m) =>
+        `<tr data-id="${m.id}"><td><input type="checkbox" aria-label="Select"></td><td>${m.from}</td><td>${m.subject}</td><td>${m.date}</td></tr>`,
+    )
+    .join('')
+  return page(
+    'Mail',
+    `${NAV}<main><h1>Mail</h1><p id="unread">12 unread</p><table class="mail"><tbody id="rows">${rows}</tbody></table><section id="pane" aria-label="Message"></section><p id="status" role="status"></p></main>
+<style>.mail tr{cursor:pointer}.mail td{padding:4px 8px}</style>`,
+    `async function poll() {
+  for (;;) {
+    try { const n = await (await fetch('/api/unread')).json(); document.getElementById('unread').textContent = n.unread + ' unread' }
+    catch { await new Promise((r) => setTimeout(r, 1000)) }
+  }
+}
+poll()
+const pane = document.getElementById('pane')
+for (const row of document.querySelectorAll('#rows tr')) row.addEventListener('click', async (e) => {
+  if (e.target.closest('input')) return
+  const m = await (await fetch('/api/read', { method: 'POST', body: JSON.stringify({ id: Number(row.dataset.id) }) })).json()
+  row.style.fontWeight = 'normal'
+  pane.innerHTML = '<h2></h2><p class="from"></p><p class="body"></p>'
+  pane.querySelector('h2').textContent = m.subject
+  pane.querySelector('.from').textContent = 'From ' + m.from
+  pane.querySelector('.body').textContent = m.body
+  const archive = document.createElement('span')
+  archive.className = 'archive'; archive.textContent = 'Archive'; archive.style.cursor = 'pointer'
+  archive.addEventListener('click', async () => {
+    await fetch('/api/archive', { method: 'POST', body: JSON.stringify({ id: m.id }) })
+    row.remove(); pane.innerHTML = ''
+    document.getElementById('status').textContent = 'Archived: ' + m.subject
+  })
+  pane.append(archive)
 })`,
   )
 }
@@ -258,10 +303,21 @@ export const EXPECTED = {
   login: (s) => s.loggedIn && s.answers.login === '£2,417.30',
   dialog: (s) => s.deleted === 1,
   search: (s) => s.visited.includes('Telescope tripod'),
+  mail: (s) => s.read.includes(2) && s.archived.length === 1 && s.archived[0] === 2,
 }
 
 function freshState() {
-  return { answers: {}, replies: [], shipped: [], approved: [], visited: [], deleted: 0, loggedIn: false }
+  return {
+    answers: {},
+    replies: [],
+    shipped: [],
+    approved: [],
+    visited: [],
+    deleted: 0,
+    loggedIn: false,
+    read: [],
+    archived: [],
+  }
 }
 
 const body = (req) =>
@@ -276,6 +332,14 @@ const delay = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Starts both servers; `url(path)` on the main origin, `check(task)` judges a task. */
 export async function startAgentSite({ apiDelayMs = 300 } = {}) {
   let state = freshState()
+  const clickable = createClickableApi()
+  /** Long polls of the mail page's unread counter, answered when the state changes. */
+  const unreadPolls = new Set()
+  const unread = () => 12 - new Set(state.read).size
+  const answerUnread = () => {
+    for (const res of unreadPolls) res.end(JSON.stringify({ unread: unread() }))
+    unreadPolls.clear()
+  }
   const cross = createServer((req, res) => {
     if (req.url === '/frame/payment') {
       res.writeHead(200, { 'content-type': 'text/html' })
@@ -293,6 +357,7 @@ export async function startAgentSite({ apiDelayMs = 300 } = {}) {
   const crossOrigin = `http://localhost:${cross.address().port}`
 
   const main = createServer(async (req, res) => {
+    if (clickable.handle(req, res)) return
     const url = new URL(req.url, 'http://x')
     const html = (text) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -325,7 +390,22 @@ export async function startAgentSite({ apiDelayMs = 300 } = {}) {
       else if (p === '/api/approve') state.approved.push(data.name)
       else if (p === '/api/delete') state.deleted++
       else if (p === '/api/shipping') state.shipping = data.value
+      else if (p === '/api/read') {
+        state.read.push(data.id)
+        json(MESSAGES[data.id - 1])
+        return answerUnread()
+      } else if (p === '/api/archive') {
+        state.archived.push(data.id)
+        json({ ok: true })
+        return answerUnread()
+      }
       return json({ ok: true })
+    }
+    if (p === '/api/unread') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      unreadPolls.add(res)
+      res.on('close', () => unreadPolls.delete(res))
+      return
     }
     if (p === '/api/projects') {
       await delay(apiDelayMs)
@@ -342,6 +422,7 @@ export async function startAgentSite({ apiDelayMs = 300 } = {}) {
     const pages = {
       '/article': article,
       '/inbox': inbox,
+      '/mail': mail,
       '/form': form,
       '/table': table,
       '/frames': () => frames(crossOrigin),
@@ -365,8 +446,12 @@ export async function startAgentSite({ apiDelayMs = 300 } = {}) {
       state = freshState()
     },
     check: (task) => EXPECTED[task](state),
+    /** What the clickable corpus page (`/clickable`) recorded of its clicks; `resetClicks()` forgets them. */
+    clicked: () => clickable.clicked(),
+    resetClicks: () => clickable.reset(),
     state: () => state,
     async close() {
+      for (const res of unreadPolls) res.destroy()
       for (const server of [main, cross]) server.closeAllConnections()
       await Promise.all([new Promise((r) => main.close(r)), new Promise((r) => cross.close(r))])
     },

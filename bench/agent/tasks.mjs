@@ -7,6 +7,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { CLICKABLE_TARGETS } from '../../test/fixtures/clickable/corpus.mjs'
 import { FORM_FIELDS } from './site.mjs'
 import { textOf } from './servers.mjs'
 
@@ -32,6 +33,8 @@ export class Agent {
       ms: Math.round(ms * 10) / 10,
       tokens: tokens(text),
       error: !!result.isError,
+      // bridge says so when an action's settle wait ended at its cap.
+      ...(text.includes('Stopped waiting at the') ? { capped: true } : {}),
     })
     if (result.isError) throw new Error(`${tool} failed: ${text.slice(0, 300)}`)
     this.known += `\n${text}`
@@ -215,6 +218,38 @@ export const TASKS = {
       await a.click(await a.ref(/link "Telescope tripod"/))
     },
   },
+  mail: {
+    ask: 'Open the budget review mail from Grace Hopper and archive it.',
+    async run(a, site) {
+      await a.open(site.url('/mail'))
+      await a.click(await a.ref(/Budget review: Q4/), true)
+      await a.click(await a.ref(/Archive/, { wait: 'Archive' }))
+    },
+  },
+}
+
+/**
+ * Actionability: for each thing of the clickable corpus (test/fixtures/clickable/corpus.mjs), the agent
+ * takes a snapshot, finds the line naming it, clicks the ref it reads there, and the page's server says
+ * whether the click did what a person's does. Returns each thing's outcome and the calls made.
+ */
+export async function actionability(server, site) {
+  site.resetClicks()
+  const a = new Agent(server)
+  await a.open(site.url('/clickable'))
+  const targets = []
+  for (const target of CLICKABLE_TARGETS) {
+    const snap = await a.call(server.snapshot(), 'snapshot')
+    const ref = a.refIn(snap, new RegExp(target.line))
+    let ok = false
+    if (ref) {
+      await a.click(ref).catch(() => undefined)
+      for (let i = 0; i < 30 && !(ok = site.clicked().includes(target.id)); i++)
+        await new Promise((r) => setTimeout(r, 100))
+    }
+    targets.push({ id: target.id, pattern: target.pattern, ok, ...(ref ? {} : { noRef: true }) })
+  }
+  return { total: targets.length, clicked: targets.filter((t) => t.ok).length, targets, steps: a.steps }
 }
 
 /** The pages whose snapshot is measured, with what must be on them first. */
@@ -229,4 +264,6 @@ export const PAGES = [
   '/account',
   '/dialog',
   '/search',
+  '/mail',
+  '/clickable',
 ]

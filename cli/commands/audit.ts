@@ -11,7 +11,7 @@ import type { AuditEntry } from '../../src/audit/auditEntry'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
 import { baseUrl, daemonFetch } from '../shared/daemonClient'
-import { daemonTarget } from '../shared/daemonTarget'
+import { runningDaemonTarget } from '../shared/daemonTarget'
 import { fail, say, warn } from '../shared/output'
 import { checkpointCommand, exportCommand, verifyCommand, type AuditLogFlags } from './auditLogChecks'
 
@@ -121,7 +121,7 @@ async function fromDaemon(
   flags: AuditFlags,
   filter: Filter,
 ): Promise<AuditEntry[] | null> {
-  const { port, secret } = daemonTarget(flags.port, { configDir: paths.dir })
+  const { port, secret } = await runningDaemonTarget(flags.port, { configDir: paths.dir })
   // The daemon filters by plugin and client; tool and --since are matched here, so ask for the whole
   // buffer then.
   const query = new URLSearchParams({

@@ -64,6 +64,14 @@ export async function runClientCommand(args: readonly string[]): Promise<void> {
     .option(...SITES_OPTION)
     .option(...BUILTINS_OPTION)
     .option(...OTHER_AGENT_OPTION)
+    .option(
+      '--reads <origins>',
+      'Only these origins (comma-separated) may it read; results from others are withheld',
+    )
+    .option(
+      '--writes <origins>',
+      'Only these origins (comma-separated) may it write to; calls to others are refused',
+    )
     .option(port, portHelp)
     .action((name: unknown, flags: ClientFlags) => addClientCommand(String(name), flags))
   cli

@@ -45,7 +45,7 @@ export async function runConfigCommand(args: readonly string[]): Promise<void> {
     )
     .option(port, portHelp)
     .usage(
-      'set <key> [value]\n\n  tool-permission.<plugin>.<tool> off|ask|auto\n  plugin-permission.<plugin> off|ask|auto\n' +
+      'set <key> [value]\n\n  flow-guard ask|block|off\n  flow-guard.<client> ask|block|off|default\n  tool-permission.<plugin>.<tool> off|ask|auto\n  plugin-permission.<plugin> off|ask|auto\n' +
         '  port <1-65535>\n  localPlugins.add <path>\n  localPlugins.remove <path>',
     )
     .action((key: string, value: string | undefined, flags: ConfigFlags) =>

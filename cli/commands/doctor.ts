@@ -4,6 +4,7 @@
  */
 import type { CAC } from 'cac'
 import { readClients, type ClientEntry } from '../../src/config/clients'
+import { readDaemonLock } from '../../src/config/daemonLock'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
@@ -20,6 +21,7 @@ import {
   checkSecret,
 } from './doctor/checks'
 import { checkMcpClients, knownMcpClients } from './doctor/mcpClients'
+import { checkClientTools } from './doctor/clientTools'
 import { checkCommandOnPath } from './doctor/commandOnPath'
 import { thisCommand } from '../shared/selfCommand'
 
@@ -52,6 +54,9 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error))
   }
+  // Without --port, the daemon that holds this folder's lock is the one meant, on whatever port.
+  const lock = await readDaemonLock(paths)
+  if (flags.port === undefined && lock.held && lock.info && lock.info.port > 0) port = lock.info.port
 
   // fetchHealth sends the secret only after the server on the port proved it knows it.
   const health = await fetchHealth(port, secret.secret, DOCTOR_HEALTH_TIMEOUT_MS)
@@ -84,9 +89,10 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
     results.push(...checkAuditLog(health.health.auditLog, paths.dir))
   }
   results.push(...checkExtensionFiles(paths))
-  results.push(
-    ...checkMcpClients(port, secret.secret, knownMcpClients(), readClientsQuietly(paths.clientsFile)),
-  )
+  const clients = readClientsQuietly(paths.clientsFile)
+  results.push(...checkMcpClients(port, secret.secret, knownMcpClients(), clients))
+  if (health.ok && secret.secret !== null)
+    results.push(...(await checkClientTools(port, secret.secret, clients)))
   results.push(...checkLocalPlugins(config.config, paths.dir))
   if (health.ok) {
     const npm = health.health.pluginDetails.filter((plugin) => plugin.source === 'npm')

@@ -179,10 +179,10 @@ async function portTaken(
 function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flags: StartFlags): void {
   const firstRun = files.createdConfig || files.createdSecret
   say()
-  if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
-  // PATH's `bridge` may be another program (iproute2's): say so before printing commands to paste.
+  // PATH's `bridge` may be another program (iproute2's): said first, before any command to paste.
   const shadowed = shadowNotice()
   if (shadowed) say(`Note: ${shadowed} The commands below are written that way.`)
+  if (firstRun) say(`First run: created ${paths.configFile} and a new secret in ${paths.authFile}.`)
   // The MCP client gets a token of its own (the `default` client), never the auth.json secret.
   const client = files.createdClient ?? (flags.showConfig ? defaultClient(paths) : null)
   if (files.createdClient) say(`Created the MCP client "default" in ${paths.clientsFile}.`)
@@ -213,5 +213,12 @@ function printSetup(paths: BridgePaths, files: PreparedFiles, port: number, flag
     'Browser extension: open chrome://extensions, turn on Developer mode, choose "Load unpacked" and select',
   )
   say(`  ${paths.extensionDir}`)
+  if (firstRun) {
+    say()
+    // Every tool starts off (SPEC): an agent lists none until the person turns some on.
+    say('Every tool is off until you turn it on, so agents see none yet. To turn on the core browser tools')
+    say('(each call asks you in the side panel first):')
+    say('  `bridge config set plugin-permission.browser ask`')
+  }
   say()
 }

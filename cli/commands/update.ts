@@ -41,7 +41,7 @@ async function update(flags: { port?: unknown }): Promise<void> {
   // This package is the CLI itself: its `bridge` program is the one thing that must be linked.
   await installCliPackage(BRIDGE_PACKAGE_NAME, latest, process.env)
   say(`Installed ${BRIDGE_PACKAGE_NAME} ${latest} (was ${BRIDGE_VERSION}).`)
-  const daemon = await runningDaemon(configContext(flags)).catch(() => null)
+  const daemon = await runningDaemon(await configContext(flags)).catch(() => null)
   if (daemon)
     say(
       `The running daemon is still ${daemon.version}: restart it with \`bridge stop\` and \`bridge start\` to use ${latest}.`,

@@ -9,6 +9,7 @@ import type { ClientRequestName, FailedPlugin, ServerNotifications, ToolState } 
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
 import { builtinTabOf, configureBuiltins, recordExtensionLog } from '../builtins'
+import { sinkOriginOf } from './sinkOrigin'
 import { forgetApprovedTab, pinApprovedTab } from '../builtins/approvedTabs'
 import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
@@ -211,6 +212,7 @@ export class BackgroundApp {
                   this.logs.add({ plugin, level, message, data, ts: Date.now() }),
                 beforeResult: () => this.logs.flush(),
               }),
+        'tool.sinkOrigin': (params) => sinkOriginOf(params, this.tracker),
         'plugin.uninstall': (params) => {
           this.tracker.removePlugin(params.name)
           this.panels.publish()

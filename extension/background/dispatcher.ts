@@ -10,6 +10,7 @@ import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool, runWorkflowTool, type BuiltinContext } from '../builtins'
 import { isWorkflowToolName } from '../../src/protocol/workflow'
 import { rankTabs } from '../lib/tabChoice'
+import { originOf, takeApprovedOrigin } from '../builtins/approvedTabs'
 import { invokeAdapter, probeReady, TabGoneError, WrongOriginError } from './adapterHost'
 import { RpcError } from './rpc'
 import type { TabTracker } from './tabTracker'
@@ -70,7 +71,7 @@ export async function dispatchTool(
   tracker: TabTracker,
   browserTools: readonly ToolState[],
   hooks: DispatchHooks,
-): Promise<{ output: unknown }> {
+): Promise<{ output: unknown; origins?: string[] }> {
   if (params.plugin === BROWSER_PLUGIN) {
     // A workflow's permission is its file's, which the daemon checked: its steps run as one call.
     if (!isWorkflowToolName(params.tool)) assertEnabled('built-in', browserTools, params.tool, params.tool)
@@ -105,7 +106,14 @@ export async function dispatchTool(
     )
 
   const order = named !== undefined ? [named] : rankTabs(candidates)
+  // The origin the data-flow guard checked this call against (tool.sinkOrigin): it runs there or nowhere.
+  const pinned = await takeApprovedOrigin(params.dispatchId)
   for (const tabId of order) {
+    const shown = originOf((await chrome.tabs.get(tabId).catch(() => undefined))?.url)
+    if (pinned !== undefined && shown !== pinned) {
+      if (named !== undefined) throw namedTabGone(`now shows ${shown ?? 'no web page'}, not ${pinned}`)
+      continue
+    }
     // Only a document whose adapter started with it has a channel the page could not have forged.
     if (!tracker.isIsolated(tabId, plugin.name)) continue
     // The stored state may be stale: ask the page again right before running.
@@ -133,11 +141,11 @@ export async function dispatchTool(
         params.tool,
         params.input,
         params.dispatchId,
-        named !== undefined ? params.origin : undefined,
+        pinned ?? (named !== undefined ? params.origin : undefined),
       )
       await flushMarker
       hooks.beforeResult()
-      if (result.ok) return { output: result.output }
+      if (result.ok) return { output: result.output, ...(shown ? { origins: [shown] } : {}) }
       const { code, message, category, retryable } = result.error
       throw toolError(message, {
         code: code || 'tool_error',
@@ -169,13 +177,18 @@ export async function dispatchTool(
   )
 }
 
-async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise<{ output: unknown }> {
+async function runBuiltin(
+  params: DispatchParams,
+  hooks: DispatchHooks,
+): Promise<{ output: unknown; origins?: string[] }> {
   runningDispatches.set(params.dispatchId, { plugin: BROWSER_PLUGIN, tabId: null })
+  let origins: string[] = []
   try {
     const run = isWorkflowToolName(params.tool)
       ? (_: string, input: unknown, ctx: BuiltinContext) => runWorkflowTool(input, ctx)
       : runBuiltinTool
     const output = await run(params.tool, params.input, {
+      labelOrigins: (read) => (origins = read),
       dispatchId: params.dispatchId,
       ...(params.client !== undefined ? { client: params.client } : {}),
       ...(params.session !== undefined ? { session: params.session } : {}),
@@ -183,7 +196,7 @@ async function runBuiltin(params: DispatchParams, hooks: DispatchHooks): Promise
       log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
     })
     hooks.beforeResult()
-    return { output }
+    return { output, ...(origins.length ? { origins } : {}) }
   } catch (err) {
     const e = (typeof err === 'object' && err !== null ? err : {}) as Partial<
       Record<'code' | 'message' | 'category', unknown>

@@ -7,13 +7,14 @@
  */
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
 import { debuggerSessions, openDialog, withDebugger } from './debuggerSession'
-import { sleep } from './errors'
 import { snapshotWithFrames } from './frames'
 import { diffOutline, renderDiff } from './pageLibrary/outlineDiff'
 import { cutOutline } from './pageLibrary/truncate'
 import { runInPage } from './pageScript'
 import { SNAPSHOT_NARROW } from './snapshotText'
-import { getTab, waitForLoad } from './tabLookup'
+import { RequestWatch } from './requestWatch'
+import { describeWait, settle, type PageState, type SettleOutcome } from './settleWait'
+import { getTab } from './tabLookup'
 
 export type SnapshotMode = 'diff' | 'full' | 'none'
 
@@ -29,18 +30,8 @@ export interface ActionNotes {
   quiet?: string[]
 }
 
-/** The settle wait's bounds: long enough for a page's fetch and render, short enough to stay cheap. */
-export const SETTLE = { maxMs: 3_000, quietMs: 150, pollMs: 50, loadMs: 15_000 }
-/** Requests that never finish by design; they must not hold the wait. */
-const LONG_LIVED = new Set(['EventSource', 'WebSocket', 'Ping'])
+export { SETTLE } from './settleWait'
 const WALK_LIMIT = 3 * SNAPSHOT_DEFAULT_BYTES
-
-interface PageState {
-  documentId: string
-  url: string
-  quietMs: number
-  loading: boolean
-}
 
 async function pageState(tabId: number): Promise<PageState | undefined> {
   if (openDialog(tabId)) return undefined
@@ -71,20 +62,19 @@ export async function reportAction(
   const mode = options.snapshot ?? 'diff'
   const maxBytes = options.maxLength ?? SNAPSHOT_DEFAULT_BYTES
   const tab = await getTab(tabId)
-  const before = await pageState(tabId)
-  const beforeOutline = mode === 'diff' ? await outline(tabId) : undefined
+  // Read inside the session (so both outlines see the page's click handlers alike, clickListeners.ts).
+  const readBefore = async () =>
+    [await pageState(tabId), mode === 'diff' ? await outline(tabId) : undefined] as const
   const captured = debuggerSessions().some((s) => s.tabId === tabId && s.holds.includes('network'))
   let attached = false
   const watched = withDebugger(tabId, tab.url, async (cdp) => {
     attached = true
-    const inflight = new Set<string>()
+    const [before, beforeOutline] = await readBefore()
+    const requests = new RequestWatch()
     let dialogOpened!: () => void
     const dialog = new Promise<void>((resolve) => (dialogOpened = resolve))
     const off = cdp.on((method, params) => {
-      if (method === 'Network.requestWillBeSent' && !LONG_LIVED.has(String(params.type)))
-        inflight.add(String(params.requestId))
-      else if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed')
-        inflight.delete(String(params.requestId))
+      if (method.startsWith('Network.')) requests.onEvent(method, params)
       else if (method === 'Page.javascriptDialogOpening') dialogOpened()
     })
     try {
@@ -94,8 +84,10 @@ export async function reportAction(
       const running = act()
       running.catch(() => undefined)
       const notes = await Promise.race([running, dialog.then(() => undefined)])
-      await settle(tabId, inflight)
-      return await describe(tabId, mode, maxBytes, before, beforeOutline, notes ?? {})
+      const waited = await settle(tabId, () => pageState(tabId), requests)
+      return await withWait(waited, maxBytes, (room) =>
+        describe(tabId, mode, room, before, beforeOutline, notes ?? {}),
+      )
     } finally {
       off()
     }
@@ -106,27 +98,28 @@ export async function reportAction(
     if (attached) throw err
     // No debugger session (DevTools or another extension holds the tab): actions that need none still
     // run, and settle on the DOM alone.
+    const [before, beforeOutline] = await readBefore()
     const notes = await act()
-    await settle(tabId, new Set())
-    return describe(tabId, mode, maxBytes, before, beforeOutline, notes ?? {})
+    const waited = await settle(tabId, () => pageState(tabId), undefined)
+    return withWait(waited, maxBytes, (room) =>
+      describe(tabId, mode, room, before, beforeOutline, notes ?? {}),
+    )
   }
 }
 
-async function settle(tabId: number, inflight: Set<string>): Promise<void> {
-  const started = Date.now()
-  await sleep(SETTLE.pollMs)
-  for (;;) {
-    if (openDialog(tabId)) return
-    const tab = await getTab(tabId)
-    if (tab.status === 'loading') {
-      await waitForLoad(tabId, SETTLE.loadMs).catch(() => undefined)
-      inflight.clear()
-    }
-    const state = await pageState(tabId)
-    if (state && !state.loading && inflight.size === 0 && state.quietMs >= SETTLE.quietMs) return
-    if (Date.now() - started > SETTLE.maxMs) return
-    await sleep(SETTLE.pollMs)
-  }
+/**
+ * The report with a last line on the settle wait when it was long enough to tell (last, so the page's
+ * change keeps its place at the top); the report gets the budget the line leaves.
+ */
+async function withWait(
+  waited: SettleOutcome,
+  maxBytes: number,
+  report: (maxBytes: number) => Promise<string>,
+): Promise<string> {
+  const line = describeWait(waited)
+  if (!line) return report(maxBytes)
+  return `${await report(maxBytes - new TextEncoder().encode(line).length - 1)}
+${line}`
 }
 
 async function describe(
@@ -169,6 +162,8 @@ async function describe(
 
 /** After a navigation has loaded: a moment for the page's own scripts to render, then the page in full. */
 export async function pageAfterLoad(tabId: number, maxLength?: number): Promise<string> {
-  await settle(tabId, new Set())
-  return describe(tabId, 'full', maxLength ?? SNAPSHOT_DEFAULT_BYTES, undefined, undefined, {})
+  const waited = await settle(tabId, () => pageState(tabId), undefined)
+  return withWait(waited, maxLength ?? SNAPSHOT_DEFAULT_BYTES, (room) =>
+    describe(tabId, 'full', room, undefined, undefined, {}),
+  )
 }

@@ -33,6 +33,8 @@ export async function pinApprovedTab(id: string, tab: chrome.tabs.Tab): Promise<
   const origin = originOf(tab.url)
   if (origin !== undefined) {
     const pins = await load()
+    // The first pin holds: the data-flow guard pins the origin it checked before the approval shows.
+    if (pins[id] !== undefined) return { tabId: tab.id, title: tab.title ?? '', url: tab.url ?? '' }
     pins[id] = origin
     const ids = Object.keys(pins)
     for (const old of ids.slice(0, Math.max(0, ids.length - MAX_KEPT))) delete pins[old]

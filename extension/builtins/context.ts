@@ -14,6 +14,8 @@ export interface BuiltinContext {
   session?: string
   progress(progress: number, total?: number, message?: string): void
   log(level: LogLevel, message: string, data?: unknown): void
+  /** Hears the origins a tab tool's result was read from (the page's before and after): its data-flow labels. */
+  labelOrigins?(origins: string[]): void
 }
 
 export type BuiltinHandler = (input: never, ctx: BuiltinContext) => Promise<unknown>

@@ -3,6 +3,7 @@
  * cross-origin alike, each run in its own frame), and element positions in top-level viewport
  * coordinates for trusted input, adding up the offsets of the frames around an element.
  */
+import { clickListenerPaths } from './clickListeners'
 import { notFound } from './errors'
 import { frameOfRef, runInPage } from './pageScript'
 
@@ -48,7 +49,13 @@ export async function snapshotWithFrames(
   tab: chrome.tabs.Tab,
   opts: SnapshotOptions,
 ): Promise<FramedSnapshot> {
-  const top = await runInPage<{ text: string; complete: boolean }>(tab, 'snapshot', opts, 0)
+  const clickPaths = await clickListenerPaths(tab)
+  const top = await runInPage<{ text: string; complete: boolean }>(
+    tab,
+    'snapshot',
+    clickPaths?.length ? { ...opts, clickPaths } : opts,
+    0,
+  )
   const state = { complete: top.complete }
   const text = await inlineFrames(tab, top.text, opts, 0, 0, state)
   return { text, complete: state.complete }

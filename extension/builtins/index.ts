@@ -123,9 +123,10 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
     })
   const started = Date.now()
   const args = (input ?? {}) as Record<string, unknown>
+  let tab: chrome.tabs.Tab | undefined
   try {
     if (TAB_TOOLS.has(tool)) {
-      const tab = await resolveTab(args.tabId as number | undefined)
+      tab = await resolveTab(args.tabId as number | undefined)
       await assertMayAct(tab, ctx, args[OTHER_AGENT_FIELD] === true)
       // An approved call runs only on the origin its approval showed (./approvedTabs).
       const approved = await takeApprovedOrigin(ctx.dispatchId)
@@ -137,6 +138,11 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
     }
     await captureTarget(tool, args, ctx)
     const output = await handler(args as never, ctx)
+    if (tab?.id !== undefined && ctx.labelOrigins) {
+      const after = await chrome.tabs.get(tab.id).catch(() => undefined)
+      const origins = [originOf(tab.url), originOf(after?.url)].filter((o): o is string => o !== undefined)
+      ctx.labelOrigins([...new Set(origins)])
+    }
     recordExtensionLog('debug', `${tool} succeeded in ${Date.now() - started} ms`)
     return await withDialogs(output, ctx)
   } catch (err) {

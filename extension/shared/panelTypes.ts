@@ -4,6 +4,7 @@
  * PanelReply). The panel holds no state of its own beyond what it renders.
  */
 import type {
+  ApprovalFlow,
   ApprovalTab,
   AuditEntryView,
   Decision,
@@ -66,6 +67,8 @@ export interface ApprovalView {
   title?: string
   /** What the tool declares about itself (read-only, destructive...): shown, never a permission. */
   annotations?: ToolAnnotations
+  /** The data-flow guard's question: what the call would carry from one site to another, masked. */
+  flow?: ApprovalFlow
 }
 
 export interface PluginView extends PluginState {

@@ -1,6 +1,7 @@
 // Type-only view of the wire contract for the side panel bundle: importing types keeps the TypeBox
 // runtime out of the panel's script.
 export type {
+  ApprovalFlow,
   ApprovalTab,
   Decision,
   FailedPlugin,

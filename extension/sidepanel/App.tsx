@@ -5,6 +5,7 @@ import { ApprovalList } from './ApprovalList'
 import { PluginList } from './PluginList'
 import { PluginStore } from './PluginStore'
 import { BrowserTools } from './BrowserTools'
+import { NoToolsHint } from './NoToolsHint'
 import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
 import { AuditAlarm } from './AuditAlarm'
@@ -43,6 +44,12 @@ export function App() {
           asking. Tools set to off stay off.
         </p>
       )}
+      <NoToolsHint
+        plugins={state.plugins}
+        browserTools={state.browserTools}
+        connected={connected}
+        onError={setError}
+      />
       <ApprovalList approvals={state.approvals} onError={setError} />
       {state.running.length > 0 && (
         <section data-testid="running">

@@ -4,6 +4,7 @@ import type { Decision } from '../shared/wireTypes'
 import type { ApprovalView } from '../shared/panelTypes'
 import { command } from './background'
 import { collapse, formatParams, timeLeft, toolLabel } from './format'
+import { FlowQuestion, flowPairs } from './FlowQuestion'
 import { ApprovalHint } from './ToolHints'
 import { Visible } from './Visible'
 
@@ -148,6 +149,7 @@ export function ApprovalList({
                 ))}
               </p>
             )}
+            {a.flow && <FlowQuestion flow={a.flow} client={a.client} />}
             <Arguments params={a.params} />
             {a.allowAlways === false && (
               <p class="muted small" data-testid="approval-no-always">
@@ -172,11 +174,21 @@ export function ApprovalList({
                 <button
                   type="button"
                   data-testid="approve-always"
-                  title="Allow this call and set the tool to auto from now on"
+                  title={
+                    a.flow
+                      ? `Allow this call, and from now on let ${a.client} carry what it reads on one of these sites to the other; the tool still asks as it did`
+                      : 'Allow this call and set the tool to auto from now on'
+                  }
                   disabled={busy === a.id}
                   onClick={() => void decide(a.id, 'allow_always')}
                 >
-                  Always allow
+                  {a.flow ? (
+                    <>
+                      Always allow <Visible text={flowPairs(a.flow)} /> for <Visible text={a.client} />
+                    </>
+                  ) : (
+                    'Always allow'
+                  )}
                 </button>
               )}
               <button

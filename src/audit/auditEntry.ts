@@ -17,6 +17,16 @@ export interface AuditEntry {
   step?: number
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
+  /**
+   * The data-flow guard's record, on a call it had a say in: the origins the matched values were read
+   * on, the origins the call would write to, the kinds of match, and the decision. Never a value.
+   */
+  flowGuard?: {
+    sources: string[]
+    sinks: string[]
+    kinds: string[]
+    decision: string
+  }
 }
 
 export interface AuditQuery {

@@ -182,9 +182,18 @@ export class AuditLog {
   }
 }
 
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string')
+
+function isFlowGuardRecord(value: unknown): value is NonNullable<AuditEntry['flowGuard']> {
+  if (typeof value !== 'object' || value === null) return false
+  const { sources, sinks, kinds, decision } = value as Record<string, unknown>
+  return isStrings(sources) && isStrings(sinks) && isStrings(kinds) && typeof decision === 'string'
+}
+
 /** A line of audit.log as an entry `earlier` queries may return: only the known fields, of the right types. */
 function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
-  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error } = entry
+  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error, flowGuard } = entry
   if (typeof timestamp !== 'string' || typeof tool !== 'string' || typeof plugin !== 'string')
     return undefined
   const errorOk =
@@ -200,6 +209,7 @@ function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
     success,
     durationMs,
     ...(typeof approvalMs === 'number' ? { approvalMs } : {}),
+    ...(isFlowGuardRecord(flowGuard) ? { flowGuard } : {}),
     ...(errorOk
       ? {
           error: {

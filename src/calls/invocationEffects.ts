@@ -35,6 +35,7 @@ import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import type { ApprovalBroker } from '../mcp/approvalBroker'
+import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
 import { tooDeep } from './inputDepth'
@@ -59,6 +60,8 @@ export interface InvocationEffectsDeps {
   >
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
+  /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'readRefusal' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -161,15 +164,20 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ok: true,
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
-      prepare: tool.prepare !== undefined,
+      // The guard's step runs with the tool's own preparation, before any approval.
+      prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
     }
   }
 
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
-  const prepareInput = async (call: ToolInvocationInput): Promise<PreparedInput> => {
-    const prepared = await catalog.get(call.tool)?.prepare?.(call.input)
+  const prepareInput = async (call: ToolInvocationInput, system: SystemLookup): Promise<PreparedInput> => {
+    const tool = catalog.get(call.tool)
+    const prepared = await tool?.prepare?.(call.input)
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
-    return { ok: true, input: prepared ? prepared.value : call.input }
+    const input = prepared ? prepared.value : call.input
+    if (!tool || !deps.guard) return { ok: true, input }
+    const guarded = await deps.guard.decide(call, tool, deps.portOf(system))
+    return guarded.ok ? { ok: true, input, ...(guarded.flow ? { flow: guarded.flow } : {}) } : guarded
   }
 
   /**
@@ -192,9 +200,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     return sent.result.then(
       (result): ToolOutcome => {
         const output = result.output ?? null
+        // A site's own tool reads its site; others say where they read (the page's origin).
+        const site = catalog.get(call.tool)?.site
+        const origins = result.origins ?? (site ? [site.origin] : undefined)
+        const refused = origins && deps.guard?.readRefusal(call.client, origins)
+        if (refused)
+          return { ok: false, error: { code: 'flow_blocked', message: refused, category: 'permission' } }
         // A declared output schema is a promise to the agent: an output that breaks it stops here.
         const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
-        if (checked.ok) return { ok: true, output }
+        if (checked.ok) return { ok: true, output, ...(origins ? { origins } : {}) }
         return {
           ok: false,
           error: {
@@ -216,7 +230,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           approvalProgressInterval: limits.approvalProgressIntervalMs,
         },
       }),
-      prepareInput: fromPromise<PreparedInput, ToolInvocationInput>(({ input: call }) => prepareInput(call)),
+      prepareInput: fromPromise<PreparedInput, ToolInvocationInput>(({ input: call, system }) =>
+        prepareInput(call, system),
+      ),
       dispatch: fromPromise<ToolOutcome, ToolInvocationContext>(({ input: call, system, signal }) =>
         dispatch(call, system, signal),
       ),
@@ -250,10 +266,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           client: call.client.slice(0, WIRE_NAME_MAX),
           ...(call.tab ? { tab: call.tab } : {}),
           // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
-          // Nor for a workflow: its permission is its file's, set in the side panel or the CLI.
-          ...(tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
-            ? { allowAlways: false }
-            : {}),
+          // Nor for a workflow: its permission is its file's, set in the side panel or the CLI. On a
+          // flow question it allows the flows for this client, never the tool.
+          ...(call.flow
+            ? { flow: call.flow }
+            : tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
+              ? { allowAlways: false }
+              : {}),
           ...(scope ? { scope } : {}),
           ...(tool?.plan
             ? {
@@ -279,11 +298,20 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         deps.approvals?.closed(call.invocationId)
       },
       // The audit log reports a refusing disk itself: the call still answers with its outcome.
-      record: ({ context: call }) => deps.audit.record(auditEntryOf(call, call.outcome, call.approvalMs)),
+      record: ({ context: call }) => {
+        const flowGuard = deps.guard?.finished(call, call.outcome)
+        deps.audit.record({
+          ...auditEntryOf(call, call.outcome, call.approvalMs),
+          ...(flowGuard ? { flowGuard } : {}),
+        })
+      },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
       // "Allow always" never turns JavaScript evaluation to auto: the call runs once, nothing is saved.
+      approvedOnce: ({ context: call }) => deps.guard?.answered(call, 'allow_once'),
       persistAlways: ({ context: call }) => {
+        // A flow question's "always" allows the flows for this client; the tool's permission stays.
+        if (call.flow) return deps.guard?.answered(call, 'allow_always')
         const tool = catalog.get(call.tool)
         if (!tool || tool.plan || !allowAlwaysPersists(tool.plugin, tool.key)) return
         void deps

@@ -1,11 +1,11 @@
 /**
  * Starts one tool call as a `toolInvocation:<uuid>` child of the root system and awaits its outcome
- * (the actor's output, through XState's `toPromise`). The call's data goes in as the actor's input;
- * progress comes back as the actor's emitted `tool.progress` events; cancellation comes in as an
- * `AbortSignal` (the client's notifications/cancelled, or its session closing) and reaches the
+ * (the actor's output, through XState's `toPromise`). What it receives is the tool, its arguments and
+ * the request's context (`RequestContext`): the call's data goes in as the actor's input; progress
+ * comes back as the actor's emitted `tool.progress` events to `context.progress`; cancellation comes in
+ * as `context.signal` (the client's notifications/cancelled, or its session closing) and reaches the
  * actor as a `cancel` event.
  */
-import { randomUUID } from 'node:crypto'
 import { toPromise, type ActorRefFrom } from 'xstate'
 import { spawnToolInvocation, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import { pluginTabOf } from '../../machines/systemActors'
@@ -24,18 +24,38 @@ export interface ProgressUpdate {
   message?: string
 }
 
+/** One plugin log entry of a call, as the client will read it (`notifications/message`). */
+export interface CallLogEntry {
+  level: 'debug' | 'info' | 'warning' | 'error'
+  /** `plugin:<name>`. */
+  logger: string
+  data: unknown
+}
+
+/**
+ * Everything the request that made a call gives it, whichever MCP revision it came by (src/mcp
+ * builds one per `tools/call`): who asks, how to cancel, and the call's own channels back to that
+ * client. A step added to the call path reads the call's client and signal here.
+ */
+export interface RequestContext {
+  /** The call's id: also its approval's id and the `dispatchId` on the wire. */
+  readonly id: string
+  /** The MCP client's name (from its credential) and its session id (empty without a session). */
+  readonly client: string
+  readonly session: string
+  /** Aborting it cancels the call (a no-op once it has ended); its reason is the cancel's reason. */
+  readonly signal: AbortSignal
+  /** Present when the request carried a progress token. */
+  progress?(update: ProgressUpdate): void
+  /** Present when the client asked for log messages: the call's own plugin log entries, to this client only. */
+  log?(entry: CallLogEntry): void
+}
+
+/** One tool call as src/calls receives it: the tool, its arguments, and the request's context. */
 export interface ToolCallRequest {
   name: string
   input: unknown
-  /** The MCP client's name (from its credential) and its session id. */
-  client: string
-  session: string
-  /** Present when the MCP request carried `_meta.progressToken`. */
-  onProgress?: (update: ProgressUpdate) => void
-  /** Aborting it cancels the call (a no-op once it has ended); its reason is the cancel's reason. */
-  signal?: AbortSignal
-  /** The call's id (also its approval's id and the `dispatchId`), when the caller needs to know it; a fresh UUID. */
-  id?: string
+  context: RequestContext
 }
 
 export interface ToolCallsDeps {
@@ -61,14 +81,15 @@ const reasonOf = (signal: AbortSignal): string =>
  * kernel: see src/audit/auditFile.ts), and never rejects.
  */
 export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): Promise<ToolOutcome> {
+  const { context } = request
   const input: ToolInvocationInput = {
-    invocationId: request.id ?? randomUUID(),
+    invocationId: context.id,
     plugin: deps.catalog.pluginOf(request.name),
     tool: request.name,
     input: request.input,
-    client: request.client,
-    session: request.session,
-    hasProgressToken: request.onProgress !== undefined,
+    client: context.client,
+    session: context.session,
+    hasProgressToken: context.progress !== undefined,
     startedAt: Date.now(),
   }
   // For the log lines of a failure only: the name as the client sent it, made safe to print.
@@ -79,7 +100,8 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     deps.audit.record(auditEntryOf(input, internalFailure))
     return internalFailure
   }
-  const { onProgress, signal } = request
+  const { signal } = context
+  const onProgress = context.progress?.bind(context)
   const progress = onProgress
     ? actor.on('tool.progress', ({ progress, total, message }) =>
         onProgress({
@@ -89,9 +111,9 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
         }),
       )
     : undefined
-  const cancel = () => signal && actor.send({ type: 'cancel', reason: reasonOf(signal) })
-  if (signal?.aborted) cancel()
-  else signal?.addEventListener('abort', cancel, { once: true })
+  const cancel = () => actor.send({ type: 'cancel', reason: reasonOf(signal) })
+  if (signal.aborted) cancel()
+  else signal.addEventListener('abort', cancel, { once: true })
   try {
     return (await toPromise(actor)) ?? internalFailure
   } catch (error) {
@@ -104,7 +126,7 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     return internalFailure
   } finally {
     progress?.unsubscribe()
-    signal?.removeEventListener('abort', cancel)
+    signal.removeEventListener('abort', cancel)
   }
 }
 

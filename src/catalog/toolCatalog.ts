@@ -52,6 +52,8 @@ export interface CatalogWorkflowTool {
   title: string
   description: string
   inputSchema: Record<string, unknown>
+  /** The run's result: `{ ok, ... }`, sent as structuredContent. */
+  outputSchema: Record<string, unknown>
   permission: Permission
   /** The plan the extension replays, the variables filled in; a missing one is refused by name. */
   prepare(input: unknown): Promise<Prepared<unknown>>
@@ -309,6 +311,7 @@ function build(source: CatalogSource): Built {
       description: workflow.description,
       inputSchema: workflow.inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      ...outputChecks(workflow.outputSchema),
       permission: skipAsks ? 'auto' : workflow.permission,
       validate: lazyValidator(workflow.inputSchema),
       prepare: (input) => workflow.prepare(input),

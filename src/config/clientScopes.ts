@@ -12,6 +12,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../protocol'
+import { isWorkflowToolName } from '../protocol/workflow'
 import { BROWSER_TOOL_GROUPS } from '../tools'
 import { OTHER_AGENT_FIELD } from '../tools/common'
 
@@ -43,7 +44,8 @@ const GROUP_OF = new Map<string, string>(
 
 /** The built-in group a tool belongs to (`browser_click` -> `input`); undefined for other tools. */
 export function builtinGroupOf(toolName: string): string | undefined {
-  return GROUP_OF.get(toolName)
+  // A saved workflow (`workflow_<name>`) is in the group of the tools that record it.
+  return GROUP_OF.get(toolName) ?? (isWorkflowToolName(toolName) ? 'workflows' : undefined)
 }
 
 /** What a scope check needs of a tool: its name, its plugin, and the origin of a site's own tool. */

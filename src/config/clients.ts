@@ -37,6 +37,13 @@ export const ClientEntry = Type.Object(
      * through the client (MCP elicitation, or an `input_required` result). Off unless set.
      */
     approvalsInClient: Type.Optional(Type.Boolean()),
+    /**
+     * The only origins the client may read from and write to (`bridge client add --reads --writes`,
+     * the data-flow guard): a result from another origin is withheld, a call that would write to
+     * another is refused. Absent: any.
+     */
+    reads: Type.Optional(Type.Array(Type.String({ maxLength: 2100 }), { maxItems: 100 })),
+    writes: Type.Optional(Type.Array(Type.String({ maxLength: 2100 }), { maxItems: 100 })),
   },
   { additionalProperties: true },
 )
@@ -139,6 +146,56 @@ export function setClientScope(
         `no MCP client named "${name}" (\`bridge client list\`)`,
       )
     const next: ClientEntry = { ...current, scope: change(current.scope ?? {}) }
+    return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
+  })
+}
+
+/**
+ * `--reads` / `--writes` (the data-flow guard): a list of origins (`https://mail.example.com`, comma
+ * separated) read into its canonical origins, or why not.
+ */
+export function parseOriginList(
+  flag: string,
+  value: string,
+): { ok: true; value: string[] } | { ok: false; message: string } {
+  const origins: string[] = []
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    let origin: string | undefined
+    try {
+      const url = new URL(part)
+      origin = /^https?:$/.test(url.protocol) && url.origin !== 'null' ? url.origin : undefined
+    } catch {
+      origin = undefined
+    }
+    if (!origin)
+      return {
+        ok: false,
+        message: `${flag} takes origins such as https://mail.example.com (got "${part.slice(0, 200)}")`,
+      }
+    if (!origins.includes(origin)) origins.push(origin)
+  }
+  if (!origins.length) return { ok: false, message: `${flag} needs at least one origin` }
+  return { ok: true, value: origins }
+}
+
+/** Sets the origins a client may read from and write to (the data-flow guard); an absent list stays as it is. */
+export function setClientOrigins(
+  path: string,
+  name: string,
+  origins: { reads?: string[]; writes?: string[] },
+): ClientEntry {
+  return updateClients(path, (clients) => {
+    const index = clients.findIndex((c) => c.name === name)
+    const current = clients[index]
+    if (!current)
+      throw new BridgeError(
+        BridgeErrorCode.clientInvalid,
+        `no MCP client named "${name}" (\`bridge client list\`)`,
+      )
+    const next: ClientEntry = { ...current, ...origins }
     return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
   })
 }

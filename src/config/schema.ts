@@ -42,6 +42,28 @@ export const SitePermissionConfig = Type.Object(
 )
 export type SitePermissionConfig = Static<typeof SitePermissionConfig>
 
+/** The data-flow guard (src/guard): ask (the default), block or off. */
+export const FlowGuardMode = Type.Union([Type.Literal('ask'), Type.Literal('block'), Type.Literal('off')])
+export type FlowGuardMode = Static<typeof FlowGuardMode>
+
+export const FlowGuardConfig = Type.Object(
+  {
+    /** For every client without its own setting. */
+    mode: Type.Optional(FlowGuardMode),
+    /** Per client (its name in clients.json). */
+    clients: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), FlowGuardMode)),
+    /** Flows the user allowed always, per client: `<from origin> -> <to origin>`. */
+    allowed: Type.Optional(
+      Type.Record(
+        Type.String({ maxLength: 64 }),
+        Type.Array(Type.String({ maxLength: 4300 }), { maxItems: 500 }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type FlowGuardConfig = Static<typeof FlowGuardConfig>
+
 export const Config = Type.Object(
   {
     localPlugins: Type.Array(Type.String({ minLength: 1 })),
@@ -51,6 +73,8 @@ export const Config = Type.Object(
     sites: Type.Optional(Type.Record(Type.String({ maxLength: 300 }), SitePermissionConfig)),
     /** Side-panel switch: ask-mode tools run as auto (off stays off). Also set by BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */
     skipPermissions: Type.Optional(Type.Boolean()),
+    /** The data-flow guard's settings: `bridge config set flow-guard[.<client>] ask|block|off`. */
+    flowGuard: Type.Optional(FlowGuardConfig),
     /** Folders whose files browser_upload_file and browser_drop may read by path: absolute or `~/`. Default none. */
     uploadFolders: Type.Optional(
       Type.Array(Type.String({ minLength: 1, pattern: '^(/|~/|~$|[A-Za-z]:[\\\\/])' }), { maxItems: 100 }),

@@ -55,6 +55,8 @@ export function createApprovalBroker(deps: {
     },
     answer(id, decision) {
       if (!open.has(id)) return false
+      // "Always" from the client only answers a flow question; a tool's "always" stays in the side panel.
+      if (decision === 'allow_always' && !open.get(id)?.flow) return false
       open.delete(id)
       watchers.get(id)?.closed()
       deps.decide(id, decision)

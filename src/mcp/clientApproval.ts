@@ -7,6 +7,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { ToolAnnotations } from '../protocol/manifest'
+import type { ApprovalFlow } from '../protocol/messages'
 import { neutralizeText } from '../protocol/untrustedText'
 
 /** What the side panel shows for a call waiting for approval (the `confirmation.request` params). */
@@ -20,9 +21,33 @@ export interface ApprovalRequest {
   tab?: { tabId: number; title: string; url: string }
   /** What the tool declares about itself: a destructive one is said so first. Never a permission. */
   annotations?: ToolAnnotations
+  /** The data-flow guard's question: what the call would carry from one site to another, masked. */
+  flow?: ApprovalFlow
 }
 
-export type ClientDecision = 'allow_once' | 'deny'
+/** `allow_always` only answers a flow question (it allows the flows for this client, never a tool). */
+export type ClientDecision = 'allow_once' | 'allow_always' | 'deny'
+
+const KIND_WORDS = {
+  token: 'a secret-looking token',
+  email: 'an e-mail address',
+  number: 'a long number',
+  text: 'text',
+}
+
+/** The flow question in words, every part neutralized: what, masked, from which site to which. */
+function flowWords(flow: ApprovalFlow): string {
+  const items = flow.flows.map(
+    (f) =>
+      `${KIND_WORDS[f.kind]} ${neutralizeText(f.masked, 300)} from ${neutralizeText(f.from, 300)} to ${neutralizeText(f.to, 300)}`,
+  )
+  return `DATA LEAVING A SITE: this call would carry what the agent read on one site to another: ${items.join('; ')}. A page can tell an agent to copy your data elsewhere; allow only if you asked for this. `
+}
+
+const pairsOf = (flow: ApprovalFlow): string =>
+  [...new Set(flow.flows.map((f) => `${neutralizeText(f.from, 300)} -> ${neutralizeText(f.to, 300)}`))].join(
+    ', ',
+  )
 
 const ARGUMENTS_SHOWN = 2000
 
@@ -46,7 +71,7 @@ export function approvalElicitation(request: ApprovalRequest): {
   return {
     mode: 'form',
     message:
-      `bridge: ${destructive}allow "${neutralizeText(request.client, 64)}" to run ${neutralizeText(request.tool, 128)} ` +
+      `bridge: ${request.flow ? flowWords(request.flow) : ''}${destructive}allow "${neutralizeText(request.client, 64)}" to run ${neutralizeText(request.tool, 128)} ` +
       `(plugin ${neutralizeText(request.plugin, 64)})${where} with these arguments? ` +
       `${neutralizeText(args, ARGUMENTS_SHOWN + 64)}. The same request waits in the browser's side panel; ` +
       `the first answer decides. It expires in ${seconds} s.`,
@@ -59,6 +84,14 @@ export function approvalElicitation(request: ApprovalRequest): {
           description: 'Allow this one call, or deny it',
           oneOf: [
             { const: 'allow_once', title: 'Allow once' },
+            ...(request.flow
+              ? [
+                  {
+                    const: 'allow_always',
+                    title: `Always allow ${pairsOf(request.flow)} for ${neutralizeText(request.client, 64)}`,
+                  },
+                ]
+              : []),
             { const: 'deny', title: 'Deny' },
           ],
         },
@@ -79,7 +112,9 @@ export function decisionOf(result: unknown): ClientDecision | undefined {
   if (action === 'decline') return 'deny'
   if (action !== 'accept' || typeof content !== 'object' || content === null) return undefined
   const decision = (content as { decision?: unknown }).decision
-  return decision === 'allow_once' || decision === 'deny' ? decision : undefined
+  return decision === 'allow_once' || decision === 'allow_always' || decision === 'deny'
+    ? decision
+    : undefined
 }
 
 /**

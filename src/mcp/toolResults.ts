@@ -56,6 +56,23 @@ export function toCallToolResult(
   structured = false,
   pageText: PageTextRule = NO_PAGE_TEXT,
 ): CallToolResult {
+  const result = resultOf(outcome, maxBytes, narrow, structured, pageText)
+  // The origins the output was read from (the data-flow guard's labels), for clients that track them.
+  if (outcome?.ok && outcome.origins?.length && !result.isError)
+    return { ...result, _meta: { [ORIGINS_META]: outcome.origins } }
+  return result
+}
+
+/** The `_meta` key of a result's origins: the sites its content was read from. */
+export const ORIGINS_META = 'bridge/origins'
+
+function resultOf(
+  outcome: ToolOutcome | undefined,
+  maxBytes: number,
+  narrow: string | undefined,
+  structured: boolean,
+  pageText: PageTextRule,
+): CallToolResult {
   if (!outcome)
     return {
       isError: true,

@@ -248,19 +248,49 @@ export async function installedPluginPackages(env: NodeJS.ProcessEnv): Promise<I
   return out
 }
 
-/** Compares dotted versions numerically (a pre-release sorts before its release). */
+/**
+ * Compares versions by the semver rules: the dotted release numerically, then a pre-release sorts
+ * before its release, and pre-releases compare identifier by identifier (numbers numerically and before
+ * words, a shorter list first): `1.0.0-beta.9` < `1.0.0-beta.10` < `1.0.0-rc.1` < `1.0.0`. Build
+ * metadata (`+…`) is ignored. A version that is not dotted numbers compares as text.
+ */
 export function compareVersions(a: string, b: string): number {
-  const [mainA = '', preA] = a.split('-', 2)
-  const [mainB = '', preB] = b.split('-', 2)
+  const [mainA, preA] = splitVersion(a)
+  const [mainB, preB] = splitVersion(b)
   const pa = mainA.split('.').map(Number)
   const pb = mainB.split('.').map(Number)
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
     const d = (pa[i] ?? 0) - (pb[i] ?? 0)
-    if (Number.isNaN(d)) return a.localeCompare(b)
+    if (Number.isNaN(d)) return Math.sign(a.localeCompare(b))
     if (d !== 0) return Math.sign(d)
   }
   if (preA === preB) return 0
   if (preA === undefined) return 1
   if (preB === undefined) return -1
-  return preA.localeCompare(preB)
+  const ia = preA.split('.')
+  const ib = preB.split('.')
+  for (let i = 0; i < Math.max(ia.length, ib.length); i++) {
+    const x = ia[i]
+    const y = ib[i]
+    if (x === undefined) return -1
+    if (y === undefined) return 1
+    const order = comparePreReleaseIdentifier(x, y)
+    if (order !== 0) return order
+  }
+  return 0
+}
+
+/** `[release, pre-release?]`, build metadata dropped; only the first `-` starts the pre-release. */
+function splitVersion(version: string): [string, string | undefined] {
+  const withoutBuild = version.split('+', 1)[0] ?? ''
+  const dash = withoutBuild.indexOf('-')
+  return dash === -1 ? [withoutBuild, undefined] : [withoutBuild.slice(0, dash), withoutBuild.slice(dash + 1)]
+}
+
+function comparePreReleaseIdentifier(x: string, y: string): number {
+  const numeric = /^\d+$/
+  if (numeric.test(x) && numeric.test(y)) return Math.sign(Number(x) - Number(y))
+  if (numeric.test(x)) return -1
+  if (numeric.test(y)) return 1
+  return x < y ? -1 : x > y ? 1 : 0
 }

@@ -55,6 +55,8 @@ export const ToolErrorCode = {
   shuttingDown: 'shutting_down',
   /** The client's scope (bridge client set) does not cover this tool, or `otherAgent: true`. */
   outOfScope: 'out_of_scope',
+  /** The data-flow guard refused to carry what was read on one origin to another (block mode, or a client's fixed origins). */
+  flowBlocked: 'flow_blocked',
   /** The tool answered with an output its declared output schema refuses; it is not passed on. */
   invalidOutput: 'invalid_output',
 } as const
@@ -92,6 +94,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   approval_queue_full: 'concurrency',
   shutting_down: 'connection',
   out_of_scope: 'permission',
+  flow_blocked: 'permission',
   invalid_output: 'validation',
 }
 

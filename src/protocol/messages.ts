@@ -40,6 +40,30 @@ export type PluginTabs = Static<typeof PluginTabs>
 export const ApprovalTab = Type.Object({ tabId: Type.Integer(), title: Type.String(), url: Type.String() })
 export type ApprovalTab = Static<typeof ApprovalTab>
 
+/**
+ * A call that would carry what the client read on one site to another (the data-flow guard): what
+ * would flow, masked, from where to where. On a `confirmation.request` it makes the question a flow
+ * question: "allow always" then allows these flows for this client, never the tool.
+ */
+export const ApprovalFlow = Type.Object({
+  flows: Type.Array(
+    Type.Object({
+      from: Type.String({ maxLength: 2100 }),
+      to: Type.String({ maxLength: 2100 }),
+      kind: Type.Union([
+        Type.Literal('token'),
+        Type.Literal('email'),
+        Type.Literal('number'),
+        Type.Literal('text'),
+      ]),
+      /** The value as the user may see it: `j***@corp.example`. */
+      masked: Type.String({ maxLength: 300 }),
+    }),
+    { minItems: 1, maxItems: 16 },
+  ),
+})
+export type ApprovalFlow = Static<typeof ApprovalFlow>
+
 export const ConfigState = Type.Object({
   plugins: Type.Array(PluginState),
   browserTools: Type.Array(ToolState),
@@ -160,6 +184,8 @@ export const WsMethods = {
       annotations: Type.Optional(ToolAnnotations),
       /** A workflow's whole plan in words (origins, every step, the values): one card covers its steps. */
       plan: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 600 })),
+      /** Present when the question is the data-flow guard's: what would flow, from which site to which. */
+      flow: Type.Optional(ApprovalFlow),
     }),
   ),
   /** An approval request ended without the user (timeout, call cancelled): the panel drops it. */
@@ -186,7 +212,27 @@ export const WsMethods = {
       session: Type.Optional(Type.String({ maxLength: 64 })),
     }),
     // `output` may be absent: a tool that returns nothing serializes to `{}`.
-    Type.Object({ output: Type.Optional(Type.Unknown()) }),
+    Type.Object({
+      output: Type.Optional(Type.Unknown()),
+      /** The origins the output was read from (the page's, before and after the call): its data-flow labels. */
+      origins: Type.Optional(Type.Array(Type.String({ maxLength: 2100 }), { maxItems: 8 })),
+    }),
+  ),
+  /**
+   * Which origin a call would act on (the data-flow guard, before dispatch): the tab it names or would
+   * choose. The extension pins that origin for the call (its dispatchId): it then runs there or not at all.
+   */
+  'tool.sinkOrigin': request(
+    'daemon',
+    Type.Object({
+      dispatchId: Type.String(),
+      plugin: Type.String(),
+      tool: Type.String(),
+      input: Type.Unknown(),
+      client: Type.Optional(Type.String({ maxLength: 64 })),
+      session: Type.Optional(Type.String({ maxLength: 64 })),
+    }),
+    Type.Object({ origin: Type.Optional(Type.String({ maxLength: 2100 })) }),
   ),
   /** On connect: the state of every plugin's tabs. */
   'tab.syncAll': notification('extension', Type.Object({ plugins: Type.Record(Type.String(), PluginTabs) })),

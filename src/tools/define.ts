@@ -21,6 +21,17 @@ export interface UploadFile {
 /** A daemon-side step's result; a refusal's message reaches the agent as `invalid_input`. */
 export type Prepared<T> = { ok: true; value: T } | { ok: false; message: string }
 
+/**
+ * Where a call's arguments may carry data, for the data-flow guard (src/guard): into the page of the
+ * tab it acts on, into the origin of the URL in one of its input fields (`url`; without that field,
+ * the page when `page` is set too), into any origin a URL in its strings names (`scriptUrls`).
+ */
+export interface ToolSink {
+  page?: true
+  url?: string
+  scriptUrls?: true
+}
+
 /** A built-in tool as the daemon lists it and the extension runs it. */
 export interface BrowserToolDefinition<
   S extends TObject = TObject,
@@ -52,6 +63,8 @@ export interface BrowserToolDefinition<
    * A per-tool setting always wins.
    */
   defaultCap?: 'ask' | 'off'
+  /** Where its arguments may carry data (the data-flow guard); absent: nowhere (a read, a click). */
+  sink?: ToolSink
   /**
    * How to ask for less, for the marker of a result cut at the daemon's result cap, e.g. "pass
    * selector". Absent: a hint for any built-in tool.

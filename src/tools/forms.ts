@@ -53,6 +53,7 @@ async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
 
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
+  sink: { page: true },
   displayName: 'Fill form',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
@@ -88,6 +89,7 @@ export const setChecked = defineBrowserTool({
 
 export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
+  sink: { page: true },
   displayName: 'Upload file',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description:
@@ -126,6 +128,7 @@ export const drag = defineBrowserTool({
 
 export const drop = defineBrowserTool({
   name: 'browser_drop',
+  sink: { page: true },
   displayName: 'Drop',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:
@@ -153,6 +156,7 @@ export const drop = defineBrowserTool({
 
 export const insertText = defineBrowserTool({
   name: 'browser_insert_text',
+  sink: { page: true },
   displayName: 'Insert text',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:

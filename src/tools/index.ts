@@ -6,7 +6,7 @@
 import type { ToolAnnotations } from '../protocol/manifest'
 import { OTHER_AGENT_FIELD } from './common'
 import { CORE_BROWSER_TOOLS } from './groups'
-import type { BrowserToolContext, BrowserToolDefinition, Prepared } from './define'
+import type { BrowserToolContext, BrowserToolDefinition, Prepared, ToolSink } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
 import * as extension from './extension'
@@ -29,6 +29,7 @@ export type {
   BrowserToolInput,
   BrowserToolOutput,
   Prepared,
+  ToolSink,
   UploadFile,
 } from './define'
 export {
@@ -173,6 +174,13 @@ export function browserToolListedByDefault(name: string, groups: readonly string
   if (CORE_BROWSER_TOOLS.has(name) || groups.includes('all')) return true
   const group = GROUP_OF.get(name)
   return group !== undefined && groups.includes(group)
+}
+
+const SINKS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.sink]))
+
+/** Where a built-in tool's arguments may carry data (BrowserToolDefinition.sink), undefined for most. */
+export function browserToolSink(name: string): ToolSink | undefined {
+  return SINKS.get(name)
 }
 
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))

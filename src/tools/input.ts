@@ -44,6 +44,7 @@ export const hover = defineBrowserTool({
 
 export const type = defineBrowserTool({
   name: 'browser_type',
+  sink: { page: true },
   displayName: 'Type text',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Focus an editable element, optionally clear it, and type text. ${TRUSTED} ${SETTLES} Says so when the field does not hold the text.`,
@@ -79,6 +80,7 @@ export const pressKey = defineBrowserTool({
 
 export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
+  sink: { page: true },
   displayName: 'Select option',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Choose options of a <select> by value or label, firing input and change. Several only for multiple selects. ${SETTLES}`,

@@ -100,6 +100,7 @@ export const networkConditions = defineBrowserTool({
 
 export const routeAdd = defineBrowserTool({
   name: 'browser_route_add',
+  sink: { page: true },
   displayName: 'Add route',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:

@@ -5,6 +5,7 @@ import { TabIdField, AnyJson } from './common'
 
 export const evaluate = defineBrowserTool({
   name: 'browser_evaluate',
+  sink: { page: true, scriptUrls: true },
   displayName: 'Run JavaScript',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description:

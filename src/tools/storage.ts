@@ -76,6 +76,7 @@ export const localStorageGet = defineBrowserTool({
 
 export const handleDialog = defineBrowserTool({
   name: 'browser_handle_dialog',
+  sink: { page: true },
   displayName: 'Handle dialog',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description:
@@ -143,6 +144,7 @@ const HttpUrl = Type.String({
 
 export const setCookie = defineBrowserTool({
   name: 'browser_set_cookie',
+  sink: { url: 'url', page: true },
   displayName: 'Set cookie',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
@@ -183,6 +185,7 @@ export const deleteCookie = defineBrowserTool({
 
 export const storageSet = defineBrowserTool({
   name: 'browser_storage_set',
+  sink: { page: true },
   displayName: 'Set storage item',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Set a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, count }.`,
@@ -244,6 +247,7 @@ const DOWNLOAD = '{ id, url, filename, state, bytesReceived, totalBytes, error? 
 
 export const download = defineBrowserTool({
   name: 'browser_download',
+  sink: { url: 'url' },
   displayName: 'Download',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Download a URL to the user's downloads folder (with the browser's cookies) and wait for it (up to timeoutMs). Returns ${DOWNLOAD}.`,

@@ -32,6 +32,7 @@ export const listTabs = defineBrowserTool({
 
 export const openTab = defineBrowserTool({
   name: 'browser_open_tab',
+  sink: { url: 'url' },
   displayName: 'Open tab',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Open a new tab, optionally at a URL, and wait for it to load. ${TAB_INFO}`,
@@ -65,6 +66,7 @@ export const focusTab = defineBrowserTool({
 
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
+  sink: { url: 'url' },
   displayName: 'Navigate',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Load a URL in a tab and wait for it to load. ${PAGE_AFTER}`,

@@ -82,6 +82,7 @@ export const listWindows = defineBrowserTool({
 
 export const createWindow = defineBrowserTool({
   name: 'browser_create_window',
+  sink: { url: 'url' },
   displayName: 'Create window',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Open a new window, optionally at a URL, size and position. Returns ${WINDOW} and tabId of its tab.`,

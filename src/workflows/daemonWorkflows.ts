@@ -25,6 +25,8 @@ const logger = log.withTag('workflows')
 /** Tools whose results hold secrets an agent may type back: their string values become secret variables. */
 const SECRET_SOURCES = new Set(['browser_get_cookies', 'browser_local_storage_get'])
 const MAX_CALLS = 500
+/** A run's result: ok, how many steps ran, which healed, where it stopped (open: see afterRun). */
+const RUN_OUTPUT_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
 
 export interface FinishedCall {
   id: string
@@ -80,6 +82,7 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
     title: `Workflow: ${workflow.name}`,
     description: toolDescriptionOf(workflow),
     inputSchema: inputSchemaOf(workflow),
+    outputSchema: RUN_OUTPUT_SCHEMA,
     permission: workflow.permission,
     prepare: (input) => {
       // Read again at run time: the file may have healed since the list was built.

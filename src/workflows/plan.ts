@@ -61,12 +61,12 @@ export function resolvePlan(workflow: Workflow, input: Record<string, unknown>):
       ok: false,
       message: `the workflow ${workflow.name} needs a value for ${missing.join(', ')}; nothing ran`,
     }
-  const steps: ResolvedStep[] = workflow.steps.map((step, index) => ({
-    ...(step.target ? { target: step.target } : {}),
-    ...fillDeep({ ...step, target: undefined }, values),
+  // A target is what the page had, never filled in: only the step's values and post-condition are.
+  const steps: ResolvedStep[] = workflow.steps.map(({ target, ...rest }, index) => ({
+    ...fillDeep(rest, values),
+    ...(target ? { target } : {}),
     index: index + 1,
   }))
-  for (const step of steps) if (step.target === undefined) delete step.target
   const secrets = workflow.variables
     .filter((v) => v.secret)
     .map((v) => values[v.name]!)

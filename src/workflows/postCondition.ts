@@ -5,6 +5,7 @@
  * that say most (alerts, status, headings, text) first; a dialog gives its type and message. Field
  * values (textboxes) are never taken: they are what was typed.
  */
+import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../protocol/pageContent'
 import type { PostCondition } from '../protocol/workflow'
 
 const MAX_APPEARED = 3
@@ -80,7 +81,8 @@ function bestLines(lines: readonly string[], max: number): string[] {
 /** The post-condition a call's result text shows; undefined when it shows nothing to check. */
 export function postConditionOf(text: string): PostCondition | undefined {
   if (!text) return undefined
-  const lines = text.split('\n')
+  // The page-content markers around a result (src/protocol/pageContent.ts) are not the page's.
+  const lines = text.split('\n').filter((l) => l !== PAGE_CONTENT_OPEN && l !== PAGE_CONTENT_CLOSE)
   const post: PostCondition = {}
   const dialogAt = text.indexOf('[open dialogs: ')
   if (dialogAt >= 0) {

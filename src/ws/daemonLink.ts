@@ -6,7 +6,7 @@ import type { ActorRefFrom } from 'xstate'
 import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import { createAnnouncements, type Announcements } from '../catalog/announcements'
 import type { ToolCatalog } from '../catalog/toolCatalog'
-import type { McpSessions } from '../mcp/mcpSessions'
+import type { McpEndpoint } from '../mcp/mcpEndpoint'
 import { requestReload, type PluginHost } from '../plugins'
 import { createSiteAnnouncements, type SiteAnnouncements } from '../sites/siteAnnouncements'
 import type { SiteRegistry } from '../sites/siteRegistry'
@@ -27,7 +27,7 @@ export interface DaemonLinkParts {
   }
   configStore: DaemonMethodParts['configStore']
   configDir: string
-  sessions: McpSessions
+  sessions: McpEndpoint
   mode: 'dev' | 'production'
 }
 

@@ -143,7 +143,7 @@ export class ExtensionLink {
    * The user answered a call's approval in the MCP client: the call takes it (if it still waits),
    * and the side panel drops the request.
    */
-  answerApproval(id: string, decision: 'allow_once' | 'deny'): void {
+  answerApproval(id: string, decision: 'allow_once' | 'allow_always' | 'deny'): void {
     this.invocation(id)?.send({ type: 'confirmation.response', decision })
     void this.port.notify('confirmation.cancel', { id, reason: 'answered in the MCP client' })
   }

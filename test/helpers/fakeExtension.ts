@@ -25,6 +25,8 @@ export interface Dispatch {
   id: string | number
   params: { dispatchId: string; plugin: string; tool: string; input: unknown }
   succeed(output: unknown): void
+  /** Succeeds saying where the output was read (the data-flow labels a real extension sends). */
+  succeedFrom(origins: string[], output: unknown): void
   fail(code: number, message: string, data?: unknown): void
   progress(progress: number, total?: number, message?: string): void
 }
@@ -141,6 +143,11 @@ export class FakeExtension {
     return this.received.filter((m) => m.method === undefined && (m.id === null || m.id === undefined))
   }
 
+  /** Answers a request the daemon sent (tool.sinkOrigin, ...) with this result. */
+  answer(request: WireMessage, result: unknown): void {
+    this.send({ jsonrpc: '2.0', id: request.id, result })
+  }
+
   approve(id: string, decision: 'allow_once' | 'allow_always' | 'deny'): void {
     this.notify('confirmation.response', { id, decision })
   }
@@ -172,6 +179,7 @@ export class FakeExtension {
       id,
       params,
       succeed: (output) => this.send({ jsonrpc: '2.0', id, result: { output } }),
+      succeedFrom: (origins, output) => this.send({ jsonrpc: '2.0', id, result: { output, origins } }),
       fail: (code, msg, data) =>
         this.send({
           jsonrpc: '2.0',

@@ -8,15 +8,23 @@ import { ensurePrivateDir } from '../../../src/config/atomicWrite'
 import { describeScope } from '../../../src/config/clientScopes'
 import {
   addClient,
+  parseOriginList,
   readClients,
   removeClient,
+  setClientOrigins,
   setClientScope,
   setApprovalsInClient,
   type ClientEntry,
 } from '../../../src/config/clients'
 import { fail, say, sayWithSecret, warn } from '../../shared/output'
 import { mcpClientConfig } from '../../shared/mcpConfig'
-import { configContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
+import {
+  configContext,
+  configContextFromFiles,
+  requestReload,
+  runningDaemon,
+  type ConfigContext,
+} from '../config/context'
 import {
   MCP_CLIENT_KINDS,
   isMcpClientKind,
@@ -33,6 +41,9 @@ export interface ClientFlags extends ScopeFlags {
   showSecret?: boolean
   confirm?: boolean
   for?: unknown
+  /** `--reads` / `--writes`: the only origins the client may read from / write to (the data-flow guard). */
+  reads?: unknown
+  writes?: unknown
 }
 
 const SHOWN_TOKEN_CHARS = 8
@@ -48,7 +59,15 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
     return fail(`--for must be one of ${MCP_CLIENT_KINDS.join(', ')} (got "${kind}")`)
   const change = scopeChangeOf(flags)
   if (!change.ok) return fail(change.message)
-  const context = configContext(flags)
+  const origins: { reads?: string[]; writes?: string[] } = {}
+  for (const key of ['reads', 'writes'] as const) {
+    const value = flags[key]
+    if (value === undefined) continue
+    const parsed = parseOriginList(`--${key}`, typeof value === 'string' ? value : JSON.stringify(value))
+    if (!parsed.ok) return fail(parsed.message)
+    origins[key] = parsed.value
+  }
+  const context = configContextFromFiles(flags)
   ensurePrivateDir(context.paths.dir)
   const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
   // With --for, an existing client gets that program's configuration (its token, not a new one).
@@ -59,6 +78,8 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
       ? setClientScope(context.paths.clientsFile, name, change.apply)
       : existing
     : addClient(context.paths.clientsFile, name, new Date(), scope)
+  if (origins.reads || origins.writes)
+    Object.assign(client, setClientOrigins(context.paths.clientsFile, name, origins))
   if (flags.json && kind === undefined)
     return sayWithSecret(JSON.stringify({ ...client, mcpClientConfig: configOf(context, client) }, null, 2))
   say(
@@ -67,6 +88,8 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
       : `created MCP client "${client.name}" in ${context.paths.clientsFile}`,
   )
   for (const line of describeScope(client.scope ?? {})) say(`  ${line}`)
+  if (client.reads) say(`  reads only: ${client.reads.join(', ')}`)
+  if (client.writes) say(`  writes only: ${client.writes.join(', ')}`)
   if (kind === undefined) {
     say('Its MCP configuration (this block holds its token; keep it private; it is printed only now,')
     say(`\`bridge client show ${client.name} --show-secret\` prints it again):`)
@@ -89,7 +112,7 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
 }
 
 export function listClientsCommand(flags: ClientFlags): void {
-  const { paths } = configContext(flags)
+  const { paths } = configContextFromFiles(flags)
   const clients = readClients(paths.clientsFile)
   if (flags.json)
     return say(
@@ -113,7 +136,7 @@ export function listClientsCommand(flags: ClientFlags): void {
 /** `bridge client approvals <name> on|off`: whether the client may also show its own approvals. */
 export function approvalsCommand(name: string, value: string, flags: ClientFlags): void {
   if (value !== 'on' && value !== 'off') return fail(`approvals takes on or off (got "${value}")`)
-  const { paths } = configContext(flags)
+  const { paths } = configContextFromFiles(flags)
   if (!setApprovalsInClient(paths.clientsFile, name, value === 'on'))
     return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
   if (value === 'off') {
@@ -128,7 +151,7 @@ export function approvalsCommand(name: string, value: string, flags: ClientFlags
 }
 
 export function showClientCommand(name: string, flags: ClientFlags): void {
-  const context = configContext(flags)
+  const context = configContextFromFiles(flags)
   const client = readClients(context.paths.clientsFile).find((c) => c.name === name)
   if (!client) return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
   if (flags.json) {
@@ -161,7 +184,7 @@ export function setClientCommand(name: string, flags: ClientFlags): void {
     return fail('say what to change: --plugins, --sites, --builtins and/or --other-agent (see --help)')
   const change = scopeChangeOf(flags)
   if (!change.ok) return fail(change.message)
-  const context = configContext(flags)
+  const context = configContextFromFiles(flags)
   const client = setClientScope(context.paths.clientsFile, name, change.apply)
   if (flags.json) return say(JSON.stringify({ name: client.name, scope: client.scope ?? {} }, null, 2))
   say(`MCP client "${client.name}" may now use:`)
@@ -170,7 +193,7 @@ export function setClientCommand(name: string, flags: ClientFlags): void {
 }
 
 export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {
-  const context = configContext(flags)
+  const context = await configContext(flags)
   if (!flags.confirm) {
     warn(
       `client remove deletes "${name}" and its token: every MCP client configured with it loses access at once. ` +

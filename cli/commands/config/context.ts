@@ -5,7 +5,7 @@
 import type { HealthPayload } from '../../../src/http/health'
 import { baseUrl, daemonFetch, fetchHealth } from '../../shared/daemonClient'
 import { say, warn } from '../../shared/output'
-import { daemonTarget, type DaemonTarget } from '../../shared/daemonTarget'
+import { daemonTarget, runningDaemonTarget, type DaemonTarget } from '../../shared/daemonTarget'
 
 export interface ConfigFlags {
   port?: unknown
@@ -17,8 +17,16 @@ export interface ConfigFlags {
 
 export type ConfigContext = DaemonTarget
 
-/** Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port. */
-export function configContext(flags: ConfigFlags): ConfigContext {
+/**
+ * Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port.
+ * Without `--port`, the port of the daemon that holds the config folder's lock.
+ */
+export function configContext(flags: ConfigFlags): Promise<ConfigContext> {
+  return runningDaemonTarget(flags.port, { brokenConfig: 'ignore' })
+}
+
+/** `configContext` from the files alone (`--port`, BRIDGE_PORT, config.json), for commands that only print. */
+export function configContextFromFiles(flags: ConfigFlags): ConfigContext {
   return daemonTarget(flags.port, { brokenConfig: 'ignore' })
 }
 

@@ -8,7 +8,7 @@ import { errorText, fail, say, warn } from '../../shared/output'
 import { configContext, runningDaemon, type ConfigFlags } from './context'
 
 export async function resetConfig(flags: ConfigFlags): Promise<void> {
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

@@ -11,7 +11,7 @@ import { fail, say, warn } from '../../shared/output'
 import { configContext, requestReload, runningDaemon, type ConfigFlags } from './context'
 
 export async function rotateSecret(flags: ConfigFlags): Promise<void> {
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

@@ -22,7 +22,8 @@ import {
   type PluginBuildIdentity,
 } from '../../../src/config/permissions'
 import { BROWSER_TOOL_GROUP_NAMES } from '../../../src/tools'
-import type { Config } from '../../../src/config/schema'
+import type { Config, FlowGuardMode } from '../../../src/config/schema'
+import { clientNameProblem } from '../../../src/config/clients'
 import type { HealthPayload } from '../../../src/http/health'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
@@ -31,8 +32,35 @@ import { fail, say } from '../../shared/output'
 import { configContext, rereadByDaemon, runningDaemon, type ConfigFlags } from './context'
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
+const FLOW_GUARD_MODES: readonly string[] = ['ask', 'block', 'off']
+
+/**
+ * `flow-guard ask|block|off` for every client, `flow-guard.<client> ask|block|off` for one
+ * (`flow-guard.<client> default` drops the client's own setting).
+ */
+function flowGuardChange(client: string | undefined, value: string | undefined): Change {
+  if (client !== undefined) {
+    const problem = clientNameProblem(client)
+    if (problem) return { ok: false, message: problem }
+  }
+  const allowed = client === undefined ? FLOW_GUARD_MODES : [...FLOW_GUARD_MODES, 'default']
+  if (value === undefined || !allowed.includes(value))
+    return { ok: false, message: `flow-guard${client ? `.${client}` : ''} takes ${allowed.join(', ')}` }
+  const mode = value as FlowGuardMode
+  return {
+    ok: true,
+    describe: `flow-guard${client ? `.${client}` : ''} = ${value}`,
+    apply: (config) => {
+      const current = config.flowGuard ?? {}
+      if (client === undefined) return { ...config, flowGuard: { ...current, mode } }
+      const { [client]: _dropped, ...others } = current.clients ?? {}
+      const clients = value === 'default' ? others : { ...others, [client]: mode }
+      return { ...config, flowGuard: { ...current, clients } }
+    },
+  }
+}
 const KEYS_HELP =
-  'keys: tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove, uploadFolders.add, uploadFolders.remove, browser-groups.add, browser-groups.remove'
+  'keys: flow-guard, flow-guard.<client>, tool-permission.<plugin>.<tool>, plugin-permission.<plugin>, port, localPlugins.add, localPlugins.remove, uploadFolders.add, uploadFolders.remove, browser-groups.add, browser-groups.remove'
 
 type Change =
   { ok: true; apply: (config: Config) => Config; describe: string } | { ok: false; message: string }
@@ -43,7 +71,7 @@ export async function setConfig(
   flags: ConfigFlags,
 ): Promise<void> {
   if (key === undefined) return fail(`config set needs a key (${KEYS_HELP})`)
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const { paths } = context
   const daemon = await runningDaemon(context)
   const builds = /^(tool|plugin)-permission\./.test(key)
@@ -174,6 +202,7 @@ function parseChange(
       },
     }
   }
+  if (parts[0] === 'flow-guard' && parts.length <= 2) return flowGuardChange(parts[1], value)
   if (key === 'uploadFolders.add' || key === 'uploadFolders.remove') return uploadFolderChange(key, value)
   if (key === 'browser-groups.add' || key === 'browser-groups.remove') return browserGroupChange(key, value)
   return { ok: false, message: `unknown key "${key}" (${KEYS_HELP})` }

@@ -10,7 +10,7 @@ import { log } from '../../../src/log'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import type { FailedPlugin } from '../../../src/protocol/manifest'
 import { daemonFetch } from '../../shared/daemonClient'
-import { daemonTarget } from '../../shared/daemonTarget'
+import { runningDaemonTarget } from '../../shared/daemonTarget'
 
 export interface ListFlags {
   json?: boolean
@@ -40,7 +40,11 @@ export async function listPlugins(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PluginList> {
   const configDir = configDirFromEnv(env)
-  const { paths, port, secret } = daemonTarget(flags.port, { configDir, env, brokenConfig: 'ignore' })
+  const { paths, port, secret } = await runningDaemonTarget(flags.port, {
+    configDir,
+    env,
+    brokenConfig: 'ignore',
+  })
   const online = await fromDaemon(port, secret)
   if (online) return online
   const config = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : { localPlugins: [] }

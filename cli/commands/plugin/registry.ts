@@ -57,7 +57,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
     return fail(
       `plugin install needs a name: a shorthand (notes: ${OFFICIAL_PLUGIN_SCOPE}/bridge-plugin-notes, else bridge-plugin-notes) or a full package name`,
     )
-  const context = configContext(flags)
+  const context = await configContext(flags)
   say(`Looking up ${name} in the npm registry…`)
   const outcome = await installPlugin(name, process.env, (step) => say(step))
   const from = outcome.previousVersion ? ` (was ${outcome.previousVersion})` : ''
@@ -72,7 +72,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
 export async function runRemove(name: string | undefined, flags: RegistryFlags): Promise<void> {
   if (!name)
     return fail('plugin remove needs the name of an installed plugin (`bridge plugin list` shows them)')
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

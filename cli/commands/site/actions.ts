@@ -38,7 +38,7 @@ function printSite(site: SiteState): void {
 }
 
 export async function listSites(flags: SiteFlags): Promise<void> {
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const daemon = await runningDaemon(context)
   if (daemon) {
     if (flags.json) return say(JSON.stringify(daemon.sites, null, 2))
@@ -74,7 +74,7 @@ export async function setSite(
   if (!PERMISSIONS.includes(value))
     return fail(`permission must be off, ask or auto (got "${neutralizeText(value, 50)}")`)
   const permission = value as Permission
-  const context = configContext(flags)
+  const context = await configContext(flags)
   const daemon = await runningDaemon(context)
   let declaredName: string | undefined
   let hash: string | undefined

@@ -517,16 +517,36 @@ export function describeAt(args: { x: number; y: number }) {
 let documentId: string | undefined
 let lastMutation = performance.now()
 let observer: MutationObserver | undefined
+/** When each node last changed (its last three changes, one per observer callback). */
+const changeTimes = new WeakMap<Node, number[]>()
+/** A node changed three times within this is ticking on its own (a clock, a spinner). */
+const TICKING_MS = 2_000
+
+/** Whether this change is one more tick of a node that keeps changing by itself; records it either way. */
+function isTick(node: Node, now: number): boolean {
+  const times = changeTimes.get(node) ?? []
+  if (times.length && now - times.at(-1)! < 30) return times.length >= 3 && now - times[0]! < TICKING_MS
+  times.push(now)
+  if (times.length > 3) times.shift()
+  changeTimes.set(node, times)
+  return times.length >= 3 && now - times[0]! < TICKING_MS
+}
 
 /**
  * Who this document is (a new id after a navigation) and how long its DOM has been still, for an action
- * to wait until the page it changed settles. The observer starts on the first call, before the action.
+ * to wait until the page it changed settles. The observer starts on the first call, before the action;
+ * a node that keeps changing by itself (a clock) does not count as a change.
  */
 export function pageState() {
   documentId ??= Math.random().toString(36).slice(2)
   if (!observer) {
-    observer = new MutationObserver(() => {
-      lastMutation = performance.now()
+    observer = new MutationObserver((records) => {
+      const now = performance.now()
+      for (const record of records) {
+        const node =
+          record.type === 'characterData' ? (record.target.parentNode ?? record.target) : record.target
+        if (!isTick(node, now)) lastMutation = now
+      }
     })
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
     lastMutation = 0

@@ -123,7 +123,10 @@ function matches(signal: Signal, target: Target): Element[] {
       found = all().filter((el) => isField(el) && labelOf(el) === target.label)
       break
     case 'text': {
-      const hits = all().filter((el) => !isField(el) && textOf(el) === target.text)
+      // Of the same role when the target had one: a heading that reads like the button is not it.
+      const hits = all().filter(
+        (el) => !isField(el) && textOf(el) === target.text && (!target.role || roleOf(el) === target.role),
+      )
       // The innermost of nested elements with the same text.
       found = hits.filter((el) => !hits.some((other) => other !== el && el.contains(other)))
       break

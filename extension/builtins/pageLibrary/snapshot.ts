@@ -85,16 +85,32 @@ function isRendered(el: Element): boolean {
   return rect.width > 1 && rect.height > 1
 }
 
+const CONTROLS = 'a[href], button, input, select, textarea, [role], [tabindex], [onclick], [contenteditable]'
+
+/**
+ * Whether an element with a click listener holds other things to click (controls, elements with a
+ * pointer cursor of their own, other listeners): then it delegates their clicks and is no target.
+ */
+function holdsClickTargets(el: Element, style: CSSStyleDeclaration, listened: Set<Element>): boolean {
+  if (el.querySelector(CONTROLS)) return true
+  for (const inner of el.querySelectorAll('*')) {
+    if (listened.has(inner)) return true
+    if (style.cursor !== 'pointer' && getComputedStyle(inner).cursor === 'pointer') return true
+  }
+  return false
+}
+
 /**
  * Whether a person can click the element, whatever its role: a click handler attribute, the top of a
  * pointer-cursor region (its children inherit the cursor, so a row's cells are not targets of their
  * own), or a label that stands in for a control that is not rendered (a styled switch). A label of a
  * rendered control is not: the control carries the ref.
  */
-function isClickTarget(el: Element, style: CSSStyleDeclaration): boolean {
+function isClickTarget(el: Element, style: CSSStyleDeclaration, listened: Set<Element>): boolean {
   if (!(el instanceof HTMLElement || el instanceof SVGElement)) return false
   if (el instanceof HTMLLabelElement && el.control) return !isRendered(el.control)
   if (el.hasAttribute('onclick')) return true
+  if (listened.has(el) && !holdsClickTargets(el, style, listened)) return true
   if (style.cursor !== 'pointer') return false
   const parent = composedParent(el)
   return !parent || getComputedStyle(parent).cursor !== 'pointer'
@@ -201,6 +217,8 @@ class Outline {
   constructor(
     private readonly walkLimit: number,
     private readonly maxDepth = Infinity,
+    /** Elements the DevTools protocol saw click handlers on (see clickListeners.ts). */
+    private readonly listened = new Set<Element>(),
   ) {}
 
   get stopped(): boolean {
@@ -236,7 +254,7 @@ class Outline {
     const shown = style.visibility !== 'hidden' && style.visibility !== 'collapse'
     let role = shown ? roleOf(el) : ''
     const focusable = shown && isFocusable(el)
-    const clickable = shown && !ACTION_ROLES.has(role) && isClickTarget(el, style)
+    const clickable = shown && !ACTION_ROLES.has(role) && isClickTarget(el, style, this.listened)
     // A label standing in for its hidden control reads as that control (`- checkbox "Dark mode"`).
     const stateEl = el instanceof HTMLLabelElement && clickable && el.control ? el.control : el
     if (stateEl !== el) role = roleOf(stateEl) || 'clickable'
@@ -351,7 +369,31 @@ class Outline {
  * whole text, frames included, at the call's budget (see frames.ts). `walkLimit` only stops the walk
  * of a huge page; `complete` says whether it did.
  */
-export function snapshot(args: { selector?: string; walkLimit: number; depth?: number }): {
+/** Elements by their paths from the document (element indexes, `s<i>` into a shadow root). */
+function elementsAt(paths: string[]): Set<Element> {
+  const out = new Set<Element>()
+  for (const path of paths.slice(0, 5_000)) {
+    let parent: ParentNode | null = document
+    let el: Element | undefined
+    for (const step of path.split('.')) {
+      if (!parent) break
+      if (step.startsWith('s')) {
+        const shadow: ShadowRoot | null = el ? shadowRootOf(el) : null
+        el = shadow?.children[Number(step.slice(1))]
+      } else el = parent.children[Number(step)]
+      parent = el ?? null
+    }
+    if (el && parent) out.add(el)
+  }
+  return out
+}
+
+export function snapshot(args: {
+  selector?: string
+  walkLimit: number
+  depth?: number
+  clickPaths?: string[]
+}): {
   text: string
   refs: number
   complete: boolean
@@ -359,7 +401,7 @@ export function snapshot(args: { selector?: string; walkLimit: number; depth?: n
   const root =
     args.selector !== undefined ? querySelector(args.selector) : (document.body ?? document.documentElement)
   if (!root) throw new PageError('not_found', `no element matches the selector ${args.selector ?? ''}`)
-  const outline = new Outline(args.walkLimit, args.depth)
+  const outline = new Outline(args.walkLimit, args.depth, elementsAt(args.clickPaths ?? []))
   outline.element(root, 0)
   outline.flush()
   const lines = outline.render()

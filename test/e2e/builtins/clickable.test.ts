@@ -22,7 +22,10 @@ describe('everything a person can click has a ref, and clicking the ref does wha
   })
 
   it.each(CLICKABLE_TARGETS)('$pattern: $id', async (target) => {
+    // A network capture holds the tab's debugger session, so the snapshot reads the page's listeners.
+    if (target.needsDebugger) await h.ok('browser_network_start', { tabId })
     const snap = await h.ok<string>('browser_snapshot', { tabId })
+    if (target.needsDebugger) await h.ok('browser_network_stop', { tabId })
     const line = lineWithRef(snap, new RegExp(target.line))
     expect(line, `no ref on a line naming ${target.line} in:\n${snap}`).toBeDefined()
     const ref = /\[ref=(e\d+)\]/.exec(line!)![1]!

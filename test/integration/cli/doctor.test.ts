@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDaemon, tempConfigDir, type RunningDaemon } from '../../helpers/daemon'
 import { FakeExtension } from '../../helpers/fakeExtension'
+import { connectMcp } from '../../helpers/mcpClient'
 import { runCli } from './runCli'
 
 const defaultToken = (configDir: string): string =>
@@ -41,6 +42,31 @@ describe('bridge doctor', () => {
   })
   const doctor = (home: string, configDir = daemon.configDir, args = ['--port', String(daemon.port)]) =>
     runCli(['doctor', ...args], configDir, { HOME: home, XDG_CONFIG_HOME: undefined, APPDATA: undefined })
+
+  it('says how many tools each MCP client sees: none at first, with the command that turns on the core browser tools', async () => {
+    const before = await doctor(fresh())
+    expect(before.stdout).toContain(
+      '! MCP client "default" sees 0 tools: every tool is off until you turn it on',
+    )
+    expect(before.stdout).toContain(
+      '    turn on the core browser tools with `bridge config set plugin-permission.browser ask` (or in the side panel)',
+    )
+    // The command as printed (the port is this test daemon's), then the count a client really lists.
+    const on = await runCli(
+      ['config', 'set', 'plugin-permission.browser', 'ask', '--port', String(daemon.port)],
+      daemon.configDir,
+    )
+    expect(on.code, on.stderr).toBe(0)
+    const after = await doctor(fresh())
+    const count = /^✓ MCP client "default" sees (\d+) tools$/m.exec(after.stdout)
+    expect(count, after.stdout).not.toBeNull()
+    const mcp = await connectMcp({ url: daemon.url, secret: defaultToken(daemon.configDir) })
+    try {
+      expect(Number(count![1])).toBe((await mcp.client.listTools()).tools.length)
+    } finally {
+      await mcp.close()
+    }
+  })
 
   it('passes every check with the extension connected and an MCP client set up', async () => {
     const home = fresh()

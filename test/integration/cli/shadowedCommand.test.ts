@@ -75,6 +75,11 @@ describe('a bridge shadowed on PATH by another program', () => {
     )
     expect(banner).toContain('`bridge-mcp client add <name> --for claude-code')
     expect(banner).not.toMatch(/`bridge /)
+    // The notice comes first, before any command to paste; the banner ends with the one that turns on
+    // the core browser tools (run below with the others, as printed).
+    const setup = banner.slice(banner.indexOf('\n\n'))
+    expect(setup.trim().startsWith('Note: `bridge` on your PATH')).toBe(true)
+    expect(banner.trim().endsWith('`bridge-mcp config set plugin-permission.browser ask`')).toBe(true)
 
     const port = (
       JSON.parse(readFileSync(join(configDir, 'extension', 'server.json'), 'utf8')) as { port: number }

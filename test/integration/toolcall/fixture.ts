@@ -12,6 +12,8 @@ export interface FixtureConfig {
     { permission?: string; tools?: Record<string, string>; reviewedVersion?: string }
   >
   skipPermissions?: boolean
+  /** config.json `flowGuard` (the data-flow guard's settings). */
+  flowGuard?: Record<string, unknown>
   /** Local plugins to write into the config dir and list in localPlugins. */
   plugins?: PluginFixture[]
 }
@@ -91,6 +93,7 @@ export async function startFixture(
       permissions: config.permissions ?? {},
       port: 9515,
       ...(config.skipPermissions === undefined ? {} : { skipPermissions: config.skipPermissions }),
+      ...(config.flowGuard === undefined ? {} : { flowGuard: config.flowGuard }),
     }),
     { mode: 0o600 },
   )
@@ -114,6 +117,7 @@ export interface AuditEntryBody {
   durationMs: number
   approvalMs?: number
   error?: { code: string; message: string; category?: string }
+  flowGuard?: { sources: string[]; sinks: string[]; kinds: string[]; decision: string }
 }
 
 /** The daemon's audit entries, newest first. */

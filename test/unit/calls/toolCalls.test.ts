@@ -72,9 +72,13 @@ describe('callTool', () => {
     const outcome = await callTool(deps, {
       name: 'browser_list_tabs',
       input: {},
-      client: 'claude',
-      session: 's-1',
-      onProgress: (update) => void progress.push(update),
+      context: {
+        id: 'call-1',
+        client: 'claude',
+        session: 's-1',
+        signal: new AbortController().signal,
+        progress: (update) => void progress.push(update),
+      },
     })
     expect(outcome).toEqual({ ok: true, output: { from: 'claude', in: 's-1' } })
     expect(progress).toEqual([
@@ -90,9 +94,7 @@ describe('callTool', () => {
     const call = callTool(deps, {
       name: 'browser_list_tabs',
       input: {},
-      client: 'claude',
-      session: 's-1',
-      signal: cancel.signal,
+      context: { id: 'call-2', client: 'claude', session: 's-1', signal: cancel.signal },
     })
     await new Promise((resolve) => setTimeout(resolve, 0))
     cancel.abort('session closed')
@@ -104,9 +106,12 @@ describe('callTool', () => {
     const outcome = await callTool(deps, {
       name: 'browser_list_tabs',
       input: {},
-      client: 'claude',
-      session: 's-1',
-      signal: AbortSignal.abort('client cancelled'),
+      context: {
+        id: 'call-3',
+        client: 'claude',
+        session: 's-1',
+        signal: AbortSignal.abort('client cancelled'),
+      },
     })
     expect(outcome).toMatchObject({ ok: false, error: { code: 'cancelled' } })
     expect(audited).toHaveLength(1)

@@ -46,8 +46,52 @@ describe('decisionOf', () => {
     expect(decisionOf({ action: 'accept', content: { decision: 'deny' } })).toBe('deny')
     expect(decisionOf({ action: 'decline' })).toBe('deny')
     expect(decisionOf({ action: 'cancel' })).toBeUndefined()
-    expect(decisionOf({ action: 'accept', content: { decision: 'allow_always' } })).toBeUndefined()
+    expect(decisionOf({ action: 'accept', content: { decision: 'sometimes' } })).toBeUndefined()
     expect(decisionOf(42)).toBeUndefined()
+  })
+
+  it('reads allow always, which the broker takes only for a flow question', () => {
+    expect(decisionOf({ action: 'accept', content: { decision: 'allow_always' } })).toBe('allow_always')
+    const decided: string[] = []
+    const broker = createApprovalBroker({ decide: (id, decision) => decided.push(`${id} ${decision}`) })
+    const base = {
+      plugin: 'browser',
+      tool: 'browser_navigate',
+      params: {},
+      expiresAt: Date.now() + 60_000,
+      client: 'c',
+    }
+    broker.opened({ ...base, id: 'tool-call' })
+    expect(broker.answer('tool-call', 'allow_always')).toBe(false)
+    const flow = {
+      flows: [{ from: 'http://a', to: 'http://b', kind: 'email' as const, masked: 'j***@x.example' }],
+    }
+    broker.opened({ ...base, id: 'flow-call', flow })
+    expect(broker.answer('flow-call', 'allow_always')).toBe(true)
+    expect(decided).toEqual(['flow-call allow_always'])
+  })
+
+  it('puts a flow question in words with its masked value and both sites, and offers always allow for it', () => {
+    const flow = {
+      flows: [
+        { from: 'http://a.test', to: 'http://b.test', kind: 'email' as const, masked: 'j***@corp.example' },
+      ],
+    }
+    const form = approvalElicitation({
+      id: '1',
+      plugin: 'browser',
+      tool: 'browser_navigate',
+      params: { url: 'http://b.test/?to=jane@corp.example' },
+      expiresAt: Date.now() + 60_000,
+      client: 'agent',
+      flow,
+    })
+    expect(form.message).toContain('an e-mail address j***@corp.example from http://a.test to http://b.test')
+    const options = (
+      form.requestedSchema.properties as { decision: { oneOf: { const: string; title: string }[] } }
+    ).decision.oneOf
+    expect(options.map((o) => o.const)).toEqual(['allow_once', 'allow_always', 'deny'])
+    expect(options[1]?.title).toBe('Always allow http://a.test -> http://b.test for agent')
   })
 })
 

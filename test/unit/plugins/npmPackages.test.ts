@@ -69,6 +69,13 @@ describe('compareVersions', () => {
     ['1.0.0', '1.0.0-rc.1', 1],
     ['1.0.0-alpha', '1.0.0-beta', -1],
     ['1.0', '1.0.0', 0],
+    ['1.0.0-beta.10', '1.0.0-beta.9', 1],
+    ['1.0.0-beta.9', '1.0.0-beta.10', -1],
+    ['1.0.0-beta', '1.0.0-beta.1', -1],
+    ['1.0.0-1', '1.0.0-alpha', -1],
+    ['1.0.0-rc.1', '1.0.0-beta.11', 1],
+    ['1.0.0-beta-2', '1.0.0-beta-10', 1],
+    ['1.0.0+build.2', '1.0.0+build.1', 0],
   ])('%s vs %s is %d', (a, b, expected) => {
     expect(compareVersions(a, b)).toBe(expected)
   })

@@ -27,29 +27,22 @@ import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequ
 import { ListenStreams } from './listenStreams'
 import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
 import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
-import type { ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
+import type { CallRunner, RunningCall } from './callRunner'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
-export interface McpStatelessDeps {
-  /** The tools an agent may see, serialized: `{"tools":[...]}`. */
+export interface StatelessRevisionDeps {
   /** The tools this client may see (within its scope), serialized. */
   listToolsJson(client: string): string
-  /** Starts a call as the client it names. */
-  callTool(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall
+  /** The one tools/call runner (./callRunner.ts). */
+  run: CallRunner
   /** Calls waiting for approval, for clients that show approvals themselves. */
   approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals. */
   approvalsInClient?(client: string): boolean
   /** Event streams of `subscriptions/listen` one client may hold open at once. */
   maxListenStreams?: number
-}
-
-/** A call as the MCP layer holds it: its id (its approval's), its MCP result, and how to cancel it. */
-export interface RunningCall {
-  id: string
-  result: Promise<CallToolResult>
-  cancel: (reason: string) => void
 }
 
 const CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -87,7 +80,15 @@ interface LoggingCall {
   sink: EventSink | undefined
 }
 
-export class McpStateless {
+/** One method of this revision: the request's client, id, params and facts. */
+type StatelessHandler = (
+  client: string,
+  id: RpcId,
+  params: Record<string, unknown>,
+  facts: StatelessFacts,
+) => HttpReply | Promise<HttpReply>
+
+export class StatelessRevision {
   /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
   private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
   private readonly listeners: ListenStreams
@@ -99,7 +100,7 @@ export class McpStateless {
   >()
   private readonly states = createRequestStates()
 
-  constructor(private readonly deps: McpStatelessDeps) {
+  constructor(private readonly deps: StatelessRevisionDeps) {
     this.listeners = new ListenStreams(deps.maxListenStreams)
   }
 
@@ -119,7 +120,9 @@ export class McpStateless {
       return errorReply(id, JsonRpcErrorCode.internalError, 'internal error; see server.log')
     }
     try {
-      const reply = this.answer(client, id, method, params, read.facts)
+      if (!Object.hasOwn(this.handlers, method))
+        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
+      const reply = this.handlers[method]!(client, id, params, read.facts)
       return reply instanceof Promise ? reply.catch(failed) : reply
     } catch (error) {
       return failed(error)
@@ -173,40 +176,30 @@ export class McpStateless {
     return this.listeners.count
   }
 
-  private answer(
-    client: string,
-    id: RpcId,
-    method: string,
-    params: Record<string, unknown>,
-    facts: StatelessFacts,
-  ): HttpReply | Promise<HttpReply> {
-    switch (method) {
-      case 'server/discover':
-        return jsonTextResponse(
-          resultJson(
-            id,
-            resultText({
-              supportedVersions: ALL_VERSIONS,
-              capabilities: CAPABILITIES,
-              serverInfo: SERVER_INFO,
-              ...CACHE_HINTS,
-            }),
-          ),
-        )
-      case 'tools/list': {
-        // The catalog's cached `{"tools":[...]}`, with the revision's fields put in front.
-        const head = JSON.stringify({ resultType: 'complete', ...CACHE_HINTS, _meta: RESULT_META })
-        return jsonTextResponse(
-          resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson(client).slice(1)}`),
-        )
-      }
-      case 'tools/call':
-        return this.call(client, id, params, facts)
-      case 'subscriptions/listen':
-        return this.listeners.open(client, id, params)
-      default:
-        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
-    }
+  /** The methods served without a session, one handler each. */
+  private readonly handlers: Record<string, StatelessHandler> = {
+    'server/discover': (client, id) =>
+      jsonTextResponse(
+        resultJson(
+          id,
+          resultText({
+            supportedVersions: ALL_VERSIONS,
+            capabilities: CAPABILITIES,
+            serverInfo: SERVER_INFO,
+            instructions: serverInstructions(this.deps.listToolsJson(client)),
+            ...CACHE_HINTS,
+          }),
+        ),
+      ),
+    'tools/list': (client, id) => {
+      // The catalog's cached `{"tools":[...]}`, with the revision's fields put in front.
+      const head = JSON.stringify({ resultType: 'complete', ...CACHE_HINTS, _meta: RESULT_META })
+      return jsonTextResponse(
+        resultJson(id, `${head.slice(0, -1)},${this.deps.listToolsJson(client).slice(1)}`),
+      )
+    },
+    'tools/call': (client, id, params, facts) => this.call(client, id, params, facts),
+    'subscriptions/listen': (client, id, params) => this.listeners.open(client, id, params),
   }
 
   /**
@@ -240,17 +233,16 @@ export class McpStateless {
       )
     const { progressToken, logLevel } = facts
     let stream: EventSink | undefined
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (update: ProgressUpdate) =>
-            stream?.write(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
-    const call = this.deps.callTool({
+    const send = (event: string) => stream?.write(event)
+    const call = this.deps.run({
       name,
       input,
       client,
       session: '',
-      ...(onProgress ? { onProgress } : {}),
+      send,
+      ...(progressToken === undefined ? {} : { progressToken }),
+      // The call's own log messages go on its own stream, from the level its request asked for.
+      ...(logLevel === undefined ? {} : { logTo: { least: () => logLevel, send } }),
     })
     running.set(id, call.cancel)
     this.calls.set(client, running)

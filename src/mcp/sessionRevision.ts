@@ -1,14 +1,12 @@
 /**
- * MCP over Streamable HTTP, served by the daemon itself: one session per client `initialize`, keyed
- * by the UUID sent back in `Mcp-Session-Id`. A session is a plain object, not an actor: it has one
- * state (open) and one end (closed and forgotten, once), with nothing to wait on in between, so a
- * machine would only restate `close()`. Its calls each live in their own actor (src/calls). A POST
- * carries one message: a request is answered as JSON, or as an
- * event stream when it asked for progress; a notification gets 202. GET opens the session's one event
- * stream for notifications (`tools/list_changed`, plugin logs); DELETE ends the session.
- *
- * Serving the protocol here, not through the SDK's server, keeps the hot path to one parse and one
- * write: `tools/list` is a cached string, a call's answer one JSON body.
+ * `/mcp` for the revisions with sessions (2025-11-25 and earlier): one session per client
+ * `initialize`, keyed by the UUID sent back in `Mcp-Session-Id`. A session is a plain object, not an
+ * actor: it has one state (open) and one end (closed and forgotten, once), with nothing to wait on in
+ * between, so a machine would only restate `close()`. Its calls go to the one call runner
+ * (./callRunner.ts). A POST carries one message (read by ./mcpEndpoint.ts): a request is answered by
+ * this revision's handler table, as JSON, or as an event stream when it asked for progress; a
+ * notification gets 202. GET opens the session's one event stream for notifications
+ * (`tools/list_changed`, the log messages of its own calls); DELETE ends the session.
  */
 import { randomUUID } from 'node:crypto'
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
@@ -32,33 +30,23 @@ import {
   loggingLevel,
   McpError,
   notificationJson,
-  readMessage,
   resultJson,
   sseEvent,
+  type McpMessage,
   type RpcId,
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
+import type { CallRunner, RunningCall } from './callRunner'
 import { answerFromSession, askThroughSession } from './sessionApprovals'
-import { McpStateless, type RunningCall } from './statelessServer'
-import { isStatelessRequest } from './statelessRequest'
-import { browserToolNarrowing } from '../tools'
-import type { CallTool, ProgressUpdate, ToolCallRequest } from '../calls/toolCalls'
-import type { PageTextRule } from '../catalog/pageText'
-import { toCallToolResult } from './toolResults'
+import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
 
-export interface McpSessionsDeps {
+export interface SessionRevisionDeps {
   /** The tools an agent may see (ask / auto): the catalog's `tools/list` result, serialized. */
   listToolsJson(client: string): string
-  /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
-  callTool: CallTool
-  /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
-  resultMaxBytes: number
-  /** For the result of a call of this tool: which parts a page wrote (src/catalog/pageText.ts). */
-  pageText(name: string): PageTextRule
-  /** True for a tool with an object output schema: its results carry structuredContent. */
-  hasOutputSchema?(name: string): boolean
+  /** The one tools/call runner (./callRunner.ts). */
+  run: CallRunner
   /** Calls waiting for approval, for clients that show approvals themselves. */
   approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
@@ -95,51 +83,51 @@ const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
 const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 
 /** An HTTP-level refusal with a JSON-RPC error body, as MCP clients expect them. */
-const refusal = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  jsonTextResponse(errorJson(null, code, message), status, headers)
+export const refusal = (
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) => jsonTextResponse(errorJson(null, code, message), status, headers)
 
 const sessionNotFound = () => refusal(404, -32001, 'Session not found')
-const sessionRequired = (id: RpcId | null = null) =>
+export const sessionRequired = (id: RpcId | null = null) =>
   jsonTextResponse(errorJson(id, -32000, 'Bad Request: Mcp-Session-Id header is required'), 400)
 
-const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
+export const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
 
-export class McpSessions {
+/** One method of this revision, answered within a session. */
+type SessionHandler = (
+  session: Session,
+  id: RpcId,
+  params: Record<string, unknown>,
+) => Promise<HttpReply> | HttpReply
+
+export class SessionRevision {
   private readonly sessions = new Map<string, Session>()
   /** Counts requests across sessions: the eviction order. */
   private activity = 0
   /** When each client's last 429 was logged. */
   private readonly rateLimitLogged = new Map<string, number>()
-  /** Requests of the stateless revision (2026-07-28): no session, the client by its credential. */
-  readonly stateless: McpStateless
 
-  constructor(private readonly deps: McpSessionsDeps) {
-    this.stateless = new McpStateless({
-      listToolsJson: (client) => deps.listToolsJson(client),
-      callTool: (request) => this.run(request),
-      ...(deps.approvals ? { approvals: deps.approvals } : {}),
-      approvalsInClient: (client) => deps.approvalsInClient?.(client) === true,
-    })
-  }
-
-  /** Starts one call for either revision: its outcome as an MCP result, and its cancel. */
-  private run(request: Omit<ToolCallRequest, 'signal' | 'id'>): RunningCall {
-    const id = randomUUID()
-    const controller = new AbortController()
-    const structured = this.deps.hasOutputSchema?.(request.name) === true
-    const result = this.deps
-      .callTool({ ...request, id, signal: controller.signal })
-      .then((outcome) =>
-        toCallToolResult(
-          outcome,
-          this.deps.resultMaxBytes,
-          browserToolNarrowing(request.name),
-          structured,
-          this.deps.pageText(request.name),
-        ),
+  /** The methods served within a session, one handler each. */
+  private readonly handlers: Record<string, SessionHandler> = {
+    'tools/list': (session, id) => jsonTextResponse(resultJson(id, this.deps.listToolsJson(session.client))),
+    'tools/call': (session, id, params) => this.call(session, id, params),
+    ping: (_, id) => jsonTextResponse(resultJson(id, '{}')),
+    'logging/setLevel': (session, id, params) => {
+      session.logLevel = loggingLevel(params)
+      return jsonTextResponse(resultJson(id, '{}'))
+    },
+    initialize: () => {
+      throw new McpError(
+        JsonRpcErrorCode.invalidRequest,
+        'Invalid Request: the session is initialized already',
       )
-    return { id, result, cancel: (reason) => controller.abort(reason) }
+    },
   }
+
+  constructor(private readonly deps: SessionRevisionDeps) {}
 
   get count(): number {
     return this.sessions.size
@@ -150,9 +138,8 @@ export class McpSessions {
     return new Set([...this.sessions.values()].map((session) => session.client)).size
   }
 
-  /** Handles POST, GET and DELETE on /mcp for the client named `client`. */
-  async handle(request: HttpRequest, client: string): Promise<HttpReply> {
-    if (request.method === 'POST') return this.post(request, client)
+  /** GET and DELETE on /mcp for the client named `client`. */
+  stream(request: HttpRequest, client: string): HttpReply {
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
     if (request.method === 'DELETE') {
@@ -164,14 +151,12 @@ export class McpSessions {
 
   /** notifications/tools/list_changed to every session. */
   toolsChanged(): void {
-    this.stateless.toolsChanged()
     const event = sseEvent(notificationJson('notifications/tools/list_changed', {}))
     for (const session of this.sessions.values()) session.stream?.write(event)
   }
 
   /** A plugin log entry as notifications/message to every session whose level lets it through. */
   log(level: LoggingLevel, logger: string, data: unknown): void {
-    this.stateless.log(level, logger, data)
     const severity = LOGGING_LEVELS.indexOf(level)
     let event: string | undefined
     for (const session of this.sessions.values()) {
@@ -183,15 +168,12 @@ export class McpSessions {
 
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */
   closeClient(client: string): void {
-    this.stateless.closeClient(client)
     for (const session of [...this.sessions.values()])
       if (session.client === client) this.close(session.id, 'client removed')
   }
 
-  async closeAll(): Promise<void> {
-    this.stateless.closeAll()
+  closeAll(): void {
     for (const id of [...this.sessions.keys()]) this.close(id, 'daemon stopping')
-    await Promise.resolve()
   }
 
   /** The session a request names, if it belongs to this client; else the refusal to send. */
@@ -213,36 +195,12 @@ export class McpSessions {
     return session
   }
 
-  private async post(request: HttpRequest, client: string): Promise<HttpReply> {
-    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream'))
-      return refusal(
-        406,
-        -32000,
-        'Not Acceptable: the client must accept both application/json and text/event-stream',
-      )
-    if (!(request.header('content-type') ?? '').includes('application/json'))
-      return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json')
-    let body: unknown
-    try {
-      body = JSON.parse(await request.text())
-    } catch {
-      return refusal(400, JsonRpcErrorCode.parseError, 'Parse error: the body is not valid JSON')
-    }
-    const message = readMessage(body)
-    if (message.kind === 'invalid') return refusal(400, JsonRpcErrorCode.invalidRequest, message.message)
-    if (request.header('mcp-session-id') === null) {
-      if (message.kind === 'answer') return { status: 202, headers: {} }
-      if (isStatelessRequest((name) => request.header(name), message.params)) {
-        if (message.kind === 'notification') {
-          this.stateless.notified(client, message.method, message.params)
-          return { status: 202, headers: {} }
-        }
-        return this.stateless.handle(request, client, message.id, message.method, message.params)
-      }
-      if (message.kind === 'request' && message.method === 'initialize')
-        return this.initialize(message.id, message.params, client)
-      return sessionRequired(message.kind === 'request' ? message.id : null)
-    }
+  /** A message (read by ./mcpEndpoint.ts) to the session its request names. */
+  async post(
+    request: HttpRequest,
+    client: string,
+    message: Exclude<McpMessage, { kind: 'invalid' }>,
+  ): Promise<HttpReply> {
     const session = this.sessionOf(request, client)
     if (!('id' in session)) return session
     if (message.kind === 'answer') {
@@ -254,39 +212,18 @@ export class McpSessions {
       return { status: 202, headers: {} }
     }
     try {
-      return await this.answer(session, message.id, message.method, message.params)
+      if (!Object.hasOwn(this.handlers, message.method))
+        throw new McpError(
+          JsonRpcErrorCode.methodNotFound,
+          `Method not found: ${message.method.slice(0, 64)}`,
+        )
+      return await this.handlers[message.method]!(session, message.id, message.params)
     } catch (error) {
       if (error instanceof McpError) return jsonTextResponse(errorJson(message.id, error.code, error.message))
       logger.error(`${neutralizeText(message.method, 64)} failed:`, error)
       return jsonTextResponse(
         errorJson(message.id, JsonRpcErrorCode.internalError, 'internal error; see server.log'),
       )
-    }
-  }
-
-  private async answer(
-    session: Session,
-    id: RpcId,
-    method: string,
-    params: Record<string, unknown>,
-  ): Promise<HttpReply> {
-    switch (method) {
-      case 'tools/list':
-        return jsonTextResponse(resultJson(id, this.deps.listToolsJson(session.client)))
-      case 'tools/call':
-        return this.call(session, id, params)
-      case 'ping':
-        return jsonTextResponse(resultJson(id, '{}'))
-      case 'logging/setLevel':
-        session.logLevel = loggingLevel(params)
-        return jsonTextResponse(resultJson(id, '{}'))
-      case 'initialize':
-        throw new McpError(
-          JsonRpcErrorCode.invalidRequest,
-          'Invalid Request: the session is initialized already',
-        )
-      default:
-        throw new McpError(JsonRpcErrorCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`)
     }
   }
 
@@ -314,17 +251,15 @@ export class McpSessions {
     let stream: EventSink | undefined
     const early: string[] = []
     const send = (event: string) => (stream ? stream.write(event) : early.push(event))
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (update: ProgressUpdate) =>
-            send(sseEvent(notificationJson('notifications/progress', { progressToken, ...update })))
-    const call = this.run({
+    const call = this.deps.run({
       name,
       input,
       client: session.client,
       session: session.id,
-      ...(onProgress ? { onProgress } : {}),
+      send,
+      ...(progressToken === undefined ? {} : { progressToken }),
+      // The call's own log messages go to its session's event stream, from the level the session set.
+      logTo: { least: () => session.logLevel, send: (event) => session.stream?.write(event) },
     })
     session.calls.set(id, call.cancel)
     const stopAsking = this.askInClient(session, call.id, send)
@@ -383,7 +318,8 @@ export class McpSessions {
     }
   }
 
-  private initialize(id: RpcId, params: Record<string, unknown>, client: string): HttpReply {
+  /** `initialize` without a session: a new one, if the client is within its rate. */
+  initialize(id: RpcId, params: Record<string, unknown>, client: string): HttpReply {
     let asked: string
     let elicitsForms: boolean
     try {
@@ -401,6 +337,7 @@ export class McpSessions {
       protocolVersion: MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0],
       capabilities: SERVER_CAPABILITIES,
       serverInfo: { name: 'bridge', version: BRIDGE_VERSION },
+      instructions: serverInstructions(this.deps.listToolsJson(client)),
     }
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
   }

@@ -1,5 +1,5 @@
 /**
- * The daemon's MCP sessions, built from the parts they answer with: each client's scope, the tool
+ * The daemon's `/mcp` endpoint, built from the parts it answers with: each client's scope, the tool
  * call path (a site's tool marked as page content), the limits of config and environment.
  */
 import type { ActorRefFrom } from 'xstate'
@@ -8,7 +8,6 @@ import type { AuditLog } from '../audit'
 import { pageTextOf } from '../catalog/pageText'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import type { ToolPathLimits } from '../calls/limits'
-import { randomUUID } from 'node:crypto'
 import { callTool, type ToolCallRequest } from '../calls/toolCalls'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { ClientScopeGate } from '../config/clientScopeGate'
@@ -16,9 +15,9 @@ import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
 import { markSiteOutcome } from '../sites/siteResult'
 import type { ApprovalBroker } from './approvalBroker'
-import { McpSessions } from './mcpSessions'
+import { McpEndpoint } from './mcpEndpoint'
 
-export interface DaemonSessionParts {
+export interface DaemonMcpParts {
   /** The started root actor: each call is its child. */
   root: ActorRefFrom<typeof bridgeSystemMachine>
   /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
@@ -26,22 +25,24 @@ export interface DaemonSessionParts {
   scopes: ClientScopeGate
   approvals: ApprovalBroker
   limits: ToolPathLimits
-  /** Sees every call's outcome once it is audited (src/workflows: recording, replay results). */
-  afterCall?(request: ToolCallRequest & { id: string }, outcome: ToolOutcome): ToolOutcome
+  /**
+   * The step after the result: sees every call's outcome once it is audited, with the request and its
+   * context (src/workflows: recording, replay results), and may give the client a different result.
+   */
+  afterCall?(request: ToolCallRequest, outcome: ToolOutcome): ToolOutcome
 }
 
-export function createDaemonSessions(parts: DaemonSessionParts): McpSessions {
+export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
   const { root, limits } = parts
   const { catalog, audit, credentials } = parts.stores
-  return new McpSessions({
+  return new McpEndpoint({
     // Each client lists what its scope allows (clients.json, bridge client set).
     listToolsJson: (client) => parts.scopes.listedJson(client),
     callTool: async (request) => {
       // A site's tool answers with the page's content: marked as such (../sites/siteResult).
       const site = catalog.get(request.name)?.site
-      const call = { ...request, id: request.id ?? randomUUID() }
-      const ran = await callTool({ system: root, catalog, audit }, call)
-      const outcome = parts.afterCall ? parts.afterCall(call, ran) : ran
+      const ran = await callTool({ system: root, catalog, audit }, request)
+      const outcome = parts.afterCall ? parts.afterCall(request, ran) : ran
       return site ? markSiteOutcome(site, outcome) : outcome
     },
     resultMaxBytes: limits.resultMaxBytes,

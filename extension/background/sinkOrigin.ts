@@ -1,0 +1,28 @@
+/**
+ * `tool.sinkOrigin` (the data-flow guard, before dispatch): the origin a call would act on, the tab
+ * it names or the one it would take, as the approval of a built-in shows it. The origin is pinned
+ * for the call's dispatchId (../builtins/approvedTabs.ts): the call then runs on that origin or not
+ * at all, so a tab that navigates after the check cannot take data the guard did not check it for.
+ */
+import { BROWSER_PLUGIN } from '../../src/protocol'
+import { builtinTabOf } from '../builtins'
+import { originOf, pinApprovedTab } from '../builtins/approvedTabs'
+import { rankTabs } from '../lib/tabChoice'
+import type { TabTracker } from './tabTracker'
+
+export async function sinkOriginOf(
+  params: { dispatchId: string; plugin: string; tool: string; input: unknown },
+  tracker: TabTracker,
+): Promise<{ origin?: string }> {
+  let tab: chrome.tabs.Tab | undefined
+  if (params.plugin === BROWSER_PLUGIN) tab = await builtinTabOf(params.tool, params.input)
+  else {
+    await tracker.refreshFocus()
+    const first = rankTabs(tracker.candidates(params.plugin).filter((c) => c.ready))[0]
+    if (first !== undefined) tab = await chrome.tabs.get(first).catch(() => undefined)
+  }
+  if (!tab) return {}
+  await pinApprovedTab(params.dispatchId, tab)
+  const origin = originOf(tab.url)
+  return origin ? { origin } : {}
+}

@@ -1,0 +1,247 @@
+/**
+ * The data-flow guard as a step of the call path (DESIGN.md section 5a), keyed by client:
+ * - `screen`, inside a call's synchronous check: does the call carry data somewhere (its tool's
+ *   sink), and did its client read any of its arguments' values before? Only then does it need
+ *   `decide`, so a call with nothing to guard costs one match over its arguments.
+ * - `decide`, before dispatch: the origins the call would write to (a URL argument's, the tab's, as
+ *   the extension names and pins it, a site's own), the flows that cross origins, and what the
+ *   setting says: `block` refuses, naming both ends; `ask` puts a flow question to the user (the
+ *   call's approval, with what would flow, masked); flows the user allowed always pass.
+ * - `readRefusal`, as a result arrives: a client with fixed read origins reads no other.
+ * - `finished`, when the call ends: its result's origins label what the client now holds, and its
+ *   audit entry gets the guard's record (origins, kinds, decision; never a value).
+ */
+import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvocationMachine'
+import type { CatalogTool } from '../catalog/toolCatalog'
+import type { FlowGuardConfig, FlowGuardMode } from '../config/schema'
+import { BROWSER_PLUGIN, type ApprovalFlow, type Decision } from '../protocol'
+import { browserToolSink, type ToolSink } from '../tools'
+import type { ExtensionPort } from '../ws/extensionSockets'
+import { flowsInto, stringsOf, type Flow, type FlowGuard, type FlowMatch } from './flowGuard'
+
+/** What the audit entry of a guarded call says (never a value). */
+export interface FlowGuardRecord {
+  sources: string[]
+  sinks: string[]
+  kinds: string[]
+  decision:
+    | 'same_origin'
+    | 'allowed_before'
+    | 'blocked'
+    | 'allowed_once'
+    | 'allowed_always'
+    | 'denied'
+    | 'unanswered'
+    | 'outside_client_origins'
+}
+
+export type GuardVerdict =
+  | { ok: true; flow?: ApprovalFlow }
+  | { ok: false; error: { code: 'flow_blocked'; message: string; category: 'permission' } }
+
+/** A client's fixed origins (`bridge client add --reads --writes`); absent: any. */
+export interface ClientOrigins {
+  reads?: readonly string[]
+  writes?: readonly string[]
+}
+
+export interface GuardStepDeps {
+  guard: FlowGuard
+  settings(): FlowGuardConfig | undefined
+  /** Saves "always allow" (config.json `flowGuard.allowed`). */
+  saveSettings(mutate: (current: FlowGuardConfig) => FlowGuardConfig): Promise<void>
+  originsOf(client: string): ClientOrigins | undefined
+}
+
+/** The sink's name when the extension cannot tell which page a call would act on. */
+export const UNKNOWN_SINK = 'an unknown page'
+const MAX_FLOWS_SHOWN = 16
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s'"`<>()\\]+/gi
+
+export const pairOf = (from: string, to: string): string => `${from} -> ${to}`
+
+export function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? undefined : origin
+  } catch {
+    return undefined
+  }
+}
+
+/** Where a tool's arguments go: a site's own tool to its site, a plugin's into its page, a built-in as it declares. */
+function sinkOf(tool: CatalogTool): ToolSink | { site: string } | undefined {
+  if (tool.site) return { site: tool.site.origin }
+  if (tool.plugin !== BROWSER_PLUGIN) return { page: true }
+  return browserToolSink(tool.fullName)
+}
+
+const describeKinds = (flows: readonly { kind: string }[]): string =>
+  [
+    ...new Set(
+      flows.map((f) =>
+        f.kind === 'email' ? 'an e-mail address' : f.kind === 'text' ? 'text' : `a ${f.kind}`,
+      ),
+    ),
+  ].join(', ')
+
+export function createGuardStep(deps: GuardStepDeps) {
+  /** Per call, between its steps: what matched, where it goes, what was decided. */
+  const calls = new Map<string, { matches: FlowMatch[]; flows?: Flow[]; record?: FlowGuardRecord }>()
+
+  const modeOf = (client: string): FlowGuardMode => {
+    const settings = deps.settings()
+    return settings?.clients?.[client] ?? settings?.mode ?? 'ask'
+  }
+  const allowedBefore = (client: string, flow: Flow): boolean =>
+    deps.settings()?.allowed?.[client]?.includes(pairOf(flow.source, flow.sink)) === true
+
+  /** The origins the call would write to; the tab's is asked of the extension, which pins it for the call. */
+  async function sinkOrigins(
+    call: ToolInvocationInput,
+    tool: CatalogTool,
+    port: ExtensionPort,
+  ): Promise<string[]> {
+    const sink = sinkOf(tool)
+    if (!sink) return []
+    if ('site' in sink) return [sink.site]
+    const origins = new Set<string>()
+    const input = (call.input ?? {}) as Record<string, unknown>
+    const url = sink.url !== undefined ? input[sink.url] : undefined
+    if (typeof url === 'string') origins.add(originOf(url) ?? UNKNOWN_SINK)
+    else if (sink.page) {
+      const asked = port.request('tool.sinkOrigin', {
+        dispatchId: call.invocationId,
+        plugin: call.plugin,
+        tool: tool.key,
+        input: call.input,
+        client: call.client.slice(0, 64),
+        session: call.session.slice(0, 64),
+      })
+      const answer = await asked?.result.catch(() => undefined)
+      origins.add(answer?.origin ?? UNKNOWN_SINK)
+    }
+    if (sink.scriptUrls)
+      for (const text of stringsOf(call.input, 1024 * 1024))
+        for (const found of text.matchAll(URL_IN_TEXT)) origins.add(originOf(found[0]) ?? UNKNOWN_SINK)
+    return [...origins]
+  }
+
+  const refuse = (message: string): GuardVerdict => ({
+    ok: false,
+    error: { code: 'flow_blocked', message, category: 'permission' },
+  })
+
+  return {
+    /** Synchronous, in the call's check: whether the call needs `decide` before it runs. */
+    screen(call: ToolInvocationInput, tool: CatalogTool): boolean {
+      if (!sinkOf(tool)) return false
+      const fixed = deps.originsOf(call.client)?.writes
+      if (modeOf(call.client) === 'off' && !fixed) return false
+      const matches = modeOf(call.client) === 'off' ? [] : deps.guard.matchSink(call.client, call.input)
+      if (!matches.length && !fixed) return false
+      calls.set(call.invocationId, { matches })
+      return true
+    },
+
+    /** Before dispatch: where the call writes, and whether what it carries may go there. */
+    async decide(call: ToolInvocationInput, tool: CatalogTool, port: ExtensionPort): Promise<GuardVerdict> {
+      const state = calls.get(call.invocationId)
+      if (!state) return { ok: true }
+      const sinks = await sinkOrigins(call, tool, port)
+      const sources = [...new Set(state.matches.map((m) => m.source))]
+      const kinds = [...new Set(state.matches.map((m) => m.kind))]
+      const writes = deps.originsOf(call.client)?.writes
+      const outside = writes ? sinks.filter((o) => !writes.includes(o)) : []
+      if (outside.length) {
+        state.record = { sources, sinks, kinds, decision: 'outside_client_origins' }
+        return refuse(
+          `the client ${call.client.slice(0, 64)} may write only to ${writes!.join(', ')}; this call would write to ${outside.join(', ')}. Nothing ran.`,
+        )
+      }
+      const crossing = flowsInto(state.matches, sinks)
+      const flows = crossing.filter((flow) => !allowedBefore(call.client, flow))
+      if (!flows.length) {
+        if (state.matches.length)
+          state.record = {
+            sources,
+            sinks,
+            kinds,
+            decision: crossing.length ? 'allowed_before' : 'same_origin',
+          }
+        return { ok: true }
+      }
+      state.flows = flows
+      const ends = [...new Set(flows.map((f) => `${f.source} to ${f.sink}`))].join('; ')
+      const record = (decision: FlowGuardRecord['decision']): FlowGuardRecord => ({
+        sources: [...new Set(flows.map((f) => f.source))],
+        sinks: [...new Set(flows.map((f) => f.sink))],
+        kinds: [...new Set(flows.map((f) => f.kind))],
+        decision,
+      })
+      if (modeOf(call.client) === 'block') {
+        state.record = record('blocked')
+        return refuse(
+          `the data-flow guard stopped this call: its arguments carry ${describeKinds(flows)} that this client read on another site (${ends}). ` +
+            'Nothing ran. The user can allow such flows (bridge config set flow-guard ask) or send only what they gave you.',
+        )
+      }
+      state.record = record('unanswered')
+      return {
+        ok: true,
+        flow: {
+          flows: flows.slice(0, MAX_FLOWS_SHOWN).map((f) => ({
+            from: f.source.slice(0, 2100),
+            to: f.sink.slice(0, 2100),
+            kind: f.kind,
+            masked: f.masked.slice(0, 300),
+          })),
+        },
+      }
+    },
+
+    /** The user's answer to the call's flow question; "always" allows these flows for this client from now on. */
+    answered(call: ToolInvocationInput, decision: Decision): void {
+      const state = calls.get(call.invocationId)
+      if (!state?.flows || !state.record) return
+      state.record.decision =
+        decision === 'allow_always' ? 'allowed_always' : decision === 'allow_once' ? 'allowed_once' : 'denied'
+      if (decision !== 'allow_always') return
+      const pairs = [...new Set(state.flows.map((f) => pairOf(f.source, f.sink)))]
+      void deps.saveSettings((settings) => {
+        const had = settings.allowed?.[call.client] ?? []
+        return {
+          ...settings,
+          allowed: { ...settings.allowed, [call.client]: [...had, ...pairs.filter((p) => !had.includes(p))] },
+        }
+      })
+    },
+
+    /** A result from origins this client may not read (its fixed read origins): why it is withheld. */
+    readRefusal(client: string, origins: readonly string[]): string | undefined {
+      const reads = deps.originsOf(client)?.reads
+      const outside = reads ? origins.filter((o) => !reads.includes(o)) : []
+      if (!outside.length) return undefined
+      return `the client ${client.slice(0, 64)} may read only ${reads!.join(', ')}; this result came from ${outside.join(', ')} and is withheld`
+    },
+
+    /** The call ended: its result's origins are remembered for its client; its audit record, if the guard had a say. */
+    finished(call: ToolInvocationInput, outcome: ToolOutcome | undefined): FlowGuardRecord | undefined {
+      const state = calls.get(call.invocationId)
+      calls.delete(call.invocationId)
+      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off')
+        deps.guard.recordSource(call.client, outcome.origins, outcome.output)
+      const record = state?.record
+      if (
+        record?.decision === 'unanswered' &&
+        outcome &&
+        !outcome.ok &&
+        outcome.error.code === 'approval_denied'
+      )
+        record.decision = 'denied'
+      return record
+    },
+  }
+}
+
+export type GuardStep = ReturnType<typeof createGuardStep>

@@ -1,0 +1,244 @@
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
+import type { McpConnection } from '../../helpers/mcpClient'
+import { runCli } from '../../integration/cli/runCli'
+import { scaled } from '../../helpers/timing'
+import { startWorkflowSite, type WorkflowSite } from '../support/workflowSite'
+
+// Workflows end to end: an agent records a task on a shop (sign in, search, a form across an iframe, a
+// confirm dialog) through its tool calls, in real Chromium with the real extension; the workflow then
+// replays from the CLI and as the MCP tool workflow_<name> with other values, and after the pages
+// changed. The shop's server judges: it keeps the orders it accepted.
+const PASSWORD = 'correct horse 7'
+const TIMEOUT = scaled(240_000)
+
+describe('workflows: record what an agent did, replay it without a model', () => {
+  let bridge: LiveBridge<WorkflowSite>
+  let mcp: McpConnection
+  let file: string
+
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await mcp.client.callTool({ name, arguments: args }, undefined, {
+      timeout: scaled(120_000),
+    })) as {
+      isError?: boolean
+      content: { type: string; text: string }[]
+      structuredContent?: unknown
+    }
+    const text = result.content.find((c) => c.type === 'text')?.text ?? ''
+    if (result.isError) throw new Error(`${name} failed: ${text}`)
+    return { text, structured: result.structuredContent }
+  }
+
+  /** `bridge workflow run ...`: a whole run may take a while on a loaded machine. */
+  const run = (args: string[]) =>
+    runCli(
+      ['workflow', 'run', ...args, '--port', String(bridge.daemon.port)],
+      bridge.configDir,
+      {},
+      scaled(180_000),
+    )
+
+  beforeAll(async () => {
+    bridge = await startLiveBridge({
+      site: startWorkflowSite,
+      config: () => ({ permissions: { browser: { permission: 'auto', groups: ['workflows'], tools: {} } } }),
+    })
+    // Playwright (which launched this Chromium) answers dialogs itself unless a page has a listener.
+    const keepDialogs = (page: { on(event: 'dialog', listener: () => void): unknown }) =>
+      page.on('dialog', () => undefined)
+    bridge.browser.context.pages().forEach(keepDialogs)
+    bridge.browser.context.on('page', keepDialogs)
+    mcp = await bridge.connect({ name: 'recorder' })
+    file = join(bridge.configDir, 'workflows', 'order_flow.json')
+  }, TIMEOUT)
+  afterAll(async () => {
+    await bridge?.close()
+  })
+
+  it(
+    'an agent records sign in, search, an iframe form and a confirm dialog; no password reaches the file',
+    async () => {
+      const site = bridge.site
+      await call('browser_recording_start', { name: 'order_flow', description: 'Order an item' })
+      await call('browser_navigate', { url: site.url('/login') })
+      await call('browser_type', { selector: '#email', text: 'ada@example.com' })
+      await call('browser_type', { selector: '#pw', text: PASSWORD })
+      await call('browser_click', { selector: 'button' })
+      await call('browser_type', { selector: '#q', text: 'lamp', submit: true })
+      await call('browser_click', { selector: 'li a' })
+      await call('browser_type', { selector: '#name', text: 'Ada Lovelace' })
+      const snapshot = (await call('browser_snapshot')).text
+      const cardRef = /textbox "Card number" \[ref=(f\d+e\d+)\]/.exec(snapshot)?.[1]
+      expect(cardRef).toBeDefined()
+      await call('browser_type', { ref: cardRef, text: '4111111111111111' })
+      const clicked = (await call('browser_click', { selector: '#place' })).text
+      expect(clicked).toContain('A dialog opened')
+      await call('browser_handle_dialog', { accept: true })
+      await call('browser_wait_for', { text: 'Order placed for' })
+      expect(site.orders).toEqual([
+        { user: 'ada@example.com', item: 'lamp', name: 'Ada Lovelace', card: '4111111111111111' },
+      ])
+
+      const stopped = (await call('browser_recording_stop')).structured as {
+        saved: string
+        steps: string[]
+        variables: string[]
+      }
+      expect(stopped.saved).toBe('order_flow')
+      expect(stopped.variables).toEqual([
+        'email',
+        'password (secret, not stored)',
+        'search',
+        'fullName',
+        'cardNumber',
+      ])
+      expect(stopped.steps).toEqual([
+        `1. Go to ${site.url('/login')}`,
+        '2. Type {{email}} into textbox "Email"',
+        '3. Type {{password}} into textbox "Password"',
+        '4. Click button "Sign in"',
+        '5. Type {{search}} into searchbox "Search", then Enter',
+        '6. Click link "Order this"',
+        '7. Type {{fullName}} into textbox "Full name"',
+        '8. Type {{cardNumber}} into textbox "Card number" (in a frame)',
+        '9. Click button "Place order"',
+        '10. Accept the dialog',
+        '11. Wait for "Order placed for"',
+      ])
+      const text = readFileSync(file, 'utf8')
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(text).not.toContain(PASSWORD)
+      const saved = JSON.parse(text) as {
+        permission: string
+        steps: { post?: unknown; target?: { frame?: string[] } }[]
+      }
+      expect(saved.permission).toBe('off')
+      expect(saved.steps[3]!.post).toEqual({
+        url: site.url('/search'),
+        title: 'Search',
+        appeared: ['Search'],
+      })
+      expect(saved.steps[4]!.post).toMatchObject({ appeared: ['Search', 'Results for {{search}}'] })
+      expect(saved.steps[7]!.target?.frame).toEqual(['#pay'])
+      expect(saved.steps[8]!.post).toEqual({ dialog: { type: 'confirm', message: 'Place the order?' } })
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'is off until turned on; the CLI runs it with other values, and refuses a run missing the secret',
+    async () => {
+      const site = bridge.site
+      const off = await run(['order_flow', '--var', `password=${PASSWORD}`])
+      expect(off.code).toBe(3)
+      expect(off.stderr).toContain('permission_off')
+      expect((await bridge.cli(['workflow', 'set', 'order_flow', 'auto'])).code).toBe(0)
+      const missing = await run(['order_flow'])
+      expect(missing.code).toBe(3)
+      expect(missing.stderr).toContain('password')
+      expect(site.orders).toHaveLength(1)
+      const ran = await run([
+        'order_flow',
+        '--var',
+        `password=${PASSWORD}`,
+        '--var',
+        'search=desk',
+        '--var',
+        'fullName=Grace Hopper',
+        '--var',
+        'cardNumber=5500000000000004',
+      ])
+      expect(ran.stderr).toBe('')
+      expect(ran.stdout).toContain('order_flow: 11 steps done')
+      expect(ran.code).toBe(0)
+      expect(site.orders[1]).toEqual({
+        user: 'ada@example.com',
+        item: 'desk',
+        name: 'Grace Hopper',
+        card: '5500000000000004',
+      })
+      const audit = (await (
+        await bridge.daemon.fetch('/audit?tool=workflow_order_flow&limit=50')
+      ).json()) as { step?: number; success: boolean; client?: string }[]
+      const steps = audit
+        .filter((e) => e.step !== undefined)
+        .map((e) => e.step)
+        .sort((a, b) => a! - b!)
+      expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'runs as the MCP tool workflow_order_flow in one call, its input the variables',
+    async () => {
+      const site = bridge.site
+      const listed = await mcp.client.listTools()
+      const tool = listed.tools.find((t) => t.name === 'workflow_order_flow')
+      expect(tool?.inputSchema).toMatchObject({
+        required: ['password'],
+        properties: { search: { default: 'lamp' } },
+      })
+      const { structured } = await call('workflow_order_flow', {
+        password: PASSWORD,
+        search: 'chair',
+        fullName: 'Alan Turing',
+      })
+      expect(structured).toMatchObject({ ok: true, steps: 11 })
+      expect(site.orders.at(-1)).toEqual({
+        user: 'ada@example.com',
+        item: 'chair',
+        name: 'Alan Turing',
+        card: '4111111111111111',
+      })
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'replays after the page changed: moved, class renamed and wrapper inserted still run; a reworded label heals and is saved',
+    async () => {
+      const site = bridge.site
+      for (const variant of ['moved', 'class', 'wrapper'] as const) {
+        site.variant = variant
+        const { structured } = await call('workflow_order_flow', { password: PASSWORD, search: variant })
+        expect(structured, variant).toMatchObject({ ok: true })
+        expect(site.orders.at(-1)?.item).toBe(variant)
+      }
+      site.variant = 'label'
+      const { structured } = await call('workflow_order_flow', { password: PASSWORD, search: 'relabelled' })
+      expect(structured, JSON.stringify(structured)).toMatchObject({
+        ok: true,
+        healed: [{ step: 4, saved: true }],
+      })
+      expect(site.orders.at(-1)?.item).toBe('relabelled')
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        steps: { target?: { name?: string } }[]
+        history: { step: number; change: string; old?: { name?: string } }[]
+      }
+      expect(saved.steps[3]!.target?.name).toBe('Log in')
+      expect(saved.history).toMatchObject([{ step: 4, change: 'healed', old: { name: 'Sign in' } }])
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'stops at a step whose post-condition no longer holds, with a report and the page around it',
+    async () => {
+      const site = bridge.site
+      site.variant = 'error'
+      const before = site.orders.length
+      const ran = await run(['order_flow', '--var', `password=${PASSWORD}`])
+      expect(ran.code).toBe(2)
+      expect(ran.stdout).toContain('stopped at step 4')
+      expect(ran.stdout).toContain('post_condition')
+      expect(ran.stdout).toContain('Something went wrong')
+      expect(ran.stdout).not.toContain(PASSWORD)
+      expect(site.orders.length).toBe(before)
+    },
+    TIMEOUT,
+  )
+})

