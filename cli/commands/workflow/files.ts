@@ -9,7 +9,7 @@ import { fromRecorder, toPlaywright, toRecorder } from '../../../src/workflows/e
 import { stepInWords } from '../../../src/workflows/plan'
 import { createWorkflowStore, type WorkflowStore } from '../../../src/workflows/store'
 import { fail, say, warn } from '../../shared/output'
-import { configContext, rereadByDaemon, runningDaemon } from '../config/context'
+import { configContext, configContextFromFiles, rereadByDaemon, runningDaemon } from '../config/context'
 
 export interface WorkflowFlags {
   port?: unknown
@@ -18,9 +18,9 @@ export interface WorkflowFlags {
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 
-function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ReturnType<typeof configContext> } {
-  const context = configContext(flags)
-  return { store: createWorkflowStore(context.paths.dir), context }
+/** The files are the config folder's; a running daemon is found only to tell it (`changed`). */
+function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: WorkflowFlags } {
+  return { store: createWorkflowStore(configContextFromFiles(flags).paths.dir), context: flags }
 }
 
 const clean = (text: string, max = 300) => neutralizeText(text, max)
@@ -78,7 +78,8 @@ export function showWorkflow(name: string, flags: WorkflowFlags): void {
     say(`History: ${w.history.length} change(s), the last: ${clean(w.history.at(-1)!.note)}`)
 }
 
-async function changed(context: ReturnType<typeof configContext>): Promise<void> {
+async function changed(flags: WorkflowFlags): Promise<void> {
+  const context = await configContext(flags)
   await rereadByDaemon(context, await runningDaemon(context))
 }
 
