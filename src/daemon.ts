@@ -121,6 +121,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onSecretRotated: () => sockets.secretRotated(),
     onClientRemoved: (name) => sessions.closeClient(name),
     onClientScopeChanged: () => sessions.toolsChanged(),
+    onClientApprovalsOff: (name) => sessions.approvalsOff(name),
   })
   const stores = { siteRegistry, pluginHost, catalog, audit, sockets, credentials }
 

@@ -1,5 +1,5 @@
 /**
- * `bridge start [--port <n>] [--background] [--show-config] [--inspect]`: prepares `~/.bridge` (first run: the
+ * `bridge start [--port <n>] [--background] [--dev] [--show-config] [--inspect]`: prepares `~/.bridge` (first run: the
  * directory, config.json, the secret), installs the extension files, and runs the daemon in the
  * foreground, or in the background with `server.pid`.
  */
@@ -25,6 +25,7 @@ import { resolvePort } from '../../src/config/port'
 
 interface StartFlags {
   port?: unknown
+  dev?: boolean
   background?: boolean
   showConfig?: boolean
   inspect?: boolean
@@ -38,6 +39,10 @@ export function registerStart(cli: CAC): void {
   cli
     .command('start', 'Start the daemon on 127.0.0.1 (foreground unless --background)')
     .option('--background', 'Run in the background; writes server.pid and returns')
+    .option(
+      '--dev',
+      'Plugin development: watch local plugins and reload them (and their open tabs) when they are rebuilt',
+    )
     .option(
       '--show-config',
       'Print the MCP configuration of the `default` client and the auth.json secret, each labelled',
@@ -93,7 +98,7 @@ async function start(flags: StartFlags): Promise<void> {
       configDir: paths.dir,
       port,
       engine: engineChoiceFromEnv(),
-      mode: 'production',
+      mode: flags.dev ? 'dev' : 'production',
       skipPermissionsEnv: process.env.BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS === '1',
       inspectUrl,
     })
@@ -121,6 +126,7 @@ async function startInBackground(
       ...process.env,
       PORT: String(port),
       BRIDGE_CONFIG_DIR: paths.dir,
+      ...(flags.dev ? { BRIDGE_DEV: '1' } : {}),
       ...(inspectUrl ? { BRIDGE_INSPECT: '1', BRIDGE_INSPECT_URL: inspectUrl } : {}),
     },
   })

@@ -34,7 +34,7 @@ export async function status(flags: StatusFlags): Promise<void> {
   if (!result.ok) {
     if (result.reason === 'impostor' || result.reason === 'busy') return fail(result.message)
     const hint = result.reason === 'not_running' ? ' (start it with `bridge start`)' : ''
-    return fail(`bridge is not running: ${result.message}${hint}`)
+    return fail(`the daemon is not running: ${result.message}${hint}`)
   }
   // Tab URLs and titles and package messages come from pages and packages: format characters escaped.
   if (flags.json) return say(escapedJson(result.health, 2))

@@ -12,7 +12,7 @@ import { installCliPackage, notThisProject } from '../../src/plugins/cliPackage'
 import { compareVersions, latestVersion, publishedManifest } from '../../src/plugins/npmPackages'
 import { BRIDGE_PACKAGE_NAME, BRIDGE_VERSION } from '../../src/protocol/constants'
 import { neutralizeText } from '../../src/protocol/untrustedText'
-import { configContext, runningDaemon } from './config/context'
+import { runningConfigContext, runningDaemon } from './config/context'
 import { fail, say } from '../shared/output'
 
 export function registerUpdate(cli: CAC): void {
@@ -41,7 +41,7 @@ async function update(flags: { port?: unknown }): Promise<void> {
   // This package is the CLI itself: its `bridge` program is the one thing that must be linked.
   await installCliPackage(BRIDGE_PACKAGE_NAME, latest, process.env)
   say(`Installed ${BRIDGE_PACKAGE_NAME} ${latest} (was ${BRIDGE_VERSION}).`)
-  const daemon = await runningDaemon(await configContext(flags)).catch(() => null)
+  const daemon = await runningDaemon(await runningConfigContext(flags)).catch(() => null)
   if (daemon)
     say(
       `The running daemon is still ${daemon.version}: restart it with \`bridge stop\` and \`bridge start\` to use ${latest}.`,

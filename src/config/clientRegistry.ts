@@ -26,6 +26,8 @@ export function createClientRegistry(options: {
   onRemoved: (name: string) => void
   /** A client's scope changed (bridge client set): what it lists changed. */
   onScopeChanged?: (name: string) => void
+  /** A client's approvals in the client were turned off (bridge client approvals <name> off). */
+  onApprovalsOff?: (name: string) => void
   /** Each token read is handed here (log redaction). */
   onToken?: (token: string) => void
 }): ClientRegistry {
@@ -57,6 +59,8 @@ export function createClientRegistry(options: {
       if (now?.token === old.token) {
         if (JSON.stringify(now.scope ?? {}) !== JSON.stringify(old.scope ?? {}))
           options.onScopeChanged?.(old.name)
+        if (old.approvalsInClient === true && now.approvalsInClient !== true)
+          options.onApprovalsOff?.(old.name)
         continue
       }
       logger.info(

@@ -32,6 +32,8 @@ export interface CredentialsDeps {
   onClientRemoved(name: string): void
   /** A named client's scope changed (bridge client set): what it lists changed. */
   onClientScopeChanged?: (name: string) => void
+  /** A named client may no longer show approvals itself: the questions it holds are withdrawn. */
+  onClientApprovalsOff?: (name: string) => void
 }
 
 export function createCredentials(deps: CredentialsDeps): Credentials {
@@ -45,6 +47,7 @@ export function createCredentials(deps: CredentialsDeps): Credentials {
     },
     onToken: registerSecret,
     ...(deps.onClientScopeChanged ? { onScopeChanged: deps.onClientScopeChanged } : {}),
+    ...(deps.onClientApprovalsOff ? { onApprovalsOff: deps.onClientApprovalsOff } : {}),
   })
   const rereadSecret = (): void => {
     try {

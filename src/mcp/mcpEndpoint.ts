@@ -107,6 +107,14 @@ export class McpEndpoint {
     this.stateless.log(level, logger, data)
   }
 
+  /**
+   * The user turned the client's approvals off: the questions its sessions hold are withdrawn; an
+   * answer that still comes (either revision) is not taken, and its calls wait in the side panel.
+   */
+  approvalsOff(client: string): void {
+    this.sessions.approvalsOff(client)
+  }
+
   /** The client was removed or its token replaced: its sessions and calls end now. */
   closeClient(client: string): void {
     this.stateless.closeClient(client)

@@ -8,33 +8,35 @@ import type { ApprovalBroker } from './approvalBroker'
 import { approvalElicitation, decisionOf } from './clientApproval'
 import { notificationJson, requestJson, sseEvent, type RpcId } from './mcpMessages'
 
+/** A question put to the client: the call it is about, and how to take it back. */
+export interface AskedApproval {
+  call: string
+  withdraw(reason: string): void
+}
+
 /**
  * Asks the call's approval through the session once it opens; `pending` maps our request id to the
- * call. Returns the way to stop (when the call ends).
+ * question. Returns the way to stop (when the call ends).
  */
 export function askThroughSession(
   approvals: ApprovalBroker,
-  pending: Map<RpcId, string>,
+  pending: Map<RpcId, AskedApproval>,
   callId: string,
   send: (event: string) => void,
 ): () => void {
   const requestId = `bridge-approval-${callId}`
   const stop = approvals.watch(callId, {
     opened: (request) => {
-      pending.set(requestId, callId)
+      pending.set(requestId, {
+        call: callId,
+        withdraw: (reason) => {
+          if (!pending.delete(requestId)) return
+          send(sseEvent(notificationJson('notifications/cancelled', { requestId, reason })))
+        },
+      })
       send(sseEvent(requestJson(requestId, 'elicitation/create', approvalElicitation(request))))
     },
-    closed: () => {
-      if (!pending.delete(requestId)) return
-      send(
-        sseEvent(
-          notificationJson('notifications/cancelled', {
-            requestId,
-            reason: 'the approval was decided elsewhere',
-          }),
-        ),
-      )
-    },
+    closed: () => pending.get(requestId)?.withdraw('the approval was decided elsewhere'),
   })
   return () => {
     stop()
@@ -45,13 +47,13 @@ export function askThroughSession(
 /** The client's answer to one of our questions: it decides if it is one, and the approval still open. */
 export function answerFromSession(
   approvals: ApprovalBroker,
-  pending: Map<RpcId, string>,
+  pending: Map<RpcId, AskedApproval>,
   id: RpcId | undefined,
   result: unknown,
 ): void {
-  const callId = id === undefined ? undefined : pending.get(id)
-  if (id === undefined || callId === undefined) return
+  const asked = id === undefined ? undefined : pending.get(id)
+  if (id === undefined || asked === undefined) return
   pending.delete(id)
   const decision = decisionOf(result)
-  if (decision) approvals.answer(callId, decision)
+  if (decision) approvals.answer(asked.call, decision)
 }

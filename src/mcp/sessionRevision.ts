@@ -37,7 +37,7 @@ import {
 } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
 import type { CallRunner, RunningCall } from './callRunner'
-import { answerFromSession, askThroughSession } from './sessionApprovals'
+import { answerFromSession, askThroughSession, type AskedApproval } from './sessionApprovals'
 import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
@@ -75,8 +75,8 @@ interface Session {
   calls: Map<RpcId, RunningCall['cancel']>
   /** The client declared it can show forms (elicitation) at initialize. */
   elicitsForms: boolean
-  /** Approvals asked through the client and not answered yet: our request id -> the call's id. */
-  elicitations: Map<RpcId, string>
+  /** Approvals asked through the client and not answered yet, by our request id. */
+  elicitations: Map<RpcId, AskedApproval>
 }
 
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -294,9 +294,27 @@ export class SessionRevision {
     return askThroughSession(approvals, session.elicitations, callId, send)
   }
 
-  /** The client's answer to an approval asked through it. */
+  /**
+   * The client's answer to an approval asked through it, taken only while the user still lets this
+   * client show approvals (checked now, not when it was asked).
+   */
   private answered(session: Session, id: RpcId | undefined, result: unknown): void {
-    if (this.deps.approvals) answerFromSession(this.deps.approvals, session.elicitations, id, result)
+    if (!this.deps.approvals) return
+    if (this.deps.approvalsInClient?.(session.client) !== true) {
+      if (id !== undefined) session.elicitations.delete(id)
+      return
+    }
+    answerFromSession(this.deps.approvals, session.elicitations, id, result)
+  }
+
+  /** The client may no longer show approvals: the questions it holds are withdrawn (the side panel still asks). */
+  approvalsOff(client: string): void {
+    for (const session of this.sessions.values())
+      if (session.client === client)
+        for (const asked of [...session.elicitations.values()])
+          asked.withdraw(
+            'approvals in this client were turned off; the user decides in the bridge side panel',
+          )
   }
 
   /** GET: the session's one event stream for notifications not tied to a request. */

@@ -350,8 +350,11 @@ export class StatelessRevision {
     const responses = isObject(params.inputResponses) ? params.inputResponses : {}
     const decision = decisionOf(responses[APPROVAL_INPUT])
     const approvals = this.deps.approvals
-    if (decision) approvals?.answer(state.call, decision)
-    else {
+    // Checked when the answer arrives: a client whose approvals were turned off since it was asked
+    // decides nothing and is not asked again; its call waits for the user in the side panel.
+    const inClient = this.deps.approvalsInClient?.(client) === true
+    if (inClient && decision) approvals?.answer(state.call, decision)
+    else if (inClient) {
       // No answer (or "cancel"): ask again while the approval is open; the side panel may still decide.
       const open = approvals?.request(state.call)
       if (open) return jsonTextResponse(inputRequired(id, open, this.states.issue(state)))

@@ -20,7 +20,7 @@ import { fail, say, sayWithSecret, warn } from '../../shared/output'
 import { mcpClientConfig } from '../../shared/mcpConfig'
 import {
   configContext,
-  configContextFromFiles,
+  runningConfigContext,
   requestReload,
   runningDaemon,
   type ConfigContext,
@@ -67,7 +67,7 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
     if (!parsed.ok) return fail(parsed.message)
     origins[key] = parsed.value
   }
-  const context = configContextFromFiles(flags)
+  const context = configContext(flags)
   ensurePrivateDir(context.paths.dir)
   const scope = hasScopeFlags(flags) ? change.apply({}) : undefined
   // With --for, an existing client gets that program's configuration (its token, not a new one).
@@ -112,7 +112,7 @@ export function addClientCommand(name: string, flags: ClientFlags): void {
 }
 
 export function listClientsCommand(flags: ClientFlags): void {
-  const { paths } = configContextFromFiles(flags)
+  const { paths } = configContext(flags)
   const clients = readClients(paths.clientsFile)
   if (flags.json)
     return say(
@@ -136,7 +136,7 @@ export function listClientsCommand(flags: ClientFlags): void {
 /** `bridge client approvals <name> on|off`: whether the client may also show its own approvals. */
 export function approvalsCommand(name: string, value: string, flags: ClientFlags): void {
   if (value !== 'on' && value !== 'off') return fail(`approvals takes on or off (got "${value}")`)
-  const { paths } = configContextFromFiles(flags)
+  const { paths } = configContext(flags)
   if (!setApprovalsInClient(paths.clientsFile, name, value === 'on'))
     return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
   if (value === 'off') {
@@ -151,7 +151,7 @@ export function approvalsCommand(name: string, value: string, flags: ClientFlags
 }
 
 export function showClientCommand(name: string, flags: ClientFlags): void {
-  const context = configContextFromFiles(flags)
+  const context = configContext(flags)
   const client = readClients(context.paths.clientsFile).find((c) => c.name === name)
   if (!client) return fail(`no MCP client named "${name}" (\`bridge client list\`)`)
   if (flags.json) {
@@ -184,7 +184,7 @@ export function setClientCommand(name: string, flags: ClientFlags): void {
     return fail('say what to change: --plugins, --sites, --builtins and/or --other-agent (see --help)')
   const change = scopeChangeOf(flags)
   if (!change.ok) return fail(change.message)
-  const context = configContextFromFiles(flags)
+  const context = configContext(flags)
   const client = setClientScope(context.paths.clientsFile, name, change.apply)
   if (flags.json) return say(JSON.stringify({ name: client.name, scope: client.scope ?? {} }, null, 2))
   say(`MCP client "${client.name}" may now use:`)
@@ -193,7 +193,7 @@ export function setClientCommand(name: string, flags: ClientFlags): void {
 }
 
 export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   if (!flags.confirm) {
     warn(
       `client remove deletes "${name}" and its token: every MCP client configured with it loses access at once. ` +

@@ -17,17 +17,14 @@ export interface ConfigFlags {
 
 export type ConfigContext = DaemonTarget
 
-/**
- * Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port.
- * Without `--port`, the port of the daemon that holds the config folder's lock.
- */
-export function configContext(flags: ConfigFlags): Promise<ConfigContext> {
-  return runningDaemonTarget(flags.port, { brokenConfig: 'ignore' })
+/** Throws when the port flag is invalid or auth.json is broken. A broken config.json only loses its port. */
+export function configContext(flags: ConfigFlags): ConfigContext {
+  return daemonTarget(flags.port, { brokenConfig: 'ignore' })
 }
 
-/** `configContext` from the files alone (`--port`, BRIDGE_PORT, config.json), for commands that only print. */
-export function configContextFromFiles(flags: ConfigFlags): ConfigContext {
-  return daemonTarget(flags.port, { brokenConfig: 'ignore' })
+/** `configContext`, but without `--port` the port of the daemon that holds the config folder's lock. */
+export function runningConfigContext(flags: ConfigFlags): Promise<ConfigContext> {
+  return runningDaemonTarget(flags.port, { brokenConfig: 'ignore' })
 }
 
 /** The running daemon's full /health, or null when none answers with this secret. */

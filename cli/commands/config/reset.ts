@@ -5,10 +5,10 @@
 import { existsSync, rmSync } from 'node:fs'
 import { withFileLock } from '../../../src/config/fileLock'
 import { errorText, fail, say, warn } from '../../shared/output'
-import { configContext, runningDaemon, type ConfigFlags } from './context'
+import { runningConfigContext, runningDaemon, type ConfigFlags } from './context'
 
 export async function resetConfig(flags: ConfigFlags): Promise<void> {
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

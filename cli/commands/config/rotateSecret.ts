@@ -8,10 +8,10 @@
 import { generateSecret, writeSecret } from '../../../src/config/auth'
 import { fetchHealth } from '../../shared/daemonClient'
 import { fail, say, warn } from '../../shared/output'
-import { configContext, requestReload, runningDaemon, type ConfigFlags } from './context'
+import { runningConfigContext, requestReload, runningDaemon, type ConfigFlags } from './context'
 
 export async function rotateSecret(flags: ConfigFlags): Promise<void> {
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

@@ -29,7 +29,7 @@ import { discoverPlugins } from '../../../src/plugins/discover'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
 import type { Permission } from '../../../src/protocol'
 import { fail, say } from '../../shared/output'
-import { configContext, rereadByDaemon, runningDaemon, type ConfigFlags } from './context'
+import { runningConfigContext, rereadByDaemon, runningDaemon, type ConfigFlags } from './context'
 
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 const FLOW_GUARD_MODES: readonly string[] = ['ask', 'block', 'off']
@@ -71,7 +71,7 @@ export async function setConfig(
   flags: ConfigFlags,
 ): Promise<void> {
   if (key === undefined) return fail(`config set needs a key (${KEYS_HELP})`)
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const { paths } = context
   const daemon = await runningDaemon(context)
   const builds = /^(tool|plugin)-permission\./.test(key)

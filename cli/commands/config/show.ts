@@ -7,12 +7,12 @@ import { readConfigFile } from '../../../src/config/configFile'
 import { defaultConfig, type Config } from '../../../src/config/schema'
 import { fail, say, sayWithSecret } from '../../shared/output'
 import { defaultClient, mcpClientConfig } from '../../shared/mcpConfig'
-import { configContextFromFiles, type ConfigFlags } from './context'
+import { configContext, type ConfigFlags } from './context'
 
 const SHOWN_SECRET_CHARS = 8
 
 export function showConfig(key: string | undefined, flags: ConfigFlags): void {
-  const { paths, port, secret } = configContextFromFiles(flags)
+  const { paths, port, secret } = configContext(flags)
   const exists = existsSync(paths.configFile)
   const config: Config = exists ? readConfigFile(paths.configFile) : defaultConfig()
   if (key !== undefined) return showKey(config, key, flags)

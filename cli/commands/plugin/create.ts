@@ -90,6 +90,7 @@ export async function createPlugin(
       '  npm test          build and run the generated test',
       '  npm run build     build and register with bridge (the running daemon reloads)',
       '  npm run dev       rebuild on every change',
+      '  bridge start --dev   in another terminal: each rebuild reloads the plugin and its open tabs',
       `Then turn the tools on in the bridge side panel; agents see them as ${scaffold.name}_<tool>.`,
     ].join('\n'),
   )

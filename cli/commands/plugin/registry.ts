@@ -15,7 +15,7 @@ import { defaultConfig } from '../../../src/config/schema'
 import { OFFICIAL_PLUGIN_SCOPE, searchPlugins } from '../../../src/plugins/npmPackages'
 import { installPlugin, removePlugin } from '../../../src/plugins/pluginInstall'
 import { fail, say, warn } from '../../shared/output'
-import { configContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
+import { runningConfigContext, requestReload, runningDaemon, type ConfigContext } from '../config/context'
 
 export interface RegistryFlags {
   port?: unknown
@@ -57,7 +57,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
     return fail(
       `plugin install needs a name: a shorthand (notes: ${OFFICIAL_PLUGIN_SCOPE}/bridge-plugin-notes, else bridge-plugin-notes) or a full package name`,
     )
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   say(`Looking up ${name} in the npm registry…`)
   const outcome = await installPlugin(name, process.env, (step) => say(step))
   const from = outcome.previousVersion ? ` (was ${outcome.previousVersion})` : ''
@@ -72,7 +72,7 @@ export async function runInstall(name: string | undefined, flags: RegistryFlags)
 export async function runRemove(name: string | undefined, flags: RegistryFlags): Promise<void> {
   if (!name)
     return fail('plugin remove needs the name of an installed plugin (`bridge plugin list` shows them)')
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
     warn(

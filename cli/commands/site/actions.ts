@@ -15,7 +15,7 @@ import {
 import type { Permission, SiteState } from '../../../src/protocol'
 import { neutralizeText } from '../../../src/protocol/untrustedText'
 import { fail, say } from '../../shared/output'
-import { configContext, rereadByDaemon, runningDaemon } from '../config/context'
+import { runningConfigContext, rereadByDaemon, runningDaemon } from '../config/context'
 
 export interface SiteFlags {
   port?: unknown
@@ -38,7 +38,7 @@ function printSite(site: SiteState): void {
 }
 
 export async function listSites(flags: SiteFlags): Promise<void> {
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const daemon = await runningDaemon(context)
   if (daemon) {
     if (flags.json) return say(JSON.stringify(daemon.sites, null, 2))
@@ -74,7 +74,7 @@ export async function setSite(
   if (!PERMISSIONS.includes(value))
     return fail(`permission must be off, ask or auto (got "${neutralizeText(value, 50)}")`)
   const permission = value as Permission
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const daemon = await runningDaemon(context)
   let declaredName: string | undefined
   let hash: string | undefined

@@ -9,7 +9,7 @@ import { fromRecorder, toPlaywright, toRecorder } from '../../../src/workflows/e
 import { stepInWords } from '../../../src/workflows/plan'
 import { createWorkflowStore, type WorkflowStore } from '../../../src/workflows/store'
 import { fail, say, warn } from '../../shared/output'
-import { configContextFromFiles, rereadByDaemon, runningDaemon, type ConfigContext } from '../config/context'
+import { configContext, rereadByDaemon, runningDaemon, type ConfigContext } from '../config/context'
 
 export interface WorkflowFlags {
   port?: unknown
@@ -19,7 +19,7 @@ export interface WorkflowFlags {
 const PERMISSIONS: readonly string[] = ['off', 'ask', 'auto']
 
 function storeOf(flags: WorkflowFlags): { store: WorkflowStore; context: ConfigContext } {
-  const context = configContextFromFiles(flags)
+  const context = configContext(flags)
   return { store: createWorkflowStore(context.paths.dir), context }
 }
 

@@ -7,7 +7,7 @@
 import { neutralizeText } from '../../../src/protocol/untrustedText'
 import { daemonFetch } from '../../shared/daemonClient'
 import { fail, say } from '../../shared/output'
-import { configContext } from '../config/context'
+import { runningConfigContext } from '../config/context'
 
 export interface RunFlags {
   port?: unknown
@@ -42,7 +42,7 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
   if (typeof vars === 'string') return fail(vars)
   const tab = flags.tab === undefined ? undefined : Number(flags.tab)
   if (tab !== undefined && !Number.isInteger(tab)) return fail('--tab takes a tab id (an integer)')
-  const context = await configContext(flags)
+  const context = await runningConfigContext(flags)
   const tool = `workflow_${name}`
   const body = {
     jsonrpc: '2.0',

@@ -99,7 +99,10 @@ describe('bridge status', () => {
     // Port 1 is privileged and unused here: nothing answers on it.
     const result = await runCli(['status', '--port', '1'], dir)
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain('bridge is not running: no bridge daemon answers on http://127.0.0.1:1')
+    // One `bridge:` prefix, not `bridge: bridge is not running`.
+    expect(result.stderr).toMatch(
+      /^bridge: the daemon is not running: no bridge daemon answers on http:\/\/127\.0\.0\.1:1 /,
+    )
     expect(result.stderr).toContain('bridge start')
   })
 
