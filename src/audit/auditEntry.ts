@@ -13,6 +13,8 @@ export interface AuditEntry {
   durationMs: number
   /** How long the call waited for a person's approval (only on calls that asked; beyond the spec). */
   approvalMs?: number
+  /** A site's own tool: the SHA-256 of the declaration the call was checked and dispatched with. */
+  declared?: string
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
 }

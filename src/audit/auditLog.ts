@@ -170,7 +170,7 @@ export class AuditLog {
 
 /** A line of audit.log as an entry `earlier` queries may return: only the known fields, of the right types. */
 function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
-  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error } = entry
+  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, declared, error } = entry
   if (typeof timestamp !== 'string' || typeof tool !== 'string' || typeof plugin !== 'string')
     return undefined
   const errorOk =
@@ -186,6 +186,7 @@ function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
     success,
     durationMs,
     ...(typeof approvalMs === 'number' ? { approvalMs } : {}),
+    ...(typeof declared === 'string' ? { declared } : {}),
     ...(errorOk
       ? {
           error: {

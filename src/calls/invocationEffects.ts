@@ -26,6 +26,8 @@ import {
   MAX_APPROVALS_WAITING_PER_CLIENT,
   MAX_INPUT_DEPTH,
   splitToolName,
+  type SiteToolAnnotations,
+  type ToolAnnotations,
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import { log } from '../log'
@@ -72,7 +74,7 @@ function originOf(url: string): { origin?: string } {
 }
 
 /** Maps the extension's answer to tool.dispatch onto a failure. */
-export function dispatchFailure(error: unknown): ToolFailure {
+export function dispatchFailure(error: unknown, site = false): ToolFailure {
   if (!(error instanceof RpcError))
     return { code: 'tool_error', message: 'the extension could not run the tool' }
   if (error.code === JsonRpcErrorCode.tabClosed)
@@ -81,7 +83,11 @@ export function dispatchFailure(error: unknown): ToolFailure {
     return { code: 'tab_unavailable', message: error.message, category: 'tab' }
   const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
     category?: unknown
+    code?: unknown
   }
+  // The extension's own refusal of a site's tool whose declaration changed (a plugin's code is its own).
+  if (site && data.code === 'declaration_changed')
+    return { code: 'declaration_changed', message: error.message, category: 'permission' }
   return {
     code: 'tool_error',
     message: error.message,
@@ -97,6 +103,8 @@ export function auditEntryOf(
   call: ToolInvocationInput,
   outcome: ToolInvocationContext['outcome'],
   approvalMs?: number,
+  /** A site's own tool: the hash of the declaration the call was checked with (and dispatched with). */
+  declared?: string,
 ): AuditEntry {
   const error = outcome && !outcome.ok ? outcome.error : undefined
   return {
@@ -107,7 +115,20 @@ export function auditEntryOf(
     success: outcome?.ok === true,
     durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMs ?? 0)),
     ...(approvalMs === undefined ? {} : { approvalMs }),
+    ...(declared === undefined ? {} : { declared }),
     ...(error ? { error } : {}),
+  }
+}
+
+/** The declaration hash a site tool's call was checked with; undefined for any other call. */
+const declaredOf = (call: ToolInvocationContext): string | undefined =>
+  call.verdict?.ok === true ? call.verdict.declared : undefined
+
+/** A site's read-only and destructive hints as the card's annotations (its other hints are not MCP's). */
+function siteHints(hints: SiteToolAnnotations): ToolAnnotations {
+  return {
+    ...(hints.readOnlyHint !== undefined ? { readOnlyHint: hints.readOnlyHint } : {}),
+    ...(hints.destructiveHint !== undefined ? { destructiveHint: hints.destructiveHint } : {}),
   }
 }
 
@@ -159,6 +180,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
       prepare: tool.prepare !== undefined,
+      ...(tool.site ? { declared: tool.site.hash } : {}),
     }
   }
 
@@ -181,6 +203,13 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
   }
 
   return toolInvocationMachine.provide({
+    guards: {
+      // The call waits on what the card shows: the declaration it was checked with, which the site changed.
+      declarationChanged: ({ context: call }) => {
+        const declared = declaredOf(call)
+        return declared !== undefined && catalog.get(call.tool)?.site?.hash !== declared
+      },
+    },
     actors: {
       approval: approvalMachine.provide({
         delays: {
@@ -206,6 +235,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
           client: call.client.slice(0, WIRE_NAME_MAX),
           session: call.session.slice(0, WIRE_NAME_MAX),
+          // A site's tool runs only while the page still declares what the call was checked with.
+          ...(declaredOf(call) !== undefined ? { declared: declaredOf(call) } : {}),
         })
         if (!sent) return self.send({ type: 'extension.lost' })
         dispatched.set(call.invocationId, sent.forget)
@@ -225,7 +256,11 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
                 },
               })
           },
-          (error: unknown) => self.send({ type: 'dispatch.failed', error: dispatchFailure(error) }),
+          (error: unknown) =>
+            self.send({
+              type: 'dispatch.failed',
+              error: dispatchFailure(error, declaredOf(call) !== undefined),
+            }),
         )
       },
       forgetDispatch: ({ context: call }) => {
@@ -267,6 +302,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
                 ...(tool.annotations ? { annotations: tool.annotations } : {}),
               }
             : {}),
+          // A site's tool: the hints of the declaration checked (a change withdraws this card).
+          ...(tool?.site ? { annotations: siteHints(tool.site.annotations) } : {}),
         }
         void deps.portOf(system).notify('confirmation.request', request)
         deps.approvals?.opened(request)
@@ -282,7 +319,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         preparedInputs.delete(call.invocationId)
         const approvalMs = approvalMsOf(call.invocationId)
         approvalWaits.delete(call.invocationId)
-        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs))
+        deps.audit.record(auditEntryOf(call, call.outcome, approvalMs, declaredOf(call)))
       },
       cancelApproval: ({ context: call, system }, { reason }) =>
         void deps.portOf(system).notify('confirmation.cancel', { id: call.invocationId, reason }),
@@ -290,13 +327,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       persistAlways: ({ context: call }) => {
         const tool = catalog.get(call.tool)
         if (!tool || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        const declared = declaredOf(call)
         void deps
           .updateConfig((config) =>
-            // A site's own tool: auto for the declaration the user just approved (its hash).
-            tool.site
+            // A site's own tool: auto for the declaration the user approved (the one the call was checked
+            // with), never what the site declares by the time of the click.
+            tool.site && declared !== undefined
               ? {
                   ...config,
-                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', tool.site.hash),
+                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', declared),
                 }
               : {
                   ...config,

@@ -57,6 +57,8 @@ export const ToolErrorCode = {
   outOfScope: 'out_of_scope',
   /** The tool answered with an output its declared output schema refuses; it is not passed on. */
   invalidOutput: 'invalid_output',
+  /** A site's own tool no longer has the declaration the call was checked and approved with. */
+  declarationChanged: 'declaration_changed',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -93,6 +95,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   shutting_down: 'connection',
   out_of_scope: 'permission',
   invalid_output: 'validation',
+  declaration_changed: 'permission',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */
