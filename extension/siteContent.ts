@@ -7,7 +7,12 @@
  * frame's own tools (those whose `window` is this frame's), so a tool one frame exposes to another
  * (`exposedTo`) counts once, for the origin that declared it. Everything copied out is capped here.
  */
-import { SITE_TOOL_LIMITS, type DeclaredSiteTool, type SiteToolAnnotations } from '../src/protocol/siteTools'
+import {
+  declarationText,
+  SITE_TOOL_LIMITS,
+  type DeclaredSiteTool,
+  type SiteToolAnnotations,
+} from '../src/protocol/siteTools'
 import type { SiteToolsCommand, SiteToolsReport, SiteToolsRunReply } from './shared/siteToolTypes'
 
 interface RegisteredTool {
@@ -52,6 +57,27 @@ function annotationsOf(value: unknown): SiteToolAnnotations {
   return out
 }
 
+/** The tool as reported (and as the daemon hashes it): every text capped as here. */
+function declare(name: string, tool: RegisteredTool): DeclaredSiteTool {
+  const description = text(tool.description, SITE_TOOL_LIMITS.descriptionChars + 1)
+  return {
+    name,
+    title: text(tool.title, SITE_TOOL_LIMITS.titleChars),
+    description:
+      description.length > SITE_TOOL_LIMITS.descriptionChars
+        ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
+        : description,
+    ...schemaText(tool.inputSchema),
+    annotations: annotationsOf(tool.annotations),
+  }
+}
+
+/** SHA-256 (hex) of a declaration's text (`declarationText`), as the daemon computes it. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
 if (scope[FLAG] === true) {
   const resume = scope[RESUME]
   if (typeof resume === 'function') (resume as () => void)()
@@ -90,23 +116,13 @@ if (scope[FLAG] === true) {
         truncated = true
         continue
       }
-      const description = text(tool.description, SITE_TOOL_LIMITS.descriptionChars + 1)
-      const schema = schemaText(tool.inputSchema)
-      chars += description.length + (schema.inputSchema?.length ?? 0)
+      const declared = declare(name, tool)
+      chars += declared.description.length + (declared.inputSchema?.length ?? 0)
       if (chars > SITE_TOOL_LIMITS.charsPerFrame) {
         truncated = true
         break
       }
-      tools.push({
-        name,
-        title: text(tool.title, SITE_TOOL_LIMITS.titleChars),
-        description:
-          description.length > SITE_TOOL_LIMITS.descriptionChars
-            ? `${description.slice(0, SITE_TOOL_LIMITS.descriptionChars)}…`
-            : description,
-        ...schema,
-        annotations: annotationsOf(tool.annotations),
-      })
+      tools.push(declared)
     }
     send({ siteTools: 'report', tools, truncated, seq: ++seq })
   }
@@ -131,10 +147,29 @@ if (scope[FLAG] === true) {
   window.addEventListener('pageshow', (event) => event.persisted && soon())
   soon()
 
-  const run = async (name: string, input: Record<string, unknown>): Promise<SiteToolsRunReply> => {
+  const run = async (
+    name: string,
+    input: Record<string, unknown>,
+    declared: string,
+  ): Promise<SiteToolsRunReply> => {
+    const gone: SiteToolsRunReply = {
+      ok: false,
+      message: `this page no longer declares the tool ${name}`,
+      gone: true,
+    }
+    const first = (await ownTools()).find((t) => t.name === name)
+    if (!first || !context) return gone
+    // The declaration the call was checked (and approved) with, or nothing runs: a page that re-declared
+    // the tool since (a destructive one under a harmless one's name) gets `declaration_changed`.
+    const seen = declarationText(declare(name, first))
+    if ((await sha256Hex(seen)) !== declared)
+      return { ok: false, message: 'the declaration changed', changed: true }
+    // Hashing waited: the page may have re-declared meanwhile. Looked up again, compared as text, and run
+    // in the same turn.
     const tool = (await ownTools()).find((t) => t.name === name)
-    if (!tool || !context)
-      return { ok: false, message: `this page no longer declares the tool ${name}`, gone: true }
+    if (!tool) return gone
+    if (declarationText(declare(name, tool)) !== seen)
+      return { ok: false, message: 'the declaration changed', changed: true }
     try {
       const result = await context.executeTool(tool, input)
       const raw = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null')
@@ -156,7 +191,7 @@ if (scope[FLAG] === true) {
       return false
     }
     if (command.siteTools !== 'run' || stopped) return false
-    void run(command.name, command.input).then(sendResponse, (err: unknown) =>
+    void run(command.name, command.input, String(command.declared)).then(sendResponse, (err: unknown) =>
       sendResponse({ ok: false, message: String(err).slice(0, 2000) } satisfies SiteToolsRunReply),
     )
     return true

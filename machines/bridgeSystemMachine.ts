@@ -29,6 +29,8 @@ export type BridgeSystemEvent =
   | { type: 'toolInvocation.spawn'; input: ToolInvocationInput }
   /** The extension connection went away: every plugin tab closes, every call waiting on it fails. */
   | { type: 'extension.lost' }
+  /** The tool catalog was rebuilt: every call hears it (one waiting on a changed declaration ends). */
+  | { type: 'catalog.changed' }
 
 /** How long calls in flight may take to finish once draining starts, and then to record their failure. */
 export const DRAIN_GRACE_MS = 1_500
@@ -101,6 +103,11 @@ export const bridgeSystemMachine = setup({
         if (id.startsWith('pluginTab:') || id.startsWith('toolInvocation#'))
           enqueue.sendTo(child, { type: 'extension.lost' })
     }),
+    /** Tells every call that the catalog changed. */
+    broadcastCatalogChanged: enqueueActions(({ enqueue, self }) => {
+      for (const [id, child] of Object.entries(self.getSnapshot().children as Record<string, AnyActorRef>))
+        if (id.startsWith('toolInvocation#')) enqueue.sendTo(child, { type: 'catalog.changed' })
+    }),
     /** A call that finished or failed is removed; its owner has already seen the end. */
     stopEndedChild: stopChild(({ event }) => endedChildId(event.type)),
     countEndedCall: assign({ callsRunning: ({ context }) => Math.max(0, context.callsRunning - 1) }),
@@ -135,6 +142,7 @@ export const bridgeSystemMachine = setup({
         'pluginTab.stop': { actions: 'stopPluginTab' },
         'toolInvocation.spawn': { actions: 'spawnInvocation' },
         'extension.lost': { actions: 'broadcastExtensionLost' },
+        'catalog.changed': { actions: 'broadcastCatalogChanged' },
         'xstate.done.actor.*': { guard: 'isEndingChild', actions: ['stopEndedChild', 'countEndedCall'] },
         'xstate.error.actor.*': { guard: 'isEndingChild', actions: ['stopEndedChild', 'countEndedCall'] },
       },

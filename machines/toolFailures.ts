@@ -50,6 +50,12 @@ export const FAILURES = {
     message: 'the bridge extension is not connected to the daemon',
     category: 'connection',
   },
+  declarationChanged: {
+    code: 'declaration_changed',
+    message:
+      'the site changed this tool (its description, input or hints) while the call waited for approval: the approval was withdrawn and the call did not run; call it again to be asked about what the site declares now',
+    category: 'permission',
+  },
   cancelled: { code: 'cancelled', message: 'the client cancelled the call', category: 'connection' },
   shuttingDown: {
     code: 'shutting_down',

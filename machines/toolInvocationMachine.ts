@@ -161,6 +161,15 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           },
         },
         'extension.lost': { target: 'failed', actions: failWith('lostDuringApproval') },
+        // The card shows the declaration the call was checked with: one that changed withdraws it.
+        'catalog.changed': {
+          guard: 'declarationChanged',
+          target: 'failed',
+          actions: [
+            failWith('declarationChanged'),
+            { type: 'cancelApproval', params: { reason: 'the site changed the tool' } },
+          ],
+        },
         cancel: {
           target: 'failed',
           actions: [failWith('cancelled'), { type: 'cancelApproval', params: { reason: 'cancelled' } }],

@@ -113,6 +113,11 @@ export const toolInvocationSetup = setup({
       params.output !== null &&
       'decision' in params.output &&
       params.output.decision === params.decision,
+    /**
+     * A site's own tool that no longer has the declaration the call was checked with (or is gone): the
+     * daemon provides it, comparing with its catalog.
+     */
+    declarationChanged: () => false,
     isTimedOut: (_, params: { output: unknown }) =>
       typeof params.output === 'object' && params.output !== null && 'timedOut' in params.output,
   },

@@ -59,7 +59,14 @@ export interface ToolInvocationContext extends ToolInvocationInput {
  */
 export type CheckVerdict =
   | { ok: false; error: ToolFailure }
-  | { ok: true; permission: Permission; extensionConnected: boolean; prepare: boolean }
+  | {
+      ok: true
+      permission: Permission
+      extensionConnected: boolean
+      prepare: boolean
+      /** A site's own tool: the hash of the declaration the call was checked with (what the user is shown). */
+      declared?: string
+    }
 
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
@@ -68,6 +75,8 @@ export type ToolInvocationEvent =
   | { type: 'cancel'; reason: string }
   /** The daemon is stopping and its grace period for calls in flight is over. */
   | { type: 'daemon.stopping' }
+  /** The tool list changed (a site re-declared its tools, a plugin reloaded): a waiting card may be stale. */
+  | { type: 'catalog.changed' }
   | SlotAnswer
   | TabAnswer
   | ApprovalWaiting

@@ -26,6 +26,8 @@ export interface DispatchParams {
   /** The calling MCP client and its session, when the daemon sends them (built-ins group tabs per agent). */
   client?: string
   session?: string
+  /** A site's own tool: the hash of the declaration the call was checked and approved with. */
+  declared?: string
 }
 
 export interface DispatchHooks {

@@ -195,6 +195,14 @@ export class SiteTools {
         'permission_off',
         'permission',
       )
+    // The daemon names the declaration it checked; without one there is nothing to hold the page to.
+    const declared = params.declared
+    if (declared === undefined)
+      throw toolError(
+        `the extension refuses the tool ${params.tool.slice(0, 128)} of ${origin}: the call names no declaration it was checked with`,
+        'declaration_changed',
+        'permission',
+      )
     const ctx = {
       dispatchId: params.dispatchId,
       ...(params.client !== undefined ? { client: params.client } : {}),
@@ -241,7 +249,7 @@ export class SiteTools {
         ([, f]) => f.origin === origin && f.tools.some((t) => t.name === params.tool),
       )?.[0]
       if (frameId === undefined) continue
-      return { output: await this.run(tabId, frameId, params.tool, params.input) }
+      return { output: await this.run(tabId, frameId, params.tool, params.input, declared) }
     }
     throw new RpcError(
       JsonRpcErrorCode.tabUnavailable,
@@ -256,10 +264,12 @@ export class SiteTools {
     frameId: number,
     name: string,
     input: unknown,
+    declared: string,
   ): Promise<{ text: string; truncated?: boolean }> {
     const command: SiteToolsCommand = {
       siteTools: 'run',
       name,
+      declared,
       input:
         typeof input === 'object' && input !== null && !Array.isArray(input)
           ? (input as Record<string, unknown>)
@@ -285,6 +295,12 @@ export class SiteTools {
       throw new RpcError(
         JsonRpcErrorCode.tabClosed,
         'the page closed, navigated away or dropped the tool while it ran',
+      )
+    if (!reply.ok && reply.changed === true)
+      throw toolError(
+        'the site changed this tool (its description, input or hints) since the call was checked and approved: it did not run; call it again to be asked about what the site declares now',
+        'declaration_changed',
+        'permission',
       )
     if (!reply.ok) throw toolError(String(reply.message).slice(0, 2000), 'tool_error', 'site')
     return { text: String(reply.text), ...(reply.truncated ? { truncated: true } : {}) }

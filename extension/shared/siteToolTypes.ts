@@ -16,10 +16,13 @@ export interface SiteToolsReport {
 
 /** worker -> siteContent.js (to one frame). */
 export type SiteToolsCommand =
-  | { siteTools: 'run'; name: string; input: Record<string, unknown> }
+  /** Runs `name` only while its declaration still hashes to `declared` (what the call was checked with). */
+  | { siteTools: 'run'; name: string; input: Record<string, unknown>; declared: string }
   /** The site was turned off: stop listening and report nothing more. */
   | { siteTools: 'stop' }
 
 /** siteContent.js -> worker: the answer to `run`. */
 export type SiteToolsRunReply =
-  { ok: true; text: string; truncated: boolean } | { ok: false; message: string; gone?: boolean }
+  | { ok: true; text: string; truncated: boolean }
+  /** `changed`: the tool's declaration is not the one the call was checked with; it did not run. */
+  | { ok: false; message: string; gone?: boolean; changed?: boolean }

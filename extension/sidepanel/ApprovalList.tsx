@@ -120,7 +120,13 @@ export function ApprovalList({
             </p>
             <ApprovalHint
               annotations={a.annotations}
-              source={a.plugin === BROWSER_PLUGIN ? 'bridge' : a.pluginDisplayName}
+              source={
+                a.declaredBy !== undefined
+                  ? `the site ${a.declaredBy}`
+                  : a.plugin === BROWSER_PLUGIN
+                    ? 'bridge'
+                    : a.pluginDisplayName
+              }
             />
             {a.tab ? (
               <p class="approval-tab" data-testid="approval-tab" data-tab-id={a.tab.tabId}>

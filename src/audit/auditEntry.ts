@@ -15,6 +15,8 @@ export interface AuditEntry {
   approvalMs?: number
   /** A workflow's step (its number from 1), on the entries of a `workflow_<name>` run's steps. */
   step?: number
+  /** A site's own tool: the SHA-256 of the declaration the call was checked and dispatched with. */
+  declared?: string
   /** Only on failed entries. */
   error?: { code: string; message: string; category?: string }
   /**

@@ -193,7 +193,19 @@ function isFlowGuardRecord(value: unknown): value is NonNullable<AuditEntry['flo
 
 /** A line of audit.log as an entry `earlier` queries may return: only the known fields, of the right types. */
 function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
-  const { timestamp, tool, plugin, client, success, durationMs, approvalMs, error, flowGuard } = entry
+  const {
+    timestamp,
+    tool,
+    plugin,
+    client,
+    success,
+    durationMs,
+    approvalMs,
+    step,
+    declared,
+    error,
+    flowGuard,
+  } = entry
   if (typeof timestamp !== 'string' || typeof tool !== 'string' || typeof plugin !== 'string')
     return undefined
   const errorOk =
@@ -209,6 +221,8 @@ function entryFromDisk(entry: AuditEntry): AuditEntry | undefined {
     success,
     durationMs,
     ...(typeof approvalMs === 'number' ? { approvalMs } : {}),
+    ...(typeof step === 'number' ? { step } : {}),
+    ...(typeof declared === 'string' ? { declared } : {}),
     ...(isFlowGuardRecord(flowGuard) ? { flowGuard } : {}),
     ...(errorOk
       ? {

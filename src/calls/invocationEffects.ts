@@ -29,6 +29,8 @@ import {
   MAX_APPROVALS_WAITING_PER_CLIENT,
   MAX_INPUT_DEPTH,
   splitToolName,
+  type SiteToolAnnotations,
+  type ToolAnnotations,
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import { log } from '../log'
@@ -78,7 +80,7 @@ function originOf(url: string): { origin?: string } {
 }
 
 /** Maps the extension's answer to tool.dispatch onto a failure. */
-export function dispatchFailure(error: unknown): ToolFailure {
+export function dispatchFailure(error: unknown, site = false): ToolFailure {
   if (!(error instanceof RpcError))
     return { code: 'tool_error', message: 'the extension could not run the tool' }
   if (error.code === JsonRpcErrorCode.tabClosed)
@@ -87,7 +89,11 @@ export function dispatchFailure(error: unknown): ToolFailure {
     return { code: 'tab_unavailable', message: error.message, category: 'tab' }
   const data = (typeof error.data === 'object' && error.data !== null ? error.data : {}) as {
     category?: unknown
+    code?: unknown
   }
+  // The extension's own refusal of a site's tool whose declaration changed (a plugin's code is its own).
+  if (site && data.code === 'declaration_changed')
+    return { code: 'declaration_changed', message: error.message, category: 'permission' }
   return {
     code: 'tool_error',
     message: error.message,
@@ -103,6 +109,8 @@ export function auditEntryOf(
   call: ToolInvocationInput,
   outcome: ToolInvocationContext['outcome'],
   approvalMs?: number,
+  /** A site's own tool: the hash of the declaration the call was checked with (and dispatched with). */
+  declared?: string,
 ): AuditEntry {
   const error = outcome && !outcome.ok ? outcome.error : undefined
   return {
@@ -113,7 +121,20 @@ export function auditEntryOf(
     success: outcome?.ok === true,
     durationMs: Math.max(0, Date.now() - call.startedAt - (approvalMs ?? 0)),
     ...(approvalMs === undefined ? {} : { approvalMs }),
+    ...(declared === undefined ? {} : { declared }),
     ...(error ? { error } : {}),
+  }
+}
+
+/** The declaration hash a site tool's call was checked with; undefined for any other call. */
+const declaredOf = (call: ToolInvocationContext): string | undefined =>
+  call.verdict?.ok === true ? call.verdict.declared : undefined
+
+/** A site's read-only and destructive hints as the card's annotations (its other hints are not MCP's). */
+function siteHints(hints: SiteToolAnnotations): ToolAnnotations {
+  return {
+    ...(hints.readOnlyHint !== undefined ? { readOnlyHint: hints.readOnlyHint } : {}),
+    ...(hints.destructiveHint !== undefined ? { destructiveHint: hints.destructiveHint } : {}),
   }
 }
 
@@ -166,6 +187,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       extensionConnected: deps.portOf(system).connected,
       // The guard's step runs with the tool's own preparation, before any approval.
       prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
+      ...(tool.site ? { declared: tool.site.hash } : {}),
     }
   }
 
@@ -194,6 +216,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ...(call.tab ? { tabId: call.tab.tabId, ...originOf(call.tab.url) } : {}),
       client: call.client.slice(0, WIRE_NAME_MAX),
       session: call.session.slice(0, WIRE_NAME_MAX),
+      // A site's tool runs only while the page still declares what the call was checked with.
+      ...(declaredOf(call) !== undefined ? { declared: declaredOf(call) } : {}),
     })
     if (!sent) return Promise.resolve<ToolOutcome>({ ok: false, error: FAILURES.lostDuringCall })
     signal.addEventListener('abort', sent.forget, { once: true })
@@ -218,11 +242,21 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           },
         }
       },
-      (error: unknown): ToolOutcome => ({ ok: false, error: dispatchFailure(error) }),
+      (error: unknown): ToolOutcome => ({
+        ok: false,
+        error: dispatchFailure(error, declaredOf(call) !== undefined),
+      }),
     )
   }
 
   return toolInvocationMachine.provide({
+    guards: {
+      // The call waits on what the card shows: the declaration it was checked with, which the site changed.
+      declarationChanged: ({ context: call }) => {
+        const declared = declaredOf(call)
+        return declared !== undefined && catalog.get(call.tool)?.site?.hash !== declared
+      },
+    },
     actors: {
       approval: approvalMachine.provide({
         delays: {
@@ -289,6 +323,8 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
                 ...(tool.annotations ? { annotations: tool.annotations } : {}),
               }
             : {}),
+          // A site's tool: the hints of the declaration checked (a change withdraws this card).
+          ...(tool?.site ? { annotations: siteHints(tool.site.annotations) } : {}),
         }
         void deps.portOf(system).notify('confirmation.request', request)
         deps.approvals?.opened(request)
@@ -301,7 +337,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       record: ({ context: call }) => {
         const flowGuard = deps.guard?.finished(call, call.outcome)
         deps.audit.record({
-          ...auditEntryOf(call, call.outcome, call.approvalMs),
+          ...auditEntryOf(call, call.outcome, call.approvalMs, declaredOf(call)),
           ...(flowGuard ? { flowGuard } : {}),
         })
       },
@@ -314,13 +350,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
         if (call.flow) return deps.guard?.answered(call, 'allow_always')
         const tool = catalog.get(call.tool)
         if (!tool || tool.plan || !allowAlwaysPersists(tool.plugin, tool.key)) return
+        const declared = declaredOf(call)
         void deps
           .updateConfig((config) =>
-            // A site's own tool: auto for the declaration the user just approved (its hash).
-            tool.site
+            // A site's own tool: auto for the declaration the user approved (the one the call was checked
+            // with), never what the site declares by the time of the click.
+            tool.site && declared !== undefined
               ? {
                   ...config,
-                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', tool.site.hash),
+                  sites: withSiteToolPermission(config.sites, tool.plugin, tool.key, 'auto', declared),
                 }
               : {
                   ...config,

@@ -59,6 +59,8 @@ export const ToolErrorCode = {
   flowBlocked: 'flow_blocked',
   /** The tool answered with an output its declared output schema refuses; it is not passed on. */
   invalidOutput: 'invalid_output',
+  /** A site's own tool no longer has the declaration the call was checked and approved with. */
+  declarationChanged: 'declaration_changed',
 } as const
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode]
 
@@ -96,6 +98,7 @@ export const CATEGORY_BY_TOOL_ERROR: Record<ToolErrorCode, string | undefined> =
   out_of_scope: 'permission',
   flow_blocked: 'permission',
   invalid_output: 'validation',
+  declaration_changed: 'permission',
 }
 
 /** JSON-RPC 2.0 error codes used on /ws. Only the wire boundary uses numbers. */

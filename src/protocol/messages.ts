@@ -179,7 +179,7 @@ export const WsMethods = {
       /**
        * What the tool declares about itself (MCP annotations: read-only, destructive...), shown on the
        * card so the user decides knowing it; a hint only, it changed nothing about the call's permission.
-       * Absent for a site's own tool (its claims are the site's, shown with its tools).
+       * For a site's own tool: the hints of the declaration the call was checked with (the site's claims).
        */
       annotations: Type.Optional(ToolAnnotations),
       /** A workflow's whole plan in words (origins, every step, the values): one card covers its steps. */
@@ -210,6 +210,11 @@ export const WsMethods = {
       /** The MCP client that made the call (its name) and its session: tab groups per agent. */
       client: Type.Optional(Type.String({ maxLength: 64 })),
       session: Type.Optional(Type.String({ maxLength: 64 })),
+      /**
+       * A site's own tool: the hash of the declaration the call was checked (and approved) with. The
+       * page side runs the tool only while its declaration still hashes to it (`declaration_changed`).
+       */
+      declared: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
     }),
     // `output` may be absent: a tool that returns nothing serializes to `{}`.
     Type.Object({

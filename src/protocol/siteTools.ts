@@ -62,6 +62,17 @@ export const DeclaredSiteTool = Type.Object({
 })
 export type DeclaredSiteTool = Static<typeof DeclaredSiteTool>
 
+/**
+ * What a declaration's hash covers, as one text: title, description, schema text, whether the schema
+ * was cut, the hints. The daemon hashes it (SHA-256, hex) for the settings that bind a declaration and
+ * for `tool.dispatch`'s `declared`; the page side hashes the tool's declaration again before it runs it.
+ */
+export function declarationText(tool: DeclaredSiteTool): string {
+  const a = tool.annotations
+  const hints = [a.readOnlyHint, a.untrustedContentHint, a.destructiveHint, a.consequentialHint]
+  return JSON.stringify([tool.title, tool.description, tool.inputSchema ?? null, !!tool.schemaTooLong, hints])
+}
+
 /** The tools of one frame whose origin the user turned on. */
 export const SiteFrame = Type.Object({
   frameId: Type.Integer({ minimum: 0 }),

@@ -16,6 +16,7 @@ import {
   type SiteToolAnnotations,
   type TabInfo,
 } from '../protocol'
+import { declarationText } from '../protocol/siteTools'
 import { neutralizeDeep, neutralizeText } from '../protocol/untrustedText'
 import type { Validator } from '../validation'
 import { compileSiteSchema } from './siteSchema'
@@ -51,13 +52,7 @@ export interface SitesView {
 
 /** sha256 of what a per-tool setting binds: title, description, schema text, annotations. */
 export function declarationHash(tool: DeclaredSiteTool): string {
-  const a = tool.annotations
-  const hints = [a.readOnlyHint, a.untrustedContentHint, a.destructiveHint, a.consequentialHint]
-  return createHash('sha256')
-    .update(
-      JSON.stringify([tool.title, tool.description, tool.inputSchema ?? null, !!tool.schemaTooLong, hints]),
-    )
-    .digest('hex')
+  return createHash('sha256').update(declarationText(tool)).digest('hex')
 }
 
 interface Found {

@@ -61,7 +61,12 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
     onPluginLog: ({ entries }) => {
       for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
     },
-    onSitesReport: (report) => (siteRegistry.report(report), siteAnnouncements.changed()),
+    // A call waiting for approval on a declaration that changed hears it (its card is withdrawn).
+    onSitesReport: (report) => {
+      siteRegistry.report(report)
+      siteAnnouncements.changed()
+      root.send({ type: 'catalog.changed' })
+    },
     onLost: () => (siteRegistry.clear(), siteAnnouncements.changed()),
   })
   const siteAnnouncements = createSiteAnnouncements({

@@ -23,3 +23,9 @@ export const REGISTRY_STEP_TIMEOUT_MS = scaled(180_000)
 
 /** A `beforeAll` that starts Chromium with the extension beside a daemon (and builds a plugin). */
 export const BROWSER_START_TIMEOUT_MS = scaled(120_000)
+
+/**
+ * A page that floods the browser (tens of frames declaring megabytes of tools) to load and declare
+ * everything, and the extension and the daemon to take it in.
+ */
+export const FLOOD_PAGE_TIMEOUT_MS = scaled(240_000)
