@@ -55,13 +55,14 @@ describe('extension tabs and dispatch', () => {
 
   it('runs a tool in the page and returns its output', async () => {
     const answer = await dispatch('whoami', {})
-    expect(answer.result).toEqual({ output: { user: 'alice' } })
+    // The extension names the origin the output was read on (the data-flow guard's label).
+    expect(answer.result).toMatchObject({ output: { user: 'alice' }, origins: [new URL(site.url).origin] })
   })
 
   it('relays progress of the running call and batched plugin logs', async () => {
     const since = daemon.frames.length
     const answer = await dispatch('slow_count', { to: 3, stepMs: 0 })
-    expect(answer.result).toEqual({ output: { counted: 3 } })
+    expect(answer.result).toMatchObject({ output: { counted: 3 } })
     const id = `d${dispatchSeq}`
     await daemon.waitFor(
       (f) => f.method === 'tool.progress' && (f.params as { progress: number }).progress === 3,
@@ -97,7 +98,9 @@ describe('extension tabs and dispatch', () => {
     const bobTab = tabsOf().find((t) => t.url.includes('localhost'))?.tabId
     await first.bringToFront()
     // Alice's tab is the active one, so an unnamed call would run there.
-    expect((await dispatch('whoami', {}, { tabId: bobTab })).result).toEqual({ output: { user: 'bob' } })
+    expect((await dispatch('whoami', {}, { tabId: bobTab })).result).toMatchObject({
+      output: { user: 'bob' },
+    })
 
     await other.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
     const notReady = await dispatch('whoami', {}, { tabId: bobTab })
@@ -130,17 +133,17 @@ describe('extension tabs and dispatch', () => {
       ['alice', 0],
       ['bob', 1],
     ])
-    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    expect((await dispatch('whoami', {})).result).toMatchObject({ output: { user: 'alice' } })
     await second.bringToFront()
     await expect.poll(ranks).toEqual([
       ['alice', 1],
       ['bob', 0],
     ])
-    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
+    expect((await dispatch('whoami', {})).result).toMatchObject({ output: { user: 'bob' } })
     await first.bringToFront()
     // The active tab stops being ready without a navigation the extension could notice.
     await first.evaluate(() => document.querySelector('main[data-user]')?.removeAttribute('data-user'))
-    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'bob' } })
+    expect((await dispatch('whoami', {})).result).toMatchObject({ output: { user: 'bob' } })
     await expect.poll(() => tabsOf().find((t) => t.url === firstUrl)?.ready).toBe(false)
     expect(tabsOf().find((t) => t.url === firstUrl)?.rank).toBeUndefined()
     await second.close()
@@ -172,7 +175,7 @@ describe('extension tabs and dispatch', () => {
     await browser.waitForAdapter('notes')
     await tab.reload()
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
-    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    expect((await dispatch('whoami', {})).result).toMatchObject({ output: { user: 'alice' } })
     await tab.close()
   })
 
@@ -188,7 +191,7 @@ describe('extension tabs and dispatch', () => {
       )
       .toBe(false)
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('ready')
-    expect((await dispatch('whoami', {})).result).toEqual({ output: { user: 'alice' } })
+    expect((await dispatch('whoami', {})).result).toMatchObject({ output: { user: 'alice' } })
     await tab.close()
   })
 

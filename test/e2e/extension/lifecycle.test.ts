@@ -80,7 +80,7 @@ describe('extension lifecycle', () => {
     await tab.reload()
     await expect.poll(last, { timeout: 10_000 }).toMatchObject({ state: 'ready' })
     const { answer, progress } = await slowCount()
-    expect(answer.result).toEqual({ output: { counted: 2 } })
+    expect(answer.result).toMatchObject({ output: { counted: 2 } })
     expect(progress).toBe(2)
   })
 
@@ -105,7 +105,7 @@ describe('extension lifecycle', () => {
       .poll(() => daemon.frames.filter((f) => f.method === 'tab.syncAll').at(-1)?.params, { timeout: 10_000 })
       .toMatchObject({ plugins: { notes: { state: 'ready', tabs: [{ ready: true }] } } })
     const { answer, progress } = await slowCount()
-    expect(answer.result).toEqual({ output: { counted: 2 } })
+    expect(answer.result).toMatchObject({ output: { counted: 2 } })
     expect(progress).toBe(2)
     expect(await tab.evaluate(() => document.querySelector('main')?.getAttribute('data-user'))).toBe('dana')
   })
