@@ -155,12 +155,13 @@ describe('bridge audit', () => {
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`--limit must be an integer from 1 to 500 (got "${limit}")`)
     }
-    const noDaemon = await cli([], { BRIDGE_PORT: '1' })
-    expect(noDaemon.code).toBe(1)
-    expect(noDaemon.stderr).toContain('`bridge audit --file` reads the log on disk')
+    // A config folder no daemon holds (the test daemon's own folder is found through its lock).
     const empty = tempConfigDir()
     dirs.push(empty)
     mkdirSync(join(empty, 'extension'))
+    const noDaemon = await runCli(['audit'], empty, { BRIDGE_PORT: '1' })
+    expect(noDaemon.code).toBe(1)
+    expect(noDaemon.stderr).toContain('`bridge audit --file` reads the log on disk')
     const noLog = await runCli(['audit', '--file'], empty)
     expect(noLog.code).toBe(1)
     expect(noLog.stderr).toContain(`no audit log at ${join(empty, 'audit.log')}`)
