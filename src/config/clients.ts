@@ -137,6 +137,15 @@ export function setClientScope(
   name: string,
   change: (scope: ClientScope) => ClientScope,
 ): ClientEntry {
+  return updateClient(path, name, (current) => ({ ...current, scope: change(current.scope ?? {}) }))
+}
+
+/** Replaces the named client's entry by `change` of it, in one locked write; a missing name is an error. */
+function updateClient(
+  path: string,
+  name: string,
+  change: (current: ClientEntry) => ClientEntry,
+): ClientEntry {
   return updateClients(path, (clients) => {
     const index = clients.findIndex((c) => c.name === name)
     const current = clients[index]
@@ -145,7 +154,7 @@ export function setClientScope(
         BridgeErrorCode.clientInvalid,
         `no MCP client named "${name}" (\`bridge client list\`)`,
       )
-    const next: ClientEntry = { ...current, scope: change(current.scope ?? {}) }
+    const next = change(current)
     return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
   })
 }
@@ -187,17 +196,7 @@ export function setClientOrigins(
   name: string,
   origins: { reads?: string[]; writes?: string[] },
 ): ClientEntry {
-  return updateClients(path, (clients) => {
-    const index = clients.findIndex((c) => c.name === name)
-    const current = clients[index]
-    if (!current)
-      throw new BridgeError(
-        BridgeErrorCode.clientInvalid,
-        `no MCP client named "${name}" (\`bridge client list\`)`,
-      )
-    const next: ClientEntry = { ...current, ...origins }
-    return { clients: clients.map((c, i) => (i === index ? next : c)), result: next }
-  })
+  return updateClient(path, name, (current) => ({ ...current, ...origins }))
 }
 
 /** Turns approvals in the client on or off; false when there is no client by that name (nothing written). */
