@@ -166,11 +166,7 @@ export async function verifyInclusion(
     if (p.length !== 32 || sn === 0) return false
     if (fn % 2 === 1 || fn === sn) {
       r = await nodeHash(p, r)
-      if (fn % 2 === 0)
-        do {
-          fn = half(fn)
-          sn = half(sn)
-        } while (fn % 2 === 0 && fn !== 0)
+      if (fn % 2 === 0) [fn, sn] = climbWhileEven(fn, sn)
     } else {
       r = await nodeHash(r, p)
     }
@@ -178,6 +174,15 @@ export async function verifyInclusion(
     sn = half(sn)
   }
   return sn === 0 && equalBytes(r, root)
+}
+
+/** RFC 9162's "right-shift fn and sn until fn is odd or zero" (at least once), shared by both checks. */
+function climbWhileEven(fn: number, sn: number): [number, number] {
+  do {
+    fn = half(fn)
+    sn = half(sn)
+  } while (fn % 2 === 0 && fn !== 0)
+  return [fn, sn]
 }
 
 /**
@@ -210,11 +215,7 @@ export async function verifyConsistency(
     if (fn % 2 === 1 || fn === sn) {
       fr = await nodeHash(c, fr)
       sr = await nodeHash(c, sr)
-      if (fn % 2 === 0)
-        do {
-          fn = half(fn)
-          sn = half(sn)
-        } while (fn % 2 === 0 && fn !== 0)
+      if (fn % 2 === 0) [fn, sn] = climbWhileEven(fn, sn)
     } else {
       sr = await nodeHash(sr, c)
     }
