@@ -11,6 +11,8 @@ import { RATE_LIMIT_WINDOW_MS } from '../protocol/constants'
 export interface RateLimiter {
   /** Records a hit and returns true, or returns false (recording nothing) when the key is over its limit. */
   take(key?: string): boolean
+  /** How long until the key may take again: 0 when it may now, else when its oldest hit leaves the window. */
+  freesInMs(key?: string): number
 }
 
 export interface RateLimiterOptions {
@@ -36,6 +38,11 @@ export function createRateLimiter({
       recent.push(at)
       hits.set(key, recent)
       return true
+    },
+    freesInMs(key = 'all') {
+      const at = now()
+      const recent = (hits.get(key) ?? []).filter((t) => t > at - windowMs)
+      return recent.length < limit ? 0 : recent[recent.length - limit]! + windowMs - at
     },
   }
 }

@@ -40,8 +40,12 @@ export function payloadTooLargeResponse(maxBytes: number): HttpReply {
   return errorResponse('payload_too_large', `request body exceeds ${maxBytes} bytes`, { connection: 'close' })
 }
 
-export function rateLimitedResponse(): HttpReply {
-  return errorResponse('rate_limited', 'too many requests; try again in a minute', {
-    'retry-after': String(RATE_LIMIT_WINDOW_MS / 1000),
+/** 429: by default "try again in a minute"; a limit that knows which it is and when it frees says so. */
+export function rateLimitedResponse(
+  message = 'too many requests; try again in a minute',
+  retryAfterMs = RATE_LIMIT_WINDOW_MS,
+): HttpReply {
+  return errorResponse('rate_limited', message, {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
   })
 }

@@ -13,6 +13,7 @@ import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { ClientScopeGate } from '../config/clientScopeGate'
 import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
+import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { markSiteOutcome } from '../sites/siteResult'
 import type { ApprovalBroker } from './approvalBroker'
 import { McpEndpoint } from './mcpEndpoint'
@@ -53,6 +54,7 @@ export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
       credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
     sessionsPerMinute: limits.mcpSessionsPerMinute,
+    endedSessionLimiter: createRateLimiter({ limit: ENDED_SESSION_RATE_LIMIT_PER_MIN }),
     maxSessions: limits.maxMcpSessions,
   })
 }

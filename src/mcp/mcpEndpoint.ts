@@ -28,8 +28,10 @@ export interface McpEndpointDeps extends CallRunnerDeps {
   approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
-  /** The limit the limiter applies, for the log line. */
+  /** The limit the limiter applies, for the log line and the 429. */
   sessionsPerMinute?: number
+  /** Sessions opened in place of ended ones, per client (ENDED_SESSION_RATE_LIMIT_PER_MIN). */
+  endedSessionLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
 }

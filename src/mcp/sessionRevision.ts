@@ -53,8 +53,10 @@ export interface SessionRevisionDeps {
   approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
   initializeLimiter: RateLimiter
-  /** The limit the limiter applies, for the log line. */
+  /** The limit the limiter applies, for the log line and the 429. */
   sessionsPerMinute?: number
+  /** Sessions opened in place of ended ones (ENDED_SESSION_RATE_LIMIT_PER_MIN a minute), per client. */
+  endedSessionLimiter: RateLimiter
   /** Beyond this many open sessions, a new one closes the session idle the longest. */
   maxSessions: number
 }
@@ -65,6 +67,8 @@ interface Session {
   client: string
   /** The session's GET event stream, while one is open. */
   stream: EventSink | undefined
+  /** The client closed the event stream it had opened (and opened none since): it may have left. */
+  streamLeft: boolean
   /** Below this, plugin log notifications are not sent (logging/setLevel); all by default. */
   logLevel: LoggingLevel
   /** When the client last sent a request: the eviction order. */
@@ -109,6 +113,8 @@ export class SessionRevision {
   private activity = 0
   /** When each client's last 429 was logged. */
   private readonly rateLimitLogged = new Map<string, number>()
+  /** Per client: its sessions that ended (DELETE, or left), not yet replaced by a new one. */
+  private readonly endedSessions = new Map<string, number>()
 
   /** The methods served within a session, one handler each. */
   private readonly handlers: Record<string, SessionHandler> = {
@@ -144,6 +150,7 @@ export class SessionRevision {
     if (!('id' in session)) return session
     if (request.method === 'DELETE') {
       this.close(session.id, 'DELETE /mcp')
+      this.endedSessions.set(client, (this.endedSessions.get(client) ?? 0) + 1)
       return { status: 200, headers: {} }
     }
     return this.openStream(request, session)
@@ -322,14 +329,22 @@ export class SessionRevision {
     if (!accepts(request, 'text/event-stream'))
       return refusal(406, -32000, 'Not Acceptable: the client must accept text/event-stream')
     if (session.stream) return refusal(409, -32000, 'Conflict: only one event stream is allowed per session')
+    const sessions = this.sessions
     return {
       status: 200,
       headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
       body: {
         open(sink) {
           session.stream = sink
+          session.streamLeft = false
           sink.onClose(() => {
-            if (session.stream === sink) session.stream = undefined
+            if (session.stream !== sink) return
+            session.stream = undefined
+            session.streamLeft = true
+            if (sessions.has(session.id))
+              logger.info(
+                `MCP client "${neutralizeText(session.client, 64)}" closed its session's event stream`,
+              )
           })
         },
       },
@@ -346,9 +361,15 @@ export class SessionRevision {
       if (error instanceof McpError) return jsonTextResponse(errorJson(id, error.code, error.message))
       throw error
     }
-    if (!this.deps.initializeLimiter.take(client)) {
+    if (!this.deps.initializeLimiter.take(client) && !this.replacesEnded(client)) {
       this.refusedTooMany(client)
-      return rateLimitedResponse()
+      const perMinute = this.deps.sessionsPerMinute ?? SESSION_RATE_LIMIT_PER_MIN
+      const freesInMs = this.deps.initializeLimiter.freesInMs(client)
+      return rateLimitedResponse(
+        `MCP client "${neutralizeText(client, 64)}" opened ${perMinute} sessions in the last minute, its limit ` +
+          `(sessions it closed with DELETE do not count): the next one frees in ${Math.ceil(freesInMs / 1000)} s`,
+        freesInMs,
+      )
     }
     const session = this.open(client, elicitsForms)
     const result = {
@@ -358,6 +379,27 @@ export class SessionRevision {
       instructions: serverInstructions(this.deps.listToolsJson(client)),
     }
     return jsonTextResponse(resultJson(id, JSON.stringify(result)), 200, { 'mcp-session-id': session.id })
+  }
+
+  /**
+   * Over its limit, a client may still open a session in place of one of its own that ended: closed
+   * with DELETE, or left (its event stream closed, no call or question pending), which is closed now.
+   */
+  private replacesEnded(client: string): boolean {
+    for (const session of [...this.sessions.values()])
+      if (
+        session.client === client &&
+        session.streamLeft &&
+        session.calls.size === 0 &&
+        session.elicitations.size === 0
+      ) {
+        this.close(session.id, 'its client left: event stream closed, a new session replaces it')
+        this.endedSessions.set(client, (this.endedSessions.get(client) ?? 0) + 1)
+      }
+    const ended = this.endedSessions.get(client) ?? 0
+    if (ended === 0 || !this.deps.endedSessionLimiter.take(client)) return false
+    this.endedSessions.set(client, ended - 1)
+    return true
   }
 
   /** A client over its session creation limit is logged once per minute it keeps trying, by name. */
@@ -377,6 +419,7 @@ export class SessionRevision {
       id,
       client,
       stream: undefined,
+      streamLeft: false,
       logLevel: 'debug',
       lastActiveAt: Date.now(),
       lastActiveSeq: ++this.activity,

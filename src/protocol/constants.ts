@@ -57,6 +57,12 @@ export const AUDIT_DEFAULT_LIMIT = 50
 
 export const ADMIN_RATE_LIMIT_PER_MIN = 10
 export const SESSION_RATE_LIMIT_PER_MIN = 5
+/**
+ * Beyond the 5, sessions a client may open a minute in place of its own that ended: closed with
+ * DELETE, or left (its event stream closed, nothing running). A client that opens one short session
+ * per command (the MCP Inspector's CLI) is not refused on its sixth command; open sessions stay bounded.
+ */
+export const ENDED_SESSION_RATE_LIMIT_PER_MIN = 30
 
 /**
  * The MCP protocol revisions `/mcp` speaks, newest first. A client asking for another gets the newest;

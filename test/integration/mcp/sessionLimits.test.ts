@@ -16,7 +16,7 @@ describe('session creation limits per client', () => {
 
   beforeAll(async () => {
     daemon = await startDaemon()
-    for (const name of ['looping-agent', 'other-agent']) {
+    for (const name of ['looping-agent', 'other-agent', 'tidy-agent', 'leaving-agent']) {
       const added = await runCli(
         ['client', 'add', name, '--json', '--port', String(daemon.port)],
         daemon.configDir,
@@ -52,6 +52,15 @@ describe('session creation limits per client', () => {
       await res.body?.cancel()
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429])
+    const refused = await initialize('looping-agent')
+    const seconds = Number(refused.headers.get('retry-after'))
+    expect(seconds).toBeGreaterThan(0)
+    expect(seconds).toBeLessThanOrEqual(60)
+    const body = (await refused.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('rate_limited')
+    expect(body.error.message).toMatch(
+      /^MCP client "looping-agent" opened 5 sessions in the last minute, its limit \(sessions it closed with DELETE do not count\): the next one frees in \d+ s$/,
+    )
     const other = await initialize('other-agent')
     expect(other.status).toBe(200)
     await other.body?.cancel()
@@ -84,5 +93,64 @@ describe('session creation limits per client', () => {
     })
     expect(stateless.status).toBe(200)
     expect(await stateless.json()).toMatchObject({ id: 2, result: { tools: [], resultType: 'complete' } })
+  })
+
+  const sessionOf = async (client: string) => {
+    const res = await initialize(client)
+    expect(res.status).toBe(200)
+    await res.body?.cancel()
+    return res.headers.get('mcp-session-id')!
+  }
+  const sessionRequest = (client: string, session: string, method: 'DELETE' | 'GET') =>
+    fetch(`${daemon.url}/mcp`, {
+      method,
+      headers: { ...HEADERS, authorization: `Bearer ${tokens[client]}`, 'mcp-session-id': session },
+    })
+
+  it('does not count the sessions a client closed with DELETE: one session per command keeps working', async () => {
+    for (let i = 0; i < 9; i++) {
+      const session = await sessionOf('tidy-agent')
+      const closed = await sessionRequest('tidy-agent', session, 'DELETE')
+      expect(closed.status).toBe(200)
+    }
+  })
+
+  it('replaces a session whose client left (its event stream closed, nothing running), and no other', async () => {
+    const kept = await sessionOf('leaving-agent')
+    for (let i = 0; i < 4; i++) {
+      const abort = new AbortController()
+      const stream = await fetch(`${daemon.url}/mcp`, {
+        method: 'GET',
+        signal: abort.signal,
+        headers: {
+          ...HEADERS,
+          authorization: `Bearer ${tokens['leaving-agent']}`,
+          'mcp-session-id': await sessionOf('leaving-agent'),
+        },
+      })
+      expect(stream.status).toBe(200)
+      abort.abort()
+      await stream.body?.cancel().catch(() => undefined)
+    }
+    const left = () =>
+      daemon
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"leaving-agent" closed its session')).length
+    await expect.poll(left, { timeout: 30_000 }).toBe(4)
+    // Five opened; the four that left are replaced one by one, then the limit holds.
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const res = await initialize('leaving-agent')
+      statuses.push(res.status)
+      await res.body?.cancel()
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
+    const stillOpen = await fetch(`${daemon.url}/mcp`, {
+      method: 'POST',
+      headers: { ...HEADERS, authorization: `Bearer ${tokens['leaving-agent']}`, 'mcp-session-id': kept },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    })
+    expect(stillOpen.status).toBe(200)
   })
 })
