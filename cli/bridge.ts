@@ -19,6 +19,7 @@ import { registerStop } from './commands/stop'
 import { registerUpdate } from './commands/update'
 import { runWorkflowCommand, workflowCommandArgs } from './commands/workflow'
 import { errorText, fail } from './shared/output'
+import { negativeValuesJoined } from './shared/negativeValues'
 import { thisCommand } from './shared/selfCommand'
 
 // Help shows the command as it runs from this shell (`bridge-mcp` where PATH's `bridge` is iproute2's).
@@ -85,18 +86,19 @@ cli.help()
 cli.version(BRIDGE_VERSION, '-V, --version')
 
 try {
-  const pluginArgs = pluginCommandArgs(process.argv.slice(2))
-  const configArgs = configCommandArgs(process.argv.slice(2))
-  const clientArgs = clientCommandArgs(process.argv.slice(2))
-  const siteArgs = siteCommandArgs(process.argv.slice(2))
-  const workflowArgs = workflowCommandArgs(process.argv.slice(2))
+  const args = negativeValuesJoined(process.argv.slice(2))
+  const pluginArgs = pluginCommandArgs(args)
+  const configArgs = configCommandArgs(args)
+  const clientArgs = clientCommandArgs(args)
+  const siteArgs = siteCommandArgs(args)
+  const workflowArgs = workflowCommandArgs(args)
   if (pluginArgs) await runPluginCommand(pluginArgs)
   else if (configArgs) await runConfigCommand(configArgs)
   else if (clientArgs) await runClientCommand(clientArgs)
   else if (siteArgs) await runSiteCommand(siteArgs)
   else if (workflowArgs) await runWorkflowCommand(workflowArgs)
   else {
-    cli.parse(process.argv, { run: false })
+    cli.parse([...process.argv.slice(0, 2), ...args], { run: false })
     await cli.runMatchedCommand()
   }
 } catch (error) {

@@ -175,7 +175,7 @@ export async function dispatchTool(
     JsonRpcErrorCode.tabUnavailable,
     tracker.staleTabs(plugin.name).some((id) => candidates.some((c) => c.tabId === id))
       ? `${label} is open in a tab that was loaded before its plugin was turned on, installed or updated (or before the extension started): reload its tab so the plugin starts with the page, then try again`
-      : `${label} is open but not ready in any tab (signed out?): sign in to the site and try again`,
+      : `${label} is open but its plugin is not ready in any tab (the site may need you to sign in): sign in to the site in that tab, or reload it, and try again`,
   )
 }
 

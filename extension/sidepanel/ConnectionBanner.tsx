@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ConnectionView } from '../shared/panelTypes'
 import { command } from './background'
+import { CommandText } from './CommandText'
 
 export function ConnectionBanner({
   connection,
@@ -24,7 +25,9 @@ export function ConnectionBanner({
   }
   return (
     <section class={`banner banner-${connection.status}`} role="status" data-testid="connection-banner">
-      <p data-testid="connection-message">{connection.message}</p>
+      <p data-testid="connection-message">
+        <CommandText text={connection.message} />
+      </p>
       <p class="muted">
         {seconds !== null && `Retrying in ${seconds}s. `}
         <button type="button" data-testid="reconnect" onClick={() => void reconnect()}>

@@ -10,7 +10,8 @@ import { ToolBadge } from './ToolHints'
 const TAB_STATE_TEXT = { ready: 'Ready', unavailable: 'Not ready', closed: 'No tab open' } as const
 const TAB_STATE_HINT = {
   ready: 'A matching tab is open and the plugin is ready.',
-  unavailable: 'A matching tab is open but the plugin is not ready there (signed out?).',
+  unavailable:
+    'A matching tab is open but the plugin is not ready there: turn on at least one of its tools, sign in to the site in that tab, or reload the tab.',
   closed: 'Open the site in a tab to use these tools.',
 } as const
 
@@ -27,8 +28,8 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
       <h2>Plugins</h2>
       {plugins.length === 0 && (
         <p class="muted">
-          No plugins loaded. Install one below, or start your own with `bridge plugin create` and run
-          `bridge-plugin build` in its folder.
+          No plugins loaded. Install one below, or start your own with <code>bridge plugin create</code> and
+          run <code>bridge-plugin build</code> in its folder.
         </p>
       )}
       {plugins.map((p) => (

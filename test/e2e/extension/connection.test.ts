@@ -55,9 +55,10 @@ describe('extension connection', () => {
     const before = daemon.connections()
     await daemon.stop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unreachable')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      'Start it with `bridge start`',
-    )
+    const message = panel.getByTestId('connection-message')
+    expect(await message.textContent()).toContain('Start it with bridge start.')
+    expect(await message.textContent()).not.toContain('`')
+    expect(await message.locator('code').allTextContents()).toEqual(['bridge start'])
     await daemon.start()
     await expect.poll(() => daemon.connections(), { timeout: 20_000 }).toBe(before + 1)
     await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
@@ -109,7 +110,7 @@ describe('extension connection', () => {
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('misconfigured')
     expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      'has no auth.json. Run `bridge start`',
+      'has no auth.json. Run bridge start,',
     )
     writeFileSync(authFile, saved)
     await panel.getByTestId('reconnect').click()

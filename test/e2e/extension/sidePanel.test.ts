@@ -54,6 +54,14 @@ describe('side panel', () => {
       .poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 })
       .toBe('ready')
     expect(await card.getByTestId('tab-state').textContent()).toBe('Ready')
+    await tab.goto(`${site.url}/logout`)
+    await expect
+      .poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('unavailable')
+    expect(await card.getByTestId('tab-state').textContent()).toBe('Not ready')
+    expect(await card.getByTestId('tab-state').getAttribute('title')).toBe(
+      'A matching tab is open but the plugin is not ready there: turn on at least one of its tools, sign in to the site in that tab, or reload the tab.',
+    )
     await tab.close()
     await expect
       .poll(() => card.getByTestId('tab-state').getAttribute('data-state'), { timeout: 10_000 })
