@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { buildPlugin } from '../src/authoring/buildPlugin'
 import { formatInspect, readBuiltManifest } from '../src/authoring/describeBuild'
 import { registerLocalPlugin } from '../src/authoring/registerLocal'
+import { readPluginPackage } from '../src/authoring/readPackage'
 import { requestReload, type ReloadOutcome } from '../src/authoring/requestReload'
 import { typeCheckPlugin } from '../src/authoring/typeCheck'
 import { watchPlugin } from '../src/authoring/watch'
@@ -69,6 +70,13 @@ cli
 
 async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
   const started = Date.now()
+  try {
+    // A broken package.json is the cause, not a missing TypeScript or tsconfig: said first, alone.
+    readPluginPackage(dir)
+  } catch (error) {
+    fail(error, 'build failed: ')
+    return false
+  }
   if (flags.typecheck !== false && !typeChecks(dir)) return false
   let built: Awaited<ReturnType<typeof buildPlugin>>
   try {

@@ -31,20 +31,30 @@ export function pluginNameProblem(name: string): string | undefined {
   return undefined
 }
 
+/** JSON.parse's message with the line and column of its position (Node 20 gives only the offset). */
+function jsonProblem(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const position = /at position (\d+)/.exec(message)
+  if (!position || /line \d+/.test(message)) return message
+  const before = text.slice(0, Number(position[1]))
+  const line = before.split('\n').length
+  const column = before.length - before.lastIndexOf('\n')
+  return `${message} (line ${line}, column ${column})`
+}
+
 export function readPluginPackage(dir: string): PluginPackage {
   const file = join(dir, 'package.json')
   if (!existsSync(file))
     throw new PluginBuildError(`no package.json in ${dir}; run bridge-plugin in the plugin's folder`)
   let pkg: Record<string, unknown>
+  const text = readFileSync(file, 'utf8')
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'))
+    const parsed: unknown = JSON.parse(text)
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error('not a JSON object')
     pkg = parsed as Record<string, unknown>
   } catch (error) {
-    throw new PluginBuildError(
-      `${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    )
+    throw new PluginBuildError(`${file} is not valid JSON: ${jsonProblem(text, error)}`)
   }
   const at = (field: string, why: string) => new PluginBuildError(`${file}: "${field}" ${why}`)
 

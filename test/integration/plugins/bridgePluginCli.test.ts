@@ -76,6 +76,17 @@ describe('bridge-plugin build', SLOW, () => {
     expect(result.code).toBe(1)
   })
 
+  it('names a broken package.json and where it breaks, before any type check', async () => {
+    const dir = copyFixture('good', join(tmp.dir, 'broken-package'))
+    writeFileSync(join(dir, 'package.json'), '{\n  "name": "bridge-plugin-good",\n  "version": "1.2.3",\n}\n')
+    const result = await run(PLUGIN_CLI, ['build'], dir)
+    expect(result.code).toBe(1)
+    expect(result.out).toMatch(
+      new RegExp(`build failed: ${join(dir, 'package.json')} is not valid JSON: .*\\(line 4,? column 1\\)`),
+    )
+    expect(result.out).not.toMatch(/type-checked|TypeScript|tsconfig/)
+  })
+
   it('builds, registers once and says when no daemon runs', async () => {
     const dir = copyFixture('good', join(tmp.dir, 'ok'))
     const first = await run(PLUGIN_CLI, ['build'], dir)
