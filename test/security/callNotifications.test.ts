@@ -34,6 +34,14 @@ function sendLogs(ext: FakeExtension, notes: Dispatch, mail: Dispatch, tag: stri
         ts,
       },
       { plugin: 'notes', dispatchId: 'not-a-call', level: 'error', message: `${tag} notes unknown call`, ts },
+      // Below the level alpha's session set (info): its own, and still not sent there.
+      {
+        plugin: 'notes',
+        dispatchId: notes.params.dispatchId,
+        level: 'debug',
+        message: `${tag} alpha quiet`,
+        ts,
+      },
       {
         plugin: 'notes',
         dispatchId: notes.params.dispatchId,
@@ -100,6 +108,7 @@ describe('per-call notifications between clients with disjoint scopes', () => {
     const nobody = await connect('nobody')
     const progress: Record<string, string[]> = { alpha: [], beta: [] }
     try {
+      await alpha.client.setLoggingLevel('info')
       const onprogress = (who: string) => (p: { message?: string }) =>
         void progress[who]?.push(p.message ?? '')
       const alphaCall = alpha.client.callTool({ name: 'notes_list_notes', arguments: {} }, undefined, {
@@ -178,9 +187,12 @@ describe('per-call notifications between clients with disjoint scopes', () => {
       mail.succeed({ sent: true })
       await Promise.all([alphaCall, betaCall])
       // Each call's stream ended with its result: everything meant for it came before.
-      expect(received.alpha).toHaveLength(1)
-      expect(received.alpha?.[0]).toContain('s2 alpha secret note')
-      expect(received.alpha?.[0]).toContain('alpha-account-4711')
+      // The stateless request asked for debug: its own quiet entry comes too, and nothing else.
+      expect(received.alpha).toHaveLength(2)
+      expect(received.alpha?.[0]).toContain('s2 alpha quiet')
+      expect(received.alpha?.[1]).toContain('s2 alpha secret note')
+      expect(received.alpha?.[1]).toContain('alpha-account-4711')
+      expect(received.alpha?.join()).not.toContain('beta')
       expect(received.beta).toHaveLength(1)
       expect(received.beta?.[0]).toContain('s2 beta secret mail')
       expect(received.nobody).toEqual([])
