@@ -33,6 +33,12 @@ const FLAG = '__bridgeSiteToolsInstalled'
 const RESUME = '__bridgeSiteToolsResume'
 const scope = globalThis as Record<string, unknown>
 const REPORT_DELAY_MS = 50
+/** A frame waits this many times its last read of the tools before reading them again. */
+const REPORT_SPACING = 4
+/** The longest pause after one read. */
+const MAX_SPACING_MS = 30_000
+/** The Web Lock the frames of an origin take turns reading under. */
+const READ_LOCK = 'bridge-site-tools-read'
 
 const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : '')
 
@@ -101,7 +107,9 @@ if (scope[FLAG] === true) {
     }
   }
 
-  const report = async (): Promise<void> => {
+  /** What this frame last sent (as text): the same list again is not sent (`force` aside). */
+  let lastSent: string | undefined
+  const report = async (force: boolean): Promise<void> => {
     if (stopped) return
     let truncated = false
     let chars = 0
@@ -124,28 +132,68 @@ if (scope[FLAG] === true) {
       }
       tools.push(declared)
     }
+    const sent = JSON.stringify([tools, truncated])
+    if (!force && sent === lastSent) return
+    lastSent = sent
     send({ siteTools: 'report', tools, truncated, seq: ++seq })
   }
 
+  // `getTools()` lists the tools of every frame of the page, and every frame hears every change: a page
+  // of many frames declaring much would have each frame read all of it after each change, and keep the
+  // renderer (and the worker, and the daemon) busy for minutes. So reading is paced: the frames of an
+  // origin read one at a time (a Web Lock of the origin, where the page is a secure context), and after
+  // a read that took d, the reader holds the turn (or, without locks, the frame waits) REPORT_SPACING
+  // times d: reading takes at most a fifth of the renderer, whatever the page declares. A page that
+  // holds the lock itself only keeps its own tools from being listed; a tool's declaration is checked
+  // again when it runs, without the lock. A frame sends nothing when its own list did not change.
   let timer: ReturnType<typeof setTimeout> | undefined
+  let readyAt = 0
+  let force = false
   // Reports leave in order: a slow getTools() must not let an older list arrive after a newer one.
   let queue: Promise<void> = Promise.resolve()
+  const readOnce = async (): Promise<number> => {
+    const started = performance.now()
+    const again = force
+    force = false
+    await report(again)
+    return performance.now() - started
+  }
+  const timed = async (): Promise<void> => {
+    const locks = (navigator as { locks?: LockManager }).locks
+    if (locks) {
+      await locks.request(READ_LOCK, async () => {
+        const took = await readOnce()
+        await new Promise((resolve) => setTimeout(resolve, Math.min(took * REPORT_SPACING, MAX_SPACING_MS)))
+      })
+      return
+    }
+    const took = await readOnce()
+    readyAt = performance.now() + Math.min(took * REPORT_SPACING, MAX_SPACING_MS)
+  }
   const soon = (): void => {
     clearTimeout(timer)
-    timer = setTimeout(() => {
-      queue = queue.then(report).catch(() => undefined)
-    }, REPORT_DELAY_MS)
+    timer = setTimeout(
+      () => {
+        queue = queue.then(timed).catch(() => undefined)
+      },
+      Math.max(REPORT_DELAY_MS, readyAt - performance.now()),
+    )
+  }
+  /** The worker lost or dropped what this frame sent: the next report goes whatever it holds. */
+  const resend = (): void => {
+    force = true
+    soon()
   }
   context?.addEventListener('toolchange', soon)
   // The worker lost what this frame reported (it restarted) or stopped it (the site was off): again.
   scope[RESUME] = () => {
     if (stopped) context?.addEventListener('toolchange', soon)
     stopped = false
-    soon()
+    resend()
   }
   // A document restored from the back/forward cache reports again (the worker dropped it on leaving).
-  window.addEventListener('pageshow', (event) => event.persisted && soon())
-  soon()
+  window.addEventListener('pageshow', (event) => event.persisted && resend())
+  resend()
 
   const run = async (
     name: string,

@@ -157,7 +157,7 @@ describe('a hostile site’s own tools (WebMCP)', () => {
 
   it('caps a 20 MB result and stays connected', async () => {
     const result = await call(`${prefix}huge_result`)
-    expect(result.isError).toBeFalsy()
+    expect(result.isError, textOf(result)).toBeFalsy()
     const text = textOf(result)
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(RESULT_MAX_BYTES)
     expect(text).toMatch(/\[truncated: the result was \d+ bytes/)
