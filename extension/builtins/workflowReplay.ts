@@ -8,6 +8,7 @@
  * No snapshot is taken unless a step stops.
  */
 import type {
+  PostCondition,
   ResolvedStep,
   StepOutcome,
   StopReport,
@@ -142,6 +143,17 @@ async function postMisses(step: ResolvedStep, tabId: number, frameId: number): P
 const hide = (text: string, secrets: readonly string[]) =>
   secrets.reduce((out, secret) => (secret ? out.split(secret).join('(secret)') : out), text)
 
+/** A post-condition as a report shows it: a secret's value in it (a page echoed one) blanked. */
+const hidePost = (post: PostCondition, secrets: readonly string[]): PostCondition => ({
+  ...post,
+  ...(post.url !== undefined ? { url: hide(post.url, secrets) } : {}),
+  ...(post.title !== undefined ? { title: hide(post.title, secrets) } : {}),
+  ...(post.appeared ? { appeared: post.appeared.map((line) => hide(line, secrets)) } : {}),
+  ...(post.dialog?.message !== undefined
+    ? { dialog: { ...post.dialog, message: hide(post.dialog.message, secrets) } }
+    : {}),
+})
+
 /** The compact snapshot around where the step's target was (its form or section), with refs. */
 async function around(step: ResolvedStep, tabId: number, secrets: readonly string[]): Promise<string> {
   if (openDialog(tabId)) return 'A dialog is open; the page waits for it.'
@@ -167,6 +179,27 @@ async function around(step: ResolvedStep, tabId: number, secrets: readonly strin
   }
 }
 
+const originOf = (url: string | undefined) => {
+  try {
+    return url ? new URL(url).origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The origin a step must act on: its target's recorded origin, or else (a file from before targets
+ * kept one, an import) the origin the steps before it last went to or saw.
+ */
+function originCheck(step: ResolvedStep, expected: string | undefined, now: string, frameId: number) {
+  const wanted = step.target?.origin ?? (frameId === 0 ? expected : undefined)
+  if (wanted !== undefined && now !== wanted)
+    throw new StepStop(
+      'origin_changed',
+      `the page is now on ${now}, and this step was recorded on ${wanted}: a step acts on no other origin than its own`,
+    )
+}
+
 const words = (step: ResolvedStep) => {
   const t = step.target
   const what = t?.describe ?? (t?.role && t.name ? `${t.role} "${t.name}"` : (t?.css ?? ''))
@@ -181,6 +214,7 @@ export async function runWorkflow(
 ): Promise<WorkflowRunOutput> {
   const tabId = tabIdOf(await resolveTab(plan.tabId))
   const steps: StepOutcome[] = []
+  let expected: string | undefined
   for (const step of plan.steps) {
     const started = Date.now()
     let healed: StepOutcome['healed']
@@ -191,6 +225,7 @@ export async function runWorkflow(
         const tab = await getTab(tabId)
         frameId = await frameIdOf(tab, step.target.frame)
         const found = await runInPage<Found>(tab, 'findTarget', { target: step.target }, frameId)
+        originCheck(step, expected, found.origin, frameId)
         if (!found.ref) {
           const many = Object.values(found.tried).some((n) => n > 1)
           const tried = Object.entries(found.tried)
@@ -208,6 +243,9 @@ export async function runWorkflow(
             by: found.by,
             target: { ...found.now, ...(step.target.frame ? { frame: step.target.frame } : {}) },
           }
+      } else if (step.action === 'press' || step.action === 'scroll') {
+        // Keys go to whatever has focus: only on the origin the run is on.
+        originCheck(step, expected, originOf((await getTab(tabId)).url) ?? 'an unknown origin', 0)
       }
       try {
         await act(step, tabId, ref, run, ctx)
@@ -217,6 +255,8 @@ export async function runWorkflow(
       }
       const misses = await postMisses(step, tabId, frameId)
       if (misses.length) throw new StepStop('post_condition', `after the step, ${misses.join('; ')}`)
+      if (step.action === 'navigate') expected = originOf(step.url) ?? expected
+      expected = originOf(step.post?.url) ?? expected
       steps.push({
         index: step.index,
         ok: true,
@@ -241,7 +281,7 @@ export async function runWorkflow(
           action: hide(words(step), plan.secrets),
           reason: stop.reason,
           message,
-          ...(step.post ? { expected: step.post } : {}),
+          ...(step.post ? { expected: hidePost(step.post, plan.secrets) } : {}),
           page: await around(step, tabId, plan.secrets),
         },
       }

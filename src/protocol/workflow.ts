@@ -49,6 +49,11 @@ export const Target = Type.Object({
   describe: Type.Optional(Str(400)),
   /** A password field: what is typed in it is a secret variable. */
   secret: Type.Optional(Type.Boolean()),
+  /**
+   * The origin of the element's document when it was recorded: replay acts on no element of another
+   * origin (a page that moved the tab elsewhere between steps stops the run).
+   */
+  origin: Type.Optional(Str(300)),
 })
 export type Target = Static<typeof Target>
 
@@ -144,7 +149,7 @@ export interface StopReport {
   step: number
   /** The step in words. */
   action: string
-  reason: 'not_found' | 'ambiguous' | 'post_condition' | 'action_failed'
+  reason: 'not_found' | 'ambiguous' | 'post_condition' | 'action_failed' | 'origin_changed'
   message: string
   expected?: PostCondition
   /** A compact snapshot around where the target was, with refs. */

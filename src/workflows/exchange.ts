@@ -43,6 +43,10 @@ function selectorsOf(target: Target): string[][] {
   return out
 }
 
+/** A Recorder expression true once the top document shows `text` (read back by `fromRecorder`). */
+const waitExpression = (text: string) => `document.body?.innerText.includes(${JSON.stringify(text)})`
+const WAIT_EXPRESSION = /^document\.body\?\.innerText\.includes\(("(?:[^"\\]|\\.)*")\)$/
+
 /** The Chrome DevTools Recorder user flow. */
 export function toRecorder(workflow: Workflow, given: Record<string, string> = {}): Exported {
   const warnings: string[] = []
@@ -63,6 +67,7 @@ export function toRecorder(workflow: Workflow, given: Record<string, string> = {
     // Recorder frames are child-frame positions; a recorded frame path is one frame deep here.
     const frame = step.target?.frame?.length ? { frame: step.target.frame.map(() => 0) } : {}
     const at = step.target ? { target: 'main', selectors: selectorsOf(step.target), ...frame } : undefined
+    // A navigation is awaited on the event that causes it: a key's navigation starts on its keyDown.
     const navigation =
       step.post?.url !== undefined
         ? { assertedEvents: [{ type: 'navigation', url: step.post.url, title: step.post.title ?? '' }] }
@@ -78,8 +83,8 @@ export function toRecorder(workflow: Workflow, given: Record<string, string> = {
         if (at) steps.push({ type: 'change', ...at, value: step.text ?? '' })
         if (at && step.submit)
           steps.push(
-            { type: 'keyDown', target: 'main', key: 'Enter' },
-            { type: 'keyUp', target: 'main', key: 'Enter', ...navigation },
+            { type: 'keyDown', target: 'main', key: 'Enter', ...navigation },
+            { type: 'keyUp', target: 'main', key: 'Enter' },
           )
         break
       case 'select':
@@ -88,8 +93,8 @@ export function toRecorder(workflow: Workflow, given: Record<string, string> = {
       case 'press':
         if (step.key && !step.key.includes('+'))
           steps.push(
-            { type: 'keyDown', target: 'main', key: step.key },
-            { type: 'keyUp', target: 'main', key: step.key, ...navigation },
+            { type: 'keyDown', target: 'main', key: step.key, ...navigation },
+            { type: 'keyUp', target: 'main', key: step.key },
           )
         else warnings.push(`step ${step.index}: the key combination ${step.key ?? ''} is left out`)
         break
@@ -102,8 +107,18 @@ export function toRecorder(workflow: Workflow, given: Record<string, string> = {
         })
         break
       case 'wait':
-        steps.push({ type: 'waitForElement', target: 'main', selectors: [[`text/${step.text ?? ''}`]] })
+        // An expression, not waitForElement: a wait often spans a navigation (a dialog answered, a form
+        // posted by script), and a replayer's element poll fails when the page it polls goes away.
+        steps.push({ type: 'waitForExpression', target: 'main', expression: waitExpression(step.text ?? '') })
         break
+      case 'dialog': {
+        warnings.push(`step ${step.index} (dialog) has no Recorder step and is left out`)
+        // What answering the dialog led to follows, for the replayer, from the step that opened it.
+        const opener = steps.at(-1)
+        if (navigation.assertedEvents && opener && !opener.assertedEvents && opener.type !== 'navigate')
+          Object.assign(opener, navigation)
+        break
+      }
       default:
         warnings.push(`step ${step.index} (${step.action}) has no Recorder step and is left out`)
     }
@@ -184,6 +199,7 @@ interface RecorderStep {
   url?: unknown
   value?: unknown
   key?: unknown
+  expression?: unknown
   selectors?: unknown
   frame?: unknown
 }
@@ -248,6 +264,12 @@ export function fromRecorder(json: unknown, name: string, now = new Date().toISO
       case 'keyDown':
         if (typeof raw.key === 'string') steps.push({ action: 'press', key: raw.key.slice(0, 60) })
         break
+      case 'waitForExpression': {
+        const quoted =
+          typeof raw.expression === 'string' ? WAIT_EXPRESSION.exec(raw.expression)?.[1] : undefined
+        if (quoted) steps.push({ action: 'wait', text: (JSON.parse(quoted) as string).slice(0, 300) })
+        break
+      }
       case 'waitForElement':
         if (inFrame?.text) steps.push({ action: 'wait', text: inFrame.text })
         break

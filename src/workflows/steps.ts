@@ -149,13 +149,24 @@ export function buildSteps(
   return scrubbed({ steps, variables, skipped }, secretValues)
 }
 
+/**
+ * A post-condition that speaks of variables. What the page showed is data: a line of it that already
+ * holds `{{` (a page writing `{{password}}` to have a secret filled into the check, or to break the
+ * file with an unknown variable) is dropped, so only the placeholders put here are ever filled.
+ */
 function templated(post: PostCondition, typed: readonly { value: string; name: string }[]): PostCondition {
   const fill = (s: string) => typed.reduce((out, { value, name }) => out.split(value).join(`{{${name}}}`), s)
+  const plain = (s: string | undefined): s is string => s !== undefined && !s.includes('{{')
+  const appeared = post.appeared?.filter(plain)
   return {
-    ...(post.url !== undefined ? { url: fill(post.url) } : {}),
-    ...(post.title !== undefined ? { title: fill(post.title) } : {}),
-    ...(post.appeared ? { appeared: post.appeared.map(fill) } : {}),
-    ...(post.dialog ? { dialog: post.dialog } : {}),
+    ...(plain(post.url) ? { url: fill(post.url) } : {}),
+    ...(plain(post.title) ? { title: fill(post.title) } : {}),
+    ...(appeared?.length ? { appeared: appeared.map(fill) } : {}),
+    ...(post.dialog
+      ? {
+          dialog: plain(post.dialog.message) ? post.dialog : { type: post.dialog.type },
+        }
+      : {}),
   }
 }
 

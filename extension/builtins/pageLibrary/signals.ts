@@ -97,6 +97,7 @@ export function signalsOf(el: Element): Target {
     box: { x: rect.left + scrollX, y: rect.top + scrollY, width: rect.width, height: rect.height },
     describe: clip(describe(el)),
     ...(el instanceof HTMLInputElement && el.type === 'password' ? { secret: true } : {}),
+    origin: el.ownerDocument.defaultView?.location.origin ?? location.origin,
   }
 }
 
@@ -168,22 +169,27 @@ export interface Found {
   tried: Partial<Record<Signal, number>>
   /** The element's signals as the page has them now. */
   now?: Target
+  /** The origin of the document searched. */
+  origin: string
 }
 
 /** The ladder: each signal the target has, in LADDER order; the first that finds exactly one element wins. */
 export function findTarget(args: { target: Target }): Found {
   const { target } = args
   const tried: Found['tried'] = {}
+  const { origin } = location
+  // A document of another origin than the recorded one is not searched: nothing in it is the target.
+  if (target.origin !== undefined && origin !== target.origin) return { tried, origin }
   const present = LADDER.filter((s) => target[s] !== undefined && (s !== 'role' || target.name !== undefined))
   for (const signal of present) {
     const hits = matches(signal, target)
     tried[signal] = hits.length
     if (hits.length === 1) {
       const el = hits[0]!
-      return { ref: refFor(el), first: present[0], by: signal, tried, now: signalsOf(el) }
+      return { ref: refFor(el), first: present[0], by: signal, tried, now: signalsOf(el), origin }
     }
   }
-  return { ...(present[0] ? { first: present[0] } : {}), tried }
+  return { ...(present[0] ? { first: present[0] } : {}), tried, origin }
 }
 
 const norm = (s: string) => collapse(s).toLowerCase()

@@ -1,6 +1,9 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { createRunner, parse, PuppeteerRunnerExtension } from '@puppeteer/replay'
+import puppeteer from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM_PATH } from '../../helpers/browser'
 import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
 import type { McpConnection } from '../../helpers/mcpClient'
 import { runCli } from '../../integration/cli/runCli'
@@ -129,6 +132,73 @@ describe('workflows: record what an agent did, replay it without a model', () =>
   )
 
   it(
+    'its Recorder export is replayed by @puppeteer/replay in Chromium, and the shop takes the order',
+    async () => {
+      // The third party judges the format: @puppeteer/replay parses the flow (it throws on a step it
+      // does not know) and runs it in a Chromium of its own, with no bridge and no extension.
+      const site = bridge.site
+      const exported = await runCli(
+        [
+          'workflow',
+          'export',
+          'order_flow',
+          '--format',
+          'recorder',
+          '--var',
+          `password=${PASSWORD}`,
+          '--var',
+          'search=globe',
+          '--var',
+          'fullName=Ada Byron',
+        ],
+        bridge.configDir,
+      )
+      expect(exported.code, exported.stderr).toBe(0)
+      // The Recorder format has no dialog step: the export says so, and whoever replays answers it.
+      expect(exported.stderr).toContain('step 10 (dialog) has no Recorder step and is left out')
+      const flow = parse(JSON.parse(exported.stdout))
+      expect(flow.steps.map((s) => s.type)).toEqual([
+        'setViewport',
+        'navigate',
+        'change',
+        'change',
+        'click',
+        'change',
+        'keyDown',
+        'keyUp',
+        'click',
+        'change',
+        'change',
+        'click',
+        'waitForExpression',
+      ])
+      const browser = await puppeteer.launch({
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: ['--no-sandbox'],
+      })
+      try {
+        const page = await browser.newPage()
+        page.on('dialog', (dialog) => void dialog.accept())
+        const runner = await createRunner(
+          flow,
+          new PuppeteerRunnerExtension(browser, page, { timeout: scaled(30_000) }),
+        )
+        expect(await runner.run()).toBe(true)
+      } finally {
+        await browser.close()
+      }
+      expect(site.orders.at(-1)).toEqual({
+        user: 'ada@example.com',
+        item: 'globe',
+        name: 'Ada Byron',
+        card: '4111111111111111',
+      })
+    },
+    TIMEOUT,
+  )
+
+  it(
     'is off until turned on; the CLI runs it with other values, and refuses a run missing the secret',
     async () => {
       const site = bridge.site
@@ -139,7 +209,7 @@ describe('workflows: record what an agent did, replay it without a model', () =>
       const missing = await run(['order_flow'])
       expect(missing.code).toBe(3)
       expect(missing.stderr).toContain('password')
-      expect(site.orders).toHaveLength(1)
+      expect(site.orders).toHaveLength(2)
       const ran = await run([
         'order_flow',
         '--var',
@@ -154,7 +224,7 @@ describe('workflows: record what an agent did, replay it without a model', () =>
       expect(ran.stderr).toBe('')
       expect(ran.stdout).toContain('order_flow: 11 steps done')
       expect(ran.code).toBe(0)
-      expect(site.orders[1]).toEqual({
+      expect(site.orders[2]).toEqual({
         user: 'ada@example.com',
         item: 'desk',
         name: 'Grace Hopper',

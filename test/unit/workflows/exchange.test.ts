@@ -113,4 +113,38 @@ describe('export and import', () => {
       xpath: '/html/body/form/button',
     })
   })
+
+  it('puts a navigation on the key that causes it, and a wait as an expression that reads back', () => {
+    const waits: Workflow = {
+      ...workflow,
+      variables: [{ name: 'search', secret: false, default: 'lamp' }],
+      steps: [
+        {
+          action: 'type',
+          target: { css: '#q' },
+          text: '{{search}}',
+          submit: true,
+          post: { url: 'http://127.0.0.1:9/search' },
+        },
+        { action: 'wait', text: 'Said "done" \\ {{search}}' },
+      ],
+    }
+    const flow = JSON.parse(toRecorder(waits).text) as { steps: Record<string, unknown>[] }
+    expect(flow.steps.slice(2)).toEqual([
+      {
+        type: 'keyDown',
+        target: 'main',
+        key: 'Enter',
+        assertedEvents: [{ type: 'navigation', url: 'http://127.0.0.1:9/search', title: '' }],
+      },
+      { type: 'keyUp', target: 'main', key: 'Enter' },
+      {
+        type: 'waitForExpression',
+        target: 'main',
+        expression: 'document.body?.innerText.includes("Said \\"done\\" \\\\ lamp")',
+      },
+    ])
+    const back = fromRecorder(flow, 'waits')
+    expect(back.steps.at(-1)).toEqual({ action: 'wait', text: 'Said "done" \\ lamp' })
+  })
 })
