@@ -111,17 +111,10 @@ function misfit(
   tree: AuditTreeOnDisk,
 ): Problem | undefined {
   const size = tree.leaves.size
-  if (checkpoint.size > size)
-    return {
-      at: checkpoint.size,
-      entry: size,
-      text:
-        `truncated: the log has ${size} entries but a checkpoint signed ${checkpoint.time} covers ${checkpoint.size}; ` +
-        `entry #${size + 1} onwards is gone`,
-    }
-  if (toHex(tree.leaves.root(checkpoint.size)) === checkpoint.root) return undefined
+  if (checkpoint.size <= size && toHex(tree.leaves.root(checkpoint.size)) === checkpoint.root)
+    return undefined
   const changed = changedEntry(checkpoint, lastGood, tree)
-  if (changed !== undefined)
+  if (changed !== undefined && changed < size)
     return {
       at: checkpoint.size,
       entry: changed,
@@ -129,6 +122,14 @@ function misfit(
       text:
         `rewritten: entry #${changed + 1} is not the one the checkpoint signed ${checkpoint.time} covers: ` +
         `it was changed, removed or put in (${whereIs(tree, changed)})`,
+    }
+  if (checkpoint.size > size)
+    return {
+      at: checkpoint.size,
+      entry: size,
+      text:
+        `truncated: the log has ${size} entries but a checkpoint signed ${checkpoint.time} covers ${checkpoint.size}; ` +
+        `entry #${size + 1} onwards is gone`,
     }
   const first = lastGood
   const span =
