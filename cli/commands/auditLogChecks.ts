@@ -95,7 +95,7 @@ export function exportCommand(paths: BridgePaths, file: string | undefined, flag
   if (!signer)
     return fail(`no audit key at ${paths.dir}/audit.key: the daemon has not run with this config yet`)
   const size = tree.leaves.size
-  const checkpoint = signer.checkpoint(size, toHex(tree.frontier.root()))
+  const checkpoint = signer.checkpoint(size, toHex(tree.leaves.root()))
   const exported = {
     format: AUDIT_EXPORT_FORMAT,
     checkpoint,
@@ -143,5 +143,5 @@ function localCheckpoint(paths: BridgePaths): AuditCheckpoint | undefined {
   const signer = readAuditKey(paths.dir)
   if (!signer) return undefined
   const tree = readAuditTree(paths.dir)
-  return signer.checkpoint(tree.leaves.size, toHex(tree.frontier.root()))
+  return signer.checkpoint(tree.leaves.size, toHex(tree.leaves.root()))
 }

@@ -5,11 +5,11 @@
  * its leaf is SHA-256(0x00 || the line's bytes). Signed checkpoints are kept beside them, one JSON
  * line each, in `audit.checkpoints` (and `audit.checkpoints.1`, rotated with the log).
  */
-import { closeSync, fdatasyncSync, ftruncateSync, readFileSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, ftruncateSync, readFile, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openNoFollow } from '../config/privateFiles'
 import { isAuditCheckpoint, type AuditCheckpoint } from '../protocol/auditProof'
-import { HASH_BYTES, LeafHashes, TreeFrontier, leafHashOf } from './merkleTree'
+import { HASH_BYTES, LeafHashes, leafHashOf } from './merkleTree'
 
 export const AUDIT_LOG_FILE = 'audit.log'
 export const AUDIT_HASHES_FILE = 'audit.hashes'
@@ -27,7 +27,6 @@ export interface AuditFilePart {
 
 export interface AuditTreeOnDisk {
   leaves: LeafHashes
-  frontier: TreeFrontier
   /** Leaves that come from audit.hashes (entries rotation dropped). */
   rotatedOut: number
   parts: AuditFilePart[]
@@ -38,8 +37,6 @@ export interface AuditTreeOnDisk {
   repeatedTail: number
   /** Bytes at the end of audit.hashes that are not a whole hash. */
   strayBytes: number
-  /** The roots (hex) at the sizes asked for. */
-  roots: Map<number, string>
 }
 
 /** A retained file's entry: where it is and its bytes. */
@@ -50,25 +47,57 @@ export interface AuditLineVisit {
   bytes: Buffer
 }
 
+/** The bytes of audit.hashes, audit.log.1 and audit.log (empty when a file is missing). */
+interface AuditFiles {
+  hashes: Buffer
+  logs: { name: string; bytes: Buffer }[]
+}
+
+const LOG_NAMES = [`${AUDIT_LOG_FILE}.1`, AUDIT_LOG_FILE]
+
 /** Reads the whole tree from `dir`; `visit` sees every retained entry line (for `bridge audit verify`). */
-export function readAuditTree(
-  dir: string,
-  visit?: (entry: AuditLineVisit) => void,
-  /** Tree sizes whose roots (hex) to note on the way, in `roots`. */
-  rootsAt?: ReadonlySet<number>,
-): AuditTreeOnDisk {
-  const roots = new Map<number, string>()
-  const note = (frontier: TreeFrontier) => {
-    if (rootsAt?.has(frontier.size)) roots.set(frontier.size, frontier.root().toString('hex'))
+export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => void): AuditTreeOnDisk {
+  const files: AuditFiles = {
+    hashes: readOrEmpty(join(dir, AUDIT_HASHES_FILE)),
+    logs: LOG_NAMES.map((name) => ({ name, bytes: readOrEmpty(join(dir, name)) })),
   }
-  const hashes = readOrEmpty(join(dir, AUDIT_HASHES_FILE))
+  const build = buildTree(files, new LeafHashes(), visit)
+  for (let step = build.next(); ; step = build.next()) if (step.done) return step.value
+}
+
+/**
+ * The same tree read without holding the event loop: the files are read by the thread pool, and the
+ * hashing gives way to other work every few milliseconds. `reuse` is the tree of an earlier read:
+ * the leaves it shares with the files' are kept with their subtrees (only the first differing leaf
+ * onwards is hashed into the tree again), and it is changed in place into the new tree.
+ */
+export async function readAuditTreeAsync(dir: string, reuse = new LeafHashes()): Promise<AuditTreeOnDisk> {
+  const files: AuditFiles = {
+    hashes: await readOrEmptyAsync(join(dir, AUDIT_HASHES_FILE)),
+    logs: [],
+  }
+  for (const name of LOG_NAMES) files.logs.push({ name, bytes: await readOrEmptyAsync(join(dir, name)) })
+  const build = buildTree(files, reuse)
+  for (let step = build.next(); ; step = build.next()) {
+    if (step.done) return step.value
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+}
+
+/** Leaves hashed between two chances for other work to run. */
+const LEAVES_PER_SLICE = 2_000
+
+/** One tree from the files' bytes, into `into` (cut back where its leaves stop being the files'); yields between slices. */
+function* buildTree(
+  files: AuditFiles,
+  into: LeafHashes,
+  visit?: (entry: AuditLineVisit) => void,
+): Generator<void, AuditTreeOnDisk> {
+  const { hashes } = files
   const strayBytes = hashes.length % HASH_BYTES
   let rotatedOut = (hashes.length - strayBytes) / HASH_BYTES
-  const files = [`${AUDIT_LOG_FILE}.1`, AUDIT_LOG_FILE].map((name) => ({
-    name,
-    lines: splitLines(readOrEmpty(join(dir, name))),
-  }))
-  const older = files[0]!.lines
+  const logs = files.logs.map(({ name, bytes }) => ({ name, lines: splitLines(bytes) }))
+  const older = logs[0]!.lines
   let repeatedTail = 0
   if (older.length > 0 && rotatedOut >= older.length) {
     const start = rotatedOut - older.length
@@ -80,29 +109,37 @@ export function readAuditTree(
       rotatedOut = start
     }
   }
-  const leaves = new LeafHashes()
-  const frontier = new TreeFrontier()
-  note(frontier)
+  // Leaves the earlier tree already holds are compared, not added; from the first that differs on,
+  // the tree is cut back and grown.
+  let index = 0
+  let diverged = false
+  const add = (leaf: Buffer): void => {
+    if (!diverged && index < into.size && into.at(index).equals(leaf)) {
+      index++
+      return
+    }
+    if (!diverged) into.truncate(index)
+    diverged = true
+    into.push(leaf)
+    index++
+  }
   for (let i = 0; i < rotatedOut; i++) {
-    const leaf = hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
-    leaves.push(leaf)
-    frontier.append(Buffer.from(leaf))
-    note(frontier)
+    add(hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES))
+    if (i % (16 * LEAVES_PER_SLICE) === 0) yield
   }
   const parts: AuditFilePart[] = []
-  for (const { name, lines } of files) {
-    const part: AuditFilePart = { name, firstLeaf: leaves.size, lineNumbers: [] }
+  for (const { name, lines } of logs) {
+    const part: AuditFilePart = { name, firstLeaf: index, lineNumbers: [] }
     for (const { bytes, line } of lines) {
-      const leaf = leafHashOf(bytes)
-      visit?.({ index: leaves.size, file: name, line, bytes })
-      leaves.push(leaf)
-      frontier.append(leaf)
-      note(frontier)
+      visit?.({ index, file: name, line, bytes })
+      add(leafHashOf(bytes))
       part.lineNumbers.push(line)
+      if (index % LEAVES_PER_SLICE === 0) yield
     }
     parts.push(part)
   }
-  return { leaves, frontier, rotatedOut, parts, repeatedTail, strayBytes, roots }
+  into.truncate(index)
+  return { leaves: into, rotatedOut, parts, repeatedTail, strayBytes }
 }
 
 /** Where leaf `index` is: a retained file and line, or among the dropped entries. */
@@ -148,9 +185,16 @@ export function saveRotatedOutHashes(dir: string): void {
   }
 }
 
+/**
+ * A line of audit.checkpoints: a signed checkpoint and, for one signed after a group commit, the leaf
+ * hashes (hex) of the entries added since the group commit before it: the last `leaves.length` of
+ * its tree. They are not signed; the signed root vouches for them once they hash up to it.
+ */
+export type RecordedCheckpoint = AuditCheckpoint & { leaves?: string[] }
+
 /** The signed checkpoints kept beside the log (audit.checkpoints.1 then audit.checkpoints), and the lines that are none. */
-export function readCheckpoints(dir: string): { checkpoints: AuditCheckpoint[]; unreadable: number } {
-  const checkpoints: AuditCheckpoint[] = []
+export function readCheckpoints(dir: string): { checkpoints: RecordedCheckpoint[]; unreadable: number } {
+  const checkpoints: RecordedCheckpoint[] = []
   let unreadable = 0
   for (const name of [`${AUDIT_CHECKPOINTS_FILE}.1`, AUDIT_CHECKPOINTS_FILE])
     for (const { bytes } of splitLines(readOrEmpty(join(dir, name)))) {
@@ -160,8 +204,13 @@ export function readCheckpoints(dir: string): { checkpoints: AuditCheckpoint[]; 
       } catch {
         value = undefined
       }
-      if (isAuditCheckpoint(value)) checkpoints.push(value)
-      else unreadable++
+      if (!isAuditCheckpoint(value)) unreadable++
+      else {
+        const { leaves, ...checkpoint } = value as AuditCheckpoint & { leaves?: unknown }
+        const listed =
+          Array.isArray(leaves) && leaves.every((l) => typeof l === 'string' && /^[0-9a-f]{64}$/.test(l))
+        checkpoints.push(listed ? { ...checkpoint, leaves: leaves as string[] } : checkpoint)
+      }
     }
   return { checkpoints, unreadable }
 }
@@ -176,6 +225,24 @@ function readOrEmpty(path: string): Buffer {
   }
   try {
     return readFileSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** As readOrEmpty, the bytes read by the thread pool (the open, without following a link, is quick). */
+async function readOrEmptyAsync(path: string): Promise<Buffer> {
+  let fd: number
+  try {
+    fd = openNoFollow(path, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0)
+    throw error
+  }
+  try {
+    return await new Promise<Buffer>((resolve, reject) =>
+      readFile(fd, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+    )
   } finally {
     closeSync(fd)
   }

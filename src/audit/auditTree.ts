@@ -17,11 +17,13 @@ import {
   AUDIT_CHECKPOINTS_FILE,
   AUDIT_HASHES_FILE,
   readAuditTree,
+  readAuditTreeAsync,
   saveRotatedOutHashes,
   type AuditTreeOnDisk,
+  type RecordedCheckpoint,
 } from './auditDisk'
 import type { AuditSigner } from './auditKey'
-import { HASH_BYTES, TreeFrontier, leafHashOf } from './merkleTree'
+import { HASH_BYTES, LeafHashes, TreeFrontier, leafHashOf } from './merkleTree'
 
 const logger = log.withTag('audit')
 
@@ -29,6 +31,11 @@ export class AuditTree implements AuditFileHooks {
   private frontier = new TreeFrontier()
   private checkpointsFd: number | undefined
   private checkpointsFailing = false
+  /** The files' tree as the last read found it (kept so the next read hashes only what changed). */
+  private onDisk = new LeafHashes()
+  private reading: Promise<void> = Promise.resolve()
+  /** Leaf hashes written since the last group commit's checkpoint. */
+  private unrecorded: Buffer[] = []
   private last: AuditCheckpoint | undefined
 
   constructor(
@@ -39,7 +46,8 @@ export class AuditTree implements AuditFileHooks {
   /** Builds the frontier from the files (after audit.log's torn tail, if any, was cut). */
   load(): void {
     const disk = this.readDisk()
-    this.frontier = disk.frontier
+    this.frontier = disk.leaves.frontier()
+    this.onDisk = disk.leaves
     if (disk.repeatedTail > 0 || disk.strayBytes > 0) {
       // Cut what a crash during rotation left, so the next rotation appends after the right hash.
       const fd = openNoFollow(join(this.dir, AUDIT_HASHES_FILE), 'a')
@@ -61,14 +69,21 @@ export class AuditTree implements AuditFileHooks {
   }
 
   written(lines: readonly string[]): void {
-    for (const line of lines) this.frontier.append(leafHashOf(Buffer.from(line, 'utf8')))
+    for (const line of lines) {
+      const leaf = leafHashOf(Buffer.from(line, 'utf8'))
+      this.frontier.append(leaf)
+      this.unrecorded.push(leaf)
+    }
   }
 
   syncStarted(): () => void {
-    // The checkpoint covers the lines this group commit puts on disk, signed once it has.
+    // The checkpoint covers the lines this group commit puts on disk, signed once it has. Its line
+    // in audit.checkpoints also lists the leaf hashes added since the last group commit's, so that
+    // `bridge audit verify` can name the very entry that changed, not only the group it was in.
     const size = this.frontier.size
     const root = toHex(this.frontier.root())
-    return () => this.record(this.signer.checkpoint(size, root))
+    const leaves = this.unrecorded.splice(0).map(toHex)
+    return () => this.record(this.signer.checkpoint(size, root), leaves)
   }
 
   rotating(): void {
@@ -83,58 +98,87 @@ export class AuditTree implements AuditFileHooks {
   }
 
   /** A checkpoint of the tree the files hold now, signed now. */
-  checkpoint(): AuditCheckpoint {
-    const disk = this.reconcile()
-    return this.sign(disk)
+  checkpoint(): Promise<AuditCheckpoint> {
+    return this.fromFiles((leaves) => this.sign(leaves))
   }
 
   /** The current checkpoint and the proof that it extends the tree of `from` entries (none when `from` is bigger). */
-  consistency(from: number): AuditConsistency {
-    const disk = this.reconcile()
-    const checkpoint = this.sign(disk)
-    const proof = from <= disk.leaves.size ? disk.leaves.consistencyProof(from, disk.leaves.size) : []
-    return { checkpoint, from, proof: proof.map(toHex) }
+  consistency(from: number): Promise<AuditConsistency> {
+    return this.fromFiles((leaves) => {
+      const checkpoint = this.sign(leaves)
+      const proof = from <= leaves.size ? leaves.consistencyProof(from, leaves.size) : []
+      return { checkpoint, from, proof: proof.map(toHex) }
+    })
   }
 
   close(): void {
     this.closeCheckpoints()
   }
 
-  private sign(disk: AuditTreeOnDisk): AuditCheckpoint {
-    const checkpoint = this.signer.checkpoint(disk.frontier.size, toHex(disk.frontier.root()))
+  private sign(leaves: LeafHashes): AuditCheckpoint {
+    const checkpoint = this.signer.checkpoint(leaves.size, toHex(leaves.root()))
     this.record(checkpoint)
     return checkpoint
   }
 
+  /**
+   * Reads the files' tree off the event loop's back (./auditDisk readAuditTreeAsync: the thread pool
+   * reads, the hashing gives way every few milliseconds, and the leaves the last read saw are
+   * compared rather than hashed into the tree again), then answers from it. One read at a time: each
+   * changes the kept tree in place.
+   */
+  private fromFiles<T>(answer: (leaves: LeafHashes) => T): Promise<T> {
+    const run = this.reading.then(async () => answer(await this.reconcile()))
+    this.reading = run.then(
+      () => undefined,
+      () => undefined,
+    )
+    return run
+  }
+
   /** The files' tree; when it is not the one the daemon wrote, the daemon says so and goes on from the files. */
-  private reconcile(): AuditTreeOnDisk {
-    const disk = this.readDisk()
+  private async reconcile(): Promise<LeafHashes> {
+    // Lines written while the files are read may or may not be in what is read: the files are the
+    // daemon's when they hold what it had written when the read began, and no more than it has now.
+    const before = { size: this.frontier.size, root: this.frontier.root() }
+    const disk = await readAuditTreeAsync(this.dir, this.onDisk)
+    this.noteRepeatedTail(disk)
+    const { leaves } = disk
+    this.onDisk = leaves
     const same =
-      disk.frontier.size === this.frontier.size && disk.frontier.root().equals(this.frontier.root())
+      leaves.size >= before.size &&
+      leaves.size <= this.frontier.size &&
+      leaves.root(before.size).equals(before.root)
     if (!same) {
       logger.warn(
-        `the audit log on disk is not the one bridge wrote (${disk.frontier.size} entries on disk, ` +
+        `the audit log on disk is not the one bridge wrote (${leaves.size} entries on disk, ` +
           `${this.frontier.size} written): it was changed by something else; checkpoints now sign what the files hold`,
       )
-      this.frontier = disk.frontier.copy()
+      this.frontier = leaves.frontier()
+      this.unrecorded = []
     }
-    return disk
+    return leaves
   }
 
   private readDisk(): AuditTreeOnDisk {
     const disk = readAuditTree(this.dir)
+    this.noteRepeatedTail(disk)
+    return disk
+  }
+
+  private noteRepeatedTail(disk: AuditTreeOnDisk): void {
     if (disk.repeatedTail > 0)
       logger.info(
         `audit.hashes repeated the ${disk.repeatedTail} entries of audit.log.1 (a crash during rotation)`,
       )
-    return disk
   }
 
-  private record(checkpoint: AuditCheckpoint): void {
+  private record(checkpoint: AuditCheckpoint, leaves?: string[]): void {
     this.last = checkpoint
     try {
       this.checkpointsFd ??= openNoFollow(join(this.dir, AUDIT_CHECKPOINTS_FILE), 'a')
-      const bytes = Buffer.from(`${JSON.stringify(checkpoint)}\n`)
+      const line: RecordedCheckpoint = leaves?.length ? { ...checkpoint, leaves } : checkpoint
+      const bytes = Buffer.from(`${JSON.stringify(line)}\n`)
       let offset = 0
       while (offset < bytes.length)
         offset += writeSync(this.checkpointsFd, bytes, offset, bytes.length - offset)

@@ -69,6 +69,14 @@ export class TreeFrontier {
     return root
   }
 
+  /** The frontier whose perfect subtrees' roots are `nodes` (biggest first) over `count` leaves. */
+  static of(nodes: Buffer[], count: number): TreeFrontier {
+    const frontier = new TreeFrontier()
+    frontier.nodes = nodes
+    frontier.count = count
+    return frontier
+  }
+
   copy(): TreeFrontier {
     const other = new TreeFrontier()
     other.nodes = [...this.nodes]
@@ -77,41 +85,90 @@ export class TreeFrontier {
   }
 }
 
-/** Leaf hashes in one growing buffer (32 bytes each), for proofs over a whole log. */
-export class LeafHashes {
-  private buffer = Buffer.alloc(0)
-  private count = 0
+/** Hashes of one level of the tree in one growing buffer (32 bytes each). */
+class HashRow {
+  buffer = Buffer.alloc(0)
+  count = 0
 
-  get size(): number {
-    return this.count
-  }
-
-  push(leaf: Uint8Array): void {
+  push(hash: Uint8Array): void {
     if ((this.count + 1) * HASH_BYTES > this.buffer.length) {
       const next = Buffer.alloc(Math.max(1024, this.buffer.length * 2))
-      this.buffer.copy(next)
+      this.buffer.copy(next, 0, 0, this.count * HASH_BYTES)
       this.buffer = next
     }
-    this.buffer.set(leaf, this.count * HASH_BYTES)
+    this.buffer.set(hash, this.count * HASH_BYTES)
     this.count++
   }
 
   at(index: number): Buffer {
     return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES)
   }
+}
+
+/**
+ * A whole tree in memory: the leaf hashes and, level by level, the root of every complete subtree
+ * (2^l leaves starting at a multiple of 2^l), made as the leaves come (one node hash per leaf,
+ * amortized, as the frontier does). Any root or proof is then O(log n) lookups plus the right edge's
+ * few hashes, and the tree can be cut back to a size and grown again without redoing the rest.
+ */
+export class LeafHashes {
+  private levels: HashRow[] = [new HashRow()]
+
+  get size(): number {
+    return this.levels[0]!.count
+  }
+
+  push(leaf: Uint8Array): void {
+    this.levels[0]!.push(leaf)
+    for (let level = 0; this.levels[level]!.count % 2 === 0; level++) {
+      const row = this.levels[level]!
+      const parent = nodeHashOf(row.at(row.count - 2), row.at(row.count - 1))
+      ;(this.levels[level + 1] ??= new HashRow()).push(parent)
+    }
+  }
+
+  at(index: number): Buffer {
+    return this.levels[0]!.at(index)
+  }
+
+  /** Keeps the first `size` leaves (and the subtrees within them); the next push follows them. */
+  truncate(size: number): void {
+    if (size >= this.size) return
+    for (let level = 0; level < this.levels.length; level++)
+      this.levels[level]!.count = Math.floor(size / 2 ** level)
+  }
+
+  /** The root of the tree of the first `size` leaves. */
+  root(size = this.size): Buffer {
+    return this.rangeRoot(0, size)
+  }
+
+  /** The frontier of the tree of the first `size` leaves (to append other leaves to). */
+  frontier(size = this.size): TreeFrontier {
+    const nodes: Buffer[] = []
+    let start = 0
+    for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--)
+      if (size - start >= 2 ** level) {
+        nodes.push(Buffer.from(this.levels[level]!.at(start / 2 ** level)))
+        start += 2 ** level
+      }
+    return TreeFrontier.of(nodes, size)
+  }
 
   /** MTH(D[start:end]), RFC 6962 section 2.1. */
   rangeRoot(start: number, end: number): Buffer {
     const n = end - start
     if (n === 0) return EMPTY_ROOT
-    if (n === 1) return this.at(start)
+    if (end > this.size) throw new RangeError('no such leaves')
+    const level = Math.log2(n)
+    if (Number.isInteger(level) && start % n === 0) return this.levels[level]!.at(start / n)
     const k = largestPowerOfTwoBelow(n)
     return nodeHashOf(this.rangeRoot(start, start + k), this.rangeRoot(start + k, end))
   }
 
   /** PATH(index, D[0:size]): the inclusion proof of leaf `index` in the tree of the first `size` leaves. */
   inclusionProof(index: number, size: number): Buffer[] {
-    if (index < 0 || index >= size || size > this.count) throw new RangeError('no such leaf')
+    if (index < 0 || index >= size || size > this.size) throw new RangeError('no such leaf')
     const path: Buffer[] = []
     const walk = (m: number, start: number, end: number): void => {
       const n = end - start
@@ -131,7 +188,7 @@ export class LeafHashes {
 
   /** PROOF(m, D[0:size]): the consistency proof from the tree of `m` leaves to that of `size`. */
   consistencyProof(m: number, size: number): Buffer[] {
-    if (m < 0 || m > size || size > this.count) throw new RangeError('no such tree size')
+    if (m < 0 || m > size || size > this.size) throw new RangeError('no such tree size')
     const proof: Buffer[] = []
     if (m === 0 || m === size) return proof
     const sub = (m: number, start: number, end: number, complete: boolean): void => {

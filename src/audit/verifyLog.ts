@@ -12,7 +12,13 @@ import {
   verifyCheckpointSignature,
   type AuditCheckpoint,
 } from '../protocol/auditProof'
-import { readAuditTree, readCheckpoints, whereIs, type AuditTreeOnDisk } from './auditDisk'
+import {
+  readAuditTree,
+  readCheckpoints,
+  whereIs,
+  type AuditTreeOnDisk,
+  type RecordedCheckpoint,
+} from './auditDisk'
 import { AUDIT_KEY_FILE, readAuditKey } from './auditKey'
 
 export interface AuditVerifyReport {
@@ -27,14 +33,11 @@ export interface AuditVerifyReport {
   firstBadEntry?: { index: number; where: string }
 }
 
-type Problem = { at: number; text: string; entry?: number }
+type Problem = { at: number; text: string; entry?: number; exact?: boolean }
 
 export async function verifyAuditLog(dir: string, from?: AuditCheckpoint): Promise<AuditVerifyReport> {
   const { checkpoints, unreadable } = readCheckpoints(dir)
-  const sizes = new Set(checkpoints.map((c) => c.size))
-  if (from) sizes.add(from.size)
-  const tree = readAuditTree(dir, undefined, sizes)
-  const { roots } = tree
+  const tree = readAuditTree(dir)
   const size = tree.leaves.size
   const currentKey = existsSync(join(dir, AUDIT_KEY_FILE)) ? readAuditKey(dir)?.publicKey : undefined
   const problems: Problem[] = []
@@ -58,7 +61,7 @@ export async function verifyAuditLog(dir: string, from?: AuditCheckpoint): Promi
       })
       continue
     }
-    const problem = misfit(checkpoint, size, roots, lastGood, tree)
+    const problem = misfit(checkpoint, lastGood, tree)
     if (problem) problems.push(problem)
     else lastGood = Math.max(lastGood, checkpoint.size)
   }
@@ -80,13 +83,15 @@ export async function verifyAuditLog(dir: string, from?: AuditCheckpoint): Promi
           at: -1,
           text: `new key: the log is signed by another key than the checkpoint of ${from.time} (${from.key.slice(0, 12)}… then, ${key.slice(0, 12)}… now)`,
         })
-      const problem = misfit(from, size, roots, 0, tree)
+      const problem = misfit(from, 0, tree)
       if (problem) fromProblems.push({ ...problem, at: -1 })
     }
   }
   const all = [...fromProblems, ...problems.sort((a, b) => a.at - b.at)]
-  const withEntry = all.find((p) => p.entry !== undefined)
-  const root = toHex(tree.frontier.root())
+  // An entry named exactly (by a checkpoint's listed leaves) is the first bad one; otherwise the
+  // first problem names where its range starts (or where the cut tail was).
+  const withEntry = all.find((p) => p.exact) ?? all.find((p) => p.entry !== undefined)
+  const root = toHex(tree.leaves.root())
   return {
     ok: all.length === 0,
     size,
@@ -101,12 +106,23 @@ export async function verifyAuditLog(dir: string, from?: AuditCheckpoint): Promi
 
 /** What is wrong between `checkpoint` and the tree (undefined when it fits), naming the first entry that may be bad. */
 function misfit(
-  checkpoint: AuditCheckpoint,
-  size: number,
-  roots: Map<number, string>,
+  checkpoint: RecordedCheckpoint,
   lastGood: number,
   tree: AuditTreeOnDisk,
 ): Problem | undefined {
+  const size = tree.leaves.size
+  if (checkpoint.size <= size && toHex(tree.leaves.root(checkpoint.size)) === checkpoint.root)
+    return undefined
+  const changed = changedEntry(checkpoint, lastGood, tree)
+  if (changed !== undefined && changed < size)
+    return {
+      at: checkpoint.size,
+      entry: changed,
+      exact: true,
+      text:
+        `rewritten: entry #${changed + 1} is not the one the checkpoint signed ${checkpoint.time} covers: ` +
+        `it was changed, removed or put in (${whereIs(tree, changed)})`,
+    }
   if (checkpoint.size > size)
     return {
       at: checkpoint.size,
@@ -115,7 +131,6 @@ function misfit(
         `truncated: the log has ${size} entries but a checkpoint signed ${checkpoint.time} covers ${checkpoint.size}; ` +
         `entry #${size + 1} onwards is gone`,
     }
-  if (roots.get(checkpoint.size) === checkpoint.root) return undefined
   const first = lastGood
   const span =
     checkpoint.size - first === 1
@@ -128,4 +143,30 @@ function misfit(
       `rewritten: the first ${checkpoint.size} entries are not the ones the checkpoint signed ${checkpoint.time} covers; ` +
       `${span} was changed, removed or put in (first: ${whereIs(tree, first)})`,
   }
+}
+
+/**
+ * The exact entry that differs, from the leaf hashes a checkpoint's line lists (its last ones): they
+ * are believed only when, appended to the tree of the entries known good (the first `lastGood`,
+ * which a good checkpoint's root vouches for), they give the checkpoint's signed root. Then the first
+ * file entry whose hash is not the listed one is the first bad entry.
+ */
+function changedEntry(
+  checkpoint: RecordedCheckpoint,
+  lastGood: number,
+  tree: AuditTreeOnDisk,
+): number | undefined {
+  const listed = checkpoint.leaves
+  if (!listed?.length) return undefined
+  const start = checkpoint.size - listed.length
+  if (start < 0 || start > lastGood) return undefined
+  const frontier = tree.leaves.frontier(start)
+  const hashes = listed.map((hex) => Buffer.from(hex, 'hex'))
+  for (const leaf of hashes) frontier.append(leaf)
+  if (toHex(frontier.root()) !== checkpoint.root) return undefined
+  for (let i = 0; i < hashes.length; i++) {
+    const index = start + i
+    if (index >= tree.leaves.size || !tree.leaves.at(index).equals(hashes[i]!)) return index
+  }
+  return undefined
 }

@@ -24,9 +24,9 @@ export interface Services {
   /** GET /audit: the entries that match. */
   queryAudit(query: AuditQuery): unknown
   /** GET /audit/checkpoint: the verifiable log's head, signed now, of the files as they are. */
-  auditCheckpoint(): AuditCheckpoint
+  auditCheckpoint(): Promise<AuditCheckpoint>
   /** GET /audit/consistency?from=<size>: that head and the proof that it extends the tree of `from` entries. */
-  auditConsistency(from: number): AuditConsistency
+  auditConsistency(from: number): Promise<AuditConsistency>
   /** POST /extension/reload: tells the extension to reload itself; false when none is connected. */
   reloadExtension(): boolean
 }
@@ -67,17 +67,17 @@ export function createRoutes(services: Services): Route[] {
     {
       path: '/audit/checkpoint',
       auth: 'required',
-      methods: { GET: () => jsonResponse(services.auditCheckpoint()) },
+      methods: { GET: async () => jsonResponse(await services.auditCheckpoint()) },
     },
     {
       path: '/audit/consistency',
       auth: 'required',
       methods: {
-        GET: (_request, { url }) => {
+        GET: async (_request, { url }) => {
           const from = url.searchParams.get('from') ?? ''
           if (!/^\d{1,15}$/.test(from))
             return errorResponse('bad_request', 'from must be a tree size (a whole number of entries)')
-          return jsonResponse(services.auditConsistency(Number(from)))
+          return jsonResponse(await services.auditConsistency(Number(from)))
         },
       },
     },

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AuditEntry } from '../../../src/audit'
 import { createDaemonAudit } from '../../../src/audit/daemonAudit'
+import { leafHashOf } from '../../../src/audit/merkleTree'
 import {
   fromHex,
   leafHash,
@@ -39,8 +40,15 @@ const entry = (n: number): AuditEntry => ({
   durationMs: n,
 })
 
-/** `count` entries, each its own group commit; a copy of audit.log after `snapshotAt` of them. */
-async function writeLog(into: string, count: number, opts: { snapshotAt?: number; first?: number } = {}) {
+/**
+ * `count` entries, each its own group commit (or `perGroup` of them in one); a copy of audit.log
+ * after `snapshotAt` of them.
+ */
+async function writeLog(
+  into: string,
+  count: number,
+  opts: { snapshotAt?: number; first?: number; perGroup?: number } = {},
+) {
   const audit = createDaemonAudit({
     dir: into,
     limits: { auditRotateBytes: 10 * 1024 * 1024, auditSyncWindowMs: 1 },
@@ -49,7 +57,7 @@ async function writeLog(into: string, count: number, opts: { snapshotAt?: number
   const first = opts.first ?? 1
   for (let i = first; i < first + count; i++) {
     audit.record(entry(i))
-    await audit.flush()
+    if ((i - first + 1) % (opts.perGroup ?? 1) === 0) await audit.flush()
     if (i - first + 1 === opts.snapshotAt)
       copyFileSync(join(into, 'audit.log'), join(saved, 'audit.log.older'))
   }
@@ -136,6 +144,59 @@ describe('bridge audit verify', () => {
     expect(result.stdout).toContain('new key')
     expect(result.stdout).toContain('rewritten')
     expect(result.stderr).toContain('the first entry that does not fit: #1')
+  })
+})
+
+describe('bridge audit verify on a busy log (several entries per group commit)', () => {
+  beforeEach(async () => {
+    for (const name of ['audit.log', 'audit.key', 'audit.checkpoints']) rmSync(join(dir, name))
+    await writeLog(dir, 12, { perGroup: 4 })
+    const sizes = readFileSync(join(dir, 'audit.checkpoints'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as AuditCheckpoint).size)
+    // One checkpoint per group: a signed root alone would only say "one of entries #5 to #8".
+    expect(sizes).toEqual([4, 8, 12])
+  })
+
+  it('names the very entry edited inside a group, not the group', async () => {
+    const text = lines()
+    text[5] = text[5]!.replace('"durationMs":6', '"durationMs":600')
+    writeFileSync(log(), `${text.join('\n')}\n`)
+    const result = await verify()
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('the first entry that does not fit: #6 (audit.log line 6)')
+    expect(result.stdout).toContain('rewritten: entry #6 is not the one the checkpoint signed')
+  })
+
+  it('names the very entry deleted inside a group', async () => {
+    const text = lines()
+    text.splice(9, 1)
+    writeFileSync(log(), `${text.join('\n')}\n`)
+    const result = await verify()
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('the first entry that does not fit: #10 (audit.log line 10)')
+  })
+
+  it('falls back to the group when the listed hashes were tampered with too', async () => {
+    const text = lines()
+    text[5] = text[5]!.replace('"durationMs":6', '"durationMs":600')
+    writeFileSync(log(), `${text.join('\n')}\n`)
+    // The attacker lists the edited entry's hash: the signed root no longer vouches for the list.
+    const path = join(dir, 'audit.checkpoints')
+    const forged = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const c = JSON.parse(line) as AuditCheckpoint & { leaves?: string[] }
+        if (c.size === 8) c.leaves![1] = leafHashOf(Buffer.from(text[5]!)).toString('hex')
+        return JSON.stringify(c)
+      })
+    writeFileSync(path, `${forged.join('\n')}\n`)
+    const result = await verify()
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('the first entry that does not fit: #5 (audit.log line 5)')
+    expect(result.stdout).toContain('one of entries #5 to #8 was changed')
   })
 })
 

@@ -4,9 +4,11 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AuditEntry } from '../../../src/audit'
 import { readAuditTree, readCheckpoints } from '../../../src/audit/auditDisk'
+import { LeafHashes, leafHashOf } from '../../../src/audit/merkleTree'
 import { createDaemonAudit } from '../../../src/audit/daemonAudit'
 import {
   checkWitness,
+  toHex,
   verifyCheckpointSignature,
   type AuditCheckpoint,
 } from '../../../src/protocol/auditProof'
@@ -58,7 +60,7 @@ describe('the daemon’s verifiable audit log', () => {
   it('proves each new checkpoint extends the old one, across two rotations and a restart', async () => {
     let audit = open(600)
     for (let i = 0; i < 3; i++) audit.record(entry(i))
-    const first = audit.tree!.checkpoint()
+    const first = await audit.tree!.checkpoint()
     for (let i = 3; i < 20; i++) audit.record(entry(i))
     await audit.close()
     // Two rotations at least: entries 0-2 are now kept only as hashes.
@@ -66,7 +68,7 @@ describe('the daemon’s verifiable audit log', () => {
 
     audit = open(600)
     audit.record(entry(20))
-    const answer = audit.tree!.consistency(first.size)
+    const answer = await audit.tree!.consistency(first.size)
     expect(answer.checkpoint.size).toBe(21)
     expect(answer.checkpoint.key).toBe(first.key)
     expect(await checkWitness(first, answer)).toEqual({ ok: true })
@@ -76,36 +78,144 @@ describe('the daemon’s verifiable audit log', () => {
   it('answers with the files as they are: an edited line fails the witness check as rewritten', async () => {
     const audit = open()
     for (let i = 0; i < 5; i++) audit.record(entry(i))
-    const seen: AuditCheckpoint = audit.tree!.checkpoint()
+    const seen: AuditCheckpoint = await audit.tree!.checkpoint()
     const path = join(dir, 'audit.log')
     writeFileSync(path, readFileSync(path, 'utf8').replace('"durationMs":2', '"durationMs":9'))
-    const verdict = await checkWitness(seen, audit.tree!.consistency(seen.size))
+    const verdict = await checkWitness(seen, await audit.tree!.consistency(seen.size))
     expect(verdict).toMatchObject({ ok: false, problem: 'rewritten' })
     // The daemon goes on from the files: a checkpoint taken now is extended by what follows.
-    const now = audit.tree!.checkpoint()
+    const now = await audit.tree!.checkpoint()
     audit.record(entry(5))
-    expect(await checkWitness(now, audit.tree!.consistency(now.size))).toEqual({ ok: true })
+    expect(await checkWitness(now, await audit.tree!.consistency(now.size))).toEqual({ ok: true })
     await audit.close()
   })
 
   it('tells a truncated tail and a new key apart', async () => {
     let audit = open()
     for (let i = 0; i < 5; i++) audit.record(entry(i))
-    const seen = audit.tree!.checkpoint()
+    const seen = await audit.tree!.checkpoint()
     const path = join(dir, 'audit.log')
     const kept = readFileSync(path, 'utf8').split('\n').slice(0, 3).join('\n') + '\n'
     writeFileSync(path, kept)
-    expect(await checkWitness(seen, audit.tree!.consistency(seen.size))).toMatchObject({
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({
       ok: false,
       problem: 'truncated',
     })
     await audit.close()
     rmSync(join(dir, 'audit.key'))
     audit = open()
-    expect(await checkWitness(seen, audit.tree!.consistency(3))).toMatchObject({
+    expect(await checkWitness(seen, await audit.tree!.consistency(3))).toMatchObject({
       ok: false,
       problem: 'new_key',
     })
     await audit.close()
+  })
+
+  it('reads the files for the witness without holding the event loop, and answers as a fresh read of the files does', async () => {
+    const audit = open()
+    const count = 24_000
+    for (let i = 0; i < count; i++) audit.record(entry(i))
+    await audit.flush()
+    // Other work (a call) runs while the files are read and hashed: count the turns of the loop
+    // that happen before the answer.
+    const turnsDuring = async <T>(work: Promise<T>): Promise<{ value: T; turns: number }> => {
+      let turns = 0
+      let done = false
+      const tick = (): void => {
+        if (done) return
+        turns++
+        setImmediate(tick)
+      }
+      setImmediate(tick)
+      const value = await work
+      done = true
+      return { value, turns }
+    }
+    const first = await turnsDuring(audit.tree!.checkpoint())
+    expect(first.value.size).toBe(count)
+    expect(first.turns).toBeGreaterThanOrEqual(10)
+
+    // The answer is the one a fresh read of the files gives.
+    audit.record(entry(count))
+    await audit.flush()
+    const answer = await audit.tree!.consistency(first.value.size)
+    const fresh = readAuditTree(dir).leaves
+    expect(answer.checkpoint.root).toBe(toHex(fresh.root()))
+    expect(answer.proof).toEqual(fresh.consistencyProof(first.value.size, fresh.size).map(toHex))
+    expect(await checkWitness(first.value, answer)).toEqual({ ok: true })
+    await audit.close()
+  })
+
+  it('still sees every tampering after reads that kept the tree: an edit far back, a deleted line, a changed rotated-out hash', async () => {
+    const audit = open(4000)
+    for (let i = 0; i < 120; i++) audit.record(entry(i))
+    await audit.flush()
+    expect(readAuditTree(dir).rotatedOut).toBeGreaterThan(0)
+    let seen = await audit.tree!.checkpoint()
+    // Reads again with nothing changed: the kept tree is reused and the witness passes.
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toEqual({ ok: true })
+
+    const path = join(dir, 'audit.log')
+    const edit = (from: string, to: string): void =>
+      writeFileSync(path, readFileSync(path, 'utf8').replace(from, to))
+    const original = readFileSync(path, 'utf8')
+    const firstKept = original.split('\n')[0]!
+    // The same length, so nothing but the bytes tells.
+    edit(firstKept, firstKept.replace('"durationMs":', '"durationMs":9').replace(',"plugin"', '"plugin"'))
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({
+      ok: false,
+      problem: 'rewritten',
+    })
+    writeFileSync(path, original)
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toEqual({ ok: true })
+
+    const lines = original.split('\n')
+    writeFileSync(path, [...lines.slice(0, 2), ...lines.slice(3)].join('\n'))
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({
+      ok: false,
+    })
+    writeFileSync(path, original)
+    seen = await audit.tree!.checkpoint()
+
+    const hashesPath = join(dir, 'audit.hashes')
+    const hashes = readFileSync(hashesPath)
+    const changed = Buffer.from(hashes)
+    changed[5] = changed[5]! ^ 1
+    writeFileSync(hashesPath, changed)
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({
+      ok: false,
+      problem: 'rewritten',
+    })
+    writeFileSync(hashesPath, hashes)
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toEqual({ ok: true })
+    await audit.close()
+  })
+})
+
+describe('the kept tree (LeafHashes) cut back and grown again', () => {
+  it('gives the roots and proofs of a tree built afresh', () => {
+    const leaf = (n: number): Buffer => leafHashOf(Buffer.from(`entry ${n}`))
+    for (const [size, cut, other] of [
+      [37, 20, 9],
+      [64, 33, 40],
+      [100, 0, 5],
+      [129, 128, 1],
+    ] as const) {
+      const kept = new LeafHashes()
+      for (let i = 0; i < size; i++) kept.push(leaf(i))
+      kept.truncate(cut)
+      const fresh = new LeafHashes()
+      for (let i = 0; i < cut; i++) fresh.push(leaf(i))
+      for (let i = 0; i < other; i++) {
+        kept.push(leaf(1000 + i))
+        fresh.push(leaf(1000 + i))
+      }
+      expect(kept.size).toBe(fresh.size)
+      for (let m = 0; m <= fresh.size; m++) {
+        expect(kept.root(m).equals(fresh.root(m))).toBe(true)
+        expect(kept.frontier(m).root().equals(fresh.rangeRoot(0, m))).toBe(true)
+        expect(kept.consistencyProof(m, fresh.size)).toEqual(fresh.consistencyProof(m, fresh.size))
+      }
+    }
   })
 })

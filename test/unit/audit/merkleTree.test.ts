@@ -1,6 +1,7 @@
 /**
  * The audit tree against the published RFC 6962 test vectors (the certificate-transparency data set:
- * eight leaves, the roots of the trees of 1 to 8 of them, inclusion and consistency proofs), then a
+ * eight leaves, the roots of the trees of 1 to 8 of them, inclusion and consistency proofs; the
+ * golden roots of trees of up to 65,535 two-byte leaves), then a
  * property test over random sizes. Proofs are made by the daemon's code (src/audit/merkleTree.ts) and
  * checked by the shared code the extension runs (src/protocol/auditProof.ts).
  */
@@ -106,6 +107,24 @@ const CONSISTENCY: [number, number, string[]][] = [
   ],
 ]
 
+/**
+ * Roots of bigger trees from the same published data set (transparency-dev/merkle, compact range
+ * golden roots; base64 as published): leaf i's data is i as two bytes, little-endian.
+ */
+const BIG_ROOTS: [number, string][] = [
+  [10, 'VjWMPSYNtCuCNlF/RLnQy6HcwSk6CIipfxm+hettA+4='],
+  [15, 'j4SulYmocFuxdeyp12xXCIgK6PekBcxzAIj4zbQzNEI='],
+  [16, 'c+4Uc6BCMOZf/v3NZK1kqTUJe+bBoFtOhP+P3SayKRE='],
+  [100, 'dUh9hYH88p0CMoHkdr1wC2szbhcLAXOejWpINIooKUY='],
+  [255, 'SmdsuKUqiod3RX2jyF2M6JnbdE4QuTwwipfAowI4/i0='],
+  [256, 'qFI0t/tZ1MdOYgyPpPzHFiZVw86koScXy9q3FU5casA='],
+  [1000, 'RXrgb8xHd55Y48FbfotJwCbV82Kx22LZfEbmBGAvwlQ='],
+  [4095, 'cWRFdQhPcjn9WyBXE/r1f04ejxIm5lvg40DEpRBVS0w='],
+  [4096, '6uU/phfHg1n/GksYT6TO9aN8EauMCCJRl3dIK0HDs2M='],
+  [10000, 'VZcav65F9haHVRk3wre2axFoBXRNeUh/1d9d5FQfxIg='],
+  [65535, 'iPuVYJhP6SEE4gUFp8qbafd2rYv9YTCDYqAxCj8HdLM='],
+]
+
 function vectorLeaves(): LeafHashes {
   const leaves = new LeafHashes()
   for (const data of LEAVES) leaves.push(leafHashOf(fromHex(data)))
@@ -172,6 +191,50 @@ describe('the audit tree (RFC 6962)', () => {
       }
     },
   )
+
+  it('gives the published roots of bigger trees (10 to 65,535 leaves), by frontier, by the kept levels and by range', async () => {
+    const leaves = new LeafHashes()
+    const frontier = new TreeFrontier()
+    const want = new Map(BIG_ROOTS.map(([size, root]) => [size, Buffer.from(root, 'base64').toString('hex')]))
+    for (let i = 0; leaves.size < 65_535; i++) {
+      const leaf = leafHashOf(Buffer.from([i & 0xff, (i >> 8) & 0xff]))
+      leaves.push(leaf)
+      frontier.append(leaf)
+      const root = want.get(leaves.size)
+      if (root === undefined) continue
+      expect(toHex(frontier.root())).toBe(root)
+      expect(toHex(leaves.root())).toBe(root)
+      expect(toHex(leaves.frontier().root())).toBe(root)
+    }
+    // Proofs between the published roots, made by the daemon and checked by the shared code.
+    const sizes = BIG_ROOTS.map(([size]) => size)
+    for (let a = 0; a < sizes.length; a++)
+      for (let b = a + 1; b < sizes.length; b++) {
+        const [m, n] = [sizes[a]!, sizes[b]!]
+        const ok = await verifyConsistency(
+          m,
+          n,
+          fromHex(want.get(m)!),
+          fromHex(want.get(n)!),
+          leaves.consistencyProof(m, n),
+        )
+        expect(ok).toBe(true)
+      }
+    for (const [size, index] of [
+      [100, 37],
+      [4095, 4094],
+      [65_535, 12_345],
+    ] as const)
+      expect(
+        await verifyInclusion(
+          index,
+          size,
+          leaves.at(index),
+          leaves.inclusionProof(index, size),
+          fromHex(want.get(size)!),
+        ),
+      ).toBe(true)
+  })
 
   it('refuses a smaller second tree and an empty proof between different sizes', async () => {
     const r = fromHex(ROOTS[3]!)
