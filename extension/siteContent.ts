@@ -160,13 +160,20 @@ if (scope[FLAG] === true) {
   }
   const timed = async (): Promise<void> => {
     const locks = (navigator as { locks?: LockManager }).locks
-    if (locks) {
-      await locks.request(READ_LOCK, async () => {
-        const took = await readOnce()
-        await new Promise((resolve) => setTimeout(resolve, Math.min(took * REPORT_SPACING, MAX_SPACING_MS)))
-      })
-      return
-    }
+    let read = false
+    // A frame without locks (not a secure context), or refused one (an opaque or partitioned origin),
+    // reads alone and waits by itself.
+    if (locks)
+      try {
+        await locks.request(READ_LOCK, async () => {
+          read = true
+          const took = await readOnce()
+          await new Promise((resolve) => setTimeout(resolve, Math.min(took * REPORT_SPACING, MAX_SPACING_MS)))
+        })
+      } catch {
+        // refused before reading: read below
+      }
+    if (read) return
     const took = await readOnce()
     readyAt = performance.now() + Math.min(took * REPORT_SPACING, MAX_SPACING_MS)
   }
