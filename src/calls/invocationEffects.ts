@@ -63,7 +63,7 @@ export interface InvocationEffectsDeps {
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
   /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
-  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'readRefusal' | 'finished'>
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'labels' | 'readRefusal' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -224,9 +224,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     return sent.result.then(
       (result): ToolOutcome => {
         const output = result.output ?? null
-        // A site's own tool reads its site; others say where they read (the page's origin).
+        // A site's own tool reads its site; others say where they read (the page's origin), or list the pages they read.
         const site = catalog.get(call.tool)?.site
-        const origins = result.origins ?? (site ? [site.origin] : undefined)
+        const origins = result.origins ?? (site ? [site.origin] : deps.guard?.labels(call, output))
         const refused = origins && deps.guard?.readRefusal(call.client, origins)
         if (refused)
           return { ok: false, error: { code: 'flow_blocked', message: refused, category: 'permission' } }

@@ -7,6 +7,8 @@
  *   the extension names and pins it, a site's own), the flows that cross origins, and what the
  *   setting says: `block` refuses, naming both ends; `ask` puts a flow question to the user (the
  *   call's approval, with what would flow, masked); flows the user allowed always pass.
+ * - `labels`, as a result arrives: the origins it was read from, when the extension did not name them
+ *   (a tool that runs in no tab labels its result by the pages it lists).
  * - `readRefusal`, as a result arrives: a client with fixed read origins reads no other.
  * - `finished`, when the call ends: its result's origins label what the client now holds, and its
  *   audit entry gets the guard's record (origins, kinds, decision; never a value).
@@ -15,9 +17,10 @@ import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvoca
 import type { CatalogTool } from '../catalog/toolCatalog'
 import type { FlowGuardConfig, FlowGuardMode } from '../config/schema'
 import { BROWSER_PLUGIN, type ApprovalFlow, type Decision } from '../protocol'
-import { browserToolSink, type ToolSink } from '../tools'
+import { browserToolListsPages, browserToolSink, type ToolSink } from '../tools'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import { flowsInto, stringsOf, type Flow, type FlowGuard, type FlowMatch } from './flowGuard'
+import { listedItems, listedOrigins, originOf } from './listedPages'
 
 /** What the audit entry of a guarded call says (never a value). */
 export interface FlowGuardRecord {
@@ -60,21 +63,15 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s'"`<>()\\]+/gi
 
 export const pairOf = (from: string, to: string): string => `${from} -> ${to}`
 
-export function originOf(url: string): string | undefined {
-  try {
-    const origin = new URL(url).origin
-    return origin === 'null' ? undefined : origin
-  } catch {
-    return undefined
-  }
-}
-
 /** Where a tool's arguments go: a site's own tool to its site, a plugin's into its page, a built-in as it declares. */
 function sinkOf(tool: CatalogTool): ToolSink | { site: string } | undefined {
   if (tool.site) return { site: tool.site.origin }
   if (tool.plugin !== BROWSER_PLUGIN) return { page: true }
   return browserToolSink(tool.fullName)
 }
+
+const listsPages = (call: ToolInvocationInput): boolean =>
+  call.plugin === BROWSER_PLUGIN && browserToolListsPages(call.tool)
 
 const describeKinds = (flows: readonly { kind: string }[]): string =>
   [
@@ -225,12 +222,22 @@ export function createGuardStep(deps: GuardStepDeps) {
       return `the client ${client.slice(0, 64)} may read only ${reads!.join(', ')}; this result came from ${outside.join(', ')} and is withheld`
     },
 
+    /** The origins a built-in tool that runs in no tab read its result from: the pages it lists. */
+    labels(call: ToolInvocationInput, output: unknown): string[] | undefined {
+      return listsPages(call) ? listedOrigins(output) : undefined
+    },
+
     /** The call ended: its result's origins are remembered for its client; its audit record, if the guard had a say. */
     finished(call: ToolInvocationInput, outcome: ToolOutcome | undefined): FlowGuardRecord | undefined {
       const state = calls.get(call.invocationId)
       calls.delete(call.invocationId)
-      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off')
-        deps.guard.recordSource(call.client, outcome.origins, outcome.output)
+      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off') {
+        // A list of pages: each item under its own origin, so an item sent back where it came from is no flow.
+        if (listsPages(call))
+          for (const { origin, item } of listedItems(outcome.output))
+            deps.guard.recordSource(call.client, [origin], item)
+        else deps.guard.recordSource(call.client, outcome.origins, outcome.output)
+      }
       const record = state?.record
       if (
         record?.decision === 'unanswered' &&

@@ -24,10 +24,11 @@ const permissions = {
       browser_navigate: 'auto',
       browser_type: 'auto',
       browser_evaluate: 'auto',
+      browser_list_tabs: 'auto',
     },
   },
 }
-const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted'] as const
+const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted', 'lister'] as const
 type ClientName = (typeof CLIENTS)[number]
 
 describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
@@ -62,7 +63,7 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
   beforeAll(async () => {
     fx = await startFixture(engine, {
       permissions,
-      flowGuard: { mode: 'ask', clients: { blocker: 'block', quiet: 'off' } },
+      flowGuard: { mode: 'ask', clients: { blocker: 'block', quiet: 'off', lister: 'block' } },
     })
     const now = new Date().toISOString()
     const clients = CLIENTS.map((name) => {
@@ -125,6 +126,37 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     const result = await pending
     expect(rawTextOf(result)).toMatch(/^\[flow_blocked\].*an e-mail address/)
     expect(rawTextOf(result)).not.toContain(EMAIL)
+  })
+
+  it('labels a list of tabs (no tab of its own) with each tab origin: a title goes back to its page, not to another', async () => {
+    const mcp = await connect('lister')
+    const tab = (tabId: number, url: string, title: string) => ({
+      tabId,
+      windowId: 1,
+      url,
+      title,
+      active: tabId === 1,
+      status: 'complete',
+      focusedWindow: true,
+    })
+    const listed = call(mcp, 'browser_list_tabs', {})
+    ;(await ext.nextDispatch()).succeed({
+      tabs: [tab(1, `${A}/inbox`, `Inbox - ${EMAIL}`), tab(2, `${B}/`, 'News of the day')],
+    })
+    const result = await listed
+    expect(result.isError).toBeFalsy()
+    expect(result._meta).toEqual({ 'bridge/origins': [A, B] })
+
+    // The address in A's title goes back to A: no flow, though the list also held B.
+    const home = call(mcp, 'browser_navigate', { url: `${A}/search?q=${EMAIL}` })
+    ;(await ext.nextDispatch()).succeed('ok')
+    expect((await home).isError).toBeFalsy()
+    // To B it is a flow from A (block: refused, and nothing dispatched).
+    const before = ext.received.filter((m) => m.method === 'tool.dispatch').length
+    const away = await call(mcp, 'browser_navigate', { url: `${B}/?to=${EMAIL}` })
+    expect(rawTextOf(away)).toMatch(/^\[flow_blocked\]/)
+    expect(rawTextOf(away)).toContain(`${A} to ${B}`)
+    expect(ext.received.filter((m) => m.method === 'tool.dispatch').length).toBe(before)
   })
 
   it('lets the same value go back to the origin it came from', async () => {
