@@ -185,8 +185,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ok: true,
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
-      // The guard's step runs with the tool's own preparation, before any approval.
-      prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
+      // The guard's step runs with the tool's own preparation, before any approval; it screens every
+      // call, those with a preparation of their own (uploads, workflows) too.
+      prepare: deps.guard?.screen(call, tool) === true || tool.prepare !== undefined,
       ...(tool.site ? { declared: tool.site.hash } : {}),
     }
   }
@@ -198,7 +199,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
     const input = prepared ? prepared.value : call.input
     if (!tool || !deps.guard) return { ok: true, input }
-    const guarded = await deps.guard.decide(call, tool, deps.portOf(system))
+    const guarded = await deps.guard.decide(call, tool, deps.portOf(system), input)
     return guarded.ok ? { ok: true, input, ...(guarded.flow ? { flow: guarded.flow } : {}) } : guarded
   }
 
