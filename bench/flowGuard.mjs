@@ -163,6 +163,10 @@ try {
         cpuMs[key] += target.cpuPreciseMs() - cpuBefore
       }
     }
+} catch (error) {
+  // What the daemon said before the failure (its log on stdout and stderr).
+  console.error(target.output().slice(-4000))
+  throw error
 } finally {
   for (const c of Object.values(clients)) await c.close().catch(() => undefined)
   ext.close()
