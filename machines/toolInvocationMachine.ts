@@ -31,7 +31,8 @@ const ROUTES = [
  * leaving `running` stops it, so a late answer is dropped. The input a tool's daemon-side step
  * prepared (`prepareInput`) and the time the person took to answer land in the call's context. Each final state writes the audit entry on entry (`record`), so
  * the outcome, the actor's output, leaves only after it; progress is an emitted `tool.progress`
- * event; `announceEnd` runs on every way out of `running`.
+ * event, and a log entry the call's own plugin wrote while it runs an emitted `tool.log` (both for
+ * the call's client only); `announceEnd` runs on every way out of `running`.
  */
 export const toolInvocationMachine = toolInvocationSetup.createMachine({
   id: 'toolInvocation',
@@ -243,6 +244,10 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
           },
           { target: '.waiting' },
         ],
+        'tool.log': {
+          guard: { type: 'isOwnPluginLog', params: ({ event }) => ({ plugin: event.plugin }) },
+          actions: { type: 'forwardLog', params: ({ event }) => event.entry },
+        },
         'extension.lost': { target: 'failed', actions: [failWith('lostDuringCall'), 'announceEnd'] },
         cancel: { target: 'failed', actions: [failWith('cancelled'), 'announceEnd'] },
         'daemon.stopping': { target: 'failed', actions: [failWith('shuttingDown'), 'announceEnd'] },

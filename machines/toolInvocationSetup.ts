@@ -18,6 +18,7 @@ import type {
   ToolInvocationEmitted,
   ToolInvocationEvent,
   ToolInvocationInput,
+  ToolLogEntry,
   ToolOutcome,
 } from './toolInvocationTypes'
 
@@ -86,6 +87,7 @@ export const toolInvocationSetup = setup({
       ...(params.total === undefined ? {} : { total: params.total }),
       ...(params.message === undefined ? {} : { message: params.message }),
     })),
+    forwardLog: emit((_, entry: ToolLogEntry) => ({ type: 'tool.log' as const, ...entry })),
     fail: assign({
       outcome: (_, params: { reason: FailureReason }): ToolOutcome => ({
         ok: false,
@@ -108,6 +110,8 @@ export const toolInvocationSetup = setup({
     isAsk: ({ context }) => passed(context)?.permission === 'ask' || context.flow !== undefined,
     isWithoutExtension: ({ context }) => !passed(context)?.extensionConnected,
     hasProgressToken: ({ context }) => context.hasProgressToken,
+    /** A log entry counts for this call only when the call's own plugin wrote it. */
+    isOwnPluginLog: ({ context }, params: { plugin: string }) => params.plugin === context.plugin,
     isDecision: (_, params: { output: unknown; decision: Decision }) =>
       typeof params.output === 'object' &&
       params.output !== null &&

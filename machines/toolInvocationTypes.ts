@@ -71,6 +71,8 @@ export type CheckVerdict =
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
   | { type: 'tool.progress'; progress: number; total?: number; message?: string }
+  /** A log entry the extension tied to this call; `plugin` is the plugin that wrote it. */
+  | { type: 'tool.log'; plugin: string; entry: ToolLogEntry }
   | { type: 'extension.lost' }
   | { type: 'cancel'; reason: string }
   /** The daemon is stopping and its grace period for calls in flight is over. */
@@ -81,13 +83,21 @@ export type ToolInvocationEvent =
   | TabAnswer
   | ApprovalWaiting
 
-/** What the invocation tells whoever listens (`actor.on(...)`): progress for the client's progressToken. */
-export type ToolInvocationEmitted = {
-  type: 'tool.progress'
-  progress: number
-  total?: number
-  message?: string
+/** One plugin log entry of a call, bounded and neutralized already, as its client will read it. */
+export interface ToolLogEntry {
+  level: 'debug' | 'info' | 'warning' | 'error'
+  /** `plugin:<name>`. */
+  logger: string
+  data: unknown
 }
+
+/**
+ * What the invocation tells whoever listens (`actor.on(...)`), for the call's own client only: progress
+ * for its progressToken, and the log entries its plugin wrote during the call.
+ */
+export type ToolInvocationEmitted =
+  | { type: 'tool.progress'; progress: number; total?: number; message?: string }
+  | ({ type: 'tool.log' } & ToolLogEntry)
 
 /** A call's actor as others see it: its events in, its progress out, its outcome as output. */
 export type ToolInvocationRef = ActorRef<Snapshot<ToolOutcome>, ToolInvocationEvent, ToolInvocationEmitted>

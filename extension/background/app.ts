@@ -208,8 +208,8 @@ export class BackgroundApp {
             : dispatchTool(params, this.tracker, this.browserTools, {
                 progress: (dispatchId, progress, total, message) =>
                   this.sendProgress(dispatchId, progress, total, message),
-                log: (plugin, level, message, data) =>
-                  this.logs.add({ plugin, level, message, data, ts: Date.now() }),
+                log: (dispatchId, plugin, level, message, data) =>
+                  this.logs.add({ plugin, dispatchId, level, message, data, ts: Date.now() }),
                 beforeResult: () => this.logs.flush(),
               }),
         'tool.sinkOrigin': (params) => sinkOriginOf(params, this.tracker),
@@ -279,8 +279,12 @@ export class BackgroundApp {
       )
     } else if (e.kind === 'log' && typeof e.message === 'string') {
       const level = (['debug', 'info', 'warning', 'error'] as const).find((l) => l === e.level) ?? 'info'
+      // The entry belongs to a call only while that call runs in this tab for this plugin; any other
+      // entry carries no call and reaches no MCP client (the daemon's log only).
+      const run = typeof e.dispatchId === 'string' ? runningDispatches.get(e.dispatchId) : undefined
       const entry: LogEntry = {
         plugin: e.plugin,
+        ...(run?.tabId === tabId && run.plugin === e.plugin ? { dispatchId: e.dispatchId as string } : {}),
         level,
         message: e.message,
         ts: typeof e.ts === 'number' ? e.ts : Date.now(),

@@ -32,7 +32,8 @@ export interface DispatchParams {
 
 export interface DispatchHooks {
   progress(dispatchId: string, progress: number, total?: number, message?: string): void
-  log(plugin: string, level: LogLevel, message: string, data?: unknown): void
+  /** A log entry of the call `dispatchId` (it reaches that call's MCP client only). */
+  log(dispatchId: string, plugin: string, level: LogLevel, message: string, data?: unknown): void
   /** Right before the answer leaves: sends pending plugin logs of the call ahead of it. */
   beforeResult(): void
 }
@@ -195,7 +196,7 @@ async function runBuiltin(
       ...(params.client !== undefined ? { client: params.client } : {}),
       ...(params.session !== undefined ? { session: params.session } : {}),
       progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
-      log: (level, message, data) => hooks.log(BROWSER_PLUGIN, level, message, data),
+      log: (level, message, data) => hooks.log(params.dispatchId, BROWSER_PLUGIN, level, message, data),
     })
     hooks.beforeResult()
     return { output, ...(origins.length ? { origins } : {}) }

@@ -11,6 +11,8 @@ import type { LogLevel } from '../../src/protocol/messages'
 
 export interface LogEntry {
   plugin: string
+  /** The call that wrote the entry (checked by the worker: it runs in the tab the entry came from). */
+  dispatchId?: string
   level: LogLevel
   message: string
   data?: unknown
@@ -86,7 +88,13 @@ export class LogRelay {
       entry.message.length > MAX_MESSAGE_CHARS
         ? `${entry.message.slice(0, MAX_MESSAGE_CHARS)}… [truncated]`
         : entry.message
-    const out: LogEntry = { plugin: entry.plugin, level: entry.level, message, ts: entry.ts }
+    const out: LogEntry = {
+      plugin: entry.plugin,
+      ...(entry.dispatchId === undefined ? {} : { dispatchId: entry.dispatchId }),
+      level: entry.level,
+      message,
+      ts: entry.ts,
+    }
     if (entry.data !== undefined) {
       let text: string | undefined
       try {

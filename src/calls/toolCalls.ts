@@ -2,14 +2,15 @@
  * Starts one tool call as a `toolInvocation:<uuid>` child of the root system and awaits its outcome
  * (the actor's output, through XState's `toPromise`). What it receives is the tool, its arguments and
  * the request's context (`RequestContext`): the call's data goes in as the actor's input; progress
- * comes back as the actor's emitted `tool.progress` events to `context.progress`; cancellation comes in
+ * comes back as the actor's emitted `tool.progress` events to `context.progress`, the plugin's log
+ * entries of the call as its `tool.log` events to `context.log`; cancellation comes in
  * as `context.signal` (the client's notifications/cancelled, or its session closing) and reaches the
  * actor as a `cancel` event.
  */
 import { toPromise, type ActorRefFrom } from 'xstate'
 import { spawnToolInvocation, type bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
 import { pluginTabOf } from '../../machines/systemActors'
-import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvocationMachine'
+import type { ToolInvocationInput, ToolLogEntry, ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { log } from '../log'
@@ -25,12 +26,7 @@ export interface ProgressUpdate {
 }
 
 /** One plugin log entry of a call, as the client will read it (`notifications/message`). */
-export interface CallLogEntry {
-  level: 'debug' | 'info' | 'warning' | 'error'
-  /** `plugin:<name>`. */
-  logger: string
-  data: unknown
-}
+export type CallLogEntry = ToolLogEntry
 
 /**
  * Everything the request that made a call gives it, whichever MCP revision it came by (src/mcp
@@ -111,6 +107,11 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
         }),
       )
     : undefined
+  // The plugin's log entries of this call, to this call's client only (never to another session).
+  const onLog = context.log?.bind(context)
+  const logs = onLog
+    ? actor.on('tool.log', ({ level, logger, data }) => onLog({ level, logger, data }))
+    : undefined
   const cancel = () => actor.send({ type: 'cancel', reason: reasonOf(signal) })
   if (signal.aborted) cancel()
   else signal.addEventListener('abort', cancel, { once: true })
@@ -126,6 +127,7 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
     return internalFailure
   } finally {
     progress?.unsubscribe()
+    logs?.unsubscribe()
     signal.removeEventListener('abort', cancel)
   }
 }

@@ -8,7 +8,6 @@
  * Serving the protocol here, not through the SDK's server, keeps the hot path to one parse and one
  * write: `tools/list` is a cached string, a call's answer one JSON body.
  */
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import type { HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { JsonRpcErrorCode } from '../protocol/errors'
@@ -99,12 +98,6 @@ export class McpEndpoint {
   toolsChanged(): void {
     this.sessions.toolsChanged()
     this.stateless.toolsChanged()
-  }
-
-  /** A plugin log entry as notifications/message (see the revisions' `log`). */
-  log(level: LoggingLevel, logger: string, data: unknown): void {
-    this.sessions.log(level, logger, data)
-    this.stateless.log(level, logger, data)
   }
 
   /**

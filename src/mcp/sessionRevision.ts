@@ -26,7 +26,6 @@ import {
   callParams,
   errorJson,
   initializeParams,
-  LOGGING_LEVELS,
   loggingLevel,
   McpError,
   notificationJson,
@@ -153,17 +152,6 @@ export class SessionRevision {
   toolsChanged(): void {
     const event = sseEvent(notificationJson('notifications/tools/list_changed', {}))
     for (const session of this.sessions.values()) session.stream?.write(event)
-  }
-
-  /** A plugin log entry as notifications/message to every session whose level lets it through. */
-  log(level: LoggingLevel, logger: string, data: unknown): void {
-    const severity = LOGGING_LEVELS.indexOf(level)
-    let event: string | undefined
-    for (const session of this.sessions.values()) {
-      if (!session.stream || severity < LOGGING_LEVELS.indexOf(session.logLevel)) continue
-      event ??= sseEvent(notificationJson('notifications/message', { level, logger, data }))
-      session.stream.write(event)
-    }
   }
 
   /** The client was removed or its token replaced: its sessions end now (their calls are cancelled). */

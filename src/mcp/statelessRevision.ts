@@ -7,21 +7,13 @@
  * messages on the request's own event stream when it asks), `subscriptions/listen` (tool list
  * changes). Every result carries `resultType` and the server's identity; every error the request's id.
  */
-import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import { jsonTextResponse } from '../http/responses'
 import { log } from '../log'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
-import {
-  callParams,
-  LOGGING_LEVELS,
-  McpError,
-  notificationJson,
-  resultJson,
-  sseEvent,
-  type RpcId,
-} from './mcpMessages'
+import { callParams, McpError, resultJson, sseEvent, type RpcId } from './mcpMessages'
 import type { ApprovalBroker } from './approvalBroker'
 import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
 import { ListenStreams } from './listenStreams'
@@ -73,13 +65,6 @@ const inputRequired = (id: RpcId, request: ApprovalRequest, requestState: string
     }),
   )
 
-/** A running tools/call whose request asked for log messages. */
-interface LoggingCall {
-  plugin: string
-  level: LoggingLevel
-  sink: EventSink | undefined
-}
-
 /** One method of this revision: the request's client, id, params and facts. */
 type StatelessHandler = (
   client: string,
@@ -92,7 +77,6 @@ export class StatelessRevision {
   /** Running calls by client, then by request id: for notifications/cancelled and a client's removal. */
   private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
   private readonly listeners: ListenStreams
-  private readonly loggingCalls = new Set<LoggingCall>()
   /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
   private readonly waiting = new Map<
     string,
@@ -142,23 +126,6 @@ export class StatelessRevision {
   /** notifications/tools/list_changed on every listen stream that asked for it. */
   toolsChanged(): void {
     this.listeners.toolsChanged()
-  }
-
-  /** A plugin's log entry, to the running calls of that plugin whose request asked for this level. */
-  log(level: LoggingLevel, loggerName: string, data: unknown): void {
-    if (this.loggingCalls.size === 0) return
-    const severity = LOGGING_LEVELS.indexOf(level)
-    let event: string | undefined
-    for (const call of this.loggingCalls) {
-      if (
-        !call.sink ||
-        loggerName !== `plugin:${call.plugin}` ||
-        severity < LOGGING_LEVELS.indexOf(call.level)
-      )
-        continue
-      event ??= sseEvent(notificationJson('notifications/message', { level, logger: loggerName, data }))
-      call.sink.write(event)
-    }
   }
 
   /** The client was removed: its calls are cancelled and its listen streams end. */
@@ -246,15 +213,9 @@ export class StatelessRevision {
     })
     running.set(id, call.cancel)
     this.calls.set(client, running)
-    const logging: LoggingCall | undefined =
-      logLevel === undefined
-        ? undefined
-        : { plugin: name.split('_')[0] ?? '', level: logLevel, sink: undefined }
-    if (logging) this.loggingCalls.add(logging)
     const done = () => {
       running.delete(id)
       if (running.size === 0) this.calls.delete(client)
-      if (logging) this.loggingCalls.delete(logging)
     }
     const inClient =
       this.deps.approvals !== undefined &&
@@ -269,7 +230,7 @@ export class StatelessRevision {
           done()
           return resultJson(id, resultText(result))
         })
-    if (progressToken === undefined && logging === undefined)
+    if (progressToken === undefined && logLevel === undefined)
       return answer.then((json) => jsonTextResponse(json))
     return {
       status: 200,
@@ -277,11 +238,7 @@ export class StatelessRevision {
       body: {
         open(sink) {
           stream = sink
-          if (logging) logging.sink = sink
-          sink.onClose(() => {
-            stream = undefined
-            if (logging) logging.sink = undefined
-          })
+          sink.onClose(() => (stream = undefined))
           void answer.then((json) => {
             sink.write(sseEvent(json))
             sink.end()

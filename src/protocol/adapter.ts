@@ -59,4 +59,5 @@ export type ChannelMessage =
 /** Progress and log events of a plugin. The plugin is the port's, never a field of the event. */
 export type AdapterEvent =
   | { kind: 'progress'; dispatchId: string; progress: number; total?: number; message?: string }
-  | { kind: 'log'; level: LogLevel; message: string; data?: unknown; ts: number }
+  /** A log entry; `dispatchId` names the call whose context wrote it (the worker checks the call runs in this tab). */
+  | { kind: 'log'; dispatchId?: string; level: LogLevel; message: string; data?: unknown; ts: number }

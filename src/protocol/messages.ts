@@ -251,13 +251,18 @@ export const WsMethods = {
       message: Type.Optional(Type.String()),
     }),
   ),
-  /** Batched plugin log entries, forwarded to MCP clients as notifications/message. */
+  /**
+   * Batched plugin log entries. An entry written during a call carries that call's `dispatchId` and
+   * reaches only the MCP client that made the call (notifications/message); one without (written
+   * outside any call, or by a page the call does not run in) goes to the daemon's log only.
+   */
   'plugin.log': notification(
     'extension',
     Type.Object({
       entries: Type.Array(
         Type.Object({
           plugin: Type.String(),
+          dispatchId: Type.Optional(Type.String({ maxLength: 100 })),
           level: LogLevel,
           message: Type.String(),
           data: Type.Optional(Type.Unknown()),

@@ -66,9 +66,11 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
       if (event.kind === 'log' && event.data !== undefined) emit({ ...event, data: safeText(event.data) })
     }
   }
-  const log = (level: LogLevel) => (message: string, data?: unknown) =>
+  // Each entry names the call whose context wrote it: the daemon sends it to that call's client only.
+  const log = (level: LogLevel, dispatchId: string) => (message: string, data?: unknown) =>
     emit({
       kind: 'log',
+      dispatchId,
       level,
       message: text(message),
       ...(data === undefined ? {} : { data }),
@@ -92,7 +94,12 @@ function createCore(plugin: PluginDefinition, meta: AdapterMeta, env: AdapterEnv
           ...(total === undefined ? {} : { total }),
           ...(message === undefined ? {} : { message: text(message) }),
         }),
-      log: { debug: log('debug'), info: log('info'), warn: log('warning'), error: log('error') },
+      log: {
+        debug: log('debug', dispatchId),
+        info: log('info', dispatchId),
+        warn: log('warning', dispatchId),
+        error: log('error', dispatchId),
+      },
       fetch,
       fetchJSON,
     }

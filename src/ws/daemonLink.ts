@@ -1,9 +1,10 @@
 /**
- * The daemon's extension link with what hangs on it: plugin logs relayed to the MCP sessions, the
+ * The daemon's extension link with what hangs on it: plugin logs relayed to the calls that wrote them, the
  * sites' tool reports, and the announcements of tool and config changes to both sides.
  */
 import type { ActorRefFrom } from 'xstate'
 import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import { toolInvocationOf } from '../../machines/systemActors'
 import { createAnnouncements, type Announcements } from '../catalog/announcements'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import type { McpEndpoint } from '../mcp/mcpEndpoint'
@@ -57,9 +58,17 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
     }),
-    // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs).
+    // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs), then to the one
+    // call it belongs to, which hands it to its own client; an entry of no running call stays in
+    // the daemon's log.
     onPluginLog: ({ entries }) => {
-      for (const entry of pluginLogs.add(entries)) sessions.log(entry.level, entry.logger, entry.data)
+      for (const { dispatchId, level, logger, data } of pluginLogs.add(entries))
+        if (dispatchId !== undefined)
+          toolInvocationOf(root.system, dispatchId)?.send({
+            type: 'tool.log',
+            plugin: data.plugin,
+            entry: { level, logger, data },
+          })
     },
     // A call waiting for approval on a declaration that changed hears it (its card is withdrawn).
     onSitesReport: (report) => {

@@ -15,8 +15,13 @@ export const PLUGIN_LOG_DATA_MAX_BYTES = 4096
 /** Entries one plugin may log per window; more are dropped and counted. */
 export const PLUGIN_LOG_RATE = { entries: 50, windowMs: 10_000 }
 
-/** What an MCP client receives as notifications/message for one plugin log entry. */
+/**
+ * One plugin log entry as the MCP client of its call receives it (notifications/message), with the
+ * call it belongs to: an entry with no `dispatchId` reaches no client.
+ */
 export interface ForwardedPluginLog {
+  /** The call that wrote it, as the extension vouched (the call runs in the tab the entry came from). */
+  dispatchId?: string
   level: PluginLogEntry['level']
   /** `plugin:<name>`. */
   logger: string
@@ -41,7 +46,7 @@ export interface PluginLogsOptions {
  * entries of loaded plugins are taken, at most PLUGIN_LOG_RATE per plugin, each cut to a bounded size
  * and neutralized (no escape or control characters) before it reaches server.log (one line tagged
  * `[plugin:<name>]`, so `bridge logs --plugin <name>` finds it), the terminal, the last 200 kept per
- * plugin, or an MCP client, which gets it tagged with the plugin that wrote it (`forward`).
+ * plugin, or the MCP client whose call wrote it, which gets it tagged with the plugin that wrote it.
  */
 export class PluginLogs {
   private readonly buffers = new Map<string, PluginLogEntry[]>()
@@ -70,6 +75,7 @@ export class PluginLogs {
       else if (entry.level === 'info') logger.info(entry.message)
       else logger.debug(entry.message)
       forwarded.push({
+        ...(entry.dispatchId === undefined ? {} : { dispatchId: entry.dispatchId }),
         level: entry.level,
         logger: `plugin:${entry.plugin}`,
         data: {

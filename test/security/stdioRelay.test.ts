@@ -77,7 +77,15 @@ describe('bridge mcp (stdio relay)', () => {
     expect(dispatch.params).toMatchObject({ plugin: 'notes', tool: 'list_notes' })
     dispatch.progress(1, 2, 'half way')
     ext.notify('plugin.log', {
-      entries: [{ plugin: 'notes', level: 'info', message: 'listing notes', ts: Date.now() }],
+      entries: [
+        {
+          plugin: 'notes',
+          dispatchId: dispatch.params.dispatchId,
+          level: 'info',
+          message: 'listing notes',
+          ts: Date.now(),
+        },
+      ],
     })
     await expect.poll(() => progress.length).toBeGreaterThan(0)
     await expect.poll(() => logs.length).toBeGreaterThan(0)

@@ -81,7 +81,14 @@ describe('extension tabs and dispatch', () => {
     ])
     const log = await daemon.waitFor((f) => f.method === 'plugin.log', 5_000, since)
     expect((log.params as { entries: unknown[] }).entries).toContainEqual(
-      expect.objectContaining({ plugin: 'notes', level: 'debug', message: 'done counting', data: { to: 3 } }),
+      // The entry names the call whose ctx wrote it: the daemon sends it to that call's client only.
+      expect.objectContaining({
+        plugin: 'notes',
+        dispatchId: id,
+        level: 'debug',
+        message: 'done counting',
+        data: { to: 3 },
+      }),
     )
   })
 

@@ -177,8 +177,20 @@ describe.each(ENGINES)('/mcp without a session, 2026-07-28 (%s engine)', (engine
     const dispatch = await ext.nextDispatch()
     ext.notify('plugin.log', {
       entries: [
-        { plugin: 'notes', level: 'debug', message: 'too quiet', ts: Date.now() },
-        { plugin: 'notes', level: 'warning', message: 'heard', ts: Date.now() },
+        {
+          plugin: 'notes',
+          dispatchId: dispatch.params.dispatchId,
+          level: 'debug',
+          message: 'too quiet',
+          ts: Date.now(),
+        },
+        {
+          plugin: 'notes',
+          dispatchId: dispatch.params.dispatchId,
+          level: 'warning',
+          message: 'heard',
+          ts: Date.now(),
+        },
       ],
     })
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -194,7 +206,15 @@ describe.each(ENGINES)('/mcp without a session, 2026-07-28 (%s engine)', (engine
     const quiet = post('tools/call', { name: 'notes_list_notes', arguments: {}, _meta: meta() }, 2)
     const second = await ext.nextDispatch()
     ext.notify('plugin.log', {
-      entries: [{ plugin: 'notes', level: 'error', message: 'unheard', ts: Date.now() }],
+      entries: [
+        {
+          plugin: 'notes',
+          dispatchId: second.params.dispatchId,
+          level: 'error',
+          message: 'unheard',
+          ts: Date.now(),
+        },
+      ],
     })
     await new Promise((resolve) => setTimeout(resolve, 300))
     second.succeed({ ok: 2 })

@@ -150,15 +150,26 @@ describe.each(ENGINES)('plugin tools (%s engine)', (engine) => {
     expect(textOf(await pending)).toBe('sent')
   })
 
-  it('forwards plugin log entries to MCP clients as notifications/message', async () => {
+  it('forwards a call’s plugin log entries to its MCP client as notifications/message', async () => {
     ext = await FakeExtension.connect(fx.daemon, { tabs: { notes: READY } })
-    // They belong to no request: the client's standalone GET stream carries them.
+    const pending = call('notes_list_notes')
+    const dispatch = await ext.nextDispatch()
+    // The entry names its call: the calling session's standalone GET stream carries it.
     ext.notify('plugin.log', {
       entries: [
-        { plugin: 'notes', level: 'warning', message: 'slow response', data: { ms: 900 }, ts: Date.now() },
+        {
+          plugin: 'notes',
+          dispatchId: dispatch.params.dispatchId,
+          level: 'warning',
+          message: 'slow response',
+          data: { ms: 900 },
+          ts: Date.now(),
+        },
       ],
     })
     await expect.poll(() => mcp.logs.length, { timeout: 5000 }).toBeGreaterThan(0)
+    dispatch.succeed('listed')
+    expect(textOf(await pending)).toBe('listed')
     expect(mcp.logs[0]).toEqual({
       level: 'warning',
       logger: 'plugin:notes',

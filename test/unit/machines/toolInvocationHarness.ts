@@ -53,6 +53,8 @@ export function startInvocation(options: HarnessOptions = {}) {
   const effects: string[] = []
   const outcomes: (ToolOutcome | undefined)[] = []
   const progress: unknown[] = []
+  /** The log entries the call passed on to its client. */
+  const logs: unknown[] = []
   /** The state the call was in each time it gave its approval-queue place back. */
   const releases: string[] = []
   const steps = {
@@ -135,6 +137,7 @@ export function startInvocation(options: HarnessOptions = {}) {
       if (update.message === 'waiting for approval') effects.push('reportWaitingForApproval')
       else progress.push(update)
     })
+    created.on('tool.log', ({ type: _type, ...entry }) => void logs.push(entry))
     return created.start()
   }
   let actor: ReturnType<typeof create> | undefined = options.manualSteps ? undefined : create()
@@ -150,6 +153,7 @@ export function startInvocation(options: HarnessOptions = {}) {
     effects,
     outcomes,
     progress,
+    logs,
     releases,
     steps,
     /** Starts a `manualSteps` call with the verdict of its synchronous check. */

@@ -214,6 +214,22 @@ describe('toolInvocationMachine', () => {
       expect(silent.progress).toEqual([])
     })
 
+    it('passes on only its own plugin’s log entries, and only while it runs', async () => {
+      const t = startInvocation()
+      const entry = (message: string) => ({
+        level: 'info' as const,
+        logger: 'plugin:notes',
+        data: { message },
+      })
+      t.actor.send({ type: 'tool.log', plugin: 'notes', entry: entry('before running') })
+      await flush()
+      t.actor.send({ type: 'tool.log', plugin: 'notes', entry: entry('own') })
+      t.actor.send({ type: 'tool.log', plugin: 'mail', entry: entry('another plugin’s') })
+      await t.answer({ ok: true, output: 'done' })
+      t.actor.send({ type: 'tool.log', plugin: 'notes', entry: entry('after the end') })
+      expect(t.logs).toEqual([entry('own')])
+    })
+
     it('fails at the 5 minute hard cap even when progress keeps coming', async () => {
       const t = startInvocation()
       await flush()

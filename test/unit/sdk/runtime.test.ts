@@ -69,14 +69,14 @@ describe('createAdapter', () => {
       ok: true,
       output: { double: 42, dispatchId: 'call-1' },
     })
-    // Events name no plugin: the channel they travel on says whose they are.
+    // Events name no plugin: the channel they travel on says whose they are. Each names its call.
     expect(events.map(({ ...e }) => ('ts' in e ? { ...e, ts: 0 } : e))).toEqual([
       { kind: 'progress', dispatchId: 'call-1', progress: 1, total: 2, message: 'half' },
       { kind: 'progress', dispatchId: 'call-1', progress: 2 },
-      { kind: 'log', level: 'debug', message: 'dbg', ts: 0 },
-      { kind: 'log', level: 'warning', message: 'careful', data: { n: 21 }, ts: 0 },
+      { kind: 'log', dispatchId: 'call-1', level: 'debug', message: 'dbg', ts: 0 },
+      { kind: 'log', dispatchId: 'call-1', level: 'warning', message: 'careful', data: { n: 21 }, ts: 0 },
       // structuredClone refuses functions: the entry still arrives, with its data as text.
-      { kind: 'log', level: 'error', message: 'uncloneable', data: '{}', ts: 0 },
+      { kind: 'log', dispatchId: 'call-1', level: 'error', message: 'uncloneable', data: '{}', ts: 0 },
     ])
   })
 
