@@ -185,7 +185,11 @@ export async function callsInFlight(count, concurrency, call) {
   await Promise.all(Array.from({ length: concurrency }, worker))
 }
 
-export function createExtension(target) {
+/**
+ * A scripted extension on `/ws`. `answer(params)` gives a `tool.dispatch` its result (`{ output, origins? }`);
+ * by default the call's input is echoed back.
+ */
+export function createExtension(target, { answer } = {}) {
   let ws
   let closing = false
   let syncWaiter
@@ -228,7 +232,9 @@ export function createExtension(target) {
     const m = JSON.parse(data.toString('utf8'))
     if (m.method === 'tool.dispatch') {
       socket.send(
-        `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"output":${JSON.stringify({ echoed: m.params.input })}}}`,
+        answer
+          ? JSON.stringify({ jsonrpc: '2.0', id: m.id, result: answer(m.params) })
+          : `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"output":${JSON.stringify({ echoed: m.params.input })}}}`,
       )
     } else if (m.method === 'sync.full') {
       const tabs = {}

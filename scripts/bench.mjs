@@ -9,6 +9,7 @@
 //   npm run bench -- --startup [--quick]  # only cold start and idle RSS (bench/results-startup.json)
 //   npm run bench -- --startup --baseline <dir>/server.js  # and another build beside it (node engine)
 //   npm run bench -- --stateless [--quick]  # a 2026-07-28 client (no session) beside a session client
+//   npm run bench -- --flow-guard [--quick]  # the data-flow guard's cost per reading call, beside it off
 import { cpus, loadavg, totalmem } from 'node:os'
 import { rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -19,6 +20,10 @@ import { connectClient, createExtension, startTarget } from '../bench/targets.mj
 
 if (process.argv.includes('--stateless')) {
   await import('../bench/stateless.mjs')
+  process.exit(0)
+}
+if (process.argv.includes('--flow-guard')) {
+  await import('../bench/flowGuard.mjs')
   process.exit(0)
 }
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')

@@ -8,6 +8,8 @@
 //   npm run bench:agent                      # every server, every task
 //   npm run bench:agent -- --only bridge     # one server (no README update)
 //   npm run bench:agent -- --task inbox      # one task (no README update)
+//   npm run bench:agent -- --flow-guard      # bridge's tasks with the data-flow guard on (block): its
+//                                            # false positives (bench/agent-flow-guard.json)
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -21,18 +23,21 @@ import { renderReadme } from './report.mjs'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const argv = process.argv.slice(2)
 const opt = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined)
-const only = opt('--only')
+const only = argv.includes('--flow-guard') ? 'bridge' : opt('--only')
 const onlyTask = opt('--task')
 const verbose = argv.includes('--verbose')
+// The guard in `block`: a flow it would put to the user fails the call at once (and the task) and is
+// audited, where `ask` would wait for a person the benchmark does not have.
+const flowGuard = argv.includes('--flow-guard')
 
-installPeers()
+if (only !== 'bridge') installPeers()
 const site = await startAgentSite()
 const results = {}
 try {
   for (const key of Object.keys(SERVERS)) {
     if (only && key !== only) continue
     process.stdout.write(`${key}: starting\n`)
-    const server = await SERVERS[key]()
+    const server = await SERVERS[key](flowGuard ? { flowGuard: 'block' } : {})
     try {
       const { tools } = await server.client.listTools()
       const out = {
@@ -103,6 +108,7 @@ try {
             .join('')}\n`,
         )
       }
+      if (flowGuard) out.flowGuard = flowGuardRecords(server.audit())
       results[key] = out
     } finally {
       await server.close()
@@ -118,6 +124,27 @@ const run = {
   viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
   tokenizer: 'o200k_base (gpt-tokenizer 4.0.0)',
   servers: results,
+}
+if (flowGuard) {
+  const { tasks, flowGuard: records } = results.bridge
+  const summary = {
+    date: run.date,
+    chromium: run.chromium,
+    mode: 'block',
+    tasks: Object.keys(tasks).length,
+    tasksOk: Object.values(tasks).filter((t) => t.ok).length,
+    calls: Object.values(tasks).reduce((sum, t) => sum + t.calls, 0),
+    failedTasks: Object.entries(tasks)
+      .filter(([, t]) => !t.ok)
+      .map(([name, t]) => ({ name, error: t.error })),
+    ...records,
+  }
+  writeFileSync(join(root, 'bench/agent-flow-guard.json'), `${JSON.stringify(summary, null, 2)}\n`)
+  console.log(
+    `flow guard (block): ${summary.tasksOk}/${summary.tasks} tasks ok, ${summary.calls} calls, ` +
+      `${summary.guarded} guarded, ${summary.wouldAsk} would have asked (${JSON.stringify(summary.decisions)})`,
+  )
+  process.exit(0)
 }
 const partial = only || onlyTask
 writeFileSync(
@@ -156,5 +183,28 @@ function execVersion() {
     }).trim()
   } catch {
     return CHROMIUM
+  }
+}
+
+/**
+ * What the data-flow guard decided over a run, from the audit: calls it had a say in, their decisions,
+ * and how many it would have put to the user (every decision but a same-origin or allowed flow).
+ */
+function flowGuardRecords(entries) {
+  const decisions = {}
+  let wouldAsk = 0
+  const guarded = entries.filter((e) => e.flowGuard)
+  for (const { flowGuard: record } of guarded) {
+    decisions[record.decision] = (decisions[record.decision] ?? 0) + 1
+    if (!['same_origin', 'allowed_before'].includes(record.decision)) wouldAsk++
+  }
+  return {
+    audited: entries.length,
+    guarded: guarded.length,
+    wouldAsk,
+    decisions,
+    flows: guarded
+      .filter((e) => e.flowGuard.decision !== 'same_origin')
+      .map((e) => ({ tool: e.tool, ...e.flowGuard })),
   }
 }

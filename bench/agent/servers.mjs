@@ -5,7 +5,7 @@
 // - Playwright MCP and chrome-devtools-mcp at their pinned versions (bench/peerServers.mjs installs
 //   and starts them), over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -111,13 +111,21 @@ async function devtools() {
   }
 }
 
-/** bridge: the real daemon and the real extension; the browser tools on `auto`, as a user turns them on. */
-async function bridge() {
+/**
+ * bridge: the real daemon and the real extension; the browser tools on `auto`, as a user turns them on.
+ * `flowGuard` sets the data-flow guard for every client (default: none set, the guard's own `ask`).
+ */
+async function bridge({ flowGuard } = {}) {
   if (!existsSync(join(root, 'dist/extension/manifest.json'))) throw new Error('run npm run build first')
   const configDir = mkdtempSync(join(tmpdir(), 'bridge-agent-bench-'))
   writeFileSync(
     join(configDir, 'config.json'),
-    JSON.stringify({ localPlugins: [], port: 9515, permissions: { browser: { permission: 'auto' } } }),
+    JSON.stringify({
+      localPlugins: [],
+      port: 9515,
+      permissions: { browser: { permission: 'auto' } },
+      ...(flowGuard ? { flowGuard: { mode: flowGuard } } : {}),
+    }),
     { mode: 0o600 },
   )
   const target = await startTarget({ kind: 'node', configDir, probe: false })
@@ -175,6 +183,12 @@ async function bridge() {
       package: 'bridge (this version)',
       client: mcp.client,
       ref: REF.bridge,
+      /** The daemon's audit entries so far (JSON lines of audit.log). */
+      audit: () =>
+        readFileSync(join(configDir, 'audit.log'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line)),
       async close() {
         await mcp.close()
         await cleanup()

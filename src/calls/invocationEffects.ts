@@ -63,7 +63,7 @@ export interface InvocationEffectsDeps {
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
   /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
-  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'readRefusal' | 'finished'>
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'labels' | 'readRefusal' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -185,8 +185,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
       ok: true,
       permission: tool.permission,
       extensionConnected: deps.portOf(system).connected,
-      // The guard's step runs with the tool's own preparation, before any approval.
-      prepare: tool.prepare !== undefined || deps.guard?.screen(call, tool) === true,
+      // The guard's step runs with the tool's own preparation, before any approval; it screens every
+      // call, those with a preparation of their own (uploads, workflows) too.
+      prepare: deps.guard?.screen(call, tool) === true || tool.prepare !== undefined,
       ...(tool.site ? { declared: tool.site.hash } : {}),
     }
   }
@@ -198,7 +199,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
     const input = prepared ? prepared.value : call.input
     if (!tool || !deps.guard) return { ok: true, input }
-    const guarded = await deps.guard.decide(call, tool, deps.portOf(system))
+    const guarded = await deps.guard.decide(call, tool, deps.portOf(system), input)
     return guarded.ok ? { ok: true, input, ...(guarded.flow ? { flow: guarded.flow } : {}) } : guarded
   }
 
@@ -224,9 +225,9 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     return sent.result.then(
       (result): ToolOutcome => {
         const output = result.output ?? null
-        // A site's own tool reads its site; others say where they read (the page's origin).
+        // A site's own tool reads its site; others say where they read (the page's origin), or list the pages they read.
         const site = catalog.get(call.tool)?.site
-        const origins = result.origins ?? (site ? [site.origin] : undefined)
+        const origins = result.origins ?? (site ? [site.origin] : deps.guard?.labels(call, output))
         const refused = origins && deps.guard?.readRefusal(call.client, origins)
         if (refused)
           return { ok: false, error: { code: 'flow_blocked', message: refused, category: 'permission' } }

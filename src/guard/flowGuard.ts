@@ -45,6 +45,9 @@ export interface FlowGuardOptions {
 
 export const FLOW_KEEP_MS = 30 * 60_000
 const MAX_DEPTH = 64
+const HANDLE_KEY = /^(tab|window|group|frame|download)Ids?$/
+const isHandle = (value: unknown): boolean =>
+  typeof value === 'number' || (Array.isArray(value) && value.every((v) => typeof v === 'number'))
 
 /** The strings in a JSON value (keys aside), depth-first, until `budget` characters are taken. */
 export function stringsOf(value: unknown, budget: number): string[] {
@@ -61,7 +64,12 @@ export function stringsOf(value: unknown, budget: number): string[] {
       // A long number sent as a JSON number is still the number.
       found.push(String(next))
     } else if (next !== null && typeof next === 'object' && depth < MAX_DEPTH) {
-      const values = Array.isArray(next) ? next : Object.values(next as Record<string, unknown>)
+      // Browser handles (`tabId`, `windowId`, `tabIds`: numbers the browser gave out) are not data.
+      const values = Array.isArray(next)
+        ? next
+        : Object.entries(next as Record<string, unknown>)
+            .filter(([key, v]) => !(HANDLE_KEY.test(key) && isHandle(v)))
+            .map(([, v]) => v)
       for (let i = values.length - 1; i >= 0; i--) stack.push({ value: values[i], depth: depth + 1 })
     }
   }

@@ -7,6 +7,8 @@
  *   the extension names and pins it, a site's own), the flows that cross origins, and what the
  *   setting says: `block` refuses, naming both ends; `ask` puts a flow question to the user (the
  *   call's approval, with what would flow, masked); flows the user allowed always pass.
+ * - `labels`, as a result arrives: the origins it was read from, when the extension did not name them
+ *   (a tool that runs in no tab labels its result by the pages it lists).
  * - `readRefusal`, as a result arrives: a client with fixed read origins reads no other.
  * - `finished`, when the call ends: its result's origins label what the client now holds, and its
  *   audit entry gets the guard's record (origins, kinds, decision; never a value).
@@ -15,9 +17,11 @@ import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvoca
 import type { CatalogTool } from '../catalog/toolCatalog'
 import type { FlowGuardConfig, FlowGuardMode } from '../config/schema'
 import { BROWSER_PLUGIN, type ApprovalFlow, type Decision } from '../protocol'
-import { browserToolSink, type ToolSink } from '../tools'
+import type { ResolvedStep } from '../protocol/workflow'
+import { browserToolListsPages, browserToolSink, type ToolSink } from '../tools'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import { flowsInto, stringsOf, type Flow, type FlowGuard, type FlowMatch } from './flowGuard'
+import { listedItems, listedOrigins, originOf } from './listedPages'
 
 /** What the audit entry of a guarded call says (never a value). */
 export interface FlowGuardRecord {
@@ -60,21 +64,43 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s'"`<>()\\]+/gi
 
 export const pairOf = (from: string, to: string): string => `${from} -> ${to}`
 
-export function originOf(url: string): string | undefined {
-  try {
-    const origin = new URL(url).origin
-    return origin === 'null' ? undefined : origin
-  } catch {
-    return undefined
-  }
-}
-
-/** Where a tool's arguments go: a site's own tool to its site, a plugin's into its page, a built-in as it declares. */
-function sinkOf(tool: CatalogTool): ToolSink | { site: string } | undefined {
+/**
+ * Where a tool's arguments go: a site's own tool to its site, a plugin's into its page, a workflow's
+ * into the pages its steps act on (step by step), a built-in as it declares.
+ */
+function sinkOf(tool: CatalogTool): ToolSink | { site: string } | { workflow: true } | undefined {
   if (tool.site) return { site: tool.site.origin }
   if (tool.plugin !== BROWSER_PLUGIN) return { page: true }
+  if (tool.plan) return { workflow: true }
   return browserToolSink(tool.fullName)
 }
+
+/** Steps that carry data into the page they act on (a click, a scroll or a wait carries none). */
+const DATA_STEPS = new Set(['navigate', 'switchTab', 'type', 'select', 'press', 'upload', 'dialog', 'tool'])
+
+/**
+ * A replayed workflow's steps, each with the origin it writes to: a navigation's URL, else the page
+ * the run is on by then (after a step's post-condition URL); before any, the page the run starts on,
+ * which only the run knows. Only the values a step carries are matched, each step on its own.
+ */
+function workflowTargets(plan: unknown): Array<{ sink: string; values: unknown }> {
+  const steps = (plan as { steps?: unknown } | null)?.steps
+  if (!Array.isArray(steps)) return []
+  const targets: Array<{ sink: string; values: unknown }> = []
+  let page = UNKNOWN_SINK
+  for (const raw of steps as ResolvedStep[]) {
+    if ((raw.action === 'navigate' || raw.action === 'switchTab') && raw.url)
+      page = originOf(raw.url) ?? UNKNOWN_SINK
+    if (DATA_STEPS.has(raw.action))
+      targets.push({ sink: page, values: [raw.url, raw.text, raw.values, raw.paths, raw.input] })
+    const after = raw.post?.url !== undefined ? originOf(raw.post.url) : undefined
+    if (after) page = after
+  }
+  return targets
+}
+
+const listsPages = (call: ToolInvocationInput): boolean =>
+  call.plugin === BROWSER_PLUGIN && browserToolListsPages(call.tool)
 
 const describeKinds = (flows: readonly { kind: string }[]): string =>
   [
@@ -103,7 +129,7 @@ export function createGuardStep(deps: GuardStepDeps) {
     port: ExtensionPort,
   ): Promise<string[]> {
     const sink = sinkOf(tool)
-    if (!sink) return []
+    if (!sink || 'workflow' in sink) return []
     if ('site' in sink) return [sink.site]
     const origins = new Set<string>()
     const input = (call.input ?? {}) as Record<string, unknown>
@@ -144,11 +170,33 @@ export function createGuardStep(deps: GuardStepDeps) {
       return true
     },
 
-    /** Before dispatch: where the call writes, and whether what it carries may go there. */
-    async decide(call: ToolInvocationInput, tool: CatalogTool, port: ExtensionPort): Promise<GuardVerdict> {
+    /**
+     * Before dispatch: where the call writes, and whether what it carries may go there. `prepared` is
+     * the input as the tool's daemon-side step made it (a workflow's plan, its values filled in).
+     */
+    async decide(
+      call: ToolInvocationInput,
+      tool: CatalogTool,
+      port: ExtensionPort,
+      prepared: unknown = call.input,
+    ): Promise<GuardVerdict> {
       const state = calls.get(call.invocationId)
       if (!state) return { ok: true }
-      const sinks = await sinkOrigins(call, tool, port)
+      let sinks: string[]
+      let crossing: Flow[]
+      if (tool.plan) {
+        // A workflow: each step's values against the page that step writes to.
+        const steps = workflowTargets(prepared).map((step) => ({
+          sink: step.sink,
+          matches: deps.guard.matchSink(call.client, step.values),
+        }))
+        sinks = [...new Set(steps.map((step) => step.sink))]
+        state.matches = steps.flatMap((step) => step.matches)
+        crossing = steps.flatMap((step) => flowsInto(step.matches, [step.sink]))
+      } else {
+        sinks = await sinkOrigins(call, tool, port)
+        crossing = flowsInto(state.matches, sinks)
+      }
       const sources = [...new Set(state.matches.map((m) => m.source))]
       const kinds = [...new Set(state.matches.map((m) => m.kind))]
       const writes = deps.originsOf(call.client)?.writes
@@ -159,7 +207,6 @@ export function createGuardStep(deps: GuardStepDeps) {
           `the client ${call.client.slice(0, 64)} may write only to ${writes!.join(', ')}; this call would write to ${outside.join(', ')}. Nothing ran.`,
         )
       }
-      const crossing = flowsInto(state.matches, sinks)
       const flows = crossing.filter((flow) => !allowedBefore(call.client, flow))
       if (!flows.length) {
         if (state.matches.length)
@@ -225,12 +272,22 @@ export function createGuardStep(deps: GuardStepDeps) {
       return `the client ${client.slice(0, 64)} may read only ${reads!.join(', ')}; this result came from ${outside.join(', ')} and is withheld`
     },
 
+    /** The origins a built-in tool that runs in no tab read its result from: the pages it lists. */
+    labels(call: ToolInvocationInput, output: unknown): string[] | undefined {
+      return listsPages(call) ? listedOrigins(output) : undefined
+    },
+
     /** The call ended: its result's origins are remembered for its client; its audit record, if the guard had a say. */
     finished(call: ToolInvocationInput, outcome: ToolOutcome | undefined): FlowGuardRecord | undefined {
       const state = calls.get(call.invocationId)
       calls.delete(call.invocationId)
-      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off')
-        deps.guard.recordSource(call.client, outcome.origins, outcome.output)
+      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off') {
+        // A list of pages: each item under its own origin, so an item sent back where it came from is no flow.
+        if (listsPages(call))
+          for (const { origin, item } of listedItems(outcome.output))
+            deps.guard.recordSource(call.client, [origin], item)
+        else deps.guard.recordSource(call.client, outcome.origins, outcome.output)
+      }
       const record = state?.record
       if (
         record?.decision === 'unanswered' &&

@@ -66,6 +66,11 @@ export interface BrowserToolDefinition<
   /** Where its arguments may carry data (the data-flow guard); absent: nowhere (a read, a click). */
   sink?: ToolSink
   /**
+   * `listed`: it runs in no tab and its result lists pages or files by URL (tabs, windows, downloads);
+   * each listed item was read from its own URL's origin (the data-flow guard's labels).
+   */
+  source?: 'listed'
+  /**
    * How to ask for less, for the marker of a result cut at the daemon's result cap, e.g. "pass
    * selector". Absent: a hint for any built-in tool.
    */

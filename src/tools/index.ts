@@ -183,6 +183,13 @@ export function browserToolSink(name: string): ToolSink | undefined {
   return SINKS.get(name)
 }
 
+const LISTED = new Set(BROWSER_TOOL_DEFINITIONS.filter((tool) => tool.source === 'listed').map((t) => t.name))
+
+/** Whether a built-in tool's result lists pages by URL, each read from its own origin (BrowserToolDefinition.source). */
+export function browserToolListsPages(name: string): boolean {
+  return LISTED.has(name)
+}
+
 const CAPS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.defaultCap]))
 
 /** A built-in tool's `defaultCap` (see BrowserToolDefinition), undefined for most. */

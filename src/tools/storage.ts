@@ -96,6 +96,7 @@ export const handleDialog = defineBrowserTool({
 
 export const listDownloads = defineBrowserTool({
   name: 'browser_list_downloads',
+  source: 'listed',
   displayName: 'List downloads',
   annotations: { readOnlyHint: true, openWorldHint: false },
   description:
@@ -247,6 +248,7 @@ const DOWNLOAD = '{ id, url, filename, state, bytesReceived, totalBytes, error? 
 
 export const download = defineBrowserTool({
   name: 'browser_download',
+  source: 'listed',
   sink: { url: 'url' },
   displayName: 'Download',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -263,6 +265,7 @@ export const download = defineBrowserTool({
 
 export const waitForDownload = defineBrowserTool({
   name: 'browser_wait_for_download',
+  source: 'listed',
   displayName: 'Wait for download',
   annotations: { readOnlyHint: true, openWorldHint: false },
   description: `Wait for a download started on or after sinceMs (default: 10 s ago), e.g. by a click, to finish. Returns ${DOWNLOAD}.`,
@@ -275,6 +278,7 @@ export const waitForDownload = defineBrowserTool({
 
 export const downloadStatus = defineBrowserTool({
   name: 'browser_download_status',
+  source: 'listed',
   displayName: 'Download status',
   annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The state of one download (id from the other download tools). Returns ${DOWNLOAD}.`,

@@ -15,6 +15,7 @@ const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: 
 
 export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
+  source: 'listed',
   displayName: 'List tabs',
   annotations: { readOnlyHint: true, openWorldHint: false },
   description:
@@ -32,6 +33,7 @@ export const listTabs = defineBrowserTool({
 
 export const openTab = defineBrowserTool({
   name: 'browser_open_tab',
+  source: 'listed',
   sink: { url: 'url' },
   displayName: 'Open tab',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -73,6 +73,7 @@ export const tabInfo = defineBrowserTool({
 
 export const listWindows = defineBrowserTool({
   name: 'browser_list_windows',
+  source: 'listed',
   displayName: 'List windows',
   annotations: { readOnlyHint: true, openWorldHint: false },
   description: `The browser windows. Returns { windows: [${WINDOW}] } with tabs as a count.`,
@@ -82,6 +83,7 @@ export const listWindows = defineBrowserTool({
 
 export const createWindow = defineBrowserTool({
   name: 'browser_create_window',
+  source: 'listed',
   sink: { url: 'url' },
   displayName: 'Create window',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES } from '../../helpers/daemon'
@@ -24,10 +24,11 @@ const permissions = {
       browser_navigate: 'auto',
       browser_type: 'auto',
       browser_evaluate: 'auto',
+      browser_list_tabs: 'auto',
     },
   },
 }
-const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted'] as const
+const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted', 'lister', 'replayer'] as const
 type ClientName = (typeof CLIENTS)[number]
 
 describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
@@ -62,7 +63,10 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
   beforeAll(async () => {
     fx = await startFixture(engine, {
       permissions,
-      flowGuard: { mode: 'ask', clients: { blocker: 'block', quiet: 'off' } },
+      flowGuard: {
+        mode: 'ask',
+        clients: { blocker: 'block', quiet: 'off', lister: 'block', replayer: 'block' },
+      },
     })
     const now = new Date().toISOString()
     const clients = CLIENTS.map((name) => {
@@ -125,6 +129,86 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     const result = await pending
     expect(rawTextOf(result)).toMatch(/^\[flow_blocked\].*an e-mail address/)
     expect(rawTextOf(result)).not.toContain(EMAIL)
+  })
+
+  it('labels a list of tabs (no tab of its own) with each tab origin: a title goes back to its page, not to another', async () => {
+    const mcp = await connect('lister')
+    const tab = (tabId: number, url: string, title: string) => ({
+      tabId,
+      windowId: 1,
+      url,
+      title,
+      active: tabId === 1,
+      status: 'complete',
+      focusedWindow: true,
+    })
+    const listed = call(mcp, 'browser_list_tabs', {})
+    ;(await ext.nextDispatch()).succeed({
+      tabs: [tab(1, `${A}/inbox`, `Inbox - ${EMAIL}`), tab(2, `${B}/`, 'News of the day')],
+    })
+    const result = await listed
+    expect(result.isError).toBeFalsy()
+    expect(result._meta).toEqual({ 'bridge/origins': [A, B] })
+
+    // The address in A's title goes back to A: no flow, though the list also held B.
+    const home = call(mcp, 'browser_navigate', { url: `${A}/search?q=${EMAIL}` })
+    ;(await ext.nextDispatch()).succeed('ok')
+    expect((await home).isError).toBeFalsy()
+    // To B it is a flow from A (block: refused, and nothing dispatched).
+    const before = ext.received.filter((m) => m.method === 'tool.dispatch').length
+    const away = await call(mcp, 'browser_navigate', { url: `${B}/?to=${EMAIL}` })
+    expect(rawTextOf(away)).toMatch(/^\[flow_blocked\]/)
+    expect(rawTextOf(away)).toContain(`${A} to ${B}`)
+    expect(ext.received.filter((m) => m.method === 'tool.dispatch').length).toBe(before)
+  })
+
+  it('guards a replayed workflow step by step: a value read on A may be typed on A, not on B', async () => {
+    const now = new Date().toISOString()
+    const workflow = (name: string, origin: string) => ({
+      version: 1,
+      name,
+      description: `Posts a note on ${origin}`,
+      permission: 'auto',
+      recordedBy: 'agent',
+      createdAt: now,
+      updatedAt: now,
+      variables: [{ name: 'note', secret: false, default: 'hello' }],
+      steps: [
+        { action: 'navigate', url: `${origin}/compose`, post: { url: `${origin}/compose` } },
+        { action: 'type', target: { css: '#msg' }, text: '{{note}}' },
+      ],
+      history: [],
+    })
+    const folder = join(fx.configDir, 'workflows')
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    for (const [name, origin] of [
+      ['home', A],
+      ['away', B],
+    ] as const)
+      writeFileSync(join(folder, `${name}.json`), JSON.stringify(workflow(name, origin)), { mode: 0o600 })
+    expect((await fx.daemon.fetch('/reload', { method: 'POST' })).ok).toBe(true)
+
+    const mcp = await connect('replayer')
+    await readOnA(mcp)
+    const dispatches = () => ext.received.filter((m) => m.method === 'tool.dispatch').length
+    const before = dispatches()
+    const away = await call(mcp, 'workflow_away', { note: `write to ${EMAIL}` })
+    expect(rawTextOf(away)).toMatch(/^\[flow_blocked\].*an e-mail address/)
+    expect(rawTextOf(away)).toContain(`${A} to ${B}`)
+    expect(rawTextOf(away)).not.toContain(EMAIL)
+    expect(dispatches()).toBe(before)
+    const [entry] = await auditEntries(fx.daemon, 'limit=1')
+    expect(entry).toMatchObject({
+      tool: 'workflow_away',
+      flowGuard: { sources: [A], sinks: [B], kinds: ['email'], decision: 'blocked' },
+    })
+
+    // The same value typed back on A by the other workflow is no flow: it is dispatched.
+    const home = call(mcp, 'workflow_home', { note: `write to ${EMAIL}` })
+    const dispatch = await ext.nextDispatch()
+    expect(dispatch.params).toMatchObject({ tool: 'workflow_home' })
+    dispatch.succeed({ ok: true, workflow: 'home', steps: [] })
+    await home
   })
 
   it('lets the same value go back to the origin it came from', async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createFlowGuard, flowsInto, maskValue, type FlowMatch } from '../../../src/guard/flowGuard'
+import {
+  createFlowGuard,
+  flowsInto,
+  maskValue,
+  stringsOf,
+  type FlowMatch,
+} from '../../../src/guard/flowGuard'
 import { decodedForms } from '../../../src/guard/encodings'
 
 const A = 'http://127.0.0.1:4001'
@@ -239,5 +245,13 @@ describe('flowsInto and masks', () => {
     const forms = decodedForms(`a=${encodeURIComponent(b64('hello there'))}`)
     expect(forms[0]).toBe(`a=${encodeURIComponent(b64('hello there'))}`)
     expect(forms).toContain('hello there')
+  })
+})
+
+describe('browser handles are not data', () => {
+  it('leaves tab, window and group ids out of what is matched, and keeps other long numbers', () => {
+    expect(stringsOf({ tabId: 1203213421, tabIds: [1203213422], account: 4111111111111111 }, 1000)).toEqual([
+      '4111111111111111',
+    ])
   })
 })

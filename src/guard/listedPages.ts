@@ -1,0 +1,48 @@
+/**
+ * Labels for results of tools that run in no tab but list pages by URL (tabs, windows, downloads:
+ * `source: 'listed'` in src/tools): each listed item (the innermost object that names a `url`, with
+ * its title, file name and the rest) was read from that URL's origin. The result as a whole is
+ * labelled with every origin it lists; each item is remembered under its own, so an item read on A
+ * and sent back to A is no flow, whatever else the list held.
+ */
+export interface ListedItem {
+  origin: string
+  item: Record<string, unknown>
+}
+
+/** A URL's origin; undefined for one that is not a URL or has no origin (`about:blank`, `data:`). */
+export function originOf(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? undefined : origin
+  } catch {
+    return undefined
+  }
+}
+
+const MAX_DEPTH = 16
+const MAX_ITEMS = 10_000
+
+/** The items of `output` that name a web page or file by URL, with that URL's origin. */
+export function listedItems(output: unknown): ListedItem[] {
+  const items: ListedItem[] = []
+  const walk = (value: unknown, depth: number): void => {
+    if (items.length >= MAX_ITEMS || depth > MAX_DEPTH || value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const next of value) walk(next, depth + 1)
+      return
+    }
+    const record = value as Record<string, unknown>
+    const origin = typeof record.url === 'string' ? originOf(record.url) : undefined
+    if (origin) items.push({ origin, item: record })
+    else for (const next of Object.values(record)) walk(next, depth + 1)
+  }
+  walk(output, 0)
+  return items
+}
+
+/** Every origin a listed result names, in order of first appearance; undefined when it names none. */
+export function listedOrigins(output: unknown): string[] | undefined {
+  const origins = [...new Set(listedItems(output).map((i) => i.origin))]
+  return origins.length ? origins : undefined
+}

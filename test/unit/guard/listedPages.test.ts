@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { listedItems, listedOrigins } from '../../../src/guard/listedPages'
+
+describe('labels of results that list pages', () => {
+  it('labels each listed tab, window tab and download with its own URL origin', () => {
+    const windows = {
+      windows: [
+        {
+          id: 1,
+          tabs: [
+            { tabId: 1, url: 'https://mail.example.com/inbox', title: 'Inbox - jane@corp.example' },
+            { tabId: 2, url: 'about:blank', title: '' },
+          ],
+        },
+        { id: 2, tabs: [{ tabId: 3, url: 'https://news.example.org/a?b=c', title: 'News' }] },
+      ],
+    }
+    expect(listedItems(windows).map((i) => [i.origin, i.item.title])).toEqual([
+      ['https://mail.example.com', 'Inbox - jane@corp.example'],
+      ['https://news.example.org', 'News'],
+    ])
+    expect(listedOrigins(windows)).toEqual(['https://mail.example.com', 'https://news.example.org'])
+    const downloads = {
+      downloads: [{ id: 4, url: 'https://files.example.net/r.pdf', filename: '/tmp/r.pdf' }],
+    }
+    expect(listedOrigins(downloads)).toEqual(['https://files.example.net'])
+  })
+
+  it('names no origin for a result that lists no web page', () => {
+    expect(listedOrigins({ tabs: [{ tabId: 1, url: 'chrome://newtab/', title: 'New tab' }] })).toBeUndefined()
+    expect(listedOrigins({ groups: [{ id: 1, title: 'Work' }] })).toBeUndefined()
+    expect(listedOrigins(null)).toBeUndefined()
+  })
+})
