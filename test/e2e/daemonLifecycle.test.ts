@@ -105,9 +105,10 @@ describe('extension and daemon over time', () => {
     await expect
       .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 })
       .toBe('unreachable')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      'Start it with `bridge start`',
-    )
+    const message = panel.getByTestId('connection-message')
+    expect(await message.textContent()).toContain('Start it with bridge start.')
+    // The command is shown as code, never with raw backticks.
+    expect(await message.locator('code').textContent()).toBe('bridge start')
     daemon = await startDaemon({ via: 'cli', configDir })
     await expect.poll(async () => (await health()).extensionConnected, { timeout: 20_000 }).toBe(true)
     await expect.poll(notesState, { timeout: 10_000 }).toBe('ready')
