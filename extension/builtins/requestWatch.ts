@@ -8,11 +8,17 @@ const LONG_LIVED = new Set(['EventSource', 'WebSocket', 'Ping'])
 const STREAMED = /^(text\/event-stream|application\/(x-)?ndjson|application\/stream\+json|multipart\/)/i
 /** A response body still open this long after its headers is a stream, not a download to wait for. */
 const BODY_AFTER_HEADERS_MS = 1_000
+/**
+ * A finished request holds the wait this much longer: the page handles its answer (parses it, changes
+ * the DOM) after the network is done, and on a loaded machine that can start after a DOM quiet period.
+ */
+export const ANSWER_HANDLING_MS = 150
 
 interface Request {
   label: string
   channel: string
   headersAt?: number
+  doneAt?: number
 }
 
 /** `GET /api/x` (path only: queries can carry tokens), and the channel key (origin and path). */
@@ -53,17 +59,25 @@ export class RequestWatch {
       if (STREAMED.test(response?.mimeType ?? '')) this.own.delete(id)
       else known.headersAt = this.now()
     } else if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') {
-      this.own.delete(id)
+      const known = this.own.get(id)
+      if (known) known.doneAt = this.now()
     }
   }
 
-  /** The action's requests that still hold the wait (a body streaming past its grace does not). */
+  /**
+   * The action's requests that still hold the wait: running ones (a body streaming past its grace does
+   * not), and ones that finished less than ANSWER_HANDLING_MS ago.
+   */
   holding(): string[] {
     const now = this.now()
     const out: string[] = []
-    for (const request of this.own.values())
-      if (request.headersAt === undefined || now - request.headersAt < BODY_AFTER_HEADERS_MS)
+    for (const [id, request] of this.own) {
+      if (request.doneAt !== undefined) {
+        if (now - request.doneAt < ANSWER_HANDLING_MS) out.push(request.label)
+        else this.own.delete(id)
+      } else if (request.headersAt === undefined || now - request.headersAt < BODY_AFTER_HEADERS_MS)
         out.push(request.label)
+    }
     return out
   }
 

@@ -46,7 +46,7 @@ describe('an action waits for what it started, not for the page’s own traffic,
       // wait is told, so the result says what this one waited for.
       await setBounds({ maxMs: 10_000, reportMs: 0 })
       const result = await clickRow(variant, 2)
-      expect(result).toContain('- heading "Lunch on Friday" [level=2]')
+      expect(result, result).toContain('- heading "Lunch on Friday" [level=2]')
       const waited = /\n(Waited|Stopped waiting) .*$/.exec(result)?.[0]
       expect(waited, result).toMatch(/^\nWaited \d+\.\d s/)
       // The action's own work (its POST, the DOM it changed; a status ping that started meanwhile and

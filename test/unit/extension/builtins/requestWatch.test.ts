@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RequestWatch } from '../../../../extension/builtins/requestWatch'
+import { ANSWER_HANDLING_MS, RequestWatch } from '../../../../extension/builtins/requestWatch'
 
 const ORIGIN = 'http://127.0.0.1:8080'
 const sent = (requestId: string, method: string, path: string, type = 'Fetch') =>
@@ -18,17 +18,23 @@ function watch(now = { ms: 0 }) {
 }
 
 describe('RequestWatch', () => {
-  it('holds the wait for a request the action started until it finishes, named by method and path only', () => {
-    const { w, feed } = watch()
+  it('holds the wait for a request the action started until the page had time to handle its answer, named by method and path only', () => {
+    const now = { ms: 0 }
+    const { w, feed } = watch(now)
     feed(sent('1', 'POST', '/api/read?token=secret'))
     expect(w.holding()).toEqual(['POST /api/read'])
     feed(answered('1', '/api/read'), finished('1'))
+    // The page parses the answer and changes the DOM after the network is done.
+    expect(w.holding()).toEqual(['POST /api/read'])
+    now.ms = ANSWER_HANDLING_MS
     expect(w.holding()).toEqual([])
   })
 
   it('does not wait for a long poll the page re-opens after its earlier poll answered during the action', () => {
-    const { w, feed } = watch()
+    const now = { ms: 0 }
+    const { w, feed } = watch(now)
     feed(sent('1', 'POST', '/api/read'), answered('1', '/api/read'), finished('1'))
+    now.ms = ANSWER_HANDLING_MS
     // The poll opened before the action answers (never seen starting), and the page opens the next one.
     feed(answered('0', '/api/unread'), finished('0'), sent('2', 'GET', '/api/unread'))
     expect(w.holding()).toEqual([])
@@ -45,12 +51,14 @@ describe('RequestWatch', () => {
   })
 
   it('never waits for event sources, sockets and beacons, and keeps one entry through a redirect', () => {
-    const { w, feed } = watch()
+    const now = { ms: 0 }
+    const { w, feed } = watch(now)
     feed(sent('1', 'GET', '/sse', 'EventSource'), sent('2', 'POST', '/beacon', 'Ping'))
     expect(w.holding()).toEqual([])
     feed(sent('3', 'GET', '/old'), sent('3', 'GET', '/new'))
     expect(w.holding()).toEqual(['GET /old'])
     feed(finished('3'))
+    now.ms = ANSWER_HANDLING_MS
     expect(w.holding()).toEqual([])
   })
 })
