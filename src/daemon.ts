@@ -182,7 +182,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         outcome,
       }),
   })
-  const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
+  const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
   await requestReload(root.system, 'startup')

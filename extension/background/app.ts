@@ -411,7 +411,14 @@ export class BackgroundApp {
       skipPermissions: this.skipPermissions,
       plugins: this.tracker.pluginList().map((p) => {
         const { state, tabs } = this.tracker.pluginTabs(p.name)
-        return { ...p, tabState: state, tabs, staleTabIds: this.tracker.staleTabs(p.name) }
+        const rebuild = this.tracker.rebuildNotice(p.name)
+        return {
+          ...p,
+          tabState: state,
+          tabs,
+          staleTabIds: this.tracker.staleTabs(p.name),
+          ...(rebuild ? { rebuild } : {}),
+        }
       }),
       browserTools: this.browserTools,
       sites: this.sites.siteStates(),

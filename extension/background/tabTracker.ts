@@ -39,6 +39,8 @@ export class TabTracker {
   private readonly isolated = new Map<string, boolean>()
   /** Plugins whose tabs are reloaded on a new build (dev mode `plugin.update`), not just marked. */
   private readonly reloadOnNewBuild = new Set<string>()
+  /** The last rebuild of each plugin (`plugin.update`) and the tabs reloaded for it, for the side panel. */
+  private readonly rebuilds = new Map<string, { at: number; tabs: Set<number>; waiting: Set<number> }>()
   /** When each not-ready pair was first seen not ready (for the slower probe rhythm). */
   private readonly notReadySince = new Map<string, number>()
   private readonly probing = new Map<string, Promise<void>>()
@@ -84,10 +86,17 @@ export class TabTracker {
     await this.refreshAll()
   }
 
-  /** plugin.update (dev mode): one plugin was rebuilt; tabs running the old build reload. */
+  /**
+   * plugin.update: a local plugin was rebuilt; tabs running the old build reload. A new adapter is never
+   * put into a running page: it would start after the page's own scripts, so its channel could be one
+   * the page forged (see adapterScripts.ts); a reload starts the document with it.
+   */
   async updatePlugin(p: PluginState): Promise<void> {
     this.plugins.set(p.name, p)
     this.reloadOnNewBuild.add(p.name)
+    // Every matching document started before this build's registration: each reloads for it.
+    const open = this.matching(p.name).map((t) => t.id)
+    this.rebuilds.set(p.name, { at: Date.now(), tabs: new Set(open), waiting: new Set(open) })
     await this.scripts.sync(this.pluginList()).catch(() => undefined)
     await this.refreshAll()
   }
@@ -99,6 +108,26 @@ export class TabTracker {
     return this.pluginTabs(plugin)
       .tabs.filter((t) => t.isolated === false)
       .map((t) => t.tabId)
+  }
+
+  /**
+   * What the side panel says after the plugin's last rebuild: `reloading` while a tab reloaded for it
+   * does not run the new build yet, then `updated`. Undefined when it was not rebuilt while the
+   * extension ran.
+   */
+  rebuildNotice(plugin: string): { state: 'reloading' | 'updated'; at: number; tabs: number } | undefined {
+    const rebuild = this.rebuilds.get(plugin)
+    if (!rebuild) return undefined
+    for (const tabId of rebuild.tabs)
+      if (!this.tabMatches(tabId, plugin)) {
+        rebuild.tabs.delete(tabId)
+        rebuild.waiting.delete(tabId)
+      }
+    return {
+      state: rebuild.waiting.size > 0 ? 'reloading' : 'updated',
+      at: rebuild.at,
+      tabs: rebuild.tabs.size,
+    }
   }
 
   /** Whether the tab's document has the plugin's trusted channel (events from it are accepted). */
@@ -113,6 +142,7 @@ export class TabTracker {
     for (const k of [...this.notReadySince.keys()]) if (k.endsWith(`:${name}`)) this.notReadySince.delete(k)
     for (const k of [...this.isolated.keys()]) if (k.endsWith(`:${name}`)) this.isolated.delete(k)
     this.reloadOnNewBuild.delete(name)
+    this.rebuilds.delete(name)
     void this.scripts.sync(this.pluginList()).catch(() => undefined)
   }
 
@@ -369,6 +399,9 @@ export class TabTracker {
         ready = false
       }
     if (this.tabs.get(tabId)?.url !== t.url) return
+    // A document covered by a registration made after the rebuild runs the new build.
+    const rebuild = this.rebuilds.get(p.name)
+    if (isolated && rebuild && (this.scripts.since(p.name) ?? 0) >= rebuild.at) rebuild.waiting.delete(tabId)
     this.isolated.set(k, isolated)
     this.ready.set(k, ready)
     if (ready) this.notReadySince.delete(k)
@@ -399,6 +432,9 @@ export class TabTracker {
     if (since === undefined || this.scripts.covers(plugin, timeOrigin) || this.reloading.has(document)) return
     if (this.reloading.size >= 500) this.reloading.clear()
     this.reloading.add(document)
+    const rebuild = this.rebuilds.get(plugin)
+    rebuild?.tabs.add(tabId)
+    rebuild?.waiting.add(tabId)
     // Not sooner than the margin after the registration, or the new document is not covered.
     setTimeout(
       () => void chrome.tabs.reload(tabId).catch(() => undefined),

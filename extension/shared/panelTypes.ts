@@ -79,6 +79,16 @@ export interface PluginView extends PluginState {
    * extension started, the plugin was turned on, or its adapter changed): they need a reload.
    */
   staleTabIds: number[]
+  /** The plugin's last rebuild while the extension ran: its tabs reloading for it, or all updated. */
+  rebuild?: RebuildNotice
+}
+
+export interface RebuildNotice {
+  state: 'reloading' | 'updated'
+  /** ms since epoch when the rebuild reached the extension. */
+  at: number
+  /** How many open tabs were reloaded to start with the new build. */
+  tabs: number
 }
 
 export interface RunningView {

@@ -3,6 +3,7 @@ import type { FailedPlugin, Permission } from '../shared/wireTypes'
 import type { PanelCommand, PluginView } from '../shared/panelTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'
+import { RebuildNotice } from './RebuildNotice'
 import { ReviewNotice } from './ReviewNotice'
 import { StaleTabNotice } from './StaleTabNotice'
 import { ToolBadge } from './ToolHints'
@@ -211,6 +212,7 @@ function PluginCard({
           ))}
         </ul>
       )}
+      {p.rebuild && <RebuildNotice notice={p.rebuild} />}
       {p.tabs.length > 0 && (
         <ul class="plain small tabs" data-testid="plugin-tabs">
           {p.tabs.map((t) => (

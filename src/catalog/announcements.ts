@@ -1,7 +1,7 @@
 /**
  * What the daemon tells everyone when the tool set changes: `sync.full` and `plugins.changed` to the
- * extension, `plugin.update` for a rebuilt plugin (dev mode), `notifications/tools/list_changed` to
- * every MCP session. The catalog is the one source of every payload.
+ * extension, `plugin.update` for a rebuilt local plugin (its open tabs then reload to start with the new
+ * build), `notifications/tools/list_changed` to every MCP session. The catalog is the one source of every payload.
  */
 import type { NotificationParams, ServerNotifications } from '../protocol'
 import { BRIDGE_VERSION, PROTOCOL_VERSION } from '../protocol/constants'
@@ -24,7 +24,6 @@ export function syncFullOf(
 
 export interface AnnouncementsDeps {
   catalog: ToolCatalog
-  mode: 'dev' | 'production'
   /** The extension link: its port, and the tab actors it keeps one per plugin. */
   extension: { port: Pick<ExtensionPort, 'notify'>; syncPlugins(names: readonly string[]): void }
   mcp: { toolsChanged(): void }
@@ -41,7 +40,7 @@ export interface Announcements {
 
 export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
   const { catalog, extension } = deps
-  /** Adapter hash per plugin as last announced, to tell which plugins a reload rebuilt (dev mode). */
+  /** Adapter hash per plugin as last announced, to tell which local plugins a reload rebuilt. */
   let builds = new Map<string, string>()
   const configChanged = () => {
     extension.port.notify('plugins.changed', {
@@ -58,10 +57,14 @@ export function createAnnouncements(deps: AnnouncementsDeps): Announcements {
     pluginsReloaded: () => {
       const states = catalog.pluginStates()
       extension.syncPlugins([...states.map((p) => p.name), ...(deps.sites?.origins() ?? [])])
-      if (deps.mode === 'dev')
-        for (const state of states)
-          if (builds.has(state.name) && builds.get(state.name) !== state.adapterHash)
-            extension.port.notify('plugin.update', state)
+      // In every mode: the author's own rebuild (a package's new build needs a review first).
+      for (const state of states)
+        if (
+          state.source === 'local' &&
+          builds.has(state.name) &&
+          builds.get(state.name) !== state.adapterHash
+        )
+          extension.port.notify('plugin.update', state)
       builds = new Map(states.map((state) => [state.name, state.adapterHash]))
       extension.port.notify('sync.full', syncFullOf(catalog))
       configChanged()

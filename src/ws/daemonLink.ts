@@ -29,7 +29,6 @@ export interface DaemonLinkParts {
   configStore: DaemonMethodParts['configStore']
   configDir: string
   sessions: McpEndpoint
-  mode: 'dev' | 'production'
 }
 
 export interface DaemonLink {
@@ -86,7 +85,6 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
   })
   const announcements = createAnnouncements({
     catalog,
-    mode: parts.mode,
     extension: link,
     mcp: sessions,
     sites: siteAnnouncements,

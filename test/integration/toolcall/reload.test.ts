@@ -24,18 +24,17 @@ describe.each(ENGINES)('reloads seen from the tool call path (%s engine)', (engi
     await changed
     expect((await ext.waitFor('sync.full')).params?.plugins).toHaveLength(1)
     expect((await ext.waitFor('plugins.changed')).params?.plugins).toHaveLength(1)
-    // Production mode: no plugin.update, the side panel marks old tabs instead.
+    // Nothing was rebuilt: no plugin.update.
     expect(ext.received.filter((m) => m.method === 'plugin.update')).toEqual([])
     await mcp.close()
     await ext.close()
   })
 
-  it('announces a rebuilt plugin with plugin.update in dev mode', async () => {
-    fx = await startFixture(
-      engine,
-      { plugins: [notes], permissions: { notes: { permission: 'auto' } } },
-      { BRIDGE_DEV: '1' },
-    )
+  it.each([
+    ['production', {}],
+    ['dev', { BRIDGE_DEV: '1' }],
+  ])('announces a rebuilt local plugin with plugin.update in %s mode', async (_mode, env) => {
+    fx = await startFixture(engine, { plugins: [notes], permissions: { notes: { permission: 'auto' } } }, env)
     const ext = await FakeExtension.connect(fx.daemon, { tabs: { notes: READY } })
     const before = (ext.syncFull?.params?.plugins as { adapterHash: string }[])[0]?.adapterHash
     writeFileSync(
