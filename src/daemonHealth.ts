@@ -47,6 +47,7 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       mode: parts.mode,
       httpEngine: parts.engine(),
       extensionConnected: link.connected,
+      ...(link.connectedVersion !== undefined ? { extensionVersion: link.connectedVersion } : {}),
       extensionConnections: link.connected ? 1 : 0,
       mcpClients: parts.sessions.clientCount,
       mcpSessions: parts.sessions.count,

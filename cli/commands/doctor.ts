@@ -24,6 +24,8 @@ import { checkMcpClients, knownMcpClients } from './doctor/mcpClients'
 import { checkClientTools } from './doctor/clientTools'
 import { checkCommandOnPath } from './doctor/commandOnPath'
 import { thisCommand } from '../shared/selfCommand'
+import type { HealthPayload } from '../../src/http/health'
+import { extensionVersionMismatch } from '../shared/extensionVersion'
 
 const DOCTOR_HEALTH_TIMEOUT_MS = 3_000
 
@@ -68,7 +70,7 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
       ),
     )
   else {
-    const { version, extensionConnected } = health.health
+    const { version } = health.health
     results.push(pass(`bridge ${version} answers on ${baseUrl(port)}`))
     if (version !== BRIDGE_VERSION)
       results.push(
@@ -77,14 +79,7 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
           'restart it to use this version',
         ),
       )
-    results.push(
-      extensionConnected
-        ? pass('extension connected')
-        : warnOf(
-            'extension not connected',
-            `load ${paths.extensionDir} unpacked in chrome://extensions, or open the browser`,
-          ),
-    )
+    results.push(extensionCheck(health.health, paths.extensionDir))
     // An older daemon does not report it.
     results.push(...checkAuditLog(health.health.auditLog, paths.dir))
   }
@@ -109,6 +104,26 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
   say()
   say(`${count('pass')} passed, ${count('warn')} warning(s), ${count('fail')} error(s)`)
   if (count('fail') > 0) process.exitCode = 1
+}
+
+/**
+ * The extension as the daemon sees it: connected and of the daemon's version, of another version (after
+ * `bridge update` Chrome runs the old code until the extension is reloaded), or not connected at all.
+ */
+export function extensionCheck(
+  health: Pick<HealthPayload, 'version' | 'extensionConnected' | 'extensionVersion'>,
+  extensionDir: string,
+): CheckResult {
+  if (!health.extensionConnected)
+    return warnOf(
+      'no browser has the bridge extension connected',
+      `in the browser profile you use, load ${extensionDir} unpacked in chrome://extensions (Developer mode on); if it is loaded there, its side panel says why it cannot connect`,
+    )
+  const running = health.extensionVersion
+  if (running === undefined || running === health.version)
+    return pass(`extension connected${running ? ` (${running})` : ''}`)
+  const mismatch = extensionVersionMismatch(health.version, running)
+  return failOf(mismatch.text, mismatch.fix)
 }
 
 /** The named clients for the MCP check; a broken clients.json only loses the client names. */

@@ -8,6 +8,7 @@ import type { HealthPayload } from '../../src/http/health'
 import { baseUrl, fetchHealth } from '../shared/daemonClient'
 import { runningDaemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
+import { extensionVersionMismatch } from '../shared/extensionVersion'
 
 interface StatusFlags {
   port?: unknown
@@ -46,7 +47,7 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
     `bridge ${health.version} running on ${url} (${health.mode} mode, ${health.httpEngine} engine)`,
     `  SDK version      ${health.sdkVersion}`,
     `  uptime           ${formatUptime(health.uptime)}`,
-    `  extension        ${health.extensionConnected ? 'connected' : 'not connected'}`,
+    `  extension        ${extensionLine(health)}`,
     `  MCP clients      ${clientsLine(health)}`,
     `  plugins          ${health.plugins}`,
     `  tools            ${toolsLine(health)}`,
@@ -63,6 +64,15 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
       lines.push(`    ${neutralizeText(failed.path, 500)}: ${neutralizeText(failed.error)}`)
   }
   return lines
+}
+
+/** `connected`, or what differs in version and the one fix. */
+function extensionLine(health: HealthPayload): string {
+  if (!health.extensionConnected) return 'not connected (`bridge doctor` says what to do)'
+  const running = health.extensionVersion
+  if (running === undefined || running === health.version) return 'connected'
+  const mismatch = extensionVersionMismatch(health.version, running)
+  return `connected, but ${mismatch.text}: ${mismatch.fix}`
 }
 
 /** `2 (3 sessions)`: clients are the agents, sessions their connections. */

@@ -237,7 +237,7 @@ export class BackgroundApp {
     if (p.sites) this.sites.setSites(p.sites)
     const peer = this.connection.current
     if (!peer) return
-    peer.notify('tab.syncAll', { plugins: this.tracker.snapshot() })
+    peer.notify('tab.syncAll', { plugins: this.tracker.snapshot(), extensionVersion: BRIDGE_VERSION })
     this.synced = true
     this.sites.sendReport()
     this.logs.flush()
@@ -359,6 +359,10 @@ export class BackgroundApp {
           return ok(true)
         case 'reconnect':
           this.connection.reconnectNow()
+          return ok(true)
+        case 'reloadExtension':
+          // The files on disk are the daemon's version (`bridge start` installs them): run them.
+          chrome.runtime.reload()
           return ok(true)
         case 'searchPlugins':
           return ok(await this.ask('plugin.search', { query: cmd.query }, REGISTRY_QUERY_TIMEOUT_MS))

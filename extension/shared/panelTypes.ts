@@ -43,6 +43,11 @@ export interface ConnectionView {
   /** ms since epoch of the next automatic attempt, when one is scheduled. */
   retryAt?: number
   serverVersion?: string
+  /**
+   * Connected, but the daemon and this running extension are of different versions (after `bridge
+   * update` the extension runs its old code until reloaded): one sentence and the one fix.
+   */
+  versionNotice?: { message: string; fix: 'reloadExtension' | 'restartDaemon' }
 }
 
 export interface ApprovalView {
@@ -141,6 +146,8 @@ export type PanelCommand =
   | { type: 'reloadTab'; plugin: string; tabId: number }
   | { type: 'getAudit'; limit: number }
   | { type: 'reconnect' }
+  /** Reloads the extension so it runs the files `bridge start` installed (the daemon's version). */
+  | { type: 'reloadExtension' }
   /** The plugin store: npm registry search, install, update and remove, through the daemon. */
   | { type: 'searchPlugins'; query: string }
   | { type: 'installPlugin'; name: string }

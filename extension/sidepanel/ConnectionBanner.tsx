@@ -16,7 +16,10 @@ export function ConnectionBanner({
     const t = setInterval(() => setNow(Date.now()), 1000)
     return () => clearInterval(t)
   }, [connection.retryAt])
-  if (connection.status === 'connected') return null
+  if (connection.status === 'connected')
+    return connection.versionNotice ? (
+      <VersionNotice notice={connection.versionNotice} onError={onError} />
+    ) : null
   const seconds =
     connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - now) / 1000)) : null
   const reconnect = async (): Promise<void> => {
@@ -34,6 +37,34 @@ export function ConnectionBanner({
           Reconnect now
         </button>
       </p>
+    </section>
+  )
+}
+
+/** Connected, but to a daemon of another version: what differs and the one fix. */
+function VersionNotice({
+  notice,
+  onError,
+}: {
+  notice: NonNullable<ConnectionView['versionNotice']>
+  onError: (m: string) => void
+}) {
+  const reload = async (): Promise<void> => {
+    const r = await command({ type: 'reloadExtension' })
+    if (!r.ok) onError(r.message)
+  }
+  return (
+    <section class="banner banner-version" role="status" data-testid="version-notice" data-fix={notice.fix}>
+      <p data-testid="version-message">
+        <CommandText text={notice.message} />
+      </p>
+      {notice.fix === 'reloadExtension' && (
+        <p>
+          <button type="button" data-testid="reload-extension" onClick={() => void reload()}>
+            Reload extension
+          </button>
+        </p>
+      )}
     </section>
   )
 }

@@ -51,6 +51,8 @@ export interface HealthPayload {
   mode: 'dev' | 'production'
   httpEngine: EngineName
   extensionConnected: boolean
+  /** The connected extension's running version (absent when none is connected, or it is too old to say). */
+  extensionVersion?: string
   extensionConnections: number
   /** Distinct MCP clients (by name) with an open session. */
   mcpClients: number

@@ -240,7 +240,14 @@ export const WsMethods = {
     Type.Object({ origin: Type.Optional(Type.String({ maxLength: 2100 })) }),
   ),
   /** On connect: the state of every plugin's tabs. */
-  'tab.syncAll': notification('extension', Type.Object({ plugins: Type.Record(Type.String(), PluginTabs) })),
+  'tab.syncAll': notification(
+    'extension',
+    Type.Object({
+      plugins: Type.Record(Type.String(), PluginTabs),
+      /** The running extension's version (an older one after `bridge update` until it is reloaded). */
+      extensionVersion: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.+-]{1,64}$' })),
+    }),
+  ),
   /** A running tool reported progress; re-arms the call's 30 s timeout. */
   'tool.progress': notification(
     'extension',

@@ -64,6 +64,7 @@ export class ExtensionLink {
   open(socket: EngineSocket): void {
     const { sockets } = this.deps
     const connectionId = randomUUID()
+    this.extensionVersion = undefined
     const peer = createDaemonPeer({
       send: (text) => socket.send(text),
       isActive: () => this.isActive(connectionId),
@@ -90,6 +91,13 @@ export class ExtensionLink {
 
   get connected(): boolean {
     return this.port.connected
+  }
+
+  /** The connected extension's version, as it said in its last `tab.syncAll` (older ones say nothing). */
+  private extensionVersion: string | undefined
+
+  get connectedVersion(): string | undefined {
+    return this.port.connected ? this.extensionVersion : undefined
   }
 
   /** Keeps one pluginTab actor per loaded plugin (plus `browser`, which only counts calls). */
@@ -161,6 +169,7 @@ export class ExtensionLink {
         return
       case 'tab.syncAll': {
         const { plugins } = note.params
+        this.extensionVersion = note.params.extensionVersion
         for (const name of this.tabPlugins) {
           // Sites' own tools (an origin, not a plugin) are reported by `sites.report` instead.
           if (name === BROWSER_PLUGIN || name.includes('://')) continue

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXTENSION_ID, PROTOCOL_VERSION } from '../../../src/protocol/constants'
 import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
+import { EXTENSION_VERSION } from '../../helpers/extensionVersion'
 import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
 
 // The extension's connection to the daemon, against a scripted daemon on loopback: the header it
@@ -37,11 +38,15 @@ describe('extension connection', () => {
 
   it('connects with the bridge subprotocol and the secret, then answers sync.full with tab.syncAll', async () => {
     const sync = await daemon.waitFor((f) => f.method === 'tab.syncAll')
-    expect(sync.params).toEqual({ plugins: {} })
+    expect(sync.params).toEqual({ plugins: {}, extensionVersion: EXTENSION_VERSION })
     expect(daemon.offeredProtocols[0]).toEqual(['bridge', secret])
     await expect.poll(() => status().getAttribute('data-state')).toBe('connected')
     await expect.poll(() => status().textContent()).toBe('Connected')
     await expect.poll(() => panel.locator('footer').textContent()).toContain('daemon 9.9.9-test')
+    // The scripted daemon is of a newer version than this extension: the panel says so, and the fix.
+    expect(await panel.getByTestId('version-message').innerText()).toBe(
+      `The daemon was updated to 9.9.9-test but this extension still runs ${EXTENSION_VERSION}: reload the extension so it runs 9.9.9-test.`,
+    )
   })
 
   it('sends a keepalive ping at least every 20 s while connected', async () => {

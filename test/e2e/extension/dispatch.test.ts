@@ -43,7 +43,7 @@ describe('extension tabs and dispatch', () => {
   let first: Page
   it('reports the plugin closed, then unavailable on a signed-out page, then ready after login', async () => {
     const sync = daemon.frames.find((f) => f.method === 'tab.syncAll')
-    expect(sync?.params).toEqual({ plugins: { notes: { state: 'closed', tabs: [] } } })
+    expect(sync?.params).toMatchObject({ plugins: { notes: { state: 'closed', tabs: [] } } })
     first = await browser.newPage(site.url)
     await expect.poll(stateOf, { timeout: 10_000 }).toBe('unavailable')
     await first.goto(`${site.url}/login?user=alice`)

@@ -104,7 +104,7 @@ describe('bridge doctor', () => {
     writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: {} }))
     const result = await doctor(home)
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('! extension not connected')
+    expect(result.stdout).toContain('! no browser has the bridge extension connected')
     expect(result.stdout).toContain(
       `! Claude Code: ${join(home, '.claude.json')} mentions http://127.0.0.1:${daemon.port}/mcp but no current client token`,
     )
