@@ -103,12 +103,7 @@ async function buildOnce(dir: string, flags: BuildFlags): Promise<boolean> {
     // The build is done and on disk: a daemon we cannot reach or talk to is worth a warning, not a failure.
     try {
       const { port, secret } = await runningDaemonTarget(flags.port, { configDir, brokenConfig: 'ignore' })
-      const onWait = (ms: number) =>
-        log.info(`the daemon takes a few reloads a minute: reloading in ${Math.ceil(ms / 1000)} s`)
-      report(
-        await requestReload({ port, secret, pluginName: manifest.name, pluginDir: dir, onWait }),
-        manifest.name,
-      )
+      report(await requestReload({ port, secret, pluginName: manifest.name, pluginDir: dir }), manifest.name)
     } catch (error) {
       log.warn(
         `built, but could not ask the daemon to reload: ${error instanceof Error ? error.message : String(error)}`,

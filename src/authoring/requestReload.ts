@@ -16,11 +16,6 @@ export type ReloadOutcome =
   | { kind: 'impostor'; port: number; message: string }
 
 const RELOAD_TIMEOUT_MS = 15_000
-/**
- * `POST /reload` is limited to a few a minute; an author saving faster waits out the limit once (at
- * most this long) rather than leaving the daemon on the old build.
- */
-const RELOAD_LIMIT_WAIT_MS = 60_000
 
 export async function requestReload(opts: {
   port: number
@@ -28,9 +23,6 @@ export async function requestReload(opts: {
   secret: string | null
   pluginName: string
   pluginDir: string
-  /** Told how long the reload waits for the daemon's rate limit. */
-  onWait?: (ms: number) => void
-  limitWaitMs?: number
 }): Promise<ReloadOutcome> {
   const { secret } = opts
   const problem = (p: DaemonProblem): ReloadOutcome =>
@@ -44,18 +36,10 @@ export async function requestReload(opts: {
   if (!health.ok) return problem(health)
   const mode = ((await health.response.json().catch(() => ({}))) as { mode?: unknown }).mode
   if (health.response.ok && mode === 'dev') return { kind: 'dev-mode', port: opts.port }
-  const post = () =>
-    daemonFetch(opts.port, secret, '/reload', { method: 'POST', timeoutMs: RELOAD_TIMEOUT_MS })
-  let reload = await post()
-  if (reload.ok && reload.response.status === 429) {
-    const seconds = Number(reload.response.headers.get('retry-after'))
-    const waitMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000
-    if (waitMs <= (opts.limitWaitMs ?? RELOAD_LIMIT_WAIT_MS)) {
-      opts.onWait?.(waitMs)
-      await new Promise((resolve) => setTimeout(resolve, waitMs))
-      reload = await post()
-    }
-  }
+  const reload = await daemonFetch(opts.port, secret, '/reload', {
+    method: 'POST',
+    timeoutMs: RELOAD_TIMEOUT_MS,
+  })
   if (!reload.ok) return problem(reload)
   const response = reload.response
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
