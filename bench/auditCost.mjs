@@ -12,7 +12,7 @@
 // daemons alternating A B B A. Prints the figures and saves bench/results-audit-cost.json. Never fails
 // on a figure.
 //
-//   node bench/auditCost.mjs [--blocks 40] [--calls 100] [--rounds 16] [--warmup 1000]
+//   node bench/auditCost.mjs [--blocks 40] [--calls 100] [--rounds 16] [--warmup 1000] [--turn 1]
 import { build } from 'esbuild'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -32,12 +32,17 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '1000' },
     engine: { type: 'string', default: 'node' },
+    // Calls one daemon takes in a row before the other's turn: 1 alternates call by call (on a busy
+    // machine each call is then a group commit of its own, one signature each: the tree's worst
+    // case); more is an agent's back-to-back calls, several to a group commit.
+    turn: { type: 'string', default: '1' },
   },
 })
 const blocks = Number(values.blocks)
 const calls = Number(values.calls)
 const rounds = Number(values.rounds)
 const concurrency = Number(values.concurrency)
+const turn = Number(values.turn)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = join(root, `bench/.audit-cost-${process.pid}`)
@@ -65,12 +70,13 @@ try {
     const order = b % 2 === 0 ? [tree, plain] : [plain, tree]
     const latencies = new Map(targets.map((t) => [t.name, []]))
     const cpu0 = new Map(targets.map((t) => [t.name, t.target.cpuPreciseMs()]))
-    for (let i = 0; i < calls; i++)
-      for (const t of order) {
-        const c0 = performance.now()
-        await t.call()
-        latencies.get(t.name).push(performance.now() - c0)
-      }
+    for (let i = 0; i < calls; i += turn)
+      for (const t of order)
+        for (let j = i; j < Math.min(i + turn, calls); j++) {
+          const c0 = performance.now()
+          await t.call()
+          latencies.get(t.name).push(performance.now() - c0)
+        }
     const row = {}
     for (const t of targets)
       row[t.name] = {
@@ -118,6 +124,7 @@ try {
     seconds: Math.round((performance.now() - t0) / 1000),
     sequential: {
       blocks,
+      callsInARow: turn,
       callsPerBlock: calls,
       cpuMsPerCall: figures(seq, 'cpu'),
       p50Ms: figures(seq, 'p50'),
@@ -135,14 +142,15 @@ try {
     `${label.padEnd(28)} tree ${f.tree} ${unit}, plain ${f.plain} ${unit}; tree/plain median ${f.ratio.median}x ` +
     `(IQR ${f.ratio.q1}-${f.ratio.q3}x)`
   console.log(
-    `${blocks} blocks of ${calls} sequential calls to each daemon, alternating call by call; ` +
+    `${blocks} blocks of ${calls} sequential calls to each daemon, alternating every ${turn} call(s); ` +
       `${rounds} rounds of ${calls} ${concurrency}-concurrent calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
   )
   console.log(line('sequential daemon CPU/call', result.sequential.cpuMsPerCall, 'ms'))
   console.log(line('sequential p50', result.sequential.p50Ms, 'ms'))
   console.log(line('concurrent daemon CPU/call', result.concurrent.cpuMsPerCall, 'ms'))
   console.log(line('concurrent calls/s', result.concurrent.callsPerSecond, '/s'))
-  writeFileSync(join(root, 'bench/results-audit-cost.json'), `${JSON.stringify(result, null, 2)}\n`)
+  const file = turn === 1 ? 'results-audit-cost.json' : `results-audit-cost-turn${turn}.json`
+  writeFileSync(join(root, 'bench', file), `${JSON.stringify(result, null, 2)}\n`)
 
   /** One daemon bundle from src/main.ts (as scripts/build.mjs makes dist/server.js); `plain` without the tree's hooks. */
   async function bundle(name, plain) {
