@@ -9,7 +9,7 @@ import { closeSync, fdatasyncSync, ftruncateSync, readFile, readFileSync, writeS
 import { join } from 'node:path'
 import { openNoFollow } from '../config/privateFiles'
 import { isAuditCheckpoint, type AuditCheckpoint } from '../protocol/auditProof'
-import { HASH_BYTES, LeafHashes, leafHashOf } from './merkleTree'
+import { HASH_BYTES, LeafHashes, TreeFrontier, leafHashOf, type ChunkLeaves } from './merkleTree'
 
 export const AUDIT_LOG_FILE = 'audit.log'
 export const AUDIT_HASHES_FILE = 'audit.hashes'
@@ -37,6 +37,8 @@ export interface AuditTreeOnDisk {
   repeatedTail: number
   /** Bytes at the end of audit.hashes that are not a whole hash. */
   strayBytes: number
+  /** The leaf hashes of a chunk of `leaves`, from the bytes this read found (for a compact tree's proofs). */
+  leavesOf: ChunkLeaves
 }
 
 /** A retained file's entry: where it is and its bytes. */
@@ -55,13 +57,20 @@ interface AuditFiles {
 
 const LOG_NAMES = [`${AUDIT_LOG_FILE}.1`, AUDIT_LOG_FILE]
 
-/** Reads the whole tree from `dir`; `visit` sees every retained entry line (for `bridge audit verify`). */
-export function readAuditTree(dir: string, visit?: (entry: AuditLineVisit) => void): AuditTreeOnDisk {
+/**
+ * Reads the whole tree from `dir` into `into` (a full tree unless a compact one is given); `visit`
+ * sees every retained entry line (for `bridge audit verify`).
+ */
+export function readAuditTree(
+  dir: string,
+  visit?: (entry: AuditLineVisit) => void,
+  into = new LeafHashes(),
+): AuditTreeOnDisk {
   const files: AuditFiles = {
     hashes: readOrEmpty(join(dir, AUDIT_HASHES_FILE)),
     logs: LOG_NAMES.map((name) => ({ name, bytes: readOrEmpty(join(dir, name)) })),
   }
-  const build = buildTree(files, new LeafHashes(), visit)
+  const build = buildTree(files, into, visit)
   for (let step = build.next(); ; step = build.next()) if (step.done) return step.value
 }
 
@@ -110,17 +119,39 @@ function* buildTree(
     }
   }
   // Leaves the earlier tree already holds are compared, not added; from the first that differs on,
-  // the tree is cut back and grown.
+  // the tree is cut back and grown. A compact tree keeps the leaf hashes of its last chunk only: an
+  // earlier chunk's leaves are compared by the root they hash to, the chunk being cut back whole.
   let index = 0
   let diverged = false
-  const add = (leaf: Buffer): void => {
-    if (!diverged && index < into.size && into.at(index).equals(leaf)) {
-      index++
-      return
-    }
-    if (!diverged) into.truncate(index)
+  let pending: Buffer[] = []
+  const diverge = (): void => {
+    into.truncate(index - pending.length)
     diverged = true
-    into.push(leaf)
+    for (const leaf of pending) into.push(leaf)
+    pending = []
+  }
+  const add = (leaf: Buffer): void => {
+    if (!diverged && index >= into.size) diverge()
+    if (diverged) into.push(leaf)
+    else if (into.keeps(index)) {
+      if (!into.at(index).equals(leaf)) {
+        diverge()
+        into.push(leaf)
+      }
+    } else {
+      pending.push(leaf)
+      if (pending.length === into.leavesPerChunk) {
+        const chunk = (index + 1 - pending.length) / into.leavesPerChunk
+        const frontier = new TreeFrontier()
+        for (const p of pending) frontier.append(p)
+        if (frontier.root().equals(into.node(into.keptHeight, chunk))) pending = []
+        else {
+          index++
+          diverge()
+          return
+        }
+      }
+    }
     index++
   }
   for (let i = 0; i < rotatedOut; i++) {
@@ -138,8 +169,24 @@ function* buildTree(
     }
     parts.push(part)
   }
+  // The files end inside a chunk the tree had whole: it is cut back to the chunk and grown.
+  if (pending.length > 0) diverge()
   into.truncate(index)
-  return { leaves: into, rotatedOut, parts, repeatedTail, strayBytes }
+  const leafOf = (i: number): Buffer => {
+    if (i < rotatedOut) return hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
+    let at = i - rotatedOut
+    for (const { lines } of logs) {
+      if (at < lines.length) return leafHashOf(lines[at]!.bytes)
+      at -= lines.length
+    }
+    throw new RangeError(`no leaf ${i}`)
+  }
+  const leavesOf = (chunk: number): Buffer[] => {
+    const first = chunk * into.leavesPerChunk
+    const last = Math.min(first + into.leavesPerChunk, index)
+    return Array.from({ length: Math.max(0, last - first) }, (_, i) => leafOf(first + i))
+  }
+  return { leaves: into, rotatedOut, parts, repeatedTail, strayBytes, leavesOf }
 }
 
 /** Where leaf `index` is: a retained file and line, or among the dropped entries. */

@@ -27,12 +27,22 @@ import { HASH_BYTES, LeafHashes, TreeFrontier, leafHashOf } from './merkleTree'
 
 const logger = log.withTag('audit')
 
+/**
+ * The lowest level of the files' tree the daemon keeps for every entry: the roots of chunks of 2^8
+ * entries. A proof needs the levels below only inside the chunk of the old checkpoint's size; they
+ * are hashed again from the bytes the witness check reads anyway.
+ */
+export const AUDIT_KEPT_HEIGHT = 8
+
 export class AuditTree implements AuditFileHooks {
   private frontier = new TreeFrontier()
   private checkpointsFd: number | undefined
   private checkpointsFailing = false
-  /** The files' tree as the last read found it (kept so the next read hashes only what changed). */
-  private onDisk = new LeafHashes()
+  /**
+   * The files' tree as the last read found it (kept so that the next read grows only what changed),
+   * compact: the levels from AUDIT_KEPT_HEIGHT up, so 32 bytes per 2^(h-1) entries.
+   */
+  private onDisk = new LeafHashes(AUDIT_KEPT_HEIGHT)
   private reading: Promise<void> = Promise.resolve()
   /** Leaf hashes written since the last group commit's checkpoint. */
   private unrecorded: Buffer[] = []
@@ -99,16 +109,21 @@ export class AuditTree implements AuditFileHooks {
 
   /** A checkpoint of the tree the files hold now, signed now. */
   checkpoint(): Promise<AuditCheckpoint> {
-    return this.fromFiles((leaves) => this.sign(leaves))
+    return this.fromFiles(({ leaves }) => this.sign(leaves))
   }
 
   /** The current checkpoint and the proof that it extends the tree of `from` entries (none when `from` is bigger). */
   consistency(from: number): Promise<AuditConsistency> {
-    return this.fromFiles((leaves) => {
+    return this.fromFiles(({ leaves, leavesOf }) => {
       const checkpoint = this.sign(leaves)
-      const proof = from <= leaves.size ? leaves.consistencyProof(from, leaves.size) : []
+      const proof = from <= leaves.size ? leaves.consistencyProof(from, leaves.size, leavesOf) : []
       return { checkpoint, from, proof: proof.map(toHex) }
     })
+  }
+
+  /** Bytes the daemon keeps for the files' tree (its compact levels; for the benchmark and tests). */
+  get keptBytes(): number {
+    return this.onDisk.keptBytes
   }
 
   close(): void {
@@ -127,7 +142,7 @@ export class AuditTree implements AuditFileHooks {
    * compared rather than hashed into the tree again), then answers from it. One read at a time: each
    * changes the kept tree in place.
    */
-  private fromFiles<T>(answer: (leaves: LeafHashes) => T): Promise<T> {
+  private fromFiles<T>(answer: (disk: AuditTreeOnDisk) => T): Promise<T> {
     const run = this.reading.then(async () => answer(await this.reconcile()))
     this.reading = run.then(
       () => undefined,
@@ -137,18 +152,18 @@ export class AuditTree implements AuditFileHooks {
   }
 
   /** The files' tree; when it is not the one the daemon wrote, the daemon says so and goes on from the files. */
-  private async reconcile(): Promise<LeafHashes> {
+  private async reconcile(): Promise<AuditTreeOnDisk> {
     // Lines written while the files are read may or may not be in what is read: the files are the
     // daemon's when they hold what it had written when the read began, and no more than it has now.
     const before = { size: this.frontier.size, root: this.frontier.root() }
     const disk = await readAuditTreeAsync(this.dir, this.onDisk)
     this.noteRepeatedTail(disk)
-    const { leaves } = disk
+    const { leaves, leavesOf } = disk
     this.onDisk = leaves
     const same =
       leaves.size >= before.size &&
       leaves.size <= this.frontier.size &&
-      leaves.root(before.size).equals(before.root)
+      leaves.root(before.size, leavesOf).equals(before.root)
     if (!same) {
       logger.warn(
         `the audit log on disk is not the one bridge wrote (${leaves.size} entries on disk, ` +
@@ -157,11 +172,11 @@ export class AuditTree implements AuditFileHooks {
       this.frontier = leaves.frontier()
       this.unrecorded = []
     }
-    return leaves
+    return disk
   }
 
   private readDisk(): AuditTreeOnDisk {
-    const disk = readAuditTree(this.dir)
+    const disk = readAuditTree(this.dir, undefined, new LeafHashes(AUDIT_KEPT_HEIGHT))
     this.noteRepeatedTail(disk)
     return disk
   }

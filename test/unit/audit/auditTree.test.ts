@@ -143,6 +143,51 @@ describe('the daemon’s verifiable audit log', () => {
     expect(answer.checkpoint.root).toBe(toHex(fresh.root()))
     expect(answer.proof).toEqual(fresh.consistencyProof(first.value.size, fresh.size).map(toHex))
     expect(await checkWitness(first.value, answer)).toEqual({ ok: true })
+    // What the daemon keeps of the files' tree: its levels from 2^8 entries up and one chunk, not
+    // the 64 bytes per entry (1.5 MB here) of a whole tree.
+    expect(audit.tree!.keptBytes).toBeLessThan(48 * 1024)
+    expect(fresh.keptBytes).toBeGreaterThan(64 * count)
+    await audit.close()
+  })
+
+  it('proves from a checkpoint inside an earlier chunk, and sees an edit or a deletion in a chunk it keeps only the root of', async () => {
+    const audit = open()
+    for (let i = 0; i < 300; i++) audit.record(entry(i))
+    await audit.flush()
+    const seen = await audit.tree!.checkpoint()
+    for (let i = 300; i < 1_100; i++) audit.record(entry(i))
+    await audit.flush()
+    const answer = await audit.tree!.consistency(seen.size)
+    expect(await checkWitness(seen, answer)).toEqual({ ok: true })
+    const fresh = readAuditTree(dir).leaves
+    expect(answer.proof).toEqual(fresh.consistencyProof(seen.size, fresh.size).map(toHex))
+
+    const path = join(dir, 'audit.log')
+    const original = readFileSync(path, 'utf8')
+    const lines = original.split('\n')
+    // Entry 600 is in the third chunk (512-767), held by its root only; the same length.
+    const edited = lines[600]!.replace('"durationMs":600', '"durationMs":601')
+    expect(edited).not.toBe(lines[600])
+    writeFileSync(path, [...lines.slice(0, 600), edited, ...lines.slice(601)].join('\n'))
+    const after = await audit.tree!.consistency(seen.size)
+    expect(after.checkpoint.root).toBe(toHex(readAuditTree(dir).leaves.root()))
+    expect(after.checkpoint.root).not.toBe(answer.checkpoint.root)
+    // The old checkpoint's part is untouched: the proof still holds, to another root.
+    expect(await checkWitness(seen, after)).toEqual({ ok: true })
+    writeFileSync(path, original)
+    expect((await audit.tree!.consistency(seen.size)).checkpoint.root).toBe(answer.checkpoint.root)
+
+    // An edit inside the old checkpoint's own chunk (256-511), and a deletion in the first chunk.
+    const inOld = lines[280]!.replace('"durationMs":280', '"durationMs":281')
+    writeFileSync(path, [...lines.slice(0, 280), inOld, ...lines.slice(281)].join('\n'))
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({
+      ok: false,
+      problem: 'rewritten',
+    })
+    writeFileSync(path, [...lines.slice(0, 100), ...lines.slice(101)].join('\n'))
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toMatchObject({ ok: false })
+    writeFileSync(path, original)
+    expect(await checkWitness(seen, await audit.tree!.consistency(seen.size))).toEqual({ ok: true })
     await audit.close()
   })
 

@@ -256,10 +256,15 @@ describe('consistency proofs between random sizes (property)', () => {
 
   it('every proof verifies, and every proof with one bit flipped, one node dropped or added, or another old root fails', async () => {
     const leaves = new LeafHashes()
+    const compact = new LeafHashes(3)
+    const hashes: Buffer[] = []
+    const chunkLeaves = (chunk: number): Buffer[] => hashes.slice(chunk * 8, chunk * 8 + 8)
     const frontier = new TreeFrontier()
     const roots: Buffer[] = [EMPTY_ROOT]
     for (let i = 0; i < 300; i++) {
       const leaf = leafHashOf(Buffer.from(`{"n":${i}}`))
+      hashes.push(leaf)
+      compact.push(leaf)
       leaves.push(leaf)
       frontier.append(leaf)
       roots.push(frontier.root())
@@ -269,6 +274,8 @@ describe('consistency proofs between random sizes (property)', () => {
       const m = 1 + random(n)
       const proof = leaves.consistencyProof(m, n)
       const context = `m=${m} n=${n}`
+      // A compact tree (levels from 2^3 up) gives the same proof, reading back at most two chunks.
+      expect(compact.consistencyProof(m, n, chunkLeaves), context).toEqual(proof)
       expect(await verifyConsistency(m, n, roots[m]!, roots[n]!, proof), context).toBe(true)
       expect(toHex(leaves.rangeRoot(0, n)), context).toBe(toHex(roots[n]!))
       if (m === n) continue
@@ -304,5 +311,108 @@ describe('consistency proofs between random sizes (property)', () => {
       const flipped = proof.map((p, i) => (i === 0 ? Buffer.from(p.map((b, j) => (j === 0 ? b ^ 4 : b))) : p))
       expect(await verifyInclusion(index, n, leaves.at(index), flipped, root)).toBe(false)
     }
+  })
+})
+
+describe('the compact tree (levels below a height kept for the last chunk only)', () => {
+  /** A compact tree of `leaves` and the ChunkLeaves that reads them back, as the files do. */
+  const compact = (height: number, leaves: readonly Buffer[]) => {
+    const tree = new LeafHashes(height)
+    for (const leaf of leaves) tree.push(leaf)
+    const per = 2 ** height
+    let reads = 0
+    const leavesOf = (chunk: number): Buffer[] => {
+      reads++
+      return leaves.slice(chunk * per, Math.min((chunk + 1) * per, tree.size))
+    }
+    return { tree, leavesOf, reads: () => reads }
+  }
+  const vectorHashes = LEAVES.map((data) => leafHashOf(fromHex(data)))
+
+  it.each([1, 2, 3])('gives the published roots and proofs with only levels from %i kept', async (height) => {
+    const { tree, leavesOf } = compact(height, vectorHashes)
+    LEAVES.forEach((_, i) => expect(toHex(tree.root(i + 1, leavesOf))).toBe(ROOTS[i]))
+    for (const [index, size, want] of INCLUSION)
+      expect(tree.inclusionProof(index, size, leavesOf).map(toHex)).toEqual(want)
+    for (const [m, n, want] of CONSISTENCY) {
+      const proof = tree.consistencyProof(m, n, leavesOf)
+      expect(proof.map(toHex)).toEqual(want)
+      expect(await verifyConsistency(m, n, fromHex(ROOTS[m - 1]!), fromHex(ROOTS[n - 1]!), proof)).toBe(true)
+    }
+    // Without the chunk's leaves a proof that needs them is refused, not made up.
+    expect(() => tree.consistencyProof(1, 8)).toThrow(RangeError)
+  })
+
+  it('gives the published roots of trees of 10 to 65,535 leaves with the levels from 2^8 up, and the same proofs', async () => {
+    const hashes: Buffer[] = []
+    for (let i = 0; i < 65_535; i++) hashes.push(leafHashOf(Buffer.from([i & 0xff, (i >> 8) & 0xff])))
+    const full = new LeafHashes()
+    const small = new LeafHashes(8)
+    const want = new Map(BIG_ROOTS.map(([size, root]) => [size, Buffer.from(root, 'base64').toString('hex')]))
+    for (const leaf of hashes) {
+      full.push(leaf)
+      small.push(leaf)
+      const root = want.get(small.size)
+      if (root === undefined) continue
+      // The root and frontier of the whole tree need no leaf read back.
+      expect(toHex(small.root())).toBe(root)
+      expect(toHex(small.frontier().root())).toBe(root)
+    }
+    const { leavesOf, reads } = compact(8, hashes)
+    const sizes = BIG_ROOTS.map(([size]) => size)
+    for (let a = 0; a < sizes.length; a++)
+      for (let b = a + 1; b < sizes.length; b++) {
+        const [m, n] = [sizes[a]!, sizes[b]!]
+        const before = reads()
+        const proof = small.consistencyProof(m, n, leavesOf)
+        // One bounded read: the chunks the two sizes fall in, at most.
+        expect(reads() - before).toBeLessThanOrEqual(2)
+        expect(proof).toEqual(full.consistencyProof(m, n))
+        expect(await verifyConsistency(m, n, fromHex(want.get(m)!), fromHex(want.get(n)!), proof)).toBe(true)
+      }
+    for (const index of [0, 255, 256, 12_345, 65_534]) {
+      const before = reads()
+      expect(small.inclusionProof(index, 65_535, leavesOf)).toEqual(full.inclusionProof(index, 65_535))
+      expect(reads() - before).toBeLessThanOrEqual(2)
+    }
+    // Memory: the kept levels and the last chunk, not 64 bytes an entry.
+    expect(full.keptBytes / full.size).toBeGreaterThan(60)
+    expect(small.keptBytes / small.size).toBeLessThan(1)
+  })
+
+  it('keeps under a byte per entry, whatever the size, and cuts back and grows as the full tree does', () => {
+    const leaf = (n: number): Buffer => leafHashOf(Buffer.from(`entry ${n}`))
+    const small = new LeafHashes(8)
+    for (let i = 0; i < 200_000; i++) small.push(leaf(i))
+    expect(small.keptBytes / small.size).toBeLessThan(1)
+    const hashes = Array.from({ length: 1_000 }, (_, i) => leaf(i))
+    for (const [cut, other] of [
+      [700, 300],
+      [512, 10],
+      [300, 1],
+      [0, 257],
+    ] as const) {
+      const { tree, leavesOf } = compact(8, hashes)
+      tree.truncate(cut, leavesOf)
+      const fresh = new LeafHashes()
+      for (let i = 0; i < cut; i++) fresh.push(hashes[i]!)
+      for (let i = 0; i < other; i++) {
+        tree.push(leaf(5000 + i))
+        fresh.push(leaf(5000 + i))
+      }
+      const grown = [...hashes.slice(0, cut), ...Array.from({ length: other }, (_, i) => leaf(5000 + i))]
+      const { leavesOf: grownLeaves } = compact(8, grown)
+      expect(tree.size).toBe(fresh.size)
+      for (const m of [0, 1, 255, 256, 257, cut, fresh.size - 1, fresh.size].filter(
+        (m) => m >= 0 && m <= fresh.size,
+      ))
+        expect(tree.consistencyProof(m, fresh.size, grownLeaves)).toEqual(
+          fresh.consistencyProof(m, fresh.size),
+        )
+      expect(tree.root().equals(fresh.root())).toBe(true)
+    }
+    // Cut inside an earlier chunk without its leaves: refused.
+    const { tree } = compact(8, hashes)
+    expect(() => tree.truncate(300)).toThrow(RangeError)
   })
 })

@@ -1,0 +1,225 @@
+// Benchmark: what the verifiable audit log costs a call. Two builds of the daemon from this checkout,
+// bundled here the same way: `tree` as shipped, and `plain`, the same sources with the tree's hooks
+// taken out of src/audit/daemonAudit.ts (today's plain NDJSON log: each line written, group-committed
+// and rotated, no leaf hash, no checkpoint signed). The plain build exists only in this benchmark.
+//
+// Both daemons run at once, each with the scripted extension and an MCP SDK client. Sequential calls
+// alternate between them call by call (A, B, A, B ...), so the machine's drift and its other jobs hit
+// both alike; each call's latency is timed and each daemon's CPU is read from its threads' on-CPU time
+// (/proc/<pid>/task/*/schedstat, to the nanosecond) around each block of calls. Every block gives one
+// paired ratio (tree / plain) of CPU per call and of p50; the figures are the medians of the blocks'
+// ratios with their interquartile range. Concurrent calls (16 in flight) run in short rounds, the two
+// daemons alternating A B B A. Prints the figures and saves bench/results-audit-cost.json. Never fails
+// on a figure.
+//
+//   node bench/auditCost.mjs [--blocks 40] [--calls 100] [--rounds 16] [--warmup 1000] [--turn 1]
+import { build } from 'esbuild'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { performance } from 'node:perf_hooks'
+import { precompiledValidatorsModule } from '../scripts/precompileValidators.mjs'
+import { createConfigDir } from './fixtures.mjs'
+import { callsInFlight, openCallTarget } from './targets.mjs'
+
+const { values } = parseArgs({
+  options: {
+    blocks: { type: 'string', default: '40' },
+    calls: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '16' },
+    concurrency: { type: 'string', default: '16' },
+    warmup: { type: 'string', default: '1000' },
+    engine: { type: 'string', default: 'node' },
+    // Calls one daemon takes in a row before the other's turn: 1 alternates call by call (on a busy
+    // machine each call is then a group commit of its own, one signature each: the tree's worst
+    // case); more is an agent's back-to-back calls, several to a group commit.
+    turn: { type: 'string', default: '1' },
+  },
+})
+const blocks = Number(values.blocks)
+const calls = Number(values.calls)
+const rounds = Number(values.rounds)
+const concurrency = Number(values.concurrency)
+const turn = Number(values.turn)
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const out = join(root, `bench/.audit-cost-${process.pid}`)
+const fixtures = []
+const targets = []
+try {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const precompiled = await precompiledValidatorsModule()
+  const builds = { tree: await bundle('tree', false), plain: await bundle('plain', true) }
+  for (const [name, server] of Object.entries(builds)) {
+    const fixture = createConfigDir(4)
+    fixtures.push(fixture)
+    targets.push({
+      name,
+      ...(await openCallTarget(fixture, { kind: values.engine, server, warmup: Number(values.warmup) })),
+    })
+  }
+  const [tree, plain] = targets
+  const load0 = loadavg()[0]
+  const t0 = performance.now()
+
+  // Sequential calls, the two daemons in turn.
+  const seq = []
+  for (let b = 0; b < blocks; b++) {
+    const order = b % 2 === 0 ? [tree, plain] : [plain, tree]
+    const latencies = new Map(targets.map((t) => [t.name, []]))
+    const cpu0 = new Map(targets.map((t) => [t.name, t.target.cpuPreciseMs()]))
+    for (let i = 0; i < calls; i += turn)
+      for (const t of order)
+        for (let j = i; j < Math.min(i + turn, calls); j++) {
+          const c0 = performance.now()
+          await t.call()
+          latencies.get(t.name).push(performance.now() - c0)
+        }
+    const row = {}
+    for (const t of targets)
+      row[t.name] = {
+        cpu: (t.target.cpuPreciseMs() - cpu0.get(t.name)) / calls,
+        p50: median(latencies.get(t.name)),
+      }
+    seq.push(row)
+  }
+
+  // Concurrent calls: one daemon at a time (16 in flight), A B B A.
+  const conc = []
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? [tree, plain] : [plain, tree]
+    const row = {}
+    for (const t of order) {
+      const cpu0 = t.target.cpuPreciseMs()
+      const c0 = performance.now()
+      await callsInFlight(calls, concurrency, t.call)
+      row[t.name] = {
+        rate: calls / ((performance.now() - c0) / 1000),
+        cpu: (t.target.cpuPreciseMs() - cpu0) / calls,
+      }
+    }
+    conc.push(row)
+  }
+
+  // The plain build signed nothing; the tree build a checkpoint per group commit.
+  const signed = fixtures.map((f) => existsSync(join(f.dir, 'audit.checkpoints')))
+  if (!signed[0] || signed[1]) throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
+
+  const figures = (rows, key) => {
+    const ratio = spread(rows.map((r) => r.tree[key] / r.plain[key]))
+    return {
+      tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
+      plain: Number(median(rows.map((r) => r.plain[key])).toFixed(4)),
+      ratio,
+    }
+  }
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    engine: values.engine,
+    loadAtStart: Number(load0.toFixed(1)),
+    loadAtEnd: Number(loadavg()[0].toFixed(1)),
+    seconds: Math.round((performance.now() - t0) / 1000),
+    sequential: {
+      blocks,
+      callsInARow: turn,
+      callsPerBlock: calls,
+      cpuMsPerCall: figures(seq, 'cpu'),
+      p50Ms: figures(seq, 'p50'),
+    },
+    concurrent: {
+      rounds,
+      calls,
+      concurrency,
+      cpuMsPerCall: figures(conc, 'cpu'),
+      callsPerSecond: figures(conc, 'rate'),
+    },
+    plainBuild: `${pkg.name} ${pkg.version}, this checkout with the tree's hooks taken out of src/audit/daemonAudit.ts`,
+  }
+  const line = (label, f, unit) =>
+    `${label.padEnd(28)} tree ${f.tree} ${unit}, plain ${f.plain} ${unit}; tree/plain median ${f.ratio.median}x ` +
+    `(IQR ${f.ratio.q1}-${f.ratio.q3}x)`
+  console.log(
+    `${blocks} blocks of ${calls} sequential calls to each daemon, alternating every ${turn} call(s); ` +
+      `${rounds} rounds of ${calls} ${concurrency}-concurrent calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
+  )
+  console.log(line('sequential daemon CPU/call', result.sequential.cpuMsPerCall, 'ms'))
+  console.log(line('sequential p50', result.sequential.p50Ms, 'ms'))
+  console.log(line('concurrent daemon CPU/call', result.concurrent.cpuMsPerCall, 'ms'))
+  console.log(line('concurrent calls/s', result.concurrent.callsPerSecond, '/s'))
+  const file = turn === 1 ? 'results-audit-cost.json' : `results-audit-cost-turn${turn}.json`
+  writeFileSync(join(root, 'bench', file), `${JSON.stringify(result, null, 2)}\n`)
+
+  /** One daemon bundle from src/main.ts (as scripts/build.mjs makes dist/server.js); `plain` without the tree's hooks. */
+  async function bundle(name, plain) {
+    const daemonAudit = join(root, 'src/audit/daemonAudit.ts')
+    const withoutTree = {
+      name: 'plain-audit-log',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]daemonAudit\.ts$/ }, (args) => {
+          if (args.path !== daemonAudit) return undefined
+          const source = readFileSync(daemonAudit, 'utf8')
+          const hooks = /^\s*hooks: tree,\n/m
+          const load = /^\s*tree\.load\(\)\n/m
+          if (!hooks.test(source) || !load.test(source))
+            throw new Error('src/audit/daemonAudit.ts no longer reads as this benchmark expects')
+          const changed = source.replace(hooks, '').replace(load, '')
+          return { contents: changed, loader: 'ts' }
+        })
+      },
+    }
+    const precompiledValidators = {
+      name: 'precompiled-validators',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/validationPrecompiled$/ }, (args) =>
+          args.importer === join(root, 'src/validation.ts')
+            ? { path: 'validationPrecompiled.generated.js', namespace: 'precompiled' }
+            : undefined,
+        )
+        b.onLoad({ filter: /.*/, namespace: 'precompiled' }, () => ({
+          contents: precompiled,
+          loader: 'js',
+          resolveDir: root,
+        }))
+      },
+    }
+    await build({
+      entryPoints: { server: join(root, 'src/main.ts') },
+      outdir: join(out, name),
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['uWebSockets.js', 'bufferutil', 'utf-8-validate', 'esbuild', '@statelyai/inspect'],
+      plugins: plain ? [precompiledValidators, withoutTree] : [precompiledValidators],
+      define: { __BRIDGE_VERSION__: JSON.stringify(pkg.version) },
+      banner: {
+        js: [
+          "import { createRequire as __bridgeCreateRequire } from 'node:module'",
+          'const require = __bridgeCreateRequire(import.meta.url)',
+        ].join('\n'),
+      },
+      logLevel: 'warning',
+    })
+    return join(out, name, 'server.js')
+  }
+} finally {
+  for (const t of targets) await t.close()
+  for (const fixture of fixtures) rmSync(fixture.dir, { recursive: true, force: true })
+  rmSync(out, { recursive: true, force: true })
+}
+
+function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]
+}
+
+/** Median and quartiles, to three decimals. */
+function spread(xs) {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const q = (p) => Number(sorted[Math.floor((sorted.length - 1) * p)].toFixed(3))
+  return { median: q(0.5), q1: q(0.25), q3: q(0.75) }
+}
