@@ -46,6 +46,8 @@ export async function startTarget({
   nodeFlags = [],
   server,
   engine = kind,
+  /** Arguments after the script, `{port}` replaced by the port (e.g. the CLI's `start --port {port}`). */
+  args = [],
 }) {
   const port = await freePort()
   const flags = [...nodeFlags, ...(probe ? ['--expose-gc', '--import', join(root, 'bench/memHook.mjs')] : [])]
@@ -63,7 +65,11 @@ export async function startTarget({
     })
   }
   const t0 = performance.now()
-  const proc = spawn(process.execPath, [...flags, file], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const scriptArgs = args.map((a) => a.replace('{port}', String(port)))
+  const proc = spawn(process.execPath, [...flags, file, ...scriptArgs], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   const memWaiters = []
   const onData = (d) => {

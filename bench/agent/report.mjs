@@ -16,7 +16,8 @@ export function stepTimes(run) {
     // Snapshots: those of the pages measured (every server takes one of each), then the tasks'.
     const byStep = { snapshot: Object.values(server.pages).map((p) => p.ms) }
     for (const task of Object.values(server.tasks))
-      for (const s of task.steps) if (!s.error) (byStep[s.step] ??= []).push(s.ms)
+      for (const s of [...task.steps, ...(task.laterSteps ?? [])])
+        if (!s.error) (byStep[s.step] ??= []).push(s.ms)
     out[key] = Object.fromEntries(Object.entries(byStep).map(([k, v]) => [k, median(v)]))
   }
   return out
@@ -29,7 +30,7 @@ export function renderReadme(run) {
     `| ${first} | ${keys.map((k) => s[k].name).join(' | ')} |\n| --- | ${keys.map(() => '---:').join(' | ')} |`
   const lines = []
   lines.push(
-    `Last run ${run.date.slice(0, 16).replace('T', ' ')} UTC; ${run.chromium}, headless, ${run.viewport}; tokens: ${run.tokenizer}; ${keys.map((k) => s[k].package).join(', ')}.`,
+    `Last run ${run.date.slice(0, 16).replace('T', ' ')} UTC${run.load ? ` (load average ${run.load.join(' / ')})` : ''}; ${run.chromium}, headless, ${run.viewport}; tokens: ${run.tokenizer}; ${keys.map((k) => s[k].package).join(', ')}; the servers take turns page by page and task by task, each task ${run.rounds ?? 1} times.`,
     '',
     head('Default tool list'),
     `| tools | ${keys.map((k) => s[k].toolList.tools).join(' | ')} |`,
@@ -91,22 +92,40 @@ export function renderReadme(run) {
     )
   }
   const capped = Object.values(s.bridge?.tasks ?? {}).reduce(
-    (n, t) => n + t.steps.filter((x) => x.capped).length,
+    (n, t) => n + [...t.steps, ...(t.laterSteps ?? [])].filter((x) => x.capped).length,
     0,
   )
   const times = stepTimes(run)
   const steps = [...new Set(keys.flatMap((k) => Object.keys(times[k])))]
-  lines.push('', head('Step time (median) vs bridge'))
+  lines.push('', head('Step time (median) vs bridge; the fastest in bold'))
   for (const st of steps) {
     const base = times.bridge?.[st]
+    const best = Math.min(...keys.map((k) => times[k][st] ?? Infinity))
     lines.push(
       `| ${st} | ${keys
         .map((k) => {
           const v = times[k][st]
           if (v === undefined) return '-'
-          if (k === 'bridge') return `${Math.round(v)} ms`
           if (base === undefined) return `${Math.round(v)} ms (bridge needs none)`
-          return `${(v / base).toFixed(1)}x`
+          const cell = k === 'bridge' ? `${Math.round(v)} ms` : `${(v / base).toFixed(2)}x`
+          return v === best ? `**${cell}**` : cell
+        })
+        .join(' | ')} |`,
+    )
+  }
+  // Each task's time: the sum of its calls' times, median over the rounds; the lowest in bold.
+  lines.push('', head(`Task time (median of ${run.rounds ?? 1}) vs bridge`))
+  const taskMs = (k, t) =>
+    median(s[k].tasks[t]?.roundsMs ?? [s[k].tasks[t]?.ms].filter((x) => x !== undefined))
+  for (const t of tasks) {
+    const best = Math.min(...keys.map((k) => taskMs(k, t) ?? Infinity))
+    lines.push(
+      `| ${t} | ${keys
+        .map((k) => {
+          const v = taskMs(k, t)
+          if (v === undefined) return '-'
+          const cell = k === 'bridge' ? `${Math.round(v)} ms` : `${(v / taskMs('bridge', t)).toFixed(2)}x`
+          return v === best ? `**${cell}**` : cell
         })
         .join(' | ')} |`,
     )

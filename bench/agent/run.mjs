@@ -8,6 +8,7 @@
 //   npm run bench:agent                      # every server, every task
 //   npm run bench:agent -- --only bridge     # one server (no README update)
 //   npm run bench:agent -- --task inbox      # one task (no README update)
+//   npm run bench:agent -- --rounds 5        # each task five times per server (default 3)
 //   npm run bench:agent -- --flow-guard      # bridge's tasks with the data-flow guard on (block): its
 //                                            # false positives (bench/agent-flow-guard.json)
 import { execFileSync } from 'node:child_process'
@@ -29,93 +30,128 @@ const verbose = argv.includes('--verbose')
 // The guard in `block`: a flow it would put to the user fails the call at once (and the task) and is
 // audited, where `ask` would wait for a person the benchmark does not have.
 const flowGuard = argv.includes('--flow-guard')
+// Each task this many times on every server: its time and its steps' times are medians over the rounds.
+const rounds = Number(opt('--rounds') ?? 3)
 
 if (only !== 'bridge') installPeers()
 const site = await startAgentSite()
 const results = {}
+/** key -> the started server; all run at once, so each page and task is measured on every server in turn. */
+const servers = {}
 try {
   for (const key of Object.keys(SERVERS)) {
     if (only && key !== only) continue
     process.stdout.write(`${key}: starting\n`)
     const server = await SERVERS[key](flowGuard ? { flowGuard: 'block' } : {})
-    try {
-      const { tools } = await server.client.listTools()
-      const out = {
-        name: server.name,
-        package: server.package,
-        toolList: {
-          tools: tools.length,
-          tokens: tokens(JSON.stringify(tools)),
-          // What a model is given of each tool (name, description, input schema: the fields of a tool
-          // definition in the model APIs); an output schema or annotations inform the client only.
-          modelTokens: tokens(
-            JSON.stringify(
-              tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
-            ),
+    servers[key] = server
+    const { tools } = await server.client.listTools()
+    results[key] = {
+      name: server.name,
+      package: server.package,
+      toolList: {
+        tools: tools.length,
+        tokens: tokens(JSON.stringify(tools)),
+        // What a model is given of each tool (name, description, input schema: the fields of a tool
+        // definition in the model APIs); an output schema or annotations inform the client only.
+        modelTokens: tokens(
+          JSON.stringify(
+            tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
           ),
-        },
-        pages: {},
-        tasks: {},
-      }
-      // Warm the browser: the first page load pays for process start-up, on every server alike.
-      await new Agent(server).open(site.url('/login'))
-      for (const path of onlyTask ? [] : PAGES) {
-        const a = new Agent(server)
-        await a.open(site.url(path))
-        if (path === '/account') continue
-        const text = await a.call(server.snapshot(), 'snapshot')
-        out.pages[path] = { tokens: tokens(text), chars: text.length, ms: a.steps.at(-1).ms }
-        if (verbose) console.log(`--- ${key} ${path}\n${text}`)
-      }
-      // /account is reached by signing in; measured after the login task below.
-      for (const [name, task] of Object.entries(TASKS)) {
-        if (onlyTask && name !== onlyTask) continue
-        site.reset()
-        const a = new Agent(server)
-        let error
-        try {
-          const answer = (await task.run(a, site))?.answer
-          if (answer !== undefined)
-            await fetch(site.url(`/answer/${name}`), { method: 'POST', body: String(answer) })
-        } catch (err) {
-          error = String(err instanceof Error ? err.message : err).slice(0, 500)
-        }
-        let ok = false
-        for (let i = 0; i < 30 && !(ok = site.check(name)); i++) await new Promise((r) => setTimeout(r, 100))
-        out.tasks[name] = {
-          ok,
-          calls: a.steps.length,
-          tokens: a.steps.reduce((s, x) => s + x.tokens, 0),
-          ms: Math.round(a.steps.reduce((s, x) => s + x.ms, 0)),
-          steps: a.steps,
-          ...(error ? { error } : {}),
-        }
-        if (name === 'login' && ok && !onlyTask) {
-          const text = await new Agent(server).call(server.snapshot(), 'snapshot')
-          out.pages['/account'] = { tokens: tokens(text), chars: text.length }
-        }
-        if (verbose) for (const s of a.steps) console.log(`  ${name} ${s.tool} ${s.tokens} tok ${s.ms} ms`)
-        process.stdout.write(
-          `${key} ${name}: ${ok ? 'ok' : 'FAILED'} ${a.steps.length} calls ${out.tasks[name].tokens} tokens${error ? ` (${error.split('\n')[0]})` : ''}\n`,
-        )
-      }
-      if (!onlyTask) {
-        out.actionability = await actionability(server, site)
-        process.stdout.write(
-          `${key} clickable corpus: ${out.actionability.clicked}/${out.actionability.total}${out.actionability.targets
-            .filter((t) => !t.ok)
-            .map((t) => ` ${t.id}${t.noRef ? ' (no ref)' : ''}`)
-            .join('')}\n`,
-        )
-      }
-      if (flowGuard) out.flowGuard = flowGuardRecords(server.audit())
-      results[key] = out
-    } finally {
-      await server.close()
+        ),
+      },
+      pages: {},
+      tasks: {},
+    }
+    // Warm the browser: the first page load pays for process start-up, on every server alike.
+    await new Agent(server).open(site.url('/login'))
+  }
+  // The servers take turns, page by page and task by task (the order rotating), so a change in the
+  // shared machine's load falls on all of them alike rather than on whichever ran at that moment.
+  let turn = 0
+  const inTurn = () => {
+    const keys = Object.keys(servers)
+    const shift = turn++ % keys.length
+    return [...keys.slice(shift), ...keys.slice(0, shift)]
+  }
+  for (const path of onlyTask ? [] : PAGES) {
+    for (const key of inTurn()) {
+      const server = servers[key]
+      const a = new Agent(server)
+      await a.open(site.url(path))
+      if (path === '/account') continue
+      const text = await a.call(server.snapshot(), 'snapshot')
+      results[key].pages[path] = { tokens: tokens(text), chars: text.length, ms: a.steps.at(-1).ms }
+      if (verbose) console.log(`--- ${key} ${path}\n${text}`)
     }
   }
+  // /account is reached by signing in; measured after the login task below.
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, task] of Object.entries(TASKS)) {
+      if (onlyTask && name !== onlyTask) continue
+      for (const key of inTurn()) await runTask(key, servers[key], results[key], name, task, round)
+    }
+  }
+  for (const [key, server] of Object.entries(servers)) {
+    const out = results[key]
+    if (!onlyTask) {
+      out.actionability = await actionability(server, site)
+      process.stdout.write(
+        `${key} clickable corpus: ${out.actionability.clicked}/${out.actionability.total}${out.actionability.targets
+          .filter((t) => !t.ok)
+          .map((t) => ` ${t.id}${t.noRef ? ' (no ref)' : ''}`)
+          .join('')}\n`,
+      )
+    }
+    if (flowGuard) out.flowGuard = flowGuardRecords(server.audit())
+  }
 } finally {
+  for (const server of Object.values(servers)) await server.close()
   await site.close()
+}
+
+/**
+ * One task on one server. The first round's run is the task's result (calls, tokens, success); each
+ * round's steps count in the step medians and its time in the task's median time.
+ */
+async function runTask(key, server, out, name, task, round) {
+  site.reset()
+  const a = new Agent(server)
+  let error
+  try {
+    const answer = (await task.run(a, site))?.answer
+    if (answer !== undefined)
+      await fetch(site.url(`/answer/${name}`), { method: 'POST', body: String(answer) })
+  } catch (err) {
+    error = String(err instanceof Error ? err.message : err).slice(0, 500)
+  }
+  let ok = false
+  for (let i = 0; i < 30 && !(ok = site.check(name)); i++) await new Promise((r) => setTimeout(r, 100))
+  const ms = Math.round(a.steps.reduce((s, x) => s + x.ms, 0))
+  if (round > 0) {
+    const first = out.tasks[name]
+    first.roundsMs.push(ms)
+    first.laterSteps.push(...a.steps)
+    if (!ok) first.laterFailures = (first.laterFailures ?? 0) + 1
+  } else {
+    out.tasks[name] = {
+      ok,
+      calls: a.steps.length,
+      tokens: a.steps.reduce((s, x) => s + x.tokens, 0),
+      ms,
+      roundsMs: [ms],
+      steps: a.steps,
+      laterSteps: [],
+      ...(error ? { error } : {}),
+    }
+  }
+  if (name === 'login' && ok && !onlyTask && round === 0) {
+    const text = await new Agent(server).call(server.snapshot(), 'snapshot')
+    out.pages['/account'] = { tokens: tokens(text), chars: text.length }
+  }
+  if (verbose) for (const s of a.steps) console.log(`  ${name} ${s.tool} ${s.tokens} tok ${s.ms} ms`)
+  process.stdout.write(
+    `${key} ${name}${rounds > 1 ? ` (round ${round + 1})` : ''}: ${ok ? 'ok' : 'FAILED'} ${a.steps.length} calls ${a.steps.reduce((s, x) => s + x.tokens, 0)} tokens ${ms} ms${error ? ` (${error.split('\n')[0]})` : ''}\n`,
+  )
 }
 
 const run = {
@@ -123,6 +159,8 @@ const run = {
   chromium: execVersion(),
   viewport: `${VIEWPORT.width}x${VIEWPORT.height}`,
   tokenizer: 'o200k_base (gpt-tokenizer 4.0.0)',
+  rounds,
+  load: loadAverage(),
   servers: results,
 }
 if (flowGuard) {
@@ -173,6 +211,15 @@ if (!partial) {
       stdio: 'ignore',
     },
   )
+}
+
+/** The machine's load average (1, 5, 15 minutes) as the run ends: the figures are ratios within a run. */
+function loadAverage() {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number)
+  } catch {
+    return undefined
+  }
 }
 
 function execVersion() {

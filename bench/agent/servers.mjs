@@ -115,7 +115,7 @@ async function devtools() {
  * bridge: the real daemon and the real extension; the browser tools on `auto`, as a user turns them on.
  * `flowGuard` sets the data-flow guard for every client (default: none set, the guard's own `ask`).
  */
-async function bridge({ flowGuard } = {}) {
+async function bridge({ flowGuard, inspect = false } = {}) {
   if (!existsSync(join(root, 'dist/extension/manifest.json'))) throw new Error('run npm run build first')
   const configDir = mkdtempSync(join(tmpdir(), 'bridge-agent-bench-'))
   writeFileSync(
@@ -155,6 +155,8 @@ async function bridge({ flowGuard } = {}) {
       `--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
+      // Only for bench/agent/stepProfile.mjs, which attaches to the extension's service worker alone.
+      ...(inspect ? ['--remote-debugging-port=0'] : []),
       'about:blank',
     ],
     { stdio: 'ignore' },
@@ -183,6 +185,11 @@ async function bridge({ flowGuard } = {}) {
       package: 'bridge (this version)',
       client: mcp.client,
       ref: REF.bridge,
+      /** With `inspect`: the browser's DevTools endpoint (ws URL). */
+      devtoolsUrl: () => {
+        const [port, path] = readFileSync(join(userDataDir, 'DevToolsActivePort'), 'utf8').split('\n')
+        return `ws://127.0.0.1:${port}${path}`
+      },
       /** The daemon's audit entries so far (JSON lines of audit.log). */
       audit: () =>
         readFileSync(join(configDir, 'audit.log'), 'utf8')

@@ -13,7 +13,7 @@ import { cutOutline } from './pageLibrary/truncate'
 import { runInPage } from './pageScript'
 import { SNAPSHOT_NARROW } from './snapshotText'
 import { RequestWatch } from './requestWatch'
-import { describeWait, settle, type PageState, type SettleOutcome } from './settleWait'
+import { describeWait, settle, SETTLE, type PageState, type SettleOutcome } from './settleWait'
 import { getTab } from './tabLookup'
 
 export type SnapshotMode = 'diff' | 'full' | 'none'
@@ -35,7 +35,9 @@ const WALK_LIMIT = 3 * SNAPSHOT_DEFAULT_BYTES
 
 async function pageState(tabId: number): Promise<PageState | undefined> {
   if (openDialog(tabId)) return undefined
-  return runInPage<PageState>(await getTab(tabId), 'pageState', {}, 0).catch(() => undefined)
+  // A page first looked at must stay still under watch for one poll to count as settled.
+  const args = { assumeStillMs: SETTLE.quietMs - SETTLE.pollMs }
+  return runInPage<PageState>(await getTab(tabId), 'pageState', args, 0).catch(() => undefined)
 }
 
 async function outline(tabId: number, walkLimit = WALK_LIMIT): Promise<string | undefined> {
@@ -86,7 +88,7 @@ export async function reportAction(
       const notes = await Promise.race([running, dialog.then(() => undefined)])
       const waited = await settle(tabId, () => pageState(tabId), requests)
       return await withWait(waited, maxBytes, (room) =>
-        describe(tabId, mode, room, before, beforeOutline, notes ?? {}),
+        describe(tabId, mode, room, before, beforeOutline, notes ?? {}, waited.page),
       )
     } finally {
       off()
@@ -102,7 +104,7 @@ export async function reportAction(
     const notes = await act()
     const waited = await settle(tabId, () => pageState(tabId), undefined)
     return withWait(waited, maxBytes, (room) =>
-      describe(tabId, mode, room, before, beforeOutline, notes ?? {}),
+      describe(tabId, mode, room, before, beforeOutline, notes ?? {}, waited.page),
     )
   }
 }
@@ -129,6 +131,7 @@ async function describe(
   before: PageState | undefined,
   beforeOutline: string | undefined,
   notes: ActionNotes,
+  settled?: PageState,
 ): Promise<string> {
   const lines = [...(notes.lines ?? [])]
   if (openDialog(tabId)) {
@@ -136,7 +139,9 @@ async function describe(
     lines.push('A dialog opened; the page waits for it.')
     return lines.join('\n')
   }
-  const after = await pageState(tabId)
+  // The settle wait's last look is the page as it is now (it ended because nothing was changing); a
+  // page read after a load without a look before needs none: it is given in full.
+  const after = settled ?? (before || mode === 'none' ? await pageState(tabId) : undefined)
   const navigated = !before || !after || before.documentId !== after.documentId
   if (mode === 'none') {
     if (after && before?.url !== after.url) lines.push(`URL: ${after.url}`)
@@ -160,9 +165,12 @@ async function describe(
   return lines.join('\n')
 }
 
-/** After a navigation has loaded: a moment for the page's own scripts to render, then the page in full. */
+/**
+ * After a navigation has loaded: the page in full once its DOM is still (looked at at once: the load
+ * is over, and a page whose scripts are still rendering is waited for as after an action).
+ */
 export async function pageAfterLoad(tabId: number, maxLength?: number): Promise<string> {
-  const waited = await settle(tabId, () => pageState(tabId), undefined)
+  const waited = await settle(tabId, () => pageState(tabId), undefined, 0)
   return withWait(waited, maxLength ?? SNAPSHOT_DEFAULT_BYTES, (room) =>
     describe(tabId, 'full', room, undefined, undefined, {}),
   )

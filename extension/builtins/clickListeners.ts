@@ -49,17 +49,14 @@ function walk(node: DomNode, path: string, wanted: Set<number>, out: string[]): 
 }
 
 async function listenerPaths(cdp: Cdp): Promise<string[]> {
-  // The document's whole tree is read to name the elements: a big page costs more than it gives.
-  const size = await cdp.send<{ result: { value?: unknown } }>('Runtime.evaluate', {
-    expression: "document.getElementsByTagName('*').length",
-    returnByValue: true,
-  })
-  if (typeof size.result.value !== 'number' || size.result.value > MAX_PAGE_ELEMENTS) return []
+  // The document's whole tree is read to name the elements: a big page costs more than it gives. One
+  // round trip: the document itself when it is small enough, else null.
   const doc = await cdp.send<{ result: { objectId?: string } }>('Runtime.evaluate', {
-    expression: 'document',
+    expression: `document.getElementsByTagName('*').length <= ${MAX_PAGE_ELEMENTS} ? document : null`,
   })
   const objectId = doc.result.objectId
   if (!objectId) return []
+  let read = false
   try {
     const { listeners } = await cdp.send<{ listeners: { type: string; backendNodeId?: number }[] }>(
       'DOMDebugger.getEventListeners',
@@ -69,6 +66,7 @@ async function listenerPaths(cdp: Cdp): Promise<string[]> {
       listeners.filter((l) => CLICK_EVENTS.has(l.type) && l.backendNodeId).map((l) => l.backendNodeId!),
     )
     if (!wanted.size) return []
+    read = true
     const { root } = await cdp.send<{ root: DomNode }>('DOM.getDocument', { depth: -1, pierce: true })
     const out: string[] = []
     let i = 0
@@ -76,8 +74,10 @@ async function listenerPaths(cdp: Cdp): Promise<string[]> {
       if (child.nodeType === ELEMENT_NODE) walk(child, `${i++}`, wanted, out)
     return out
   } finally {
-    await cdp.send('Runtime.releaseObject', { objectId }).catch(() => undefined)
-    await cdp.send('DOM.disable').catch(() => undefined)
+    // Neither answer is needed: the session's commands run in order, so nothing sent later overtakes them.
+    void cdp.send('Runtime.releaseObject', { objectId }).catch(() => undefined)
+    // DOM.getDocument turned the DOM domain on (its events would follow every change of the page).
+    if (read) void cdp.send('DOM.disable').catch(() => undefined)
   }
 }
 

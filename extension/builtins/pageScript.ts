@@ -31,14 +31,24 @@ async function execute(
   frameId: number,
 ): Promise<PageResult> {
   const target = { tabId, frameIds: [frameId] }
-  try {
-    await chrome.scripting.executeScript({ target, files: [PAGE_LIBRARY_FILE] })
-    const [first] = await chrome.scripting.executeScript({
+  // The library stays in the document's isolated world once injected: the operation is tried first and
+  // the 170 KB file is evaluated only in a document that does not have it yet (one round trip, not two).
+  const run = () =>
+    chrome.scripting.executeScript({
       target,
+      // Serialized into the page: it can use nothing from this module's scope.
       func: (name: string, input: unknown, frame: number) =>
-        globalThis.__bridgeBuiltins?.run(name, input, frame),
+        globalThis.__bridgeBuiltins
+          ? globalThis.__bridgeBuiltins.run(name, input, frame)
+          : { ok: false, category: 'library_missing' },
       args: [op, args, frameId],
     })
+  try {
+    let [first] = await run()
+    if ((first?.result as PageResult | undefined)?.category === 'library_missing') {
+      await chrome.scripting.executeScript({ target, files: [PAGE_LIBRARY_FILE] })
+      ;[first] = await run()
+    }
     const result = first?.result as PageResult | undefined
     if (!result)
       throw new BuiltinToolError(

@@ -34,16 +34,21 @@ export interface SettleOutcome {
   held: Map<string, number>
   /** What was still holding when the cap ended the wait. */
   pending: string[]
+  /** The page as last read, when the wait ended because it had settled. */
+  page?: PageState
 }
 
 /**
  * Waits for the page to settle after an action; `state` reads the page (undefined while it cannot,
- * e.g. navigating), `requests` is the action's watch (undefined without a debugger session).
+ * e.g. navigating), `requests` is the action's watch (undefined without a debugger session). The first
+ * look is after `firstLookMs` (an action's effects start a moment after it returns; a page that has
+ * just finished loading is looked at at once).
  */
 export async function settle(
   tabId: number,
   state: () => Promise<PageState | undefined>,
   requests: RequestWatch | undefined,
+  firstLookMs: number = SETTLE.pollMs,
 ): Promise<SettleOutcome> {
   const started = Date.now()
   const held = new Map<string, number>()
@@ -54,11 +59,17 @@ export async function settle(
     for (const reason of reasons) held.set(reason, (held.get(reason) ?? 0) + (now - last))
     last = now
   }
-  const outcome = (capped: boolean): SettleOutcome => {
+  const outcome = (capped: boolean, page?: PageState): SettleOutcome => {
     account()
-    return { ms: Date.now() - started, capped, held, pending: capped ? reasons : [] }
+    return {
+      ms: Date.now() - started,
+      capped,
+      held,
+      pending: capped ? reasons : [],
+      ...(page ? { page } : {}),
+    }
   }
-  await sleep(SETTLE.pollMs)
+  if (firstLookMs > 0) await sleep(firstLookMs)
   for (;;) {
     account()
     if (openDialog(tabId)) return outcome(false)
@@ -75,7 +86,7 @@ export async function settle(
       ...(!page || page.loading ? ['the page loading'] : []),
       ...(page && page.quietMs < SETTLE.quietMs ? ['DOM changes'] : []),
     ]
-    if (!reasons.length) return outcome(false)
+    if (!reasons.length) return outcome(false, page)
     if (Date.now() - started > SETTLE.maxMs) return outcome(true)
     await sleep(SETTLE.pollMs)
   }

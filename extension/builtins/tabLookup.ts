@@ -1,5 +1,7 @@
 /** Finding tabs and waiting for their pages to load. */
-import { notFound, sleep, timedOut } from './errors'
+import { notFound, timedOut } from './errors'
+
+const LOAD_POLL_MS = 100
 
 export interface TabInfo {
   tabId: number
@@ -58,14 +60,32 @@ export async function waitForLoad(
   // Without a loading phase within this grace period the action did not navigate (e.g. same-document).
   const graceMs = 1_000
   const started = Date.now()
-  for (;;) {
-    const tab = await getTab(tabId)
-    if (tab.status === 'loading') sawLoading = true
-    if (tab.status === 'complete' && (sawLoading || Date.now() - started > graceMs)) return tab
-    if (Date.now() > deadline)
-      throw timedOut(
-        `tab ${tabId} did not finish loading ${tab.pendingUrl ?? tab.url ?? ''} within ${timeoutMs} ms`,
-      )
-    await sleep(50)
+  // Woken by the tab's status changes as they happen; the poll is the fallback (and ends the grace).
+  let wake = (): void => undefined
+  const onUpdated = (id: number, change: { status?: string }): void => {
+    if (id !== tabId || change.status === undefined) return
+    if (change.status === 'loading') sawLoading = true
+    wake()
+  }
+  chrome.tabs.onUpdated.addListener(onUpdated)
+  try {
+    for (;;) {
+      const tab = await getTab(tabId)
+      if (tab.status === 'loading') sawLoading = true
+      if (tab.status === 'complete' && (sawLoading || Date.now() - started > graceMs)) return tab
+      if (Date.now() > deadline)
+        throw timedOut(
+          `tab ${tabId} did not finish loading ${tab.pendingUrl ?? tab.url ?? ''} within ${timeoutMs} ms`,
+        )
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, LOAD_POLL_MS)
+        wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  } finally {
+    chrome.tabs.onUpdated.removeListener(onUpdated)
   }
 }

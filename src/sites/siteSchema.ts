@@ -19,7 +19,9 @@ const ajv = new Ajv({
   logger: false,
   validateFormats: false,
 })
-const isSecure = ajv.compile(secureMeta as object)
+// Compiled on the first page schema, not at start (it compiles Ajv's meta-schema for this instance too).
+let secureCheck: ValidateFunction | undefined
+const isSecure = (): ValidateFunction => (secureCheck ??= ajv.compile(secureMeta as object))
 const cache = new Map<string, ValidateFunction>()
 
 const REGEX_KEYWORDS = new Set(['pattern', 'patternProperties'])
@@ -113,10 +115,10 @@ export function compileSiteSchema(text: string | undefined, tooLong: boolean): V
     }
   // Formats are not checked at all here (validateFormats: false), so the secure check's rule for them
   // (a maxLength beside every format) does not apply: it looks at the schema without them.
-  if (!isSecure(withoutFormats(object)))
+  if (!isSecure()(withoutFormats(object)))
     return {
       ok: false,
-      message: `its input schema is unsafe to check: ${ajv.errorsText(isSecure.errors).slice(0, 300)}`,
+      message: `its input schema is unsafe to check: ${ajv.errorsText(isSecure().errors).slice(0, 300)}`,
     }
   const key = JSON.stringify(object)
   let check = cache.get(key)

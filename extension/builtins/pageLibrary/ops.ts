@@ -535,9 +535,11 @@ function isTick(node: Node, now: number): boolean {
 /**
  * Who this document is (a new id after a navigation) and how long its DOM has been still, for an action
  * to wait until the page it changed settles. The observer starts on the first call, before the action;
- * a node that keeps changing by itself (a clock) does not count as a change.
+ * a node that keeps changing by itself (a clock) does not count as a change. What happened before the
+ * observer started is not known: the page counts as still for `assumeStillMs` then, so a page still
+ * rendering after its load is seen changing before it is taken as settled.
  */
-export function pageState() {
+export function pageState(args: { assumeStillMs?: number } = {}) {
   documentId ??= Math.random().toString(36).slice(2)
   if (!observer) {
     observer = new MutationObserver((records) => {
@@ -549,7 +551,7 @@ export function pageState() {
       }
     })
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
-    lastMutation = 0
+    lastMutation = args.assumeStillMs === undefined ? 0 : performance.now() - args.assumeStillMs
   }
   return {
     documentId,

@@ -68,6 +68,21 @@ const PAGES: Record<string, string> = {
      <button id="name" onclick="setTimeout(() => { const r = prompt('Your name?'); document.getElementById('out').textContent = 'name: ' + r }, 50)">Name</button>
      <p id="out">nothing yet</p>`,
   ),
+  '/rendering': page(
+    'Rendering page',
+    '<div id="rows"></div><p id="state">rendering</p>',
+    // Each row goes into the one before it: twelve changes of twelve nodes (not one node ticking).
+    `window.addEventListener('load', () => {
+       let n = 0
+       let parent = document.getElementById('rows')
+       const timer = setInterval(() => {
+         const row = document.createElement('div'); row.textContent = 'row ' + ++n
+         parent.append(row)
+         parent = row
+         if (n === 12) { clearInterval(timer); document.getElementById('state').textContent = 'All rows in' }
+       }, 40)
+     })`,
+  ),
   '/counter': page(
     'Counter page',
     '<p id="loads"></p>',
@@ -177,6 +192,12 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         .join('')
       res.writeHead(200, { 'content-type': 'text/html' })
       res.end(page('Submitted', `<h1>Thanks</h1><ul>${fields}</ul>`))
+      return
+    }
+    if (url.pathname === '/late') {
+      // Answers after 400 ms: a load several times longer than a look at the tab's status.
+      const timer = setTimeout(() => res.end(page('Late page', '<p>late but whole</p>')), 400)
+      res.on('close', () => clearTimeout(timer))
       return
     }
     if (url.pathname === '/slow') {

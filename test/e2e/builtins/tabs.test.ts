@@ -127,6 +127,22 @@ describe('built-in tab and navigation tools in real Chromium', () => {
     expect(reloaded).toMatchObject({ tabId: start.tabId, title: 'Form page', status: 'complete' })
   })
 
+  it('browser_navigate returns a page once it has loaded and its DOM is still, and the page library serves every later call', async () => {
+    await h.ok<Tab>('browser_open_tab', { url: h.site.url('/') })
+    // A load longer than a look at the tab: the result is the page that arrived, not the one before it.
+    const late = await h.ok<string>('browser_navigate', { url: h.site.url('/late') })
+    expect(late).toContain('Title: Late page')
+    expect(late).toContain('late but whole')
+    // A page that keeps adding rows for a while after its load event: the result waits for the last.
+    const rendered = await h.ok<string>('browser_navigate', { url: h.site.url('/rendering') })
+    expect(rendered).toContain('All rows in')
+    expect(rendered).toContain('row 12')
+    // Later calls in the same document find the library there; a new document gets its own.
+    expect(await h.ok<string>('browser_snapshot', {})).toContain('row 12')
+    await h.ok<string>('browser_navigate', { url: h.site.url('/late') })
+    expect(JSON.stringify(await h.ok('browser_get_text', {}))).toContain('late but whole')
+  })
+
   it('browser_reload really reloads the page', async () => {
     const tab = await h.ok<Tab>('browser_open_tab', { url: h.site.url('/counter') })
     const loads = async () =>
