@@ -248,6 +248,7 @@ function templated(post: PostCondition, typed: readonly { value: string; name: s
           dialog: plain(post.dialog.message) ? post.dialog : { type: post.dialog.type },
         }
       : {}),
+    ...(plain(post.tab) ? { tab: post.tab } : {}),
   }
 }
 
