@@ -10,12 +10,17 @@
 //   npm run bench:agent -- --task inbox      # one task (no README update)
 //   npm run bench:agent -- --flow-guard      # bridge's tasks with the data-flow guard on (block): its
 //                                            # false positives (bench/agent-flow-guard.json)
+//
+// The second pass (bridge): each task bridge solved is recorded on a run of its own (so the first pass
+// is measured without the recording's capture), turned on, and run again as its workflow, one call of
+// `workflow_bench_<task>`: its calls, result tokens and time beside the first pass's.
 import { execFileSync } from 'node:child_process'
+import { performance } from 'node:perf_hooks'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { installPeers } from '../peerServers.mjs'
-import { SERVERS, VIEWPORT, CHROMIUM } from './servers.mjs'
+import { SERVERS, VIEWPORT, CHROMIUM, textOf } from './servers.mjs'
 import { startAgentSite } from './site.mjs'
 import { actionability, Agent, PAGES, TASKS, tokens } from './tasks.mjs'
 import { renderReadme } from './report.mjs'
@@ -67,6 +72,12 @@ try {
         out.pages[path] = { tokens: tokens(text), chars: text.length, ms: a.steps.at(-1).ms }
         if (verbose) console.log(`--- ${key} ${path}\n${text}`)
       }
+      // The second pass needs the recording tools and workflows: turned on after the tool list was measured.
+      const workflows = server.cli && !flowGuard
+      if (workflows) {
+        server.cli(['config', 'set', 'browser-groups.add', 'workflows'])
+        out.workflows = {}
+      }
       // /account is reached by signing in; measured after the login task below.
       for (const [name, task] of Object.entries(TASKS)) {
         if (onlyTask && name !== onlyTask) continue
@@ -98,6 +109,12 @@ try {
         process.stdout.write(
           `${key} ${name}: ${ok ? 'ok' : 'FAILED'} ${a.steps.length} calls ${out.tasks[name].tokens} tokens${error ? ` (${error.split('\n')[0]})` : ''}\n`,
         )
+        if (workflows && ok) {
+          const w = (out.workflows[name] = await workflowPass(server, name, task, out.tasks[name]))
+          process.stdout.write(
+            `${key} ${name} as a workflow: ${w.ok ? 'ok' : 'FAILED'} ${w.calls} call ${w.tokens ?? '-'} tokens ${w.ms ?? '-'} ms (first pass ${out.tasks[name].ms} ms)${w.error ? ` (${w.error.split('\n')[0]})` : ''}\n`,
+          )
+        }
       }
       if (!onlyTask) {
         out.actionability = await actionability(server, site)
@@ -174,6 +191,64 @@ if (!partial) {
     },
   )
 }
+
+/**
+ * One task as a workflow: recorded on a run of its own, turned on with the CLI as a user would, then
+ * run in one call with its recorded values (a secret given, as it must be). The site's server judges;
+ * a task whose answer is read off the page cannot be done by a workflow alone (its result carries no
+ * page text), and says so.
+ */
+async function workflowPass(server, name, task, first) {
+  const workflow = `bench_${name}`
+  const call = (tool, args = {}) =>
+    server.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 180_000 })
+  site.reset()
+  await call('browser_recording_start', { name: workflow, description: task.ask })
+  let recorded
+  try {
+    await task.run(new Agent(server), site)
+  } catch (err) {
+    recorded = String(err instanceof Error ? err.message : err).slice(0, 300)
+  }
+  const stop = await call('browser_recording_stop')
+  if (recorded || stop.isError)
+    return { ok: false, calls: 1, error: `not recorded: ${recorded ?? textOf(stop).slice(0, 300)}` }
+  const steps = stop.structuredContent?.steps?.length ?? 0
+  server.cli(['workflow', 'set', workflow, 'auto'])
+  for (let i = 0; i < 50; i++) {
+    if ((await server.client.listTools()).tools.some((t) => t.name === `workflow_${workflow}`)) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  site.reset()
+  const t0 = performance.now()
+  const result = await call(`workflow_${workflow}`, task.secrets ?? {})
+  const ms = Math.round(performance.now() - t0)
+  const text = textOf(result)
+  let ok = false
+  for (let i = 0; i < 30 && !(ok = site.check(name)); i++) await new Promise((r) => setTimeout(r, 100))
+  const run = result.structuredContent ?? {}
+  const error = result.isError
+    ? text.slice(0, 300)
+    : run.ok === false
+      ? `stopped at step ${run.stopped?.step}: ${run.stopped?.reason} ${run.stopped?.message ?? ''}`.slice(
+          0,
+          300,
+        )
+      : !ok && task.reads
+        ? 'the answer is read off the page: a workflow returns no page text, so one more call would read it'
+        : undefined
+  return {
+    ok,
+    calls: 1,
+    steps,
+    tokens: tokens(text),
+    ms,
+    ofFirstPass: { tokens: round2(tokens(text) / first.tokens), ms: round2(ms / first.ms) },
+    ...(error ? { error } : {}),
+  }
+}
+
+const round2 = (x) => Math.round(x * 100) / 100
 
 function execVersion() {
   try {

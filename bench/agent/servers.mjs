@@ -193,6 +193,16 @@ async function bridge({ flowGuard } = {}) {
         await mcp.close()
         await cleanup()
       },
+      /** `bridge <args>` against this daemon and its config, as a user types it (the workflows pass). */
+      cli: (args) =>
+        execFileSync(
+          process.execPath,
+          [join(root, 'dist/cli/bridge.js'), ...args, '--port', String(target.port)],
+          {
+            env: { ...process.env, BRIDGE_CONFIG_DIR: configDir, NO_COLOR: '1' },
+            encoding: 'utf8',
+          },
+        ),
       open: (url) => ['browser_navigate', { url }],
       snapshot: () => ['browser_snapshot', {}],
       click: (ref) => ['browser_click', { ref }],
