@@ -77,6 +77,13 @@ try {
       if (workflows) {
         server.cli(['config', 'set', 'browser-groups.add', 'workflows'])
         out.workflows = {}
+        // The daemon re-reads its config (the first request after may find its connection closed):
+        // wait until the recording tools are listed.
+        for (let i = 0; i < 100; i++) {
+          const listed = await server.client.listTools().catch(() => ({ tools: [] }))
+          if (listed.tools.some((t) => t.name === 'browser_recording_start')) break
+          await new Promise((r) => setTimeout(r, 100))
+        }
       }
       // /account is reached by signing in; measured after the login task below.
       for (const [name, task] of Object.entries(TASKS)) {
@@ -215,8 +222,11 @@ async function workflowPass(server, name, task, first) {
     return { ok: false, calls: 1, error: `not recorded: ${recorded ?? textOf(stop).slice(0, 300)}` }
   const steps = stop.structuredContent?.steps?.length ?? 0
   server.cli(['workflow', 'set', workflow, 'auto'])
+  // The CLI has the daemon re-read its files; the first request after that may find its connection
+  // closed, so this waits (and retries) until the workflow is listed.
   for (let i = 0; i < 50; i++) {
-    if ((await server.client.listTools()).tools.some((t) => t.name === `workflow_${workflow}`)) break
+    const listed = await server.client.listTools().catch(() => ({ tools: [] }))
+    if (listed.tools.some((t) => t.name === `workflow_${workflow}`)) break
     await new Promise((r) => setTimeout(r, 100))
   }
   site.reset()
@@ -248,7 +258,9 @@ async function workflowPass(server, name, task, first) {
   }
 }
 
-const round2 = (x) => Math.round(x * 100) / 100
+function round2(x) {
+  return Math.round(x * 100) / 100
+}
 
 function execVersion() {
   try {

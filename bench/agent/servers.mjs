@@ -4,7 +4,7 @@
 //   started on its own, headless, 1280x720, no automation attached), the browser tools turned on as a user does;
 // - Playwright MCP and chrome-devtools-mcp at their pinned versions (bench/peerServers.mjs installs
 //   and starts them), over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
