@@ -171,6 +171,27 @@ if (flowGuard) {
   process.exit(0)
 }
 const partial = only || onlyTask
+// The second pass on its own file, whichever servers ran: bridge's first pass and its workflow per task.
+if (results.bridge?.workflows)
+  writeFileSync(
+    join(root, 'bench/agent-workflows.json'),
+    `${JSON.stringify(
+      {
+        date: run.date,
+        chromium: run.chromium,
+        tokenizer: run.tokenizer,
+        target: 'one call, at most 10% of the first pass result tokens, less time than the first pass',
+        tasks: Object.fromEntries(
+          Object.entries(results.bridge.workflows).map(([name, workflow]) => {
+            const { calls, tokens: used, ms, ok } = results.bridge.tasks[name]
+            return [name, { firstPass: { ok, calls, tokens: used, ms }, workflow }]
+          }),
+        ),
+      },
+      null,
+      2,
+    )}\n`,
+  )
 writeFileSync(
   join(root, partial ? 'bench/tmp/agent-results-partial.json' : 'bench/agent-results.json'),
   `${JSON.stringify(run, null, 2)}\n`,

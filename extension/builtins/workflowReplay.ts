@@ -58,7 +58,7 @@ async function frameIdOf(tab: chrome.tabs.Tab, path: readonly string[] | undefin
 async function act(
   step: ResolvedStep,
   state: RunState,
-  refs: { ref?: string; to?: string },
+  refs: Refs,
   plan: WorkflowRunInput,
   run: RunTool,
   ctx: BuiltinContext,
@@ -84,14 +84,14 @@ async function act(
         ctx,
       )
     case 'fill': {
-      const filled = await run(
-        'browser_fill_form',
-        { tabId, fields: [{ ...at, value: step.checked ?? step.text ?? '' }], snapshot: 'none' },
-        ctx,
-      )
+      const fields = [
+        { ...at, value: valueOf(step) },
+        ...(refs.more ?? []).map(({ ref, value }) => ({ ref, value })),
+      ]
+      const filled = await run('browser_fill_form', { tabId, fields, snapshot: 'none' }, ctx)
       // A field that fails does not fail the form call: its result says so.
       const text = typeof filled === 'string' ? filled : JSON.stringify(filled)
-      if (!text.includes('Filled 1 of 1 fields.'))
+      if (!text.includes(`Filled ${fields.length} of ${fields.length} fields.`))
         throw new StepStop('action_failed', text.split('\n').slice(0, 3).join(' '))
       return filled
     }
@@ -132,6 +132,40 @@ async function act(
     case 'wait':
       return run('browser_wait_for', { tabId, text: step.text }, ctx)
   }
+}
+
+/** The elements a step acts on, found by the ladder; `more`: the fill steps right after it, done in the same call. */
+interface Refs {
+  ref?: string
+  to?: string
+  more?: { index: number; ref: string; value: string | boolean }[]
+}
+
+const valueOf = (step: ResolvedStep): string | boolean => step.checked ?? step.text ?? ''
+
+/**
+ * The fill steps that follow a fill step in the same frame, up to the first with a post-condition:
+ * each found by its own first signal on its own origin (one that would need healing, or is not found,
+ * ends the group and runs as a step of its own). One form call fills them all, as the agent's did.
+ */
+async function fillsAfter(
+  step: ResolvedStep,
+  plan: WorkflowRunInput,
+  tab: chrome.tabs.Tab,
+  frameId: number,
+  expected: string | undefined,
+): Promise<NonNullable<Refs['more']>> {
+  const more: NonNullable<Refs['more']> = []
+  if (step.action !== 'fill' || step.post) return more
+  const frame = JSON.stringify(step.target?.frame ?? [])
+  for (const next of plan.steps.slice(plan.steps.indexOf(step) + 1)) {
+    if (next.action !== 'fill' || !next.target || JSON.stringify(next.target.frame ?? []) !== frame) break
+    const found = await find(tab, next.target, frameId, next, expected).catch(() => undefined)
+    if (!found || found.by !== found.first) break
+    more.push({ index: next.index, ref: found.ref, value: valueOf(next) })
+    if (next.post) break
+  }
+  return more
 }
 
 /** The daemon calls the step's tool as the run's client, through the path every call takes. */
@@ -348,12 +382,15 @@ export async function runWorkflow(
   const state: RunState = { tabId: tabIdOf(await resolveTab(plan.tabId)), opened: [] }
   const steps: StepOutcome[] = []
   let expected: string | undefined
+  /** Steps done inside an earlier step's call (fills of one form). */
+  const done = new Set<number>()
   for (const step of plan.steps) {
+    if (done.has(step.index)) continue
     const started = Date.now()
     let healed: StepOutcome['healed']
     const { tabId } = state
     try {
-      const refs: { ref?: string; to?: string } = {}
+      const refs: Refs = {}
       let frameId = 0
       if (step.target && ACTS_ON_TARGET.has(step.action)) {
         const tab = await getTab(tabId)
@@ -374,6 +411,8 @@ export async function runWorkflow(
         // Keys go to whatever has focus: only on the origin the run is on.
         originCheck(step, expected, originOf((await getTab(tabId)).url) ?? 'an unknown origin', 0)
       }
+      if (step.action === 'fill' && refs.ref !== undefined)
+        refs.more = await fillsAfter(step, plan, await getTab(tabId), frameId, expected)
       const before = new Set(step.post?.tab ? (await chrome.tabs.query({})).map((t) => t.id) : [])
       try {
         await act(step, state, refs, plan, run, ctx)
@@ -381,11 +420,12 @@ export async function runWorkflow(
         if (err instanceof StepStop) throw err
         throw new StepStop('action_failed', messageOf(err))
       }
-      const misses = await postMisses(step, tabId, frameId)
+      const last = plan.steps.find((s) => s.index === refs.more?.at(-1)?.index) ?? step
+      const misses = await postMisses(last, tabId, frameId)
       if (misses.length) throw new StepStop('post_condition', `after the step, ${misses.join('; ')}`)
       await followOpened(step, state, before as Set<number>)
       if (step.action === 'navigate' || step.action === 'switchTab') expected = originOf(step.url) ?? expected
-      expected = originOf(step.post?.url) ?? expected
+      expected = originOf(last.post?.url) ?? expected
       // Each step done re-arms the call's timeout: a long run is not a stuck one.
       ctx.progress(step.index, plan.steps.length, `step ${step.index} done`)
       steps.push({
@@ -394,6 +434,10 @@ export async function runWorkflow(
         durationMs: Date.now() - started,
         ...(healed ? { healed } : {}),
       })
+      for (const { index } of refs.more ?? []) {
+        done.add(index)
+        steps.push({ index, ok: true, durationMs: 0 })
+      }
     } catch (err) {
       const stop = err instanceof StepStop ? err : new StepStop('action_failed', messageOf(err))
       const message = hide(stop.message, plan.secrets)
