@@ -9,14 +9,17 @@ import { bridgeSystemMachine } from '../machines/bridgeSystemMachine'
 import { configStoreMachine } from '../machines/configStoreMachine'
 import { extensionConnectionMachine } from '../machines/extensionConnectionMachine'
 import { reloadMachine } from '../machines/reloadMachine'
+import { randomUUID } from 'node:crypto'
 import { createDaemonAudit } from './audit/daemonAudit'
 import { provideToolInvocation } from './calls/invocationEffects'
+import { callTool } from './calls/toolCalls'
 import { createFlowGuard } from './guard/flowGuard'
 import { createGuardStep } from './guard/guardStep'
 import { limitsFromEnv } from './calls/limits'
 import { syncFullOf } from './catalog/announcements'
 import { createDaemonCatalog } from './catalog/daemonCatalog'
 import { createClientScopeGate } from './config/clientScopeGate'
+import { createBrowserToolContext } from './config/uploadFolders'
 import { configStoreEffects, configStoreIn, type ConfigStore } from './config/configStore'
 import { createCredentials } from './config/credentials'
 import { acquireDaemonLock } from './config/daemonLock'
@@ -99,6 +102,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     configDir: paths.dir,
     audit: { record: (entry) => audit.record(entry) },
     onChanged: () => announcements.configChanged(),
+    uploads: createBrowserToolContext(() => config().uploadFolders ?? []),
+    // A run's tool step is a call like any other, as the run's client: its scope, permission and guard.
+    callTool: ({ name, input, client, session }) =>
+      callTool(
+        { system: root, catalog, audit },
+        { name, input, context: { id: randomUUID(), client, session, signal: new AbortController().signal } },
+      ),
   })
   const catalog = createDaemonCatalog({
     pluginHost,
@@ -182,7 +192,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         outcome,
       }),
   })
-  const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions })
+  const extension = createDaemonLink({
+    root,
+    stores,
+    configStore,
+    configDir: paths.dir,
+    sessions,
+    workflowToolStep: (params) => workflows.toolStep(params),
+  })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
   await requestReload(root.system, 'startup')

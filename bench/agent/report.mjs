@@ -131,5 +131,39 @@ export function renderReadme(run) {
     )
   }
   if (s.bridge) lines.push('', `bridge's task steps that ended at the settle wait's cap: ${capped}.`)
+  if (s.bridge?.workflows) lines.push('', renderWorkflows(run))
+  return lines.join('\n')
+}
+
+/**
+ * The second pass: each task bridge solved, run again as its workflow (one call), beside its first
+ * pass and the peers' (who redo every step). Target: 1 call, at most 10% of the first pass's result
+ * tokens, less time than the first pass.
+ */
+export function renderWorkflows(run) {
+  const s = run.servers
+  const peers = ORDER.filter((k) => k !== 'bridge' && s[k])
+  const lines = [
+    `| Task, as a workflow | steps | calls | result tokens | time | of bridge's first pass (tokens / time) | target met | ${peers.map((k) => `${s[k].name}: calls / tokens / time`).join(' | ')} |`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | --- | ${peers.map(() => '---:').join(' | ')} |`,
+  ]
+  for (const [name, w] of Object.entries(s.bridge.workflows)) {
+    const first = s.bridge.tasks[name]
+    const met = w.ok && w.calls === 1 && w.ofFirstPass && w.ofFirstPass.tokens <= 0.1 && w.ofFirstPass.ms < 1
+    lines.push(
+      `| ${name} | ${w.steps ?? '-'} | ${w.calls} | ${w.tokens ?? '-'} | ${w.ms ?? '-'} ms | ${
+        w.ofFirstPass
+          ? `${Math.round(w.ofFirstPass.tokens * 100)}% / ${Math.round(w.ofFirstPass.ms * 100)}% (${first.calls} calls, ${first.tokens.toLocaleString('en')} tokens, ${first.ms} ms)`
+          : '-'
+      } | ${met ? 'yes' : `no${w.error ? `: ${w.error.replace(/\|/g, '/').split('\n')[0]}` : ''}`} | ${peers
+        .map((k) => {
+          const t = s[k].tasks[name]
+          return t
+            ? `${t.ok ? '' : 'FAILED '}${t.calls} / ${t.tokens.toLocaleString('en')} / ${t.ms} ms`
+            : '-'
+        })
+        .join(' | ')} |`,
+    )
+  }
   return lines.join('\n')
 }

@@ -11,12 +11,17 @@
 //   npm run bench:agent -- --rounds 5        # each task five times per server (default 3)
 //   npm run bench:agent -- --flow-guard      # bridge's tasks with the data-flow guard on (block): its
 //                                            # false positives (bench/agent-flow-guard.json)
+//
+// The second pass (bridge): each task bridge solved is recorded on a run of its own (so the first pass
+// is measured without the recording's capture), turned on, and run again as its workflow, one call of
+// `workflow_bench_<task>`: its calls, result tokens and time beside the first pass's.
 import { execFileSync } from 'node:child_process'
+import { performance } from 'node:perf_hooks'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { installPeers } from '../peerServers.mjs'
-import { SERVERS, VIEWPORT, CHROMIUM } from './servers.mjs'
+import { SERVERS, VIEWPORT, CHROMIUM, textOf } from './servers.mjs'
 import { startAgentSite } from './site.mjs'
 import { actionability, Agent, PAGES, TASKS, tokens } from './tasks.mjs'
 import { renderReadme } from './report.mjs'
@@ -82,6 +87,19 @@ try {
       const text = await a.call(server.snapshot(), 'snapshot')
       results[key].pages[path] = { tokens: tokens(text), chars: text.length, ms: a.steps.at(-1).ms }
       if (verbose) console.log(`--- ${key} ${path}\n${text}`)
+    }
+  }
+  // The second pass needs the recording tools and workflows: turned on after the tool lists were measured.
+  for (const [key, server] of Object.entries(servers)) {
+    if (!server.cli || flowGuard) continue
+    server.cli(['config', 'set', 'browser-groups.add', 'workflows'])
+    results[key].workflows = {}
+    // The daemon re-reads its config (the first request after may find its connection closed):
+    // wait until the recording tools are listed.
+    for (let i = 0; i < 100; i++) {
+      const listed = await server.client.listTools().catch(() => ({ tools: [] }))
+      if (listed.tools.some((t) => t.name === 'browser_recording_start')) break
+      await new Promise((r) => setTimeout(r, 100))
     }
   }
   // /account is reached by signing in; measured after the login task below.
@@ -152,6 +170,12 @@ async function runTask(key, server, out, name, task, round) {
   process.stdout.write(
     `${key} ${name}${rounds > 1 ? ` (round ${round + 1})` : ''}: ${ok ? 'ok' : 'FAILED'} ${a.steps.length} calls ${a.steps.reduce((s, x) => s + x.tokens, 0)} tokens ${ms} ms${error ? ` (${error.split('\n')[0]})` : ''}\n`,
   )
+  if (out.workflows && ok && round === 0) {
+    const w = (out.workflows[name] = await workflowPass(server, name, task, out.tasks[name]))
+    process.stdout.write(
+      `${key} ${name} as a workflow: ${w.ok ? 'ok' : 'FAILED'} ${w.calls} call ${w.tokens ?? '-'} tokens ${w.ms ?? '-'} ms (first pass ${out.tasks[name].ms} ms)${w.error ? ` (${w.error.split('\n')[0]})` : ''}\n`,
+    )
+  }
 }
 
 const run = {
@@ -185,6 +209,27 @@ if (flowGuard) {
   process.exit(0)
 }
 const partial = only || onlyTask
+// The second pass on its own file, whichever servers ran: bridge's first pass and its workflow per task.
+if (results.bridge?.workflows)
+  writeFileSync(
+    join(root, 'bench/agent-workflows.json'),
+    `${JSON.stringify(
+      {
+        date: run.date,
+        chromium: run.chromium,
+        tokenizer: run.tokenizer,
+        target: 'one call, at most 10% of the first pass result tokens, less time than the first pass',
+        tasks: Object.fromEntries(
+          Object.entries(results.bridge.workflows).map(([name, workflow]) => {
+            const { calls, tokens: used, ms, ok } = results.bridge.tasks[name]
+            return [name, { firstPass: { ok, calls, tokens: used, ms }, workflow }]
+          }),
+        ),
+      },
+      null,
+      2,
+    )}\n`,
+  )
 writeFileSync(
   join(root, partial ? 'bench/tmp/agent-results-partial.json' : 'bench/agent-results.json'),
   `${JSON.stringify(run, null, 2)}\n`,
@@ -220,6 +265,69 @@ function loadAverage() {
   } catch {
     return undefined
   }
+}
+
+/**
+ * One task as a workflow: recorded on a run of its own, turned on with the CLI as a user would, then
+ * run in one call with its recorded values (a secret given, as it must be). The site's server judges;
+ * a task whose answer is read off the page cannot be done by a workflow alone (its result carries no
+ * page text), and says so.
+ */
+async function workflowPass(server, name, task, first) {
+  const workflow = `bench_${name}`
+  const call = (tool, args = {}) =>
+    server.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 180_000 })
+  site.reset()
+  await call('browser_recording_start', { name: workflow, description: task.ask })
+  let recorded
+  try {
+    await task.run(new Agent(server), site)
+  } catch (err) {
+    recorded = String(err instanceof Error ? err.message : err).slice(0, 300)
+  }
+  const stop = await call('browser_recording_stop')
+  if (recorded || stop.isError)
+    return { ok: false, calls: 1, error: `not recorded: ${recorded ?? textOf(stop).slice(0, 300)}` }
+  const steps = stop.structuredContent?.steps?.length ?? 0
+  server.cli(['workflow', 'set', workflow, 'auto'])
+  // The CLI has the daemon re-read its files; the first request after that may find its connection
+  // closed, so this waits (and retries) until the workflow is listed.
+  for (let i = 0; i < 50; i++) {
+    const listed = await server.client.listTools().catch(() => ({ tools: [] }))
+    if (listed.tools.some((t) => t.name === `workflow_${workflow}`)) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  site.reset()
+  const t0 = performance.now()
+  const result = await call(`workflow_${workflow}`, task.secrets ?? {})
+  const ms = Math.round(performance.now() - t0)
+  const text = textOf(result)
+  let ok = false
+  for (let i = 0; i < 30 && !(ok = site.check(name)); i++) await new Promise((r) => setTimeout(r, 100))
+  const run = result.structuredContent ?? {}
+  const error = result.isError
+    ? text.slice(0, 300)
+    : run.ok === false
+      ? `stopped at step ${run.stopped?.step}: ${run.stopped?.reason} ${run.stopped?.message ?? ''}`.slice(
+          0,
+          300,
+        )
+      : !ok && task.reads
+        ? 'the answer is read off the page: a workflow returns no page text, so one more call would read it'
+        : undefined
+  return {
+    ok,
+    calls: 1,
+    steps,
+    tokens: tokens(text),
+    ms,
+    ofFirstPass: { tokens: round2(tokens(text) / first.tokens), ms: round2(ms / first.ms) },
+    ...(error ? { error } : {}),
+  }
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100
 }
 
 function execVersion() {

@@ -4,7 +4,7 @@
 //   started on its own, headless, 1280x720, no automation attached), the browser tools turned on as a user does;
 // - Playwright MCP and chrome-devtools-mcp at their pinned versions (bench/peerServers.mjs installs
 //   and starts them), over stdio, each launching /usr/bin/chromium headless at 1280x720 itself.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -200,6 +200,16 @@ async function bridge({ flowGuard, inspect = false } = {}) {
         await mcp.close()
         await cleanup()
       },
+      /** `bridge <args>` against this daemon and its config, as a user types it (the workflows pass). */
+      cli: (args) =>
+        execFileSync(
+          process.execPath,
+          [join(root, 'dist/cli/bridge.js'), ...args, '--port', String(target.port)],
+          {
+            env: { ...process.env, BRIDGE_CONFIG_DIR: configDir, NO_COLOR: '1' },
+            encoding: 'utf8',
+          },
+        ),
       open: (url) => ['browser_navigate', { url }],
       snapshot: () => ['browser_snapshot', {}],
       click: (ref) => ['browser_click', { ref }],

@@ -144,6 +144,8 @@ const named = (name) => new RegExp(`"${esc(name)}`)
 export const TASKS = {
   article: {
     ask: 'In which year did the hill observatory open to the public?',
+    // The answer is read off the page, not done on it.
+    reads: true,
     async run(a, site) {
       await a.open(site.url('/article'))
       return { answer: await a.read(/opened to the public in (\d{4})/) }
@@ -195,6 +197,9 @@ export const TASKS = {
   },
   login: {
     ask: 'Sign in as ada (password "correct horse") and tell me the balance.',
+    reads: true,
+    // A password is a secret variable with no stored value: each run of the workflow gives it.
+    secrets: { password: 'correct horse' },
     async run(a, site) {
       await a.open(site.url('/login'))
       await a.type(await a.ref(/textbox "Username"/), 'ada')

@@ -15,6 +15,7 @@ import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
+import type { ToolStepAnswer } from '../builtins/context'
 import { dispatchTool, runningDispatches } from './dispatcher'
 import { proveDaemon } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
@@ -30,6 +31,8 @@ const PROGRESS_PER_SECOND = 20
 const REGISTRY_QUERY_TIMEOUT_MS = 45_000
 /** An install may take npm 5 min, and as long again to put the previous version back. */
 const REGISTRY_CHANGE_TIMEOUT_MS = 11 * 60_000
+/** A workflow's tool step: the call, and an approval the user may take a while to answer. */
+const TOOL_STEP_TIMEOUT_MS = 11 * 60_000
 
 type Notif<K extends keyof typeof ServerNotifications> = Static<(typeof ServerNotifications)[K]>
 
@@ -211,6 +214,13 @@ export class BackgroundApp {
                 log: (dispatchId, plugin, level, message, data) =>
                   this.logs.add({ plugin, dispatchId, level, message, data, ts: Date.now() }),
                 beforeResult: () => this.logs.flush(),
+                // A tool step may wait for its own approval: as long as a call may.
+                toolStep: (run, step) =>
+                  this.ask(
+                    'workflow.toolStep',
+                    { run, step },
+                    TOOL_STEP_TIMEOUT_MS,
+                  ) as Promise<ToolStepAnswer>,
               }),
         'tool.sinkOrigin': (params) => sinkOriginOf(params, this.tracker),
         'plugin.uninstall': (params) => {

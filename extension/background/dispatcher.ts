@@ -8,6 +8,7 @@
 import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } from '../../src/protocol'
 import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool, runWorkflowTool, type BuiltinContext } from '../builtins'
+import type { ToolStepAnswer } from '../builtins/context'
 import { isWorkflowToolName } from '../../src/protocol/workflow'
 import { rankTabs } from '../lib/tabChoice'
 import { originOf, takeApprovedOrigin } from '../builtins/approvedTabs'
@@ -36,6 +37,8 @@ export interface DispatchHooks {
   log(dispatchId: string, plugin: string, level: LogLevel, message: string, data?: unknown): void
   /** Right before the answer leaves: sends pending plugin logs of the call ahead of it. */
   beforeResult(): void
+  /** A running workflow's tool step, made by the daemon (`workflow.toolStep`). */
+  toolStep?(run: string, step: number): Promise<ToolStepAnswer>
 }
 
 /** dispatchId -> where it runs; progress events are accepted only from that tab. */
@@ -197,6 +200,7 @@ async function runBuiltin(
       ...(params.session !== undefined ? { session: params.session } : {}),
       progress: (p, total, message) => hooks.progress(params.dispatchId, p, total, message),
       log: (level, message, data) => hooks.log(params.dispatchId, BROWSER_PLUGIN, level, message, data),
+      ...(hooks.toolStep ? { toolStep: hooks.toolStep.bind(hooks) } : {}),
     })
     hooks.beforeResult()
     return { output, ...(origins.length ? { origins } : {}) }

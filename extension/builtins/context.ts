@@ -16,6 +16,15 @@ export interface BuiltinContext {
   log(level: LogLevel, message: string, data?: unknown): void
   /** Hears the origins a tab tool's result was read from (the page's before and after): its data-flow labels. */
   labelOrigins?(origins: string[]): void
+  /** A running workflow's tool step: the daemon calls the tool its plan holds (`workflow.toolStep`). */
+  toolStep?(run: string, step: number): Promise<ToolStepAnswer>
+}
+
+/** The daemon's answer to a workflow's tool step. */
+export interface ToolStepAnswer {
+  ok: boolean
+  output?: unknown
+  error?: { code: string; message: string }
 }
 
 export type BuiltinHandler = (input: never, ctx: BuiltinContext) => Promise<unknown>

@@ -136,7 +136,7 @@ export async function runBuiltinTool(tool: string, input: unknown, ctx: BuiltinC
           `tab ${tab.id} now shows ${shown ?? 'no web page'}, not ${approved} as when the call was approved: nothing ran`,
         )
     }
-    await captureTarget(tool, args, ctx)
+    await captureTarget(tool, args, ctx, tab)
     const output = await handler(args as never, ctx)
     if (tab?.id !== undefined && ctx.labelOrigins) {
       const after = await chrome.tabs.get(tab.id).catch(() => undefined)

@@ -25,6 +25,12 @@ import { getTab, resolveTab, tabIdOf } from './tabLookup'
 
 type RunTool = (tool: string, input: Record<string, unknown>, ctx: BuiltinContext) => Promise<unknown>
 
+/** The tab a run acts in, the tabs its steps opened, and the element refs a step found. */
+interface RunState {
+  tabId: number
+  opened: number[]
+}
+
 /** How long a post-condition may take to show after the page settled (a slow render); polled, not slept. */
 export const REPLAY = { postWaitMs: 5_000, pollMs: 100, reportChars: 3_000 }
 
@@ -51,12 +57,14 @@ async function frameIdOf(tab: chrome.tabs.Tab, path: readonly string[] | undefin
 
 async function act(
   step: ResolvedStep,
-  tabId: number,
-  ref: string | undefined,
+  state: RunState,
+  refs: Refs,
+  plan: WorkflowRunInput,
   run: RunTool,
   ctx: BuiltinContext,
 ) {
-  const at = ref === undefined ? {} : { ref }
+  const { tabId } = state
+  const at = refs.ref === undefined ? {} : { ref: refs.ref }
   switch (step.action) {
     case 'navigate':
       return run('browser_navigate', { tabId, url: step.url, snapshot: 'none' }, ctx)
@@ -75,6 +83,27 @@ async function act(
         },
         ctx,
       )
+    case 'fill': {
+      const fields = [
+        { ...at, value: valueOf(step) },
+        ...(refs.more ?? []).map(({ ref, value }) => ({ ref, value })),
+      ]
+      const filled = await run('browser_fill_form', { tabId, fields, snapshot: 'none' }, ctx)
+      // A field that fails does not fail the form call: its result says so.
+      const text = typeof filled === 'string' ? filled : JSON.stringify(filled)
+      if (!text.includes(`Filled ${fields.length} of ${fields.length} fields.`))
+        throw new StepStop('action_failed', text.split('\n').slice(0, 3).join(' '))
+      return filled
+    }
+    case 'drag':
+      return run('browser_drag', { tabId, fromRef: refs.ref, toRef: refs.to }, ctx)
+    case 'upload':
+      // The files the daemon read for this run from the allowed upload folders.
+      return run('browser_upload_file', { tabId, ...at, files: step.files ?? [] }, ctx)
+    case 'switchTab':
+      return switchTab(step, state, run, ctx)
+    case 'tool':
+      return toolStep(step, plan, ctx)
     case 'select':
       return run('browser_select_option', { tabId, ...at, values: step.values ?? [], snapshot: 'none' }, ctx)
     case 'press':
@@ -102,11 +131,114 @@ async function act(
       )
     case 'wait':
       return run('browser_wait_for', { tabId, text: step.text }, ctx)
-    default:
+  }
+}
+
+/** The elements a step acts on, found by the ladder; `more`: the fill steps right after it, done in the same call. */
+interface Refs {
+  ref?: string
+  to?: string
+  more?: { index: number; ref: string; value: string | boolean }[]
+}
+
+const valueOf = (step: ResolvedStep): string | boolean => step.checked ?? step.text ?? ''
+
+/**
+ * The fill steps that follow a fill step in the same frame, up to the first with a post-condition:
+ * each found by its own first signal on its own origin (one that would need healing, or is not found,
+ * ends the group and runs as a step of its own). One form call fills them all, as the agent's did.
+ */
+async function fillsAfter(
+  step: ResolvedStep,
+  plan: WorkflowRunInput,
+  tab: chrome.tabs.Tab,
+  frameId: number,
+  expected: string | undefined,
+): Promise<NonNullable<Refs['more']>> {
+  const more: NonNullable<Refs['more']> = []
+  if (step.action !== 'fill' || step.post) return more
+  const frame = JSON.stringify(step.target?.frame ?? [])
+  for (const next of plan.steps.slice(plan.steps.indexOf(step) + 1)) {
+    if (next.action !== 'fill' || !next.target || JSON.stringify(next.target.frame ?? []) !== frame) break
+    const found = await find(tab, next.target, frameId, next, expected).catch(() => undefined)
+    if (!found || found.by !== found.first) break
+    more.push({ index: next.index, ref: found.ref, value: valueOf(next) })
+    if (next.post) break
+  }
+  return more
+}
+
+/** The daemon calls the step's tool as the run's client, through the path every call takes. */
+async function toolStep(step: ResolvedStep, plan: WorkflowRunInput, ctx: BuiltinContext) {
+  if (plan.run === undefined || !ctx.toolStep)
+    throw new StepStop('action_failed', `this run cannot call ${step.tool ?? 'a tool'}`)
+  const answer = await ctx.toolStep(plan.run, step.index)
+  if (!answer.ok)
+    throw new StepStop(
+      'action_failed',
+      `${step.tool ?? 'the tool'} failed: ${answer.error?.code ?? 'tool_error'}: ${answer.error?.message ?? ''}`,
+    )
+  return answer.output
+}
+
+/** Origin and path of a URL, as steps name tabs: no query, no fragment. */
+const pageOf = (url: string | undefined): string | undefined => {
+  try {
+    if (!url) return undefined
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A tab at the step's URL (origin and path): one this run opened (the latest first), else the run's
+ * own, else any; polled while a new tab loads. Acting in it is checked as any step is (the agent's tab
+ * group, the origin).
+ */
+async function switchTab(step: ResolvedStep, state: RunState, run: RunTool, ctx: BuiltinContext) {
+  const wanted = pageOf(step.url)
+  if (!wanted) throw new StepStop('action_failed', 'the step names no tab')
+  const deadline = Date.now() + REPLAY.postWaitMs
+  for (;;) {
+    const tabs = await chrome.tabs.query({})
+    const order = [...state.opened].reverse().concat(state.tabId)
+    const ranked = [
+      ...order.map((id) => tabs.find((t) => t.id === id)),
+      ...tabs.filter((t) => t.id !== undefined && !order.includes(t.id)),
+    ]
+    const found = ranked.find((t) => t && pageOf(t.url) === wanted)
+    if (found?.id !== undefined) {
+      await run('browser_focus_tab', { tabId: found.id }, ctx)
+      state.tabId = found.id
+      return { switched: found.id }
+    }
+    if (Date.now() > deadline) throw new StepStop('not_found', `no tab is open at ${wanted}`)
+    await sleep(REPLAY.pollMs)
+  }
+}
+
+/** After a click that opened a tab when it was recorded: the tab it opens now, at the recorded page. */
+async function followOpened(step: ResolvedStep, state: RunState, before: ReadonlySet<number>) {
+  const wanted = pageOf(step.post?.tab)
+  if (!wanted) return
+  const deadline = Date.now() + REPLAY.postWaitMs
+  for (;;) {
+    const opened = (await chrome.tabs.query({})).filter(
+      (t) => t.id !== undefined && !before.has(t.id) && t.openerTabId === state.tabId,
+    )
+    const match = opened.find((t) => pageOf(t.pendingUrl ?? t.url) === wanted)
+    if (match?.id !== undefined) {
+      state.opened.push(match.id)
+      return
+    }
+    if (Date.now() > deadline)
       throw new StepStop(
-        'action_failed',
-        `a ${step.action} step cannot be replayed by this version of bridge`,
+        'post_condition',
+        `after the step, no new tab opened at ${wanted}${opened.length ? ` (opened: ${opened.map((t) => pageOf(t.url) ?? 'a blank tab').join(', ')})` : ''}`,
       )
+    await sleep(REPLAY.pollMs)
   }
 }
 
@@ -200,6 +332,41 @@ function originCheck(step: ResolvedStep, expected: string | undefined, now: stri
     )
 }
 
+/** The actions whose target the ladder finds before they act. */
+const ACTS_ON_TARGET = new Set<ResolvedStep['action']>([
+  'click',
+  'type',
+  'fill',
+  'select',
+  'press',
+  'scroll',
+  'drag',
+  'upload',
+])
+
+/** One element by the ladder, on the step's own origin; a miss stops the run. */
+async function find(
+  tab: chrome.tabs.Tab,
+  target: NonNullable<ResolvedStep['target']>,
+  frameId: number,
+  step: ResolvedStep,
+  expected: string | undefined,
+): Promise<Found & { ref: string }> {
+  const found = await runInPage<Found>(tab, 'findTarget', { target }, frameId)
+  originCheck(step, expected, found.origin, frameId)
+  if (!found.ref) {
+    const many = Object.values(found.tried).some((n) => n > 1)
+    const tried = Object.entries(found.tried)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')
+    throw new StepStop(
+      many ? 'ambiguous' : 'not_found',
+      `no signal of the target found exactly one element (${tried || 'no signals'})`,
+    )
+  }
+  return found as Found & { ref: string }
+}
+
 const words = (step: ResolvedStep) => {
   const t = step.target
   const what = t?.describe ?? (t?.role && t.name ? `${t.role} "${t.name}"` : (t?.css ?? ''))
@@ -212,57 +379,65 @@ export async function runWorkflow(
   run: RunTool,
   ctx: BuiltinContext,
 ): Promise<WorkflowRunOutput> {
-  const tabId = tabIdOf(await resolveTab(plan.tabId))
+  const state: RunState = { tabId: tabIdOf(await resolveTab(plan.tabId)), opened: [] }
   const steps: StepOutcome[] = []
   let expected: string | undefined
+  /** Steps done inside an earlier step's call (fills of one form). */
+  const done = new Set<number>()
   for (const step of plan.steps) {
+    if (done.has(step.index)) continue
     const started = Date.now()
     let healed: StepOutcome['healed']
+    const { tabId } = state
     try {
-      let ref: string | undefined
+      const refs: Refs = {}
       let frameId = 0
-      if (step.target && step.action !== 'navigate' && step.action !== 'dialog') {
+      if (step.target && ACTS_ON_TARGET.has(step.action)) {
         const tab = await getTab(tabId)
         frameId = await frameIdOf(tab, step.target.frame)
-        const found = await runInPage<Found>(tab, 'findTarget', { target: step.target }, frameId)
-        originCheck(step, expected, found.origin, frameId)
-        if (!found.ref) {
-          const many = Object.values(found.tried).some((n) => n > 1)
-          const tried = Object.entries(found.tried)
-            .map(([s, n]) => `${s}: ${n}`)
-            .join(', ')
-          throw new StepStop(
-            many ? 'ambiguous' : 'not_found',
-            `no signal of the target found exactly one element (${tried || 'no signals'})`,
-          )
-        }
-        ref = found.ref
+        const found = await find(tab, step.target, frameId, step, expected)
+        refs.ref = found.ref
         if (found.by !== found.first && found.first && found.by && found.now)
           healed = {
             from: found.first,
             by: found.by,
             target: { ...found.now, ...(step.target.frame ? { frame: step.target.frame } : {}) },
           }
+        if (step.action === 'drag' && step.to) {
+          const toFrame = await frameIdOf(tab, step.to.frame)
+          refs.to = (await find(tab, step.to, toFrame, { ...step, target: step.to }, expected)).ref
+        }
       } else if (step.action === 'press' || step.action === 'scroll') {
         // Keys go to whatever has focus: only on the origin the run is on.
         originCheck(step, expected, originOf((await getTab(tabId)).url) ?? 'an unknown origin', 0)
       }
+      if (step.action === 'fill' && refs.ref !== undefined)
+        refs.more = await fillsAfter(step, plan, await getTab(tabId), frameId, expected)
+      const before = new Set(step.post?.tab ? (await chrome.tabs.query({})).map((t) => t.id) : [])
       try {
-        await act(step, tabId, ref, run, ctx)
+        await act(step, state, refs, plan, run, ctx)
       } catch (err) {
         if (err instanceof StepStop) throw err
         throw new StepStop('action_failed', messageOf(err))
       }
-      const misses = await postMisses(step, tabId, frameId)
+      const last = plan.steps.find((s) => s.index === refs.more?.at(-1)?.index) ?? step
+      const misses = await postMisses(last, tabId, frameId)
       if (misses.length) throw new StepStop('post_condition', `after the step, ${misses.join('; ')}`)
-      if (step.action === 'navigate') expected = originOf(step.url) ?? expected
-      expected = originOf(step.post?.url) ?? expected
+      await followOpened(step, state, before as Set<number>)
+      if (step.action === 'navigate' || step.action === 'switchTab') expected = originOf(step.url) ?? expected
+      expected = originOf(last.post?.url) ?? expected
+      // Each step done re-arms the call's timeout: a long run is not a stuck one.
+      ctx.progress(step.index, plan.steps.length, `step ${step.index} done`)
       steps.push({
         index: step.index,
         ok: true,
         durationMs: Date.now() - started,
         ...(healed ? { healed } : {}),
       })
+      for (const { index } of refs.more ?? []) {
+        done.add(index)
+        steps.push({ index, ok: true, durationMs: 0 })
+      }
     } catch (err) {
       const stop = err instanceof StepStop ? err : new StepStop('action_failed', messageOf(err))
       const message = hide(stop.message, plan.secrets)
@@ -275,17 +450,18 @@ export async function runWorkflow(
       return {
         ok: false,
         steps,
-        tabId,
+        tabId: state.tabId,
         stopped: {
           step: step.index,
           action: hide(words(step), plan.secrets),
           reason: stop.reason,
           message,
           ...(step.post ? { expected: hidePost(step.post, plan.secrets) } : {}),
-          page: await around(step, tabId, plan.secrets),
+          page: await around(step, state.tabId, plan.secrets),
         },
+        ...(plan.run !== undefined ? { run: plan.run } : {}),
       }
     }
   }
-  return { ok: true, steps, tabId }
+  return { ok: true, steps, tabId: state.tabId, ...(plan.run !== undefined ? { run: plan.run } : {}) }
 }

@@ -4,7 +4,7 @@
  * kept here by the call's dispatch id; stop hands them to the daemon, which joins them to the calls
  * its call path saw (src/workflows). Nothing else is recorded here: the calls are the daemon's.
  */
-import type { Target } from '../../src/protocol/workflow'
+import type { CapturedCall, Target } from '../../src/protocol/workflow'
 import type { workflows as defs } from '../../src/tools'
 import type { BuiltinContext, Handlers } from './context'
 import { invalid } from './errors'
@@ -25,7 +25,7 @@ const MAX_STEPS = 500
 
 interface Recording {
   name: string
-  targets: Map<string, Target>
+  calls: Map<string, CapturedCall>
 }
 
 /** Recordings by the calling client's name (one each). */
@@ -46,19 +46,51 @@ export async function framePathOf(tab: chrome.tabs.Tab, frameId: number): Promis
   return path
 }
 
-/** Before a recorded call acts: its element's signals, kept under the call's dispatch id. */
-export async function captureTarget(tool: string, args: Record<string, unknown>, ctx: BuiltinContext) {
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+
+/** An element's signals, with its frame path; undefined when the call names no element. */
+async function signalsOf(tab: chrome.tabs.Tab, ref: unknown, selector: unknown): Promise<Target | undefined> {
+  if (str(ref) === undefined && str(selector) === undefined) return undefined
+  const target = await runInPage<Target>(tab, 'targetSignals', { ref: str(ref), selector: str(selector) })
+  const frameId = frameOfRef(str(ref))
+  const frame = frameId ? await framePathOf(tab, frameId) : []
+  return frame.length ? { ...target, frame } : target
+}
+
+/**
+ * Before a recorded call acts: the tab it acts in (a call in another tab than the last one becomes a
+ * tab switch) and its elements' signals (a form's fields, a drag's two ends), kept under the call's
+ * dispatch id.
+ */
+export async function captureTarget(
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: BuiltinContext,
+  tab: chrome.tabs.Tab | undefined,
+) {
   const recording = recordings.get(clientOf(ctx))
-  if (!recording || !TARGET_TOOLS.has(tool) || recording.targets.size >= MAX_STEPS) return
-  const ref = typeof args.ref === 'string' ? args.ref : undefined
-  const selector = typeof args.selector === 'string' ? args.selector : undefined
-  if (ref === undefined && selector === undefined) return
+  if (!recording || recording.calls.size >= MAX_STEPS) return
+  const captured: CapturedCall = {
+    ...(tab?.id !== undefined && tab.url ? { tab: { id: tab.id, url: tab.url } } : {}),
+  }
+  recording.calls.set(ctx.dispatchId, captured)
   try {
-    const tab = await resolveTab(args.tabId as number | undefined)
-    const target = await runInPage<Target>(tab, 'targetSignals', { ref, selector })
-    const frameId = frameOfRef(ref)
-    const frame = frameId ? await framePathOf(tab, frameId) : []
-    recording.targets.set(ctx.dispatchId, frame.length ? { ...target, frame } : target)
+    const named = TARGET_TOOLS.has(tool) || tool === 'browser_fill_form' || tool === 'browser_drag'
+    if (!named) return
+    const at = tab ?? (await resolveTab(args.tabId as number | undefined))
+    if (TARGET_TOOLS.has(tool)) {
+      const target = await signalsOf(at, args.ref, args.selector)
+      if (target) captured.target = target
+    } else if (tool === 'browser_fill_form' && Array.isArray(args.fields)) {
+      const fields: Target[] = []
+      for (const field of args.fields as Record<string, unknown>[])
+        fields.push((await signalsOf(at, field.ref, field.selector)) ?? {})
+      captured.fields = fields
+    } else if (tool === 'browser_drag') {
+      const from = await signalsOf(at, args.fromRef, args.fromSelector)
+      const to = await signalsOf(at, args.toRef, args.toSelector)
+      if (from && to) Object.assign(captured, { target: from, to })
+    }
   } catch {
     // The call itself will say what is wrong with its target.
   }
@@ -66,7 +98,7 @@ export async function captureTarget(tool: string, args: Record<string, unknown>,
 
 export const workflowsHandlers: Handlers<typeof defs> = {
   recordingStart: (input, ctx) => {
-    recordings.set(clientOf(ctx), { name: input.name, targets: new Map() })
+    recordings.set(clientOf(ctx), { name: input.name, calls: new Map() })
     return Promise.resolve({ recording: input.name })
   },
   recordingStop: (_input, ctx) => {
@@ -75,7 +107,7 @@ export const workflowsHandlers: Handlers<typeof defs> = {
     if (!recording) throw invalid('no recording is running: start one with browser_recording_start')
     return Promise.resolve({
       recording: recording.name,
-      steps: [...recording.targets].map(([dispatchId, target]) => ({ dispatchId, target })),
+      steps: [...recording.calls].map(([dispatchId, captured]) => ({ dispatchId, ...captured })),
     })
   },
 }

@@ -195,7 +195,7 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
   /** Valid input through the tool's daemon-side step: its refusal is invalid input. */
   const prepareInput = async (call: ToolInvocationInput, system: SystemLookup): Promise<PreparedInput> => {
     const tool = catalog.get(call.tool)
-    const prepared = await tool?.prepare?.(call.input)
+    const prepared = await tool?.prepare?.(call.input, { client: call.client, session: call.session })
     if (prepared && !prepared.ok) return refuse('invalid_input', prepared.message)
     const input = prepared ? prepared.value : call.input
     if (!tool || !deps.guard) return { ok: true, input }

@@ -45,6 +45,12 @@ export interface CatalogBrowserTool {
   prepare?(input: unknown, context: BrowserToolContext): Promise<Prepared<unknown>>
 }
 
+/** Who makes a call, as a tool's daemon-side step sees it. */
+export interface CallerOf {
+  client: string
+  session: string
+}
+
 /** A saved workflow as a tool (src/workflows): `workflow_<name>` with the workflow's own permission. */
 export interface CatalogWorkflowTool {
   fullName: string
@@ -55,8 +61,11 @@ export interface CatalogWorkflowTool {
   /** The run's result: `{ ok, ... }`, sent as structuredContent. */
   outputSchema: Record<string, unknown>
   permission: Permission
-  /** The plan the extension replays, the variables filled in; a missing one is refused by name. */
-  prepare(input: unknown): Promise<Prepared<unknown>>
+  /**
+   * The plan the extension replays, the variables filled in and uploads read; a missing one is
+   * refused by name. `caller` is who runs it: the run's tool steps are called as that client.
+   */
+  prepare(input: unknown, caller?: CallerOf): Promise<Prepared<unknown>>
   /** The whole plan in words, for the approval card. */
   plan(input: unknown): string[]
 }
@@ -104,7 +113,7 @@ export interface CatalogTool {
   /** Checks a call's input against the tool's schema. */
   validate(input: unknown): InputCheck
   /** A built-in's daemon-side step on valid input: what the extension gets instead (files read by path). */
-  prepare?(input: unknown): Promise<Prepared<unknown>>
+  prepare?(input: unknown, caller?: CallerOf): Promise<Prepared<unknown>>
   /** Set for a site's own tool (WebMCP): `plugin` is then the site's origin and `key` the declared name. */
   site?: SiteTool
   /** A workflow's whole plan in words, for the one approval card that covers its steps. */
@@ -314,7 +323,7 @@ function build(source: CatalogSource): Built {
       ...outputChecks(workflow.outputSchema),
       permission: skipAsks ? 'auto' : workflow.permission,
       validate: lazyValidator(workflow.inputSchema),
-      prepare: (input) => workflow.prepare(input),
+      prepare: (input, caller) => workflow.prepare(input, caller),
       plan: (input) => workflow.plan(input),
     })
   }

@@ -350,6 +350,21 @@ export const WsMethods = {
   ),
   /** Open a folder on the host: only the config directory or a known local plugin's folder. */
   'folder.open': request('extension', Type.Object({ path: Type.String() }), Ok),
+  /**
+   * A running workflow's `tool` step (a plugin's or a site's tool): the daemon makes the call its plan
+   * holds for that step, as the run's client, through the path every call takes (scope, permission,
+   * approval, the data-flow guard, audit). `run` is the id the plan carried; the extension names only
+   * the step, never the tool or its input.
+   */
+  'workflow.toolStep': request(
+    'extension',
+    Type.Object({ run: Type.String({ maxLength: 64 }), step: Type.Integer({ minimum: 1 }) }),
+    Type.Object({
+      ok: Type.Boolean(),
+      output: Type.Optional(Type.Unknown()),
+      error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+    }),
+  ),
 } satisfies Record<string, WsNotificationDef | WsRequestDef>
 
 type Methods = typeof WsMethods

@@ -73,6 +73,8 @@ export const PostCondition = Type.Object({
   appeared: Type.Optional(Type.Array(Str(300), { maxItems: 5 })),
   /** A JavaScript dialog the step opened. */
   dialog: Type.Optional(Type.Object({ type: Str(20), message: Type.Optional(Str(500)) })),
+  /** A tab the step opened (a link to a new tab), at this URL (origin and path): replay follows it. */
+  tab: Type.Optional(Str(2100)),
 })
 export type PostCondition = Static<typeof PostCondition>
 
@@ -80,9 +82,11 @@ export const STEP_ACTIONS = [
   'navigate',
   'click',
   'type',
+  'fill',
   'select',
   'press',
   'scroll',
+  'drag',
   'upload',
   'dialog',
   'wait',
@@ -97,8 +101,12 @@ export const Step = Type.Object({
   target: Type.Optional(Target),
   /** navigate, switchTab: the URL (switchTab: of the tab to switch to, origin and path). */
   url: Type.Optional(Str(2100)),
-  /** type: the text; dialog: a prompt's answer; wait: the text to wait for. */
+  /** type, fill: the text; dialog: a prompt's answer; wait: the text to wait for. */
   text: Type.Optional(Str(20_000)),
+  /** fill: a checkbox's or radio button's state (instead of text). */
+  checked: Type.Optional(Type.Boolean()),
+  /** drag: the element dropped onto. */
+  to: Type.Optional(Target),
   /** select: the options' values or labels. */
   values: Type.Optional(Type.Array(Str(2000), { maxItems: 100 })),
   /** press: the key combination. */
@@ -122,12 +130,35 @@ export const Step = Type.Object({
 })
 export type Step = Static<typeof Step>
 
-/** A step as the extension runs it: the variables filled in. */
-export type ResolvedStep = Step & { index: number }
+/**
+ * What the extension takes of a recorded call before it acts: the tab it acts in, and the signals of
+ * its element (a form's fields, one each; a drag's ends, `target` and `to`).
+ */
+export interface CapturedCall {
+  tab?: { id: number; url: string }
+  target?: Target
+  fields?: Target[]
+  to?: Target
+}
+
+/** A file an upload step gives, read by the daemon from the upload folders when the run starts. */
+export interface PlannedFile {
+  name: string
+  mimeType: string
+  base64: string
+}
+
+/** A step as the extension runs it: the variables filled in, an upload's files read. */
+export type ResolvedStep = Step & { index: number; files?: PlannedFile[] }
 
 /** What `tool.dispatch` of a `workflow_<name>` tool carries: the whole plan, values filled in. */
 export interface WorkflowRunInput {
   workflow: string
+  /**
+   * The run's id while it runs: a `tool` step is called by the daemon (`workflow.toolStep` with this
+   * id and the step's number), through the path every call takes, with the input the daemon planned.
+   */
+  run?: string
   steps: ResolvedStep[]
   /** A step's text to leave out of reports (secrets, by value). */
   secrets: string[]
@@ -158,6 +189,8 @@ export interface StopReport {
 
 /** What the extension answers a run with. */
 export interface WorkflowRunOutput {
+  /** The run's id, as given: the daemon forgets the run when its result comes back. */
+  run?: string
   ok: boolean
   steps: StepOutcome[]
   stopped?: StopReport

@@ -1,15 +1,8 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
-import { defineBrowserTool, type BrowserToolContext, type Prepared, type UploadFile } from './define'
-import {
-  decodedSize,
-  MAX_FILE_BYTES,
-  RefField,
-  SelectorField,
-  SnapshotModeField,
-  TabIdField,
-  OrNull,
-} from './common'
+import { defineBrowserTool } from './define'
+import { readPaths } from './uploadPaths'
+import { RefField, SelectorField, SnapshotModeField, TabIdField, OrNull } from './common'
 
 const Key = Type.String({
   minLength: 1,
@@ -29,27 +22,6 @@ const FilePaths = Type.Optional(
     description: 'In an allowed folder: absolute or relative to it.',
   }),
 )
-
-/**
- * Daemon side of upload and drop: each path is read from the folders the user allowed and joins the
- * files sent as bytes, so the extension gets bytes only; all of them together stay within MAX_FILE_BYTES.
- */
-async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
-  input: T,
-  context: BrowserToolContext,
-): Promise<Prepared<T>> {
-  const { paths, ...rest } = input
-  if (!paths?.length) return { ok: true, value: input }
-  const files = [...(input.files ?? [])]
-  let left = MAX_FILE_BYTES - files.reduce((sum, f) => sum + decodedSize(f.base64), 0)
-  for (const path of paths) {
-    const read = await context.readUploadFile(path, Math.max(0, left))
-    if (!read.ok) return read
-    files.push(read.value)
-    left -= decodedSize(read.value.base64)
-  }
-  return { ok: true, value: { ...rest, files } as unknown as T }
-}
 
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',

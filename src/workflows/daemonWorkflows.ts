@@ -4,19 +4,31 @@
  * does between browser_recording_start and browser_recording_stop, and that keeps a replay's
  * healed locators and audits its steps.
  */
+import { randomUUID } from 'node:crypto'
 import type { AuditEntry } from '../audit'
-import type { CatalogWorkflowTool } from '../catalog/toolCatalog'
+import type { CallerOf, CatalogWorkflowTool } from '../catalog/toolCatalog'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import { BROWSER_PLUGIN } from '../protocol/constants'
 import {
   isWorkflowToolName,
   WORKFLOW_TOOL_PREFIX,
-  type Target,
+  type CapturedCall,
+  type ResolvedStep,
+  type WorkflowRunInput,
   type WorkflowRunOutput,
 } from '../protocol/workflow'
 import { log } from '../log'
+import type { BrowserToolContext } from '../tools/define'
+import { readPaths } from '../tools/uploadPaths'
 import { WORKFLOW_FORMAT_VERSION, type Workflow } from './format'
-import { inputSchemaOf, planInWords, resolvePlan, stepInWords, toolDescriptionOf } from './plan'
+import {
+  inputSchemaOf,
+  planInWords,
+  resolvePlan,
+  stepInWords,
+  toolDescriptionOf,
+  type Resolved,
+} from './plan'
 import { buildSteps, type SeenCall } from './steps'
 import { createWorkflowStore, type WorkflowStore } from './store'
 
@@ -25,6 +37,8 @@ const logger = log.withTag('workflows')
 /** Tools whose results hold secrets an agent may type back: their string values become secret variables. */
 const SECRET_SOURCES = new Set(['browser_get_cookies', 'browser_local_storage_get'])
 const MAX_CALLS = 500
+/** A run the extension never answered is forgotten after this long (its tool steps refused). */
+const RUN_TTL_MS = 60 * 60_000
 /** A run's result: ok, how many steps ran, which healed, where it stopped (open: see afterRun). */
 const RUN_OUTPUT_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
 
@@ -45,6 +59,29 @@ export interface DaemonWorkflows {
   reread(): void
   /** The call path's hook: sees every finished call; may give the agent a different result. */
   afterCall(call: FinishedCall): ToolOutcome
+  /** `workflow.toolStep`: a running workflow's tool step, called as the run's client. */
+  toolStep(params: { run: string; step: number }): Promise<ToolStepAnswer>
+}
+
+export interface ToolStepAnswer {
+  ok: boolean
+  output?: unknown
+  error?: { code: string; message: string }
+}
+
+/** A call the daemon makes for a run, through the path every call takes (src/calls/toolCalls.ts). */
+export type StepCall = (call: {
+  name: string
+  input: unknown
+  client: string
+  session: string
+}) => Promise<ToolOutcome>
+
+/** A run between its plan and its result: what its tool steps may call, and as whom. */
+interface Run {
+  caller: CallerOf
+  steps: readonly ResolvedStep[]
+  started: number
 }
 
 interface Recording {
@@ -59,6 +96,10 @@ export interface DaemonWorkflowsDeps {
   audit: { record(entry: AuditEntry): void }
   /** The tool list changed: tell agents and the extension. */
   onChanged(): void
+  /** Reads an upload step's paths from the folders the user allowed, as browser_upload_file does. */
+  uploads: BrowserToolContext
+  /** Makes a tool step's call (set once the call path exists). */
+  callTool: StepCall
 }
 
 const textOf = (output: unknown): string => (typeof output === 'string' ? output : '')
@@ -75,6 +116,32 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
   const store = createWorkflowStore(deps.configDir)
   let current: readonly CatalogWorkflowTool[] = []
   const recordings = new Map<string, Recording>()
+  const runs = new Map<string, Run>()
+
+  /** Upload steps get their files read now, from the allowed folders, as an agent's upload would. */
+  const withFiles = async (
+    plan: WorkflowRunInput,
+  ): Promise<{ ok: true } | { ok: false; message: string }> => {
+    for (const step of plan.steps) {
+      if (step.action !== 'upload') continue
+      const read = await readPaths({ paths: step.paths ?? [] }, deps.uploads)
+      if (!read.ok) return { ok: false, message: `step ${step.index} (upload): ${read.message}; nothing ran` }
+      step.files = (read.value as { files?: ResolvedStep['files'] }).files ?? []
+      delete step.paths
+    }
+    return { ok: true }
+  }
+
+  /** Keeps the plan of a run that has tool steps, under a new id the plan carries. */
+  const started = (plan: WorkflowRunInput, caller: CallerOf | undefined): Resolved => {
+    const now = Date.now()
+    for (const [id, run] of runs) if (now - run.started > RUN_TTL_MS) runs.delete(id)
+    if (!plan.steps.some((step) => step.action === 'tool')) return { ok: true, value: plan }
+    if (!caller) return { ok: false, message: 'a workflow with tool steps runs only as a known client' }
+    const run = randomUUID()
+    runs.set(run, { caller, steps: plan.steps, started: now })
+    return { ok: true, value: { ...plan, run } }
+  }
 
   const toolOf = (workflow: Workflow): CatalogWorkflowTool => ({
     fullName: `${WORKFLOW_TOOL_PREFIX}${workflow.name}`,
@@ -84,12 +151,14 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
     inputSchema: inputSchemaOf(workflow),
     outputSchema: RUN_OUTPUT_SCHEMA,
     permission: workflow.permission,
-    prepare: (input) => {
+    prepare: async (input, caller) => {
       // Read again at run time: the file may have healed since the list was built.
       const fresh = store.read(workflow.name)
       const now = fresh?.ok ? fresh.workflow : workflow
       const plan = resolvePlan(now, (input ?? {}) as Record<string, unknown>)
-      return Promise.resolve(plan.ok ? { ok: true, value: plan.value } : plan)
+      if (!plan.ok) return plan
+      const files = await withFiles(plan.value)
+      return files.ok ? started(plan.value, caller) : files
     },
     plan: (input) => planInWords(workflow, (input ?? {}) as Record<string, unknown>),
   })
@@ -111,8 +180,8 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
 
   const finishRecording = (client: string, recording: Recording, output: unknown): ToolOutcome => {
     recordings.delete(client)
-    const captured = (output as { steps?: { dispatchId: string; target?: Target }[] } | null)?.steps ?? []
-    const signals = new Map(captured.flatMap((s) => (s.target ? [[s.dispatchId, s.target] as const] : [])))
+    const captured = (output as { steps?: (CapturedCall & { dispatchId: string })[] } | null)?.steps ?? []
+    const signals = new Map(captured.map(({ dispatchId, ...call }) => [dispatchId, call] as const))
     const built = buildSteps(recording.calls, signals, recording.secretsRead)
     const now = new Date().toISOString()
     const previous = store.read(recording.name)
@@ -159,6 +228,7 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
     if (!call.outcome.ok) return call.outcome
     const name = call.name.slice(WORKFLOW_TOOL_PREFIX.length)
     const run = call.outcome.output as WorkflowRunOutput
+    if (run.run !== undefined) runs.delete(run.run)
     for (const step of run.steps ?? [])
       deps.audit.record({
         timestamp: new Date().toISOString(),
@@ -212,8 +282,35 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
     return { ok: true, output }
   }
 
+  const toolStep = async ({
+    run: id,
+    step: index,
+  }: {
+    run: string
+    step: number
+  }): Promise<ToolStepAnswer> => {
+    const run = runs.get(id)
+    const step = run?.steps.find((s) => s.index === index)
+    if (!run || step?.action !== 'tool' || !step.tool)
+      return {
+        ok: false,
+        error: { code: 'invalid_input', message: 'no running workflow has that tool step' },
+      }
+    // The tool and its input are the plan's, never the extension's: the call is what was approved.
+    const outcome = await deps.callTool({
+      name: step.tool,
+      input: step.input ?? {},
+      client: run.caller.client,
+      session: run.caller.session,
+    })
+    return outcome.ok
+      ? { ok: true, output: outcome.output }
+      : { ok: false, error: { code: outcome.error.code, message: outcome.error.message } }
+  }
+
   return {
     store,
+    toolStep,
     tools: () => current,
     reread: () => {
       reread()

@@ -90,6 +90,11 @@ export function toRecorder(workflow: Workflow, given: Record<string, string> = {
       case 'select':
         if (at) steps.push({ type: 'change', ...at, value: step.values?.[0] ?? '' })
         break
+      case 'fill':
+        // A checkbox's state is set by a click only when it differs, which a flow cannot say.
+        if (at && step.checked === undefined) steps.push({ type: 'change', ...at, value: step.text ?? '' })
+        else warnings.push(`step ${step.index} (a checkbox's state) has no Recorder step and is left out`)
+        break
       case 'press':
         if (step.key && !step.key.includes('+'))
           steps.push(
@@ -173,6 +178,16 @@ export function toPlaywright(workflow: Workflow): Exported {
         break
       case 'select':
         lines.push(`  await ${at}.selectOption(${js(step.values ?? [])})`)
+        break
+      case 'fill':
+        lines.push(
+          step.checked === undefined
+            ? `  await ${at}.fill(${value(step.text)})`
+            : `  await ${at}.setChecked(${js(step.checked)})`,
+        )
+        break
+      case 'drag':
+        if (step.to) lines.push(`  await ${at}.dragTo(${locatorOf(step.to)})`)
         break
       case 'press':
         lines.push(`  await ${step.target ? at : 'page.keyboard'}.press(${js(step.key ?? '')})`)

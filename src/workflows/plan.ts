@@ -103,7 +103,13 @@ export function stepInWords(step: Step): string {
     case 'navigate':
       return `Go to ${step.url ?? ''}`
     case 'click':
-      return `Click ${targetInWords(step)}${inFrame}`
+      return `Click ${targetInWords(step)}${inFrame}${step.post?.tab ? ', which opens a tab' : ''}`
+    case 'fill':
+      return step.checked !== undefined
+        ? `${step.checked ? 'Check' : 'Uncheck'} ${targetInWords(step)}${inFrame}`
+        : `Fill ${targetInWords(step)}${inFrame} with ${step.text ?? ''}`
+    case 'drag':
+      return `Drag ${targetInWords(step)} onto ${targetInWords({ action: 'click', ...(step.to ? { target: step.to } : {}) })}${inFrame}`
     case 'type':
       return `Type ${step.text ?? ''} into ${targetInWords(step)}${inFrame}${step.submit ? ', then Enter' : ''}`
     case 'select':

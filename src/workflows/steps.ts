@@ -5,7 +5,7 @@
  * one the agent read from a cookie or storage becomes a secret variable, and its value appears nowhere
  * in what is returned (the scrub at the end makes sure of it).
  */
-import type { PostCondition, Step, Target } from '../protocol/workflow'
+import type { CapturedCall, PostCondition, Step, Target } from '../protocol/workflow'
 import type { Variable } from './format'
 import { postConditionOf } from './postCondition'
 
@@ -55,9 +55,23 @@ function fromSecret(value: string, secrets: ReadonlySet<string>): boolean {
   return false
 }
 
+/** Origin and path of a URL (how a step names a tab); undefined for a page that is not on the web. */
+function pageOf(url: string | undefined): string | undefined {
+  try {
+    const parsed = new URL(url ?? '')
+    return /^https?:$/.test(parsed.protocol) ? `${parsed.origin}${parsed.pathname}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Tabs a click's result says it opened: `Opened tab <id>: <url>`. */
+const openedBy = (text: string) =>
+  [...text.matchAll(/^Opened tab (\d+): (\S*)$/gm)].map((m) => ({ id: Number(m[1]), url: m[2]! }))
+
 export function buildSteps(
   calls: readonly SeenCall[],
-  signals: ReadonlyMap<string, Target>,
+  captured: ReadonlyMap<string, CapturedCall>,
   secretsRead: ReadonlySet<string>,
 ): BuiltSteps {
   const steps: Step[] = []
@@ -68,33 +82,100 @@ export function buildSteps(
   const secretValues = new Map<string, string>()
   /** Typed values with their variable, to put `{{name}}` in post-conditions. */
   const typed: { value: string; name: string }[] = []
+  /** A value typed (or given a tool) as a variable: a secret when it came from one. */
+  const variable = (value: string, target: Target | undefined, fallback: string): string => {
+    const secret = target?.secret === true || fromSecret(value, secretsRead)
+    const name = variableName(target, used, secret ? 'secret' : fallback)
+    variables.push(secret ? { name, secret: true } : { name, secret: false, default: value })
+    if (secret) secretValues.set(name, value)
+    else if (value.length >= 3) typed.push({ value, name })
+    return name
+  }
+  /** The tab the last step acted in, and the click steps that opened tabs (by the tab's id). */
+  let tab: number | undefined
+  const opener = new Map<number, Step>()
 
   for (const call of calls) {
     const { input } = call
-    const target = signals.get(call.id)
+    const seen = captured.get(call.id)
+    const target = seen?.target
     const post = postConditionOf(call.text)
     const withPost = <S extends Step>(step: S): S => (post ? { ...step, post } : step)
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
     if (call.plugin !== 'browser') {
-      steps.push(withPost({ action: 'tool', tool: call.tool, input }))
+      // A tool's string arguments are values like typed ones: variables, secrets kept off disk.
+      const given = Object.fromEntries(
+        Object.entries(input).map(([key, value]) => [
+          key,
+          typeof value === 'string' && value.length > 0
+            ? `{{${variable(value, { label: key }, 'value')}}}`
+            : value,
+        ]),
+      )
+      steps.push(withPost({ action: 'tool', tool: call.tool, input: given }))
       continue
     }
+    // A call in another tab than the last step's: switch to it first (by its page, as replay finds it).
+    if (seen?.tab && tab !== undefined && seen.tab.id !== tab && pageOf(seen.tab.url)) {
+      const url = pageOf(seen.tab.url)!
+      const click = opener.get(seen.tab.id)
+      if (click) click.post = { ...click.post, tab: url }
+      steps.push({ action: 'switchTab', url })
+    }
+    if (seen?.tab) tab = seen.tab.id
     switch (call.tool) {
       case 'browser_navigate':
       case 'browser_open_tab':
         if (str(input.url)) steps.push(withPost({ action: 'navigate', url: str(input.url)! }))
         break
-      case 'browser_click':
-        if (target) steps.push(withPost({ action: 'click', target }))
+      case 'browser_click': {
+        if (!target) break
+        const step: Step = withPost({ action: 'click', target })
+        // A tab it opened: followed at replay (its page filled in when a later call acts in it).
+        for (const opened of openedBy(call.text)) {
+          opener.set(opened.id, step)
+          const url = pageOf(opened.url)
+          if (url) step.post = { ...step.post, tab: url }
+        }
+        steps.push(step)
+        break
+      }
+      case 'browser_fill_form': {
+        const fields = Array.isArray(input.fields) ? (input.fields as Record<string, unknown>[]) : []
+        if (
+          !fields.length ||
+          seen?.fields?.length !== fields.length ||
+          seen.fields.some((f) => !f.css && !f.xpath)
+        ) {
+          skipped.push(`${call.tool} (its fields could not be told apart)`)
+          break
+        }
+        // One fill step a field, each with its own target; the call's result checks the last.
+        fields.forEach((field, i) => {
+          const fieldTarget = seen.fields![i]!
+          const value = field.value
+          const step: Step =
+            typeof value === 'boolean'
+              ? { action: 'fill', target: fieldTarget, checked: value }
+              : {
+                  action: 'fill',
+                  target: fieldTarget,
+                  text: `{{${variable(String(value), fieldTarget, 'text')}}}`,
+                }
+          steps.push(i === fields.length - 1 ? withPost(step) : step)
+        })
+        break
+      }
+      case 'browser_drag':
+        if (target && seen.to) steps.push(withPost({ action: 'drag', target, to: seen.to }))
+        else skipped.push(`${call.tool} (its elements could not be told apart)`)
+        break
+      case 'browser_focus_tab':
+        // The switch itself comes from the tab the next call acts in (above).
         break
       case 'browser_type': {
         if (!target) break
-        const text = str(input.text) ?? ''
-        const secret = target.secret === true || fromSecret(text, secretsRead)
-        const name = variableName(target, used, secret ? 'secret' : 'text')
-        variables.push(secret ? { name, secret: true } : { name, secret: false, default: text })
-        if (secret) secretValues.set(name, text)
-        else if (text.length >= 3) typed.push({ value: text, name })
+        const name = variable(str(input.text) ?? '', target, 'text')
         steps.push(
           withPost({
             action: 'type',
@@ -167,6 +248,7 @@ function templated(post: PostCondition, typed: readonly { value: string; name: s
           dialog: plain(post.dialog.message) ? post.dialog : { type: post.dialog.type },
         }
       : {}),
+    ...(plain(post.tab) ? { tab: post.tab } : {}),
   }
 }
 

@@ -29,6 +29,8 @@ export interface DaemonLinkParts {
   configStore: DaemonMethodParts['configStore']
   configDir: string
   sessions: McpEndpoint
+  /** A running workflow's tool step (src/workflows/daemonWorkflows.ts). */
+  workflowToolStep: DaemonMethodParts['workflowToolStep']
 }
 
 export interface DaemonLink {
@@ -56,6 +58,7 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
       reload: () => requestReload(root.system, 'request'),
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
+      workflowToolStep: parts.workflowToolStep,
     }),
     // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs), then to the one
     // call it belongs to, which hands it to its own client; an entry of no running call stays in

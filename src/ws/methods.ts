@@ -8,7 +8,7 @@ import type { Config } from '../config/schema'
 import type { ClientRequests, RequestParams } from '../protocol'
 import { createConfigMethods, type ConfigMethodsDeps } from './configMethods'
 import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
-import type { MethodHandlers } from './methodHandler'
+import type { MethodHandler, MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
 import { createSiteMethods, type SiteMethodsDeps } from './siteMethods'
 
@@ -21,6 +21,8 @@ export interface MethodDeps {
   sites: SiteMethodsDeps
   /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
   tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
+  /** `workflow.toolStep`: a running workflow's tool step, called by the daemon (src/workflows). */
+  workflowToolStep: MethodHandler<'workflow.toolStep'>
 }
 
 export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
@@ -30,6 +32,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     ...createRegistryMethods(deps.registry),
     ...createSiteMethods(deps.sites),
     'folder.open': createFolderOpen(deps.folders),
+    'workflow.toolStep': deps.workflowToolStep,
   }
 }
 
@@ -45,6 +48,7 @@ export interface DaemonMethodParts {
   /** After a config change: announcements to the extension and the MCP sessions. */
   onConfigChanged: () => void
   tabStateChanged: MethodDeps['tabStateChanged']
+  workflowToolStep: MethodDeps['workflowToolStep']
 }
 
 /** The daemon's /ws table, composed from its parts. */
@@ -53,6 +57,7 @@ export function daemonMethodHandlers(parts: DaemonMethodParts): MethodHandlers {
   const updateConfig = (mutate: (current: Config) => Config) => configStore.update(mutate)
   return createMethodHandlers({
     tabStateChanged: parts.tabStateChanged,
+    workflowToolStep: parts.workflowToolStep,
     config: { catalog, updateConfig, onChanged: parts.onConfigChanged },
     sites: { catalog, updateConfig, onChanged: parts.onConfigChanged },
     registry: {

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type Variant = 'original' | 'moved' | 'class' | 'wrapper' | 'label' | 'error'
+export type Variant = 'original' | 'moved' | 'class' | 'wrapper' | 'label' | 'error' | 'sametab'
 
 export interface Order {
   user: string
@@ -13,9 +13,18 @@ export interface Order {
   card: string
 }
 
+/** What the profile pages sent: the saved form (with the avatar file's text), the receipt, notes, the finish. */
+export interface ProfileEvents {
+  saved: { nick: string; pin: string; news: boolean; avatar: string; board: string }[]
+  receipts: number
+  notes: string[]
+  finished: number
+}
+
 export interface WorkflowSite {
   url(path: string): string
   orders: Order[]
+  profile: ProfileEvents
   variant: Variant
   /** Each user's password. */
   passwords: Map<string, string>
@@ -40,6 +49,53 @@ function loginPage(variant: Variant, error: boolean): string {
   )
 }
 
+/**
+ * A profile form for the steps beyond typing: fields filled at once (one a password), a checkbox, a
+ * file, a drag onto a column, a link that opens a tab, and a Finish button back in the first tab.
+ */
+const profilePage = (variant: Variant) =>
+  page(
+    'Profile',
+    `<main><h1>Profile</h1><section>
+   <label for="nick">Nickname</label> <input id="nick">
+   <label for="pin">PIN</label> <input id="pin" type="password">
+   <input type="checkbox" id="news"> <label for="news">Newsletter</label>
+   <label for="avatar">Avatar</label> <input type="file" id="avatar">
+   <div id="card" draggable="true" style="width:80px;height:30px;background:#fd0">Card</div>
+   <div id="done" style="width:200px;height:60px;background:#cfc;margin-top:20px">Done column</div>
+   <button id="save">Save profile</button> <p id="status" role="status"></p>
+   <a href="/receipt"${variant === 'sametab' ? '' : ' target="_blank"'}>Open receipt</a> <button id="finish">Finish</button></section></main>`,
+    `let avatar = '', board = 'todo'
+   document.getElementById('avatar').addEventListener('change', async (e) => { avatar = await e.target.files[0].text() })
+   document.getElementById('card').addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', 'card'))
+   const done = document.getElementById('done')
+   done.addEventListener('dragover', (e) => e.preventDefault())
+   done.addEventListener('drop', (e) => { e.preventDefault(); board = 'done'; done.append(' (card moved)') })
+   document.getElementById('save').addEventListener('click', async () => {
+     const v = (id) => document.getElementById(id)
+     await fetch('/profile', { method: 'POST', body: JSON.stringify({ nick: v('nick').value, pin: v('pin').value,
+       news: v('news').checked, avatar, board }) })
+     v('status').textContent = 'Profile saved'
+   })
+   document.getElementById('finish').addEventListener('click', async () => {
+     await fetch('/finish', { method: 'POST' })
+     document.getElementById('status').textContent = 'All done'
+   })`,
+  )
+
+/** Opened in a new tab: a button, and a tool the page declares for agents (WebMCP). */
+const receiptPage = page(
+  'Receipt',
+  `<main><h1>Receipt</h1><button id="confirm">Confirm receipt</button><p id="said" role="status"></p></main>`,
+  `document.getElementById('confirm').addEventListener('click', async () => {
+     await fetch('/confirm', { method: 'POST' })
+     document.getElementById('said').textContent = 'Receipt confirmed'
+   })
+   document.modelContext?.registerTool({ name: 'add_note', description: 'Adds a note to the receipt',
+     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+     execute: async ({ text }) => { await fetch('/note', { method: 'POST', body: text }); return 'noted: ' + text } })`,
+)
+
 async function bodyOf(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -51,6 +107,7 @@ export async function startWorkflowSite(): Promise<WorkflowSite> {
   const site: WorkflowSite = {
     url: () => '',
     orders: [],
+    profile: { saved: [], receipts: 0, notes: [], finished: 0 },
     variant: 'original',
     passwords: new Map([['ada@example.com', 'correct horse 7']]),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -76,6 +133,24 @@ export async function startWorkflowSite(): Promise<WorkflowSite> {
         return redirect('/search', `sid=${sid}; Path=/; HttpOnly`)
       }
       if (url.pathname === '/login') return html(200, loginPage(site.variant, url.searchParams.has('error')))
+      if (url.pathname === '/profile' && req.method === 'POST') {
+        site.profile.saved.push(JSON.parse(await bodyOf(req)) as ProfileEvents['saved'][number])
+        return html(200, 'ok')
+      }
+      if (url.pathname === '/profile') return html(200, profilePage(site.variant))
+      if (url.pathname === '/receipt') return html(200, receiptPage)
+      if (url.pathname === '/confirm' && req.method === 'POST') {
+        site.profile.receipts++
+        return html(200, 'ok')
+      }
+      if (url.pathname === '/note' && req.method === 'POST') {
+        site.profile.notes.push(await bodyOf(req))
+        return html(200, 'ok')
+      }
+      if (url.pathname === '/finish' && req.method === 'POST') {
+        site.profile.finished++
+        return html(200, 'ok')
+      }
       if (!user) return redirect('/login')
       if (url.pathname === '/search') {
         if (site.variant === 'error')

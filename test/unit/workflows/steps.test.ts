@@ -13,8 +13,12 @@ const call = (id: string, tool: string, input: Record<string, unknown>, text = '
   text,
 })
 
+/** Each call's captured element, by the call's id. */
+const targets = (entries: [string, Target][]) =>
+  new Map(entries.map(([id, target]) => [id, { target }] as const))
+
 describe('a recording becomes steps and variables', () => {
-  const signals = new Map<string, Target>([
+  const signals = targets([
     ['2', { label: 'Email', css: '#email', role: 'textbox', name: 'Email' }],
     ['3', { label: 'Password', css: '#pw', role: 'textbox', name: 'Password', secret: true }],
     ['4', { role: 'button', name: 'Sign in', css: '#go' }],

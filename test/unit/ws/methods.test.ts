@@ -20,6 +20,7 @@ function handlers() {
   })
   return createMethodHandlers({
     tabStateChanged: () => false,
+    workflowToolStep: () => Promise.resolve({ ok: false }),
     config: { catalog, updateConfig: () => Promise.resolve({}), onChanged: () => undefined },
     registry: {
       env: {},
