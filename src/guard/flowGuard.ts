@@ -218,9 +218,11 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
      * Remembers what a client was handed, from these origins. The work happens after the answer has
      * left, in slices, or at the client's next match, whichever comes first.
      */
-    recordSource(client: string, origins: readonly string[], output: unknown): void {
+    recordSource(client: string, origins: readonly string[], output: unknown, handedChars = Infinity): void {
       if (origins.length === 0 || output === undefined || output === null || isImage(output)) return
-      pending.push({ client, origins, walk: new StringWalk(output, maxSourceChars) })
+      // A result cut to the size cap: its strings as far as the text the client got reached.
+      const budget = Math.min(maxSourceChars, handedChars)
+      pending.push({ client, origins, walk: new StringWalk(output, budget) })
       schedule(true)
     },
 
