@@ -182,6 +182,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     scopes,
     approvals,
     limits,
+    handedOut: (id, result) => guard.handedOut(id, result),
     afterCall: ({ name, input, context }, outcome) =>
       workflows.afterCall({
         id: context.id,

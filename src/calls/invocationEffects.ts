@@ -63,7 +63,7 @@ export interface InvocationEffectsDeps {
   /** Hears each approval open and close, for clients that show approvals themselves. */
   approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
   /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
-  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'labels' | 'readRefusal' | 'finished'>
+  guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'labels' | 'readable' | 'finished'>
 }
 
 /** `tool.dispatch` and client/session fields are capped by the protocol schema. */
@@ -224,13 +224,15 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
     signal.addEventListener('abort', sent.forget, { once: true })
     return sent.result.then(
       (result): ToolOutcome => {
-        const output = result.output ?? null
+        const raw = result.output ?? null
         // A site's own tool reads its site; others say where they read (the page's origin), or list the pages they read.
         const site = catalog.get(call.tool)?.site
-        const origins = result.origins ?? (site ? [site.origin] : deps.guard?.labels(call, output))
-        const refused = origins && deps.guard?.readRefusal(call.client, origins)
-        if (refused)
-          return { ok: false, error: { code: 'flow_blocked', message: refused, category: 'permission' } }
+        const labelled = result.origins ?? (site ? [site.origin] : deps.guard?.labels(call, raw))
+        // A client with fixed read origins gets only what it may read (../guard).
+        const read = deps.guard?.readable(call, raw, labelled) ?? { output: raw, origins: labelled }
+        if ('refused' in read)
+          return { ok: false, error: { code: 'flow_blocked', message: read.refused, category: 'permission' } }
+        const { output, origins } = read
         // A declared output schema is a promise to the agent: an output that breaks it stops here.
         const checked = catalog.get(call.tool)?.checkOutput?.(output) ?? { ok: true }
         if (checked.ok) return { ok: true, output, ...(origins ? { origins } : {}) }

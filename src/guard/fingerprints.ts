@@ -42,6 +42,20 @@ export function hashString(text: string, from = 0, to = text.length): number {
 
 const combine = (a: number, b: number): number => (a >>> 0) * 0x10000 + ((b >>> 16) & 0xffff)
 
+/** hashString of the range's ASCII letters lowercased, without copying it (a token is ASCII). */
+function hashFolded(text: string, from: number, to: number): number {
+  let a = SEED_A ^ 0x811c9dc5
+  let b = SEED_B ^ 0x9747b28c
+  for (let i = from; i < to; i++) {
+    let c = text.charCodeAt(i)
+    if (c >= 0x41 && c <= 0x5a) c += 0x20
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+    b ^= b >>> 15
+  }
+  return combine(a, b)
+}
+
 /** Lowercase letter or digit of any script. */
 const isWordChar = (code: number): boolean =>
   (code >= 0x61 && code <= 0x7a) ||
@@ -100,7 +114,7 @@ export function scanTokens(text: string, emit: Emit): void {
     }
     let j = i + 1
     while (j < n && isTokenChar(text.charCodeAt(j))) j++
-    if (looksLikeToken(text, i, j)) emit('token', hashString(text.slice(i, j).toLowerCase()), i, j)
+    if (looksLikeToken(text, i, j)) emit('token', hashFolded(text, i, j), i, j)
     i = j
   }
 }
@@ -127,13 +141,14 @@ export function scanNumbers(text: string, emit: Emit): void {
       i++
       continue
     }
-    let digits = ''
+    let count = 0
     let j = i
     let end = i
     while (j < n) {
       const c = text.charCodeAt(j)
       if (isDigit(c)) {
-        digits += text[j]
+        if (count < digitBuffer.length) digitBuffer[count] = c
+        count++
         end = ++j
         continue
       }
@@ -145,16 +160,36 @@ export function scanNumbers(text: string, emit: Emit): void {
     }
     const after = text.charCodeAt(end)
     // A digit run glued to letters (an id like abc123456789x) is a token's business, not a number's.
-    if (!(end < n && isTokenChar(after) && !isDigit(after))) emitNumber(digits, i, end, emit)
+    if (!(end < n && isTokenChar(after) && !isDigit(after))) emitNumber(count, i, end, emit)
     i = Math.max(end, i + 1)
   }
 }
 
-function emitNumber(digits: string, from: number, to: number, emit: Emit): void {
-  if (digits.length < NUMBER_MIN_DIGITS || digits.length > NUMBER_MAX_DIGITS) return
-  emit('number', hashString(digits), from, to)
-  if (digits.length > 10) emit('number', hashString(digits.slice(-10)), from, to)
+/** The digits of the number being read (no more than a number may have; a longer run is no number). */
+const digitBuffer = new Uint16Array(NUMBER_MAX_DIGITS)
+
+/** hashString of the digits in digitBuffer[from, to), as a string of them would hash. */
+function hashDigits(from: number, to: number): number {
+  let a = SEED_A ^ 0x811c9dc5
+  let b = SEED_B ^ 0x9747b28c
+  for (let i = from; i < to; i++) {
+    const c = digitBuffer[i]!
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+    b ^= b >>> 15
+  }
+  return combine(a, b)
 }
+
+function emitNumber(count: number, from: number, to: number, emit: Emit): void {
+  if (count < NUMBER_MIN_DIGITS || count > NUMBER_MAX_DIGITS) return
+  emit('number', hashDigits(0, count), from, to)
+  if (count > 10) emit('number', hashDigits(count - 10, count), from, to)
+}
+
+const shingleWordA = new Int32Array(SHINGLE_WORDS)
+const shingleWordB = new Int32Array(SHINGLE_WORDS)
+const shingleStarts = new Int32Array(SHINGLE_WORDS)
 
 /**
  * Hashes of every run of SHINGLE_WORDS words (letters and digits, case-folded), in order, with where
@@ -165,9 +200,10 @@ export function scanShingles(
   onShingle: (hash: number, from: number, to: number) => void,
 ): void {
   const k = SHINGLE_WORDS
-  const wordA = new Int32Array(k)
-  const wordB = new Int32Array(k)
-  const starts = new Int32Array(k)
+  // One set of buffers for every scan: a scan never starts inside another.
+  const wordA = shingleWordA
+  const wordB = shingleWordB
+  const starts = shingleStarts
   let count = 0
   const n = text.length
   let i = 0
@@ -216,42 +252,67 @@ export function scanShingles(
  * shares at least one of them.
  */
 export function winnowedShingles(text: string, onHash: (hash: number) => void): void {
-  const w = WINNOW_WINDOW
-  const window = new Float64Array(w).fill(Infinity)
-  let seen = 0
-  let lastPicked = -1
-  scanShingles(text, (hash) => {
-    window[seen % w] = hash
-    seen++
-    if (seen < w) return
-    let min = Infinity
-    let at = -1
-    // Rightmost minimum, as winnowing prescribes.
-    for (let j = 0; j < w; j++) {
-      const index = seen - w + j
-      const value = window[index % w]!
-      if (value <= min) {
-        min = value
-        at = index
-      }
-    }
-    if (at !== lastPicked) {
-      lastPicked = at
-      onHash(min)
-    }
-  })
+  winnowOnHash = onHash
+  winnowSeen = 0
+  winnowPicked = -1
+  scanShingles(text, winnowStep)
   // A text shorter than one window still leaves its shingles.
-  if (seen > 0 && seen < w) for (let j = 0; j < seen; j++) onHash(window[j]!)
+  if (winnowSeen > 0 && winnowSeen < WINNOW_WINDOW)
+    for (let j = 0; j < winnowSeen; j++) onHash(winnowWindow[j]!)
+  winnowOnHash = noHash
 }
 
-/** Everything a source leaves behind: tokens, addresses, numbers and winnowed text. */
+const noHash = (): void => undefined
+const winnowWindow = new Float64Array(WINNOW_WINDOW)
+let winnowSeen = 0
+let winnowPicked = -1
+let winnowOnHash: (hash: number) => void = noHash
+
+/** One shingle into the window; the window's rightmost least hash, once per position. */
+function winnowStep(hash: number): void {
+  const w = WINNOW_WINDOW
+  winnowWindow[winnowSeen % w] = hash
+  winnowSeen++
+  if (winnowSeen < w) return
+  let min = Infinity
+  let at = -1
+  // Rightmost minimum, as winnowing prescribes.
+  for (let j = 0; j < w; j++) {
+    const index = winnowSeen - w + j
+    const value = winnowWindow[index % w]!
+    if (value <= min) {
+      min = value
+      at = index
+    }
+  }
+  if (at !== winnowPicked) {
+    winnowPicked = at
+    winnowOnHash(min)
+  }
+}
+
+/** Fewest characters that can hold a feature: a number's digits (a token and a shingle need more). */
+const MIN_FEATURE_CHARS = NUMBER_MIN_DIGITS
+/** Fewest characters of SHINGLE_WORDS words: one letter each, one separator between. */
+const MIN_SHINGLE_CHARS = 2 * SHINGLE_WORDS - 1
+
+/**
+ * Everything a source leaves behind: tokens, addresses, numbers and winnowed text. A scan that cannot
+ * find anything in a text this short (or without `@`, without a digit) is skipped.
+ */
 export function sourceFingerprints(
   text: string,
   onHash: (kind: FingerprintKind, hash: number) => void,
 ): void {
-  const exact: Emit = (kind, hash) => onHash(kind, hash)
-  scanTokens(text, exact)
-  scanEmails(text, exact)
-  scanNumbers(text, exact)
-  winnowedShingles(text, (hash) => onHash('text', hash))
+  if (text.length < MIN_FEATURE_CHARS) return
+  sourceOnHash = onHash
+  if (text.length >= TOKEN_MIN) scanTokens(text, emitExact)
+  scanEmails(text, emitExact)
+  scanNumbers(text, emitExact)
+  if (text.length >= MIN_SHINGLE_CHARS) winnowedShingles(text, emitText)
+  sourceOnHash = noHash
 }
+
+let sourceOnHash: (kind: FingerprintKind, hash: number) => void = noHash
+const emitExact: Emit = (kind, hash) => sourceOnHash(kind, hash)
+const emitText = (hash: number): void => sourceOnHash('text', hash)

@@ -5,6 +5,7 @@
  * origins. Values never stay: only hashes (./fingerprints.ts) and, for a match, a masked form of the
  * sink's own argument for the question put to the user.
  */
+import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import {
   scanEmails,
@@ -40,39 +41,81 @@ export interface FlowGuardOptions {
   maxSourceChars?: number
   /** Most characters of one call's arguments matched (default 1 MB). */
   maxSinkChars?: number
+  /** Longest stretch (ms) of fingerprinting between the daemon's other work (default 2). */
+  sliceMs?: number
+  /** Longest wait (ms) for a quiet turn before a slice runs anyway (default 250). */
+  quietWaitMs?: number
   now?: () => number
 }
 
 export const FLOW_KEEP_MS = 30 * 60_000
+/** Above this share of time busy since the last look, the event loop is not quiet. */
+const BUSY_UTILIZATION = 0.5
+const CLOCK_EVERY_CHARS = 16 * 1024
+const MAX_WAITING_RESULTS = 16
 const MAX_DEPTH = 64
 const HANDLE_KEY = /^(tab|window|group|frame|download)Ids?$/
 const isHandle = (value: unknown): boolean =>
   typeof value === 'number' || (Array.isArray(value) && value.every((v) => typeof v === 'number'))
 
+/**
+ * The strings of a JSON value (keys aside), depth-first in the order JSON.stringify writes them,
+ * until `budget` characters are taken; one at a time, so a long walk can stop and go on later.
+ */
+export class StringWalk {
+  private readonly values: unknown[] = []
+  private readonly depths: number[] = []
+  private left: number
+
+  constructor(value: unknown, budget: number) {
+    this.values.push(value)
+    this.depths.push(0)
+    this.left = budget
+  }
+
+  /** The next string; undefined when there is none or the budget is spent. */
+  next(): string | undefined {
+    const { values, depths } = this
+    while (values.length && this.left > 0) {
+      const value = values.pop()
+      const depth = depths.pop()!
+      if (typeof value === 'string') {
+        const taken = value.length > this.left ? value.slice(0, this.left) : value
+        this.left -= taken.length
+        return taken
+      }
+      // A long number sent as a JSON number is still the number.
+      if (typeof value === 'number') {
+        if (Number.isInteger(value) && Math.abs(value) >= 1e8) return String(value)
+        continue
+      }
+      if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) continue
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) {
+          values.push(value[i])
+          depths.push(depth + 1)
+        }
+        continue
+      }
+      // Browser handles (`tabId`, `windowId`, `tabIds`: numbers the browser gave out) are not data.
+      const keys = Object.keys(value)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const next = (value as Record<string, unknown>)[keys[i]!]
+        if (typeof next === 'boolean' || next === null || next === undefined) continue
+        if (HANDLE_KEY.test(keys[i]!) && isHandle(next)) continue
+        values.push(next)
+        depths.push(depth + 1)
+      }
+    }
+    return undefined
+  }
+}
+
 /** The strings in a JSON value (keys aside), depth-first, until `budget` characters are taken. */
 export function stringsOf(value: unknown, budget: number): string[] {
   const found: string[] = []
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
-  let left = budget
-  while (stack.length && left > 0) {
-    const { value: next, depth } = stack.pop()!
-    if (typeof next === 'string') {
-      const taken = next.length > left ? next.slice(0, left) : next
-      found.push(taken)
-      left -= taken.length
-    } else if (typeof next === 'number' && Number.isInteger(next) && Math.abs(next) >= 1e8) {
-      // A long number sent as a JSON number is still the number.
-      found.push(String(next))
-    } else if (next !== null && typeof next === 'object' && depth < MAX_DEPTH) {
-      // Browser handles (`tabId`, `windowId`, `tabIds`: numbers the browser gave out) are not data.
-      const values = Array.isArray(next)
-        ? next
-        : Object.entries(next as Record<string, unknown>)
-            .filter(([key, v]) => !(HANDLE_KEY.test(key) && isHandle(v)))
-            .map(([, v]) => v)
-      for (let i = values.length - 1; i >= 0; i--) stack.push({ value: values[i], depth: depth + 1 })
-    }
-  }
+  const walk = new StringWalk(value, budget)
+  for (let text = walk.next(); text !== undefined; text = walk.next()) found.push(text)
   return found
 }
 
@@ -102,9 +145,14 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   }
   const maxSourceChars = options.maxSourceChars ?? 4 * 1024 * 1024
   const maxSinkChars = options.maxSinkChars ?? 1024 * 1024
+  const sliceMs = options.sliceMs ?? 2
+  const quietWaitMs = options.quietWaitMs ?? 250
   const memories = new Map<string, FlowMemory>()
-  /** Results handed out whose fingerprints are not taken yet: taken off the answer's path, or at the client's next match. */
-  const pending = new Map<string, Array<{ origins: readonly string[]; output: unknown }>>()
+  /**
+   * Results handed out whose fingerprints are not all taken yet, oldest first: taken off the answer's
+   * path, a slice at a time between the daemon's other work, or all at once at the client's next match.
+   */
+  const pending: Array<{ client: string; origins: readonly string[]; walk: StringWalk }> = []
   let scheduled = false
 
   const memoryOf = (client: string): FlowMemory => {
@@ -113,39 +161,80 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     return memory
   }
 
-  const take = (client: string): void => {
-    const queue = pending.get(client)
-    if (!queue) return
-    pending.delete(client)
-    for (const { origins, output } of queue) {
-      const add = memoryOf(client).adder(origins)
-      for (const text of stringsOf(output, maxSourceChars)) sourceFingerprints(text, add)
+  /** Takes one pending result's fingerprints until `deadline` (ms, performance.now); true once it is done. */
+  const work = (job: (typeof pending)[number], deadline = Infinity): boolean => {
+    const add = memoryOf(job.client).adder(job.origins)
+    let chars = 0
+    for (let text = job.walk.next(); text !== undefined; text = job.walk.next()) {
+      sourceFingerprints(text, add)
+      // The clock is read every few thousand characters, not for each of a capture's short strings.
+      chars += text.length
+      if (chars >= CLOCK_EVERY_CHARS) {
+        chars = 0
+        if (performance.now() >= deadline) return false
+      }
     }
+    return true
   }
 
-  const takeAll = (): void => {
+  /** Every pending result of this client, now, in the order they were handed out. */
+  const take = (client: string): void => {
+    for (let i = 0; i < pending.length;)
+      if (pending[i]!.client === client) {
+        work(pending[i]!)
+        pending.splice(i, 1)
+      } else i++
+  }
+
+  /**
+   * One slice of the pending work, on a quiet turn of the event loop: while the daemon is busy (it
+   * answers a call) the work waits, for at most `quietWaitMs`, so it never stands in a call's way.
+   */
+  let loop = performance.eventLoopUtilization()
+  let waitingSince = 0
+  const slice = (): void => {
     scheduled = false
-    for (const client of [...pending.keys()]) take(client)
+    const now = performance.now()
+    const busy = performance.eventLoopUtilization(loop).utilization > BUSY_UTILIZATION
+    // A backlog (a burst of large results) is worked off without waiting: what it holds is memory.
+    if (busy && now - waitingSince < quietWaitMs && pending.length <= MAX_WAITING_RESULTS) {
+      loop = performance.eventLoopUtilization()
+      return schedule(false)
+    }
+    const deadline = now + sliceMs
+    while (pending.length && work(pending[0]!, deadline)) pending.shift()
+    loop = performance.eventLoopUtilization()
+    schedule(true)
+  }
+  const schedule = (fresh: boolean): void => {
+    if (scheduled || !pending.length) return
+    scheduled = true
+    if (fresh) waitingSince = performance.now()
+    setTimeout(slice, 1).unref()
   }
 
   return {
     /**
      * Remembers what a client was handed, from these origins. The work happens after the answer has
-     * left (on the next turn of the event loop) or at the client's next match, whichever comes first.
+     * left, in slices, or at the client's next match, whichever comes first.
      */
-    recordSource(client: string, origins: readonly string[], output: unknown): void {
+    recordSource(client: string, origins: readonly string[], output: unknown, handedChars = Infinity): void {
       if (origins.length === 0 || output === undefined || output === null || isImage(output)) return
-      const queue = pending.get(client)
-      if (queue) queue.push({ origins, output })
-      else pending.set(client, [{ origins, output }])
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(takeAll)
-      }
+      // A result cut to the size cap: its strings as far as the text the client got reached.
+      const budget = Math.min(maxSourceChars, handedChars)
+      pending.push({ client, origins, walk: new StringWalk(output, budget) })
+      schedule(true)
     },
 
     /** Takes every pending result now (tests, benchmarks). */
-    settle: takeAll,
+    settle(): void {
+      while (pending.length) work(pending.shift()!)
+    },
+
+    /** Whether some result's fingerprints are still being taken (benchmarks). */
+    get busy(): boolean {
+      return pending.length > 0
+    },
 
     /** Which values of these arguments the client was handed before, and from where (any origin). */
     matchSink(client: string, input: unknown): FlowMatch[] {
@@ -184,7 +273,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     /** Drops a client's fingerprints (its removal). */
     forget(client: string): void {
       memories.delete(client)
-      pending.delete(client)
+      for (let i = pending.length - 1; i >= 0; i--) if (pending[i]!.client === client) pending.splice(i, 1)
     },
   }
 }

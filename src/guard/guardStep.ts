@@ -9,9 +9,12 @@
  *   call's approval, with what would flow, masked); flows the user allowed always pass.
  * - `labels`, as a result arrives: the origins it was read from, when the extension did not name them
  *   (a tool that runs in no tab labels its result by the pages it lists).
- * - `readRefusal`, as a result arrives: a client with fixed read origins reads no other.
- * - `finished`, when the call ends: its result's origins label what the client now holds, and its
- *   audit entry gets the guard's record (origins, kinds, decision; never a value).
+ * - `readable`, as a result arrives: a client with fixed read origins reads no other (a list of pages
+ *   keeps the items it may read).
+ * - `finished`, when the call ends: its audit entry gets the guard's record (origins, kinds, decision;
+ *   never a value), and its result is held for `handedOut`.
+ * - `handedOut`, once the call runner shaped the result: what the client was handed (not what the
+ *   size cap refused) labels what it now holds.
  */
 import type { ToolInvocationInput, ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { CatalogTool } from '../catalog/toolCatalog'
@@ -21,7 +24,7 @@ import type { ResolvedStep } from '../protocol/workflow'
 import { browserToolListsPages, browserToolSink, type ToolSink } from '../tools'
 import type { ExtensionPort } from '../ws/extensionSockets'
 import { flowsInto, stringsOf, type Flow, type FlowGuard, type FlowMatch } from './flowGuard'
-import { listedItems, listedOrigins, originOf } from './listedPages'
+import { listedItems, listedOrigins, originOf, readableItems } from './listedPages'
 
 /** What the audit entry of a guarded call says (never a value). */
 export interface FlowGuardRecord {
@@ -60,6 +63,8 @@ export interface GuardStepDeps {
 /** The sink's name when the extension cannot tell which page a call would act on. */
 export const UNKNOWN_SINK = 'an unknown page'
 const MAX_FLOWS_SHOWN = 16
+/** A result not handed out within this time never will be (its call's answer went nowhere). */
+const HELD_MS = 60_000
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s'"`<>()\\]+/gi
 
 export const pairOf = (from: string, to: string): string => `${from} -> ${to}`
@@ -78,16 +83,30 @@ function sinkOf(tool: CatalogTool): ToolSink | { site: string } | { workflow: tr
 /** Steps that carry data into the page they act on (a click, a scroll or a wait carries none). */
 const DATA_STEPS = new Set(['navigate', 'switchTab', 'type', 'select', 'press', 'upload', 'dialog', 'tool'])
 
+/** Whether a workflow's first data-carrying step writes to the page the run starts on (no navigation before it). */
+function writesBeforeNavigating(plan: unknown): boolean {
+  const steps = (plan as { steps?: unknown } | null)?.steps
+  if (!Array.isArray(steps)) return false
+  for (const step of steps as ResolvedStep[]) {
+    if (step.action === 'navigate' || step.action === 'switchTab') return false
+    if (DATA_STEPS.has(step.action)) return true
+  }
+  return false
+}
+
+/** The tool whose tab the extension resolves as a workflow's run does: the tab the plan names, or the active one. */
+const TAB_PROBE_TOOL = 'browser_type'
+
 /**
  * A replayed workflow's steps, each with the origin it writes to: a navigation's URL, else the page
- * the run is on by then (after a step's post-condition URL); before any, the page the run starts on,
- * which only the run knows. Only the values a step carries are matched, each step on its own.
+ * the run is on by then (after a step's post-condition URL); before any, `start`, the page the run
+ * starts on. Only the values a step carries are matched, each step on its own.
  */
-function workflowTargets(plan: unknown): Array<{ sink: string; values: unknown }> {
+function workflowTargets(plan: unknown, start: string): Array<{ sink: string; values: unknown }> {
   const steps = (plan as { steps?: unknown } | null)?.steps
   if (!Array.isArray(steps)) return []
   const targets: Array<{ sink: string; values: unknown }> = []
-  let page = UNKNOWN_SINK
+  let page = start
   for (const raw of steps as ResolvedStep[]) {
     if ((raw.action === 'navigate' || raw.action === 'switchTab') && raw.url)
       page = originOf(raw.url) ?? UNKNOWN_SINK
@@ -114,6 +133,11 @@ const describeKinds = (flows: readonly { kind: string }[]): string =>
 export function createGuardStep(deps: GuardStepDeps) {
   /** Per call, between its steps: what matched, where it goes, what was decided. */
   const calls = new Map<string, { matches: FlowMatch[]; flows?: Flow[]; record?: FlowGuardRecord }>()
+  /** Results of calls that ended, until the call runner hands them out (or refuses them). */
+  const held = new Map<
+    string,
+    { client: string; origins: readonly string[]; output: unknown; listed: boolean; at: number }
+  >()
 
   const modeOf = (client: string): FlowGuardMode => {
     const settings = deps.settings()
@@ -121,6 +145,26 @@ export function createGuardStep(deps: GuardStepDeps) {
   }
   const allowedBefore = (client: string, flow: Flow): boolean =>
     deps.settings()?.allowed?.[client]?.includes(pairOf(flow.source, flow.sink)) === true
+
+  /** The origin of the tab a call would act on, as the extension names it (and pins it for the call). */
+  async function tabOrigin(
+    call: ToolInvocationInput,
+    port: ExtensionPort,
+    plugin: string,
+    tool: string,
+    input: unknown,
+  ): Promise<string> {
+    const asked = port.request('tool.sinkOrigin', {
+      dispatchId: call.invocationId,
+      plugin,
+      tool,
+      input,
+      client: call.client.slice(0, 64),
+      session: call.session.slice(0, 64),
+    })
+    const answer = await asked?.result.catch(() => undefined)
+    return answer?.origin ?? UNKNOWN_SINK
+  }
 
   /** The origins the call would write to; the tab's is asked of the extension, which pins it for the call. */
   async function sinkOrigins(
@@ -136,16 +180,7 @@ export function createGuardStep(deps: GuardStepDeps) {
     const url = sink.url !== undefined ? input[sink.url] : undefined
     if (typeof url === 'string') origins.add(originOf(url) ?? UNKNOWN_SINK)
     else if (sink.page) {
-      const asked = port.request('tool.sinkOrigin', {
-        dispatchId: call.invocationId,
-        plugin: call.plugin,
-        tool: tool.key,
-        input: call.input,
-        client: call.client.slice(0, 64),
-        session: call.session.slice(0, 64),
-      })
-      const answer = await asked?.result.catch(() => undefined)
-      origins.add(answer?.origin ?? UNKNOWN_SINK)
+      origins.add(await tabOrigin(call, port, call.plugin, tool.key, call.input))
     }
     if (sink.scriptUrls)
       for (const text of stringsOf(call.input, 1024 * 1024))
@@ -185,8 +220,19 @@ export function createGuardStep(deps: GuardStepDeps) {
       let sinks: string[]
       let crossing: Flow[]
       if (tool.plan) {
-        // A workflow: each step's values against the page that step writes to.
-        const steps = workflowTargets(prepared).map((step) => ({
+        // A workflow: each step's values against the page that step writes to; a step before any
+        // navigation writes to the tab the run starts in (the one its plan names, or the active one).
+        const tabId = (prepared as { tabId?: unknown } | null)?.tabId
+        const start = writesBeforeNavigating(prepared)
+          ? await tabOrigin(
+              call,
+              port,
+              BROWSER_PLUGIN,
+              TAB_PROBE_TOOL,
+              typeof tabId === 'number' ? { tabId } : {},
+            )
+          : UNKNOWN_SINK
+        const steps = workflowTargets(prepared, start).map((step) => ({
           sink: step.sink,
           matches: deps.guard.matchSink(call.client, step.values),
         }))
@@ -247,6 +293,22 @@ export function createGuardStep(deps: GuardStepDeps) {
       }
     },
 
+    /**
+     * The call runner shaped the call's result for the client: what it was handed is remembered for it
+     * (fingerprinted off the answer's path, ./flowGuard.ts), as far as it was handed out: nothing of a
+     * result the size cap refused, no more than the text a cut one kept.
+     */
+    handedOut(id: string, result: HandedResult): void {
+      const source = held.get(id)
+      held.delete(id)
+      if (!source || result.isError) return
+      // A list of pages: each item under its own origin, so an item sent back where it came from is no flow.
+      if (source.listed)
+        for (const { origin, item } of listedItems(source.output))
+          deps.guard.recordSource(source.client, [origin], item)
+      else deps.guard.recordSource(source.client, source.origins, source.output, handedChars(result))
+    },
+
     /** The user's answer to the call's flow question; "always" allows these flows for this client from now on. */
     answered(call: ToolInvocationInput, decision: Decision): void {
       const state = calls.get(call.invocationId)
@@ -264,12 +326,27 @@ export function createGuardStep(deps: GuardStepDeps) {
       })
     },
 
-    /** A result from origins this client may not read (its fixed read origins): why it is withheld. */
-    readRefusal(client: string, origins: readonly string[]): string | undefined {
-      const reads = deps.originsOf(client)?.reads
-      const outside = reads ? origins.filter((o) => !reads.includes(o)) : []
-      if (!outside.length) return undefined
-      return `the client ${client.slice(0, 64)} may read only ${reads!.join(', ')}; this result came from ${outside.join(', ')} and is withheld`
+    /**
+     * What of a result this client may read: all of it, or, for a client with fixed read origins, a
+     * list of pages without the items of other origins; a result read from another origin is withheld.
+     */
+    readable(
+      call: ToolInvocationInput,
+      output: unknown,
+      origins: string[] | undefined,
+    ): { output: unknown; origins?: string[] } | { refused: string } {
+      const reads = deps.originsOf(call.client)?.reads
+      const whole = origins ? { output, origins } : { output }
+      if (!reads || !origins || origins.every((o) => reads.includes(o))) return whole
+      const kept = listsPages(call) ? readableItems(output, reads) : undefined
+      if (kept !== undefined) {
+        const left = listedOrigins(kept)
+        return left ? { output: kept, origins: left } : { output: kept }
+      }
+      const outside = origins.filter((o) => !reads.includes(o))
+      return {
+        refused: `the client ${call.client.slice(0, 64)} may read only ${reads.join(', ')}; this result came from ${outside.join(', ')} and is withheld`,
+      }
     },
 
     /** The origins a built-in tool that runs in no tab read its result from: the pages it lists. */
@@ -277,17 +354,23 @@ export function createGuardStep(deps: GuardStepDeps) {
       return listsPages(call) ? listedOrigins(output) : undefined
     },
 
-    /** The call ended: its result's origins are remembered for its client; its audit record, if the guard had a say. */
+    /**
+     * The call ended: its result is held until the client is handed it (`handedOut`); its audit record,
+     * if the guard had a say.
+     */
     finished(call: ToolInvocationInput, outcome: ToolOutcome | undefined): FlowGuardRecord | undefined {
       const state = calls.get(call.invocationId)
       calls.delete(call.invocationId)
-      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off') {
-        // A list of pages: each item under its own origin, so an item sent back where it came from is no flow.
-        if (listsPages(call))
-          for (const { origin, item } of listedItems(outcome.output))
-            deps.guard.recordSource(call.client, [origin], item)
-        else deps.guard.recordSource(call.client, outcome.origins, outcome.output)
-      }
+      const now = Date.now()
+      for (const [id, result] of held) if (now - result.at > HELD_MS) held.delete(id)
+      if (outcome?.ok && outcome.origins?.length && modeOf(call.client) !== 'off')
+        held.set(call.invocationId, {
+          client: call.client,
+          origins: outcome.origins,
+          output: outcome.output,
+          listed: listsPages(call),
+          at: now,
+        })
       const record = state?.record
       if (
         record?.decision === 'unanswered' &&
@@ -302,3 +385,18 @@ export function createGuardStep(deps: GuardStepDeps) {
 }
 
 export type GuardStep = ReturnType<typeof createGuardStep>
+
+/** Of an MCP result, what says how much of a call's output the client got. */
+export interface HandedResult {
+  isError?: boolean
+  content?: ReadonlyArray<{ type: string; text?: string }>
+  structuredContent?: unknown
+}
+
+/** A result's characters of text as handed out; Infinity for a structured result (handed whole). */
+function handedChars(result: HandedResult): number {
+  if (result.structuredContent !== undefined) return Infinity
+  let chars = 0
+  for (const block of result.content ?? []) if (block.type === 'text') chars += block.text?.length ?? 0
+  return chars
+}

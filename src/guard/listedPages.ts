@@ -46,3 +46,32 @@ export function listedOrigins(output: unknown): string[] | undefined {
   const origins = [...new Set(listedItems(output).map((i) => i.origin))]
   return origins.length ? origins : undefined
 }
+
+/**
+ * `output` with the listed items of origins outside `readable` left out of their lists; undefined
+ * when such an item is not in a list (the result is that one page: nothing of it can be kept).
+ */
+export function readableItems(output: unknown, readable: readonly string[]): unknown {
+  let whole = true
+  const keep = (value: unknown, depth: number): unknown => {
+    if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value
+    if (Array.isArray(value))
+      return value.filter((next) => !isUnreadable(next, readable)).map((next) => keep(next, depth + 1))
+    const record = value as Record<string, unknown>
+    if (isUnreadable(record, readable)) {
+      whole = false
+      return value
+    }
+    if (typeof record.url === 'string') return value
+    return Object.fromEntries(Object.entries(record).map(([key, next]) => [key, keep(next, depth + 1)]))
+  }
+  const kept = keep(output, 0)
+  return whole ? kept : undefined
+}
+
+function isUnreadable(value: unknown, readable: readonly string[]): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const url = (value as { url?: unknown }).url
+  const origin = typeof url === 'string' ? originOf(url) : undefined
+  return origin !== undefined && !readable.includes(origin)
+}

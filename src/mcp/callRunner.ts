@@ -44,6 +44,8 @@ export interface CallRunnerDeps {
   pageText(name: string): PageTextRule
   /** True for a tool with an object output schema: its results carry structuredContent. */
   hasOutputSchema?(name: string): boolean
+  /** Hears each call's result as the client gets it (the data-flow guard remembers what was handed out). */
+  handedOut?(id: string, result: CallToolResult): void
 }
 
 export type CallRunner = (call: McpCall) => RunningCall
@@ -82,15 +84,17 @@ export function createCallRunner(deps: CallRunnerDeps): CallRunner {
     const structured = deps.hasOutputSchema?.(call.name) === true
     const result = deps
       .callTool({ name: call.name, input: call.input, context: contextOf(call, id, controller.signal) })
-      .then((outcome) =>
-        toCallToolResult(
+      .then((outcome) => {
+        const shaped = toCallToolResult(
           outcome,
           deps.resultMaxBytes,
           browserToolNarrowing(call.name),
           structured,
           deps.pageText(call.name),
-        ),
-      )
+        )
+        deps.handedOut?.(id, shaped)
+        return shaped
+      })
     return { id, result, cancel: (reason) => controller.abort(reason) }
   }
 }

@@ -16,7 +16,7 @@ import { createRateLimiter } from '../http/rateLimit'
 import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { markSiteOutcome } from '../sites/siteResult'
 import type { ApprovalBroker } from './approvalBroker'
-import { McpEndpoint } from './mcpEndpoint'
+import { McpEndpoint, type McpEndpointDeps } from './mcpEndpoint'
 
 export interface DaemonMcpParts {
   /** The started root actor: each call is its child. */
@@ -31,6 +31,8 @@ export interface DaemonMcpParts {
    * context (src/workflows: recording, replay results), and may give the client a different result.
    */
   afterCall?(request: ToolCallRequest, outcome: ToolOutcome): ToolOutcome
+  /** Hears each call's result as the client gets it (../guard: what was handed out). */
+  handedOut?: McpEndpointDeps['handedOut']
 }
 
 export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
@@ -49,6 +51,7 @@ export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
     resultMaxBytes: limits.resultMaxBytes,
     pageText: (name) => pageTextOf(catalog, name),
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
+    ...(parts.handedOut ? { handedOut: parts.handedOut } : {}),
     approvals: parts.approvals,
     approvalsInClient: (name) =>
       credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ENGINES } from '../../helpers/daemon'
-import { FakeExtension, type WireMessage } from '../../helpers/fakeExtension'
+import { FakeExtension, READY, type WireMessage } from '../../helpers/fakeExtension'
 import { connectMcp, rawTextOf, type McpConnection } from '../../helpers/mcpClient'
 import { connectMcpV2 } from '../../helpers/mcpClientV2'
 import { auditEntries, startFixture, type Fixture } from '../toolcall/fixture'
@@ -27,8 +27,19 @@ const permissions = {
       browser_list_tabs: 'auto',
     },
   },
+  records: { permission: 'auto' },
 }
-const CLIENTS = ['blocker', 'asker', 'other', 'quiet', 'fixed', 'trusted', 'lister', 'replayer'] as const
+const CLIENTS = [
+  'blocker',
+  'asker',
+  'other',
+  'quiet',
+  'fixed',
+  'trusted',
+  'lister',
+  'replayer',
+  'capped',
+] as const
 type ClientName = (typeof CLIENTS)[number]
 
 describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engine) => {
@@ -65,8 +76,10 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
       permissions,
       flowGuard: {
         mode: 'ask',
-        clients: { blocker: 'block', quiet: 'off', lister: 'block', replayer: 'block' },
+        clients: { blocker: 'block', quiet: 'off', lister: 'block', replayer: 'block', capped: 'block' },
       },
+      // A site's plugin whose tool declares an output schema: a result of it over the cap is refused whole.
+      plugins: [{ name: 'records', tools: [{ name: 'fetch', outputSchema: { type: 'object' } }] }],
     })
     const now = new Date().toISOString()
     const clients = CLIENTS.map((name) => {
@@ -83,7 +96,7 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
       }
     })
     writeFileSync(join(fx.configDir, 'clients.json'), JSON.stringify({ clients }), { mode: 0o600 })
-    ext = await FakeExtension.connect(fx.daemon)
+    ext = await FakeExtension.connect(fx.daemon, { tabs: { records: READY } })
   })
   afterEach(async () => {
     for (const mcp of open.splice(0)) await mcp.close()
@@ -209,6 +222,108 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     expect(dispatch.params).toMatchObject({ tool: 'workflow_home' })
     dispatch.succeed({ ok: true, workflow: 'home', steps: [] })
     await home
+  })
+
+  it('writes a workflow that types before any navigation to the tab it runs in, as the extension names it', async () => {
+    const now = new Date().toISOString()
+    const folder = join(fx.configDir, 'workflows')
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    writeFileSync(
+      join(folder, 'jot.json'),
+      JSON.stringify({
+        version: 1,
+        name: 'jot',
+        description: 'Types a note into the page it starts on',
+        permission: 'auto',
+        recordedBy: 'agent',
+        createdAt: now,
+        updatedAt: now,
+        variables: [{ name: 'note', secret: false, default: 'hello' }],
+        steps: [{ action: 'type', target: { css: '#msg' }, text: '{{note}}' }],
+        history: [],
+      }),
+      { mode: 0o600 },
+    )
+    expect((await fx.daemon.fetch('/reload', { method: 'POST' })).ok).toBe(true)
+
+    const mcp = await connect('replayer')
+    await readOnA(mcp)
+    const dispatches = () => ext.received.filter((m) => m.method === 'tool.dispatch').length
+    const before = dispatches()
+    // The run starts in a tab on B: the typed address goes to B, and the refusal names it.
+    const away = call(mcp, 'workflow_jot', { note: `write to ${EMAIL}` })
+    await sinkIs(B)
+    const refused = await away
+    expect(rawTextOf(refused)).toMatch(/^\[flow_blocked\]/)
+    expect(rawTextOf(refused)).toContain(`${A} to ${B}`)
+    expect(rawTextOf(refused)).not.toContain('unknown page')
+    expect(dispatches()).toBe(before)
+
+    // Started in a tab on A, the same address goes back where it came from: it runs.
+    const home = call(mcp, 'workflow_jot', { note: `write to ${EMAIL}` })
+    await sinkIs(A)
+    const dispatch = await ext.nextDispatch()
+    expect(dispatch.params).toMatchObject({ tool: 'workflow_jot' })
+    dispatch.succeed({ ok: true, workflow: 'jot', steps: [] })
+    expect((await home).isError).toBeFalsy()
+  })
+
+  it('gives a client with fixed read origins the list of tabs with only the tabs it may read', async () => {
+    const mcp = await connect('fixed')
+    const tab = (tabId: number, url: string, title: string) => ({
+      tabId,
+      windowId: 1,
+      url,
+      title,
+      active: tabId === 1,
+      status: 'complete',
+      focusedWindow: true,
+    })
+    const listed = call(mcp, 'browser_list_tabs', {})
+    ;(await ext.nextDispatch()).succeed({
+      tabs: [
+        tab(1, `${A}/inbox`, 'Inbox'),
+        tab(2, `${B}/private`, `B's secret ${TOKEN}`),
+        tab(3, 'about:blank', ''),
+      ],
+    })
+    const result = await listed
+    expect(result.isError).toBeFalsy()
+    const text = rawTextOf(result)
+    expect(text).toContain(`${A}/inbox`)
+    expect(text).not.toContain(B)
+    expect(text).not.toContain(TOKEN)
+    expect(text).toContain('about:blank')
+    expect(result._meta).toEqual({ 'bridge/origins': [A] })
+  })
+
+  it('takes no fingerprints of a result the size cap refuses: what the client never got is no flow', async () => {
+    const mcp = await connect('capped')
+    const secret = 'tok_Zr8Kq2Lm5Xv9Wp3Jt7Hn'
+    const pending = call(mcp, 'records_fetch', {})
+    // A structured result over the 100 KB cap is refused whole: the client sees none of it.
+    ;(await ext.nextDispatch()).succeedFrom([A], { key: secret, filler: 'lorem ipsum '.repeat(10_000) })
+    const refused = await pending
+    expect(rawTextOf(refused)).toMatch(/^\[tool_error\] the structured result was \d+ bytes, over the/)
+    expect(rawTextOf(refused)).not.toContain(secret)
+
+    // The client (block mode) sends that token to B: it never read it, so nothing stops it.
+    const sent = call(mcp, 'browser_navigate', { url: `${B}/?k=${secret}` })
+    const first = await Promise.race([
+      sent.then((result) => ({ result })),
+      ext.nextDispatch().then((dispatch) => ({ dispatch })),
+    ])
+    expect('dispatch' in first ? undefined : rawTextOf(first.result)).toBeUndefined()
+    if ('dispatch' in first) first.dispatch.succeed('ok')
+    expect((await sent).isError).toBeFalsy()
+
+    // The same result under the cap is handed out, and remembered.
+    const small = call(mcp, 'records_fetch', {})
+    ;(await ext.nextDispatch()).succeedFrom([A], { key: secret })
+    expect((await small).isError).toBeFalsy()
+    expect(rawTextOf(await call(mcp, 'browser_navigate', { url: `${B}/?k=${secret}` }))).toMatch(
+      /^\[flow_blocked\]/,
+    )
   })
 
   it('lets the same value go back to the origin it came from', async () => {

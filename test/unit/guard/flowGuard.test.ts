@@ -203,6 +203,46 @@ describe('flowGuard: per client, bounded, hashes only', () => {
     expect(guard.matchSink('agent', { text: TOKEN })).toHaveLength(1)
   })
 
+  it('does no fingerprinting while recording: the work waits for later, a match of another client leaves it', () => {
+    const guard = createFlowGuard()
+    guard.recordSource('agent', [A], `key ${TOKEN}`)
+    expect(guard.busy).toBe(true)
+    expect(guard.matchSink('other', { text: TOKEN })).toEqual([])
+    expect(guard.busy).toBe(true)
+    expect(guard.matchSink('agent', { text: TOKEN })).toHaveLength(1)
+    expect(guard.busy).toBe(false)
+  })
+
+  it('takes a large result in slices across turns; a match in the middle takes the rest first', async () => {
+    const guard = createFlowGuard({ sliceMs: 0, quietWaitMs: 0 })
+    // 2 MB of strings, the token in the last one: many slices of a few thousand characters each.
+    const filler = Array.from({ length: 2000 }, (_, i) => `row ${i} `.padEnd(1000, 'x'))
+    guard.recordSource('agent', [A], [...filler, `key ${TOKEN}`])
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    // Some slices ran, not all: the token is not remembered yet, and the match must wait for it.
+    expect(guard.busy).toBe(true)
+    expect(guard.matchSink('agent', { url: `${B}/?k=${TOKEN}` }).map((m) => m.source)).toEqual([A])
+    expect(guard.busy).toBe(false)
+  })
+
+  it('works off pending results on its own when nothing asks for them', async () => {
+    const guard = createFlowGuard()
+    guard.recordSource('agent', [A], `key ${TOKEN}`)
+    for (let i = 0; i < 200 && guard.busy; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(guard.busy).toBe(false)
+    expect(guard.matchSink('agent', { text: TOKEN })).toHaveLength(1)
+  })
+
+  it('remembers no more of a result than the text handed out reached', () => {
+    const guard = createFlowGuard()
+    const head = 'the first part of the page '.repeat(40)
+    guard.recordSource('agent', [A], `${head} key ${TOKEN}`, head.length)
+    guard.settle()
+    expect(guard.matchSink('agent', { text: TOKEN })).toEqual([])
+    guard.recordSource('agent', [A], `${head} key ${TOKEN}`)
+    expect(guard.matchSink('agent', { text: TOKEN })).toHaveLength(1)
+  })
+
   it('labels a value read on two origins with both', () => {
     const guard = createFlowGuard()
     guard.recordSource('agent', [A], `key ${TOKEN}`)
