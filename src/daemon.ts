@@ -182,7 +182,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         outcome,
       }),
   })
-  const extension = createDaemonLink({ root, stores, configStore, configDir: paths.dir, sessions, mode })
+  const extension = createDaemonLink({
+    root,
+    stores,
+    configStore,
+    configDir: paths.dir,
+    workflows: {
+      store: workflows.store,
+      onChanged: () => (workflows.reread(), announcements.configChanged()),
+    },
+    sessions,
+    mode,
+  })
   const { link, announcements } = extension
   const devWatcher = await startDevWatcher(mode, { paths, config, system: root.system })
   await requestReload(root.system, 'startup')

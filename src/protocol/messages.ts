@@ -14,6 +14,7 @@ import {
   ToolState,
 } from './manifest'
 import { SiteState, SitesReport } from './siteTools'
+import { WorkflowPanelMethods } from './workflowPanel'
 
 const Ok = Type.Object({ ok: Type.Boolean() })
 const Empty = Type.Object({})
@@ -343,6 +344,7 @@ export const WsMethods = {
   ),
   /** Open a folder on the host: only the config directory or a known local plugin's folder. */
   'folder.open': request('extension', Type.Object({ path: Type.String() }), Ok),
+  ...WorkflowPanelMethods,
 } satisfies Record<string, WsNotificationDef | WsRequestDef>
 
 type Methods = typeof WsMethods

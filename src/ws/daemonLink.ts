@@ -28,6 +28,7 @@ export interface DaemonLinkParts {
   }
   configStore: DaemonMethodParts['configStore']
   configDir: string
+  workflows: DaemonMethodParts['workflows']
   sessions: McpEndpoint
   mode: 'dev' | 'production'
 }
@@ -57,6 +58,7 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
       reload: () => requestReload(root.system, 'request'),
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
+      workflows: parts.workflows,
     }),
     // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs), then to the one
     // call it belongs to, which hands it to its own client; an entry of no running call stays in

@@ -11,6 +11,7 @@ import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
 import type { MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
 import { createSiteMethods, type SiteMethodsDeps } from './siteMethods'
+import { createWorkflowMethods, type WorkflowMethodsDeps } from './workflowMethods'
 
 export { callMethod, type MethodHandler, type MethodHandlers } from './methodHandler'
 
@@ -19,6 +20,7 @@ export interface MethodDeps {
   registry: RegistryMethodsDeps
   folders: FolderOpenDeps
   sites: SiteMethodsDeps
+  workflows: WorkflowMethodsDeps
   /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
   tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
 }
@@ -29,6 +31,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     ...createConfigMethods(deps.config),
     ...createRegistryMethods(deps.registry),
     ...createSiteMethods(deps.sites),
+    ...createWorkflowMethods(deps.workflows),
     'folder.open': createFolderOpen(deps.folders),
   }
 }
@@ -45,6 +48,8 @@ export interface DaemonMethodParts {
   /** After a config change: announcements to the extension and the MCP sessions. */
   onConfigChanged: () => void
   tabStateChanged: MethodDeps['tabStateChanged']
+  /** The saved workflows (the side panel lists and edits them). */
+  workflows: WorkflowMethodsDeps
 }
 
 /** The daemon's /ws table, composed from its parts. */
@@ -63,6 +68,7 @@ export function daemonMethodHandlers(parts: DaemonMethodParts): MethodHandlers {
       reload: parts.reload,
       pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
     },
+    workflows: parts.workflows,
     folders: { allowed: () => [parts.configDir, ...parts.localPluginPaths()] },
   })
 }
