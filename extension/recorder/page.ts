@@ -15,6 +15,8 @@ export interface PageAct {
   kind: 'click' | 'type' | 'select' | 'press'
   target?: Target
   text?: string
+  /** type: Enter was pressed in the field at the end of the typing. */
+  submit?: boolean
   values?: string[]
   key?: string
 }
@@ -46,10 +48,13 @@ function install(): { stop(): void } {
   /** Fields typed into since their value was last sent. */
   const dirty = new Set<HTMLInputElement | HTMLTextAreaElement>()
   let lastLabel: { label: HTMLLabelElement; at: number } | undefined
+  /** When Enter was last recorded: the click the browser then makes on a form's button is its effect. */
+  let lastEnter = -Infinity
 
-  const flush = (field: HTMLInputElement | HTMLTextAreaElement) => {
-    if (!dirty.delete(field)) return
-    send({ kind: 'type', target: signalsOf(field), text: field.value })
+  const flush = (field: HTMLInputElement | HTMLTextAreaElement, submit = false) => {
+    if (!dirty.delete(field)) return false
+    send({ kind: 'type', target: signalsOf(field), text: field.value, ...(submit ? { submit } : {}) })
+    return true
   }
   const flushAll = (except?: Element) => {
     for (const field of [...dirty]) if (field !== except) flush(field)
@@ -78,13 +83,19 @@ function install(): { stop(): void } {
     // Enter and the arrows in a text area are typing; Enter on a button is its click.
     if (el instanceof HTMLTextAreaElement) return
     if (e.key === 'Enter' && !inField) return
-    if (inField) flush(el)
-    else flushAll()
+    // The arrows in a list change its choice: the select step records it.
+    if (el instanceof HTMLSelectElement) return
+    if (e.key === 'Enter') lastEnter = e.timeStamp
+    // Typing that ends with Enter is one step, as an agent's type with submit: its outcome is the Enter's.
+    if (inField && flush(el, e.key === 'Enter')) {
+      if (e.key === 'Enter') return
+    } else if (!inField) flushAll()
     const focused = el && el !== document.body && el !== document.documentElement ? el : null
     send({ kind: 'press', key: e.key, ...(focused ? { target: signalsOf(focused) } : {}) })
   }
   const onClick = (e: MouseEvent) => {
     if (!e.isTrusted || e.button !== 0 || !(e.target instanceof Element)) return
+    if (e.detail === 0 && e.timeStamp - lastEnter < 1000) return
     const el = e.target.closest(CLICKABLE) ?? e.target
     // A label's click is followed by the browser's own click on its control: one step, the label's.
     if (lastLabel && lastLabel.label.control === el && e.timeStamp - lastLabel.at < 500) return

@@ -55,6 +55,11 @@ interface Session {
   steps: PersonStep[]
   /** Acts are taken one after the other: each one's change is measured from the page the last left. */
   queue: Promise<void>
+  /** Acts enqueued so far, and a way to cut the settle wait of the one being taken when the next comes. */
+  enqueued: number
+  cut: (() => void) | undefined
+  /** Frame paths by frame id, taken when each frame loads (a frame may be gone when its act is taken). */
+  frames: Map<number, Promise<string[]>>
   state: PageState | undefined
   outline: string | undefined
 }
@@ -79,7 +84,10 @@ export class PersonRecorder {
   constructor(private readonly changed: () => void) {
     chrome.webNavigation.onCommitted.addListener((d) => this.committed(d))
     chrome.webNavigation.onDOMContentLoaded.addListener(({ tabId, frameId }) => {
-      if (this.session?.tabId === tabId) void this.inject(tabId, [frameId])
+      const session = this.session
+      if (session?.tabId !== tabId) return
+      void this.inject(tabId, [frameId])
+      if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
     })
     chrome.tabs.onUpdated.addListener((tabId, info) => {
       const s = this.session
@@ -108,13 +116,16 @@ export class PersonRecorder {
       title: (tab.title ?? '').slice(0, 200),
       steps: [],
       queue: Promise.resolve(),
+      enqueued: 0,
+      cut: undefined,
+      frames: new Map(),
       state: undefined,
       outline: undefined,
     }
     this.session = session
-    this.enqueue(session, async () => {
+    this.enqueue(session, async (seq) => {
       await this.inject(session.tabId)
-      await this.take(session, { tool: 'browser_navigate', input: { url: tab.url! } }, false)
+      await this.take(session, seq, { tool: 'browser_navigate', input: { url: tab.url! } }, false)
     })
     await session.queue
     this.changed()
@@ -177,13 +188,16 @@ export class PersonRecorder {
       ...(typeof act.text === 'string' ? { text: act.text.slice(0, 20_000) } : {}),
       ...(Array.isArray(act.values) ? { values: act.values.map(String).slice(0, 100) } : {}),
       ...(typeof act.key === 'string' ? { key: act.key.slice(0, 60) } : {}),
+      ...(act.submit === true ? { submit: true } : {}),
     }
     const tool = step(input)
     if (!tool) return
-    this.enqueue(session, async () => {
-      const frame = frameId ? await framePathOf(await getTab(session.tabId), frameId) : []
+    // The frame's path now, while it is there: the act may end its page.
+    const path = frameId ? (session.frames.get(frameId) ?? this.framePath(session.tabId, frameId)) : undefined
+    this.enqueue(session, async (seq) => {
+      const frame = (await path) ?? []
       const located = target && { ...target, origin, ...(frame.length ? { frame } : {}) }
-      await this.take(session, { tool, input, ...(located ? { target: located as Target } : {}) }, true)
+      await this.take(session, seq, { tool, input, ...(located ? { target: located as Target } : {}) })
     })
   }
 
@@ -195,38 +209,66 @@ export class PersonRecorder {
       d.transitionQualifiers.includes('from_address_bar') ||
       d.transitionQualifiers.includes('forward_back')
     if (!own) return
-    this.enqueue(session, async () => {
+    this.enqueue(session, async (seq) => {
       await waitForLoad(session.tabId, SETTLE.loadMs).catch(() => undefined)
-      await this.take(session, { tool: 'browser_navigate', input: { url: d.url } }, true)
+      await this.take(session, seq, { tool: 'browser_navigate', input: { url: d.url } })
     })
   }
 
-  private enqueue(session: Session, job: () => Promise<void>): void {
-    session.queue = session.queue.then(job).catch(() => undefined)
+  private framePath(tabId: number, frameId: number): Promise<string[]> {
+    const path = getTab(tabId).then((tab) => framePathOf(tab, frameId))
+    path.catch(() => undefined)
+    return path
   }
 
-  /** Waits for the page to settle after the act, then keeps it with what changed. */
-  private async take(session: Session, act: Omit<PersonStep, 'report'>, wait: boolean): Promise<void> {
+  /** Acts are taken in the order they came; a new one cuts short the settle wait of the one before. */
+  private enqueue(session: Session, job: (seq: number) => Promise<void>): void {
+    const seq = ++session.enqueued
+    session.cut?.()
+    session.queue = session.queue.then(() => job(seq)).catch(() => undefined)
+  }
+
+  /**
+   * Waits for the page to settle after the act (or for the person's next act, whichever is first),
+   * then keeps it with what changed.
+   */
+  private async take(
+    session: Session,
+    seq: number,
+    act: Omit<PersonStep, 'report'>,
+    wait = true,
+  ): Promise<void> {
     if (this.session !== session || session.steps.length >= MAX_STEPS) return
     const { tabId } = session
-    if (wait) {
-      await settle(tabId, () => pageState(tabId), undefined)
-      // A click that started a navigation: its outcome is the page that loads.
-      if ((await getTab(tabId)).status === 'loading') {
-        await waitForLoad(tabId, SETTLE.loadMs).catch(() => undefined)
+    let cut = session.enqueued > seq
+    const next = new Promise<void>((resolve) => (session.cut = resolve)).then(() => (cut = true))
+    if (wait && !cut) {
+      const settled = async () => {
         await settle(tabId, () => pageState(tabId), undefined)
+        // A click that started a navigation: its outcome is the page that loads.
+        if (!cut && (await getTab(tabId)).status === 'loading') {
+          await waitForLoad(tabId, SETTLE.loadMs).catch(() => undefined)
+          await settle(tabId, () => pageState(tabId), undefined)
+        }
       }
+      await Promise.race([settled(), next])
     }
-    const report = await this.report(session).catch(() => '')
+    session.cut = undefined
+    const report = await this.report(session, cut).catch(() => '')
     session.steps.push({ ...act, report: clip(report) })
     this.changed()
   }
 
-  /** The page's change since the last step, as an agent's action reports it. */
-  private async report(session: Session): Promise<string> {
+  /**
+   * The page's change since the last step, as an agent's action reports it. When the next act came
+   * before the page settled and the page is another document now, the change is that act's: this one
+   * reports nothing, and the next is measured from the page as it was.
+   */
+  private async report(session: Session, cut: boolean): Promise<string> {
     const tab = await getTab(session.tabId)
     const before = session.state
     const after = await pageState(session.tabId)
+    if (cut && before && after?.documentId !== before.documentId) return ''
     const framed = await snapshotWithFrames(tab, { walkLimit: WALK_LIMIT })
     session.state = after
     const previous = session.outline

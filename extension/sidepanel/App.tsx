@@ -78,12 +78,7 @@ export function App() {
       />
       <PluginStore plugins={state.plugins} connected={connected} onError={setError} />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
-      <WorkflowList
-        revision={state.workflowsRevision}
-        recording={state.recording}
-        connected={connected}
-        onError={setError}
-      />
+      <WorkflowList state={state} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />
       <footer class="muted">
         Extension {state.extensionVersion}

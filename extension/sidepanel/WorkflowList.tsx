@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Permission } from '../shared/wireTypes'
-import type { RecordingView, WorkflowCommand, WorkflowView } from '../shared/panelTypes'
+import type { PanelState, WorkflowCommand, WorkflowView } from '../shared/panelTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'
 import { Visible } from './Visible'
@@ -222,17 +222,9 @@ function WorkflowCard({
  * a step can be deleted, a variable renamed, the workflow turned on or deleted. The daemon owns the
  * files: every change is a request it checks. Page text (step targets, defaults) is shown as text.
  */
-export function WorkflowList({
-  revision,
-  recording,
-  connected,
-  onError,
-}: {
-  revision: number
-  recording: RecordingView | undefined
-  connected: boolean
-  onError: OnError
-}) {
+export function WorkflowList({ state, onError }: { state: PanelState; onError: OnError }) {
+  const { workflowsRevision: revision, recording } = state
+  const connected = state.connection.status === 'connected'
   const [workflows, setWorkflows] = useState<WorkflowView[] | null>(null)
   const [reads, setReads] = useState(0)
   const reload = () => setReads((n) => n + 1)

@@ -63,6 +63,8 @@ export const PersonStep = Type.Object({
       text: Type.Optional(Type.String({ maxLength: 20_000 })),
       values: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100 })),
       key: Type.Optional(Type.String({ maxLength: 60 })),
+      /** type: the person pressed Enter in the field right after typing. */
+      submit: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
   ),
