@@ -12,7 +12,6 @@
  * panel's recording runs; the page's own messages and synthetic events are never read (./page.ts).
  */
 import type { PersonStep } from '../../src/protocol/workflowPanel'
-import type { Target } from '../../src/protocol/workflow'
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
 import { snapshotWithFrames } from '../builtins/frames'
 import { diffOutline, renderDiff } from '../builtins/pageLibrary/outlineDiff'
@@ -197,7 +196,7 @@ export class PersonRecorder {
     this.enqueue(session, async (seq) => {
       const frame = (await path) ?? []
       const located = target && { ...target, origin, ...(frame.length ? { frame } : {}) }
-      await this.take(session, seq, { tool, input, ...(located ? { target: located as Target } : {}) })
+      await this.take(session, seq, { tool, input, ...(located ? { target: located } : {}) })
     })
   }
 

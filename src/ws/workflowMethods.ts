@@ -27,6 +27,8 @@ export interface WorkflowMethodsDeps {
 }
 
 const refused = (message: string) => new RpcError(JsonRpcErrorCode.invalidParams, message)
+/** The handler's answer, or its refusal as a rejected promise (never a throw out of the call). */
+const answer = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()))
 
 function viewOf(workflow: Workflow): WorkflowView {
   return {
@@ -53,18 +55,19 @@ export function createWorkflowMethods(deps: WorkflowMethodsDeps): Pick<MethodHan
     return loaded.workflow
   }
   /** Reads, edits, writes (the store checks the schema again), then tells everyone. */
-  const edit = (name: string, change: (workflow: Workflow) => Workflow) => {
-    let next: Workflow
-    try {
-      next = change(readOk(name))
-      store.write(next)
-    } catch (error) {
-      if (error instanceof RpcError) throw error
-      throw refused((error as Error).message)
-    }
-    deps.onChanged()
-    return Promise.resolve({ ok: true })
-  }
+  const edit = (name: string, change: (workflow: Workflow) => Workflow) =>
+    answer(() => {
+      let next: Workflow
+      try {
+        next = change(readOk(name))
+        store.write(next)
+      } catch (error) {
+        if (error instanceof RpcError) throw error
+        throw refused((error as Error).message)
+      }
+      deps.onChanged()
+      return { ok: true }
+    })
   return {
     'workflow.list': () =>
       Promise.resolve({
@@ -82,29 +85,31 @@ export function createWorkflowMethods(deps: WorkflowMethodsDeps): Pick<MethodHan
       edit(name, (w) => (assertUnchanged(w, seen), withoutStep(w, step))),
     'workflow.renameVariable': ({ name, from, to, seen }) =>
       edit(name, (w) => (assertUnchanged(w, seen), withVariableRenamed(w, from, to))),
-    'workflow.remove': ({ name }) => {
-      if (!store.remove(name)) throw refused(`there is no workflow named ${name}`)
-      deps.onChanged()
-      return Promise.resolve({ ok: true })
-    },
-    'workflow.saveRecording': ({ name, description, steps }) => {
-      // A person names a new workflow: one that exists is not replaced from the panel.
-      if (store.read(name) !== undefined)
-        throw refused(`a workflow named ${name} exists already: choose another name`)
-      let saved
-      try {
-        saved = personWorkflow(name, description, steps)
-        store.write(saved.workflow)
-      } catch (error) {
-        throw refused(`the recording could not be saved: ${(error as Error).message}`)
-      }
-      deps.onChanged()
-      const { workflow } = saved
-      return Promise.resolve({
-        name: workflow.name,
-        steps: workflow.steps.map((s, i) => `${i + 1}. ${stepInWords(s)}`),
-        variables: workflow.variables.map((v) => (v.secret ? `${v.name} (secret, not stored)` : v.name)),
-      })
-    },
+    'workflow.remove': ({ name }) =>
+      answer(() => {
+        if (!store.remove(name)) throw refused(`there is no workflow named ${name}`)
+        deps.onChanged()
+        return { ok: true }
+      }),
+    'workflow.saveRecording': ({ name, description, steps }) =>
+      answer(() => {
+        // A person names a new workflow: one that exists is not replaced from the panel.
+        if (store.read(name) !== undefined)
+          throw refused(`a workflow named ${name} exists already: choose another name`)
+        let saved
+        try {
+          saved = personWorkflow(name, description, steps)
+          store.write(saved.workflow)
+        } catch (error) {
+          throw refused(`the recording could not be saved: ${(error as Error).message}`)
+        }
+        deps.onChanged()
+        const { workflow } = saved
+        return {
+          name: workflow.name,
+          steps: workflow.steps.map((s, i) => `${i + 1}. ${stepInWords(s)}`),
+          variables: workflow.variables.map((v) => (v.secret ? `${v.name} (secret, not stored)` : v.name)),
+        }
+      }),
   }
 }
