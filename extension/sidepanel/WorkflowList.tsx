@@ -226,6 +226,8 @@ export function WorkflowList({ state, onError }: { state: PanelState; onError: O
   const { workflowsRevision: revision, recording } = state
   const connected = state.connection.status === 'connected'
   const [workflows, setWorkflows] = useState<WorkflowView[] | null>(null)
+  /** The list could not be read (a daemon of another version): said here, not as the panel's error. */
+  const [unread, setUnread] = useState<string | null>(null)
   const [reads, setReads] = useState(0)
   const reload = () => setReads((n) => n + 1)
   useEffect(() => {
@@ -233,8 +235,10 @@ export function WorkflowList({ state, onError }: { state: PanelState; onError: O
     let live = true
     void command<{ workflows: WorkflowView[] }>({ type: 'listWorkflows' }).then((r) => {
       if (!live) return
-      if (r.ok) setWorkflows(r.value.workflows)
-      else onError(r.message)
+      if (r.ok) {
+        setWorkflows(r.value.workflows)
+        setUnread(null)
+      } else setUnread(r.message)
     })
     return () => {
       live = false
@@ -250,6 +254,11 @@ export function WorkflowList({ state, onError }: { state: PanelState; onError: O
         onSaved={reload}
         taken={(workflows ?? []).map((w) => w.name)}
       />
+      {unread && (
+        <p class="muted small" data-testid="workflows-unread">
+          The workflows could not be listed: <Visible text={unread} />
+        </p>
+      )}
       {workflows?.length === 0 && (
         <p class="muted small">No workflows yet: record one here, or ask an agent to.</p>
       )}
