@@ -80,6 +80,11 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, sendResponse: (r
     )
     return false
   }
+  // A person's act in the tab the panel records (recorder/page.ts); the recorder checks the sender.
+  if ((message as { personRecorder?: unknown }).personRecorder !== undefined) {
+    app.recorder.pageEvent(sender, (message as { personRecorder: unknown }).personRecorder)
+    return false
+  }
   if (m.channelRefused !== undefined && sender.tab?.id !== undefined) {
     app.channelRefused(sender.tab.id, m.channelRefused.plugin)
     return false

@@ -135,6 +135,8 @@ const extScripts = present({
   sidepanel: 'extension/sidepanel/main.tsx',
   // Page library of the built-in browser tools, injected into tabs from file.
   builtinsPage: 'extension/builtins/pageLibrary/index.ts',
+  // A person's demonstration: injected into the tab the side panel records.
+  personRecorder: 'extension/recorder/page.ts',
 })
 const extCommon = {
   outdir: join(out, 'extension'),

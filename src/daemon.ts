@@ -198,6 +198,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     stores,
     configStore,
     configDir: paths.dir,
+    workflows: {
+      store: workflows.store,
+      onChanged: () => (workflows.reread(), announcements.configChanged()),
+    },
     sessions,
     workflowToolStep: (params) => workflows.toolStep(params),
   })

@@ -24,6 +24,8 @@ import { runNotification, runRequest, type DaemonMethods } from './methods'
 import { PanelHub } from './panelHub'
 import { TabTracker } from './tabTracker'
 import { isSiteKey, SiteTools } from './siteTools'
+import { PersonRecorder } from '../recorder/personRecorder'
+import { isWorkflowCommand, workflowCommand } from './workflowPanel'
 
 /** Progress reports a plugin's pages may send per second; more are dropped (each extends a call's timeout). */
 const PROGRESS_PER_SECOND = 20
@@ -45,6 +47,9 @@ export class BackgroundApp {
   readonly sites: SiteTools
   /** The audit log's witness: checked on every connect and every side-panel open. */
   readonly auditWitness: AuditWitness
+  /** A person's demonstration recorded from the panel. */
+  readonly recorder: PersonRecorder
+  private workflowsRevision = 0
   private readonly logs: LogRelay
   private readonly progressRate = new RateWindow(PROGRESS_PER_SECOND)
   private browserTools: ToolState[] = []
@@ -67,6 +72,7 @@ export class BackgroundApp {
       (message) => recordExtensionLog('warning', message),
     )
     this.approvals = new ApprovalQueue(() => this.panels.publish())
+    this.recorder = new PersonRecorder(() => this.panels.publish())
     this.tracker = new TabTracker(
       (plugin, tabs) => {
         this.panels.publish()
@@ -156,6 +162,8 @@ export class BackgroundApp {
         'sync.full': (p) => void this.onSyncFull(p),
         'plugin.update': (p) => void this.tracker.updatePlugin(p).then(() => this.panels.publish()),
         'plugins.changed': (p) => {
+          // Also sent when a workflow file changed (a recording, the CLI, a healed step).
+          this.workflowsRevision++
           this.failedPlugins = p.failedPlugins
           if (p.browserTools) this.browserTools = p.browserTools
           if (p.skipPermissions !== undefined) this.skipPermissions = p.skipPermissions
@@ -318,6 +326,8 @@ export class BackgroundApp {
 
   async panelCommand(cmd: PanelCommand): Promise<PanelReply> {
     try {
+      if (isWorkflowCommand(cmd))
+        return ok(await workflowCommand(cmd, (method, params) => this.ask(method, params), this.recorder))
       switch (cmd.type) {
         case 'setPluginPermission':
           return ok(
@@ -442,6 +452,8 @@ export class BackgroundApp {
       running: [...this.running.values()],
       auditRevision: this.auditRevision,
       ...(this.auditWitness.view ? { auditAlarm: this.auditWitness.view } : {}),
+      workflowsRevision: this.workflowsRevision,
+      ...(this.recorder.view() ? { recording: this.recorder.view() } : {}),
     }
   }
 }

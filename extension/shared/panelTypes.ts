@@ -3,6 +3,7 @@
  * the panel asks of it (`chrome.runtime.sendMessage({ panel: PanelCommand })`, answered with a
  * PanelReply). The panel holds no state of its own beyond what it renders.
  */
+import type { RecordingView } from '../recorder/personRecorder'
 import type {
   ApprovalFlow,
   ApprovalTab,
@@ -120,6 +121,10 @@ export interface PanelState {
   auditRevision: number
   /** The audit log failed the extension's check (./background/auditWitness.ts), until acknowledged. */
   auditAlarm?: AuditAlarmView
+  /** Bumped when the daemon announces a change: the panel lists the workflows again. */
+  workflowsRevision: number
+  /** A person's demonstration being recorded from the panel (../recorder/personRecorder.ts). */
+  recording?: RecordingView
 }
 
 /** What the audit witness found wrong with the daemon's audit log. */
@@ -156,6 +161,7 @@ export type PanelCommand =
   | { type: 'checkUpdates' }
   /** The user read the audit alarm: it goes, and the daemon's checkpoint of then is trusted. */
   | { type: 'acknowledgeAuditAlarm' }
+  | WorkflowCommand
 
 export interface RegistryPluginView {
   /** Package name (`@bridge-mcp/bridge-plugin-notes`). */
@@ -171,7 +177,21 @@ export interface PluginUpdateView {
   latest: string
 }
 
+/** The workflow section (../sidepanel/WorkflowList.tsx): the daemon owns the files, the worker relays. */
+export type WorkflowCommand =
+  | { type: 'listWorkflows' }
+  | { type: 'setWorkflowPermission'; name: string; permission: Permission }
+  | { type: 'removeWorkflowStep'; name: string; step: number; seen: string }
+  | { type: 'renameWorkflowVariable'; name: string; from: string; to: string; seen: string }
+  | { type: 'removeWorkflow'; name: string }
+  /** Records the person's own acts in the front tab, until `recordStop` saves them as `name`. */
+  | { type: 'recordStart'; name: string; description: string }
+  | { type: 'recordStop' }
+  | { type: 'recordCancel' }
+
 export type PanelReply<T = unknown> = { ok: true; value: T } | { ok: false; message: string }
 
 export type { AuditEntryView }
+export type { RecordingView } from '../recorder/personRecorder'
+export type { WorkflowView } from '../../src/protocol/workflowPanel'
 export const PANEL_PORT_NAME = 'panel'

@@ -9,6 +9,7 @@ import { NoToolsHint } from './NoToolsHint'
 import { SiteList } from './SiteList'
 import { AuditList } from './AuditList'
 import { AuditAlarm } from './AuditAlarm'
+import { WorkflowList } from './WorkflowList'
 import { toolLabel } from './format'
 
 export function App() {
@@ -77,6 +78,7 @@ export function App() {
       />
       <PluginStore plugins={state.plugins} connected={connected} onError={setError} />
       <BrowserTools tools={state.browserTools} connected={connected} onError={setError} />
+      <WorkflowList state={state} onError={setError} />
       <AuditList revision={state.auditRevision} connected={connected} />
       <footer class="muted">
         Extension {state.extensionVersion}

@@ -14,6 +14,7 @@ import {
   ToolState,
 } from './manifest'
 import { SiteState, SitesReport } from './siteTools'
+import { WorkflowPanelMethods } from './workflowPanel'
 
 const Ok = Type.Object({ ok: Type.Boolean() })
 const Empty = Type.Object({})
@@ -365,6 +366,7 @@ export const WsMethods = {
       error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
     }),
   ),
+  ...WorkflowPanelMethods,
 } satisfies Record<string, WsNotificationDef | WsRequestDef>
 
 type Methods = typeof WsMethods

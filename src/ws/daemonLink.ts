@@ -28,6 +28,7 @@ export interface DaemonLinkParts {
   }
   configStore: DaemonMethodParts['configStore']
   configDir: string
+  workflows: DaemonMethodParts['workflows']
   sessions: McpEndpoint
   /** A running workflow's tool step (src/workflows/daemonWorkflows.ts). */
   workflowToolStep: DaemonMethodParts['workflowToolStep']
@@ -59,6 +60,7 @@ export function createDaemonLink(parts: DaemonLinkParts): DaemonLink {
       onConfigChanged: () => announcements.configChanged(),
       tabStateChanged: ({ plugin, state, tabs }) => link.tabStateChanged(plugin, state, tabs),
       workflowToolStep: parts.workflowToolStep,
+      workflows: parts.workflows,
     }),
     // Bounded, neutralized and tagged with the plugin that wrote it (./pluginLogs), then to the one
     // call it belongs to, which hands it to its own client; an entry of no running call stays in

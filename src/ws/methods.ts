@@ -11,6 +11,7 @@ import { createFolderOpen, type FolderOpenDeps } from './folderOpen'
 import type { MethodHandler, MethodHandlers } from './methodHandler'
 import { createRegistryMethods, type RegistryMethodsDeps } from './registryMethods'
 import { createSiteMethods, type SiteMethodsDeps } from './siteMethods'
+import { createWorkflowMethods, type WorkflowMethodsDeps } from './workflowMethods'
 
 export { callMethod, type MethodHandler, type MethodHandlers } from './methodHandler'
 
@@ -19,6 +20,7 @@ export interface MethodDeps {
   registry: RegistryMethodsDeps
   folders: FolderOpenDeps
   sites: SiteMethodsDeps
+  workflows: WorkflowMethodsDeps
   /** `tab.stateChanged`: false when the plugin has no tab actor (not loaded). */
   tabStateChanged(params: RequestParams<typeof ClientRequests, 'tab.stateChanged'>): boolean
   /** `workflow.toolStep`: a running workflow's tool step, called by the daemon (src/workflows). */
@@ -31,6 +33,7 @@ export function createMethodHandlers(deps: MethodDeps): MethodHandlers {
     ...createConfigMethods(deps.config),
     ...createRegistryMethods(deps.registry),
     ...createSiteMethods(deps.sites),
+    ...createWorkflowMethods(deps.workflows),
     'folder.open': createFolderOpen(deps.folders),
     'workflow.toolStep': deps.workflowToolStep,
   }
@@ -49,6 +52,8 @@ export interface DaemonMethodParts {
   onConfigChanged: () => void
   tabStateChanged: MethodDeps['tabStateChanged']
   workflowToolStep: MethodDeps['workflowToolStep']
+  /** The saved workflows (the side panel lists and edits them). */
+  workflows: WorkflowMethodsDeps
 }
 
 /** The daemon's /ws table, composed from its parts. */
@@ -68,6 +73,7 @@ export function daemonMethodHandlers(parts: DaemonMethodParts): MethodHandlers {
       reload: parts.reload,
       pluginState: (name) => catalog.pluginStates().find((p) => p.name === name),
     },
+    workflows: parts.workflows,
     folders: { allowed: () => [parts.configDir, ...parts.localPluginPaths()] },
   })
 }

@@ -3,6 +3,7 @@ import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import { ClientNotifications, ClientRequests, WsMethods } from '../../../src/protocol'
 import { createDaemonPeer } from '../../../src/ws/daemonPeer'
 import { createMethodHandlers } from '../../../src/ws/methods'
+import { createWorkflowStore } from '../../../src/workflows/store'
 
 const entries = Object.entries(WsMethods) as [string, { role: string; params: unknown; result?: unknown }][]
 const requestsOf = (role: string) =>
@@ -32,6 +33,7 @@ function handlers() {
     },
     folders: { allowed: () => [] },
     sites: { catalog, updateConfig: () => Promise.resolve({}), onChanged: () => undefined },
+    workflows: { store: createWorkflowStore('/nowhere'), onChanged: () => undefined },
   })
 }
 

@@ -1,0 +1,303 @@
+/**
+ * A person's own demonstration, recorded from the side panel's Record / Stop in one tab. The page side
+ * (./page.ts, injected into every frame of the tab, again after each load) sends what the person does
+ * with its element's target signals; this side adds the frame path, waits for the page to settle after
+ * each act and takes what changed (the same outline diff, or the whole new page after a navigation,
+ * that an agent's action reports), and keeps the acts in order as the calls an agent would have made.
+ * Navigations the person starts themselves (the address bar, a bookmark, back and forward) are steps of
+ * their own; a navigation a click or a key caused is that act's outcome. Stop hands the steps to the
+ * daemon (`workflow.saveRecording`), which builds the workflow with the agent recording's rules.
+ *
+ * Who may add a step: only this extension's script in a frame of the recorded tab, and only while the
+ * panel's recording runs; the page's own messages and synthetic events are never read (./page.ts).
+ */
+import type { PersonStep } from '../../src/protocol/workflowPanel'
+import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
+import { snapshotWithFrames } from '../builtins/frames'
+import { diffOutline, renderDiff } from '../builtins/pageLibrary/outlineDiff'
+import { cutOutline } from '../builtins/pageLibrary/truncate'
+import { runInPage } from '../builtins/pageScript'
+import { settle, SETTLE, type PageState } from '../builtins/settleWait'
+import { SNAPSHOT_NARROW } from '../builtins/snapshotText'
+import { getTab, waitForLoad } from '../builtins/tabLookup'
+import { framePathOf } from '../builtins/workflows'
+import type { PageAct } from './page'
+
+export const RECORDER_FILE = 'personRecorder.js'
+const MAX_STEPS = 500
+/** What a step keeps of the page's change: the post-condition needs its first lines only. */
+const REPORT_BYTES = 6_000
+const WALK_LIMIT = 3 * SNAPSHOT_DEFAULT_BYTES
+/** Navigations the person started (not a page's link or script): each is a step. */
+const OWN_TRANSITIONS = new Set([
+  'typed',
+  'auto_bookmark',
+  'generated',
+  'keyword',
+  'keyword_generated',
+  'reload',
+])
+const ACTS = new Set<PageAct['kind']>(['click', 'type', 'select', 'press'])
+
+export interface RecordingView {
+  name: string
+  tabId: number
+  title: string
+  steps: number
+}
+
+interface Session {
+  name: string
+  description: string
+  tabId: number
+  title: string
+  steps: PersonStep[]
+  /** Acts are taken one after the other: each one's change is measured from the page the last left. */
+  queue: Promise<void>
+  /** Acts enqueued so far, and a way to cut the settle wait of the one being taken when the next comes. */
+  enqueued: number
+  cut: (() => void) | undefined
+  /** Frame paths by frame id, taken when each frame loads (a frame may be gone when its act is taken). */
+  frames: Map<number, Promise<string[]>>
+  state: PageState | undefined
+  outline: string | undefined
+}
+
+const isWeb = (url: string | undefined) => /^https?:\/\//.test(url ?? '')
+const bodyOf = (text: string): string => text.split('\n').slice(2).join('\n')
+const utf8 = new TextEncoder()
+const clip = (text: string) => {
+  if (utf8.encode(text).length <= REPORT_BYTES) return text
+  let cut = text.slice(0, REPORT_BYTES)
+  while (utf8.encode(cut).length > REPORT_BYTES) cut = cut.slice(0, -200)
+  return cut
+}
+
+async function pageState(tabId: number): Promise<PageState | undefined> {
+  return runInPage<PageState>(await getTab(tabId), 'pageState', {}, 0).catch(() => undefined)
+}
+
+export class PersonRecorder {
+  private session: Session | undefined
+
+  constructor(private readonly changed: () => void) {
+    chrome.webNavigation.onCommitted.addListener((d) => this.committed(d))
+    chrome.webNavigation.onDOMContentLoaded.addListener(({ tabId, frameId }) => {
+      const session = this.session
+      if (session?.tabId !== tabId) return
+      void this.inject(tabId, [frameId])
+      if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
+    })
+    chrome.tabs.onUpdated.addListener((tabId, info) => {
+      const s = this.session
+      if (s?.tabId === tabId && info.title !== undefined) {
+        s.title = info.title.slice(0, 200)
+        this.changed()
+      }
+    })
+  }
+
+  view(): RecordingView | undefined {
+    const s = this.session
+    return s && { name: s.name, tabId: s.tabId, title: s.title, steps: s.steps.length }
+  }
+
+  /** Starts recording the front tab of the last focused window: its page as it is is the first step. */
+  async start(name: string, description: string): Promise<RecordingView> {
+    if (this.session) throw new Error(`Already recording ${this.session.name}: stop it first.`)
+    const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' })
+    if (tab?.id === undefined || !isWeb(tab.url))
+      throw new Error('Open the page to record in the front tab of this window (an http or https page).')
+    const session: Session = {
+      name,
+      description,
+      tabId: tab.id,
+      title: (tab.title ?? '').slice(0, 200),
+      steps: [],
+      queue: Promise.resolve(),
+      enqueued: 0,
+      cut: undefined,
+      frames: new Map(),
+      state: undefined,
+      outline: undefined,
+    }
+    this.session = session
+    this.enqueue(session, async (seq) => {
+      await this.inject(session.tabId)
+      await this.take(session, seq, { tool: 'browser_navigate', input: { url: tab.url! } }, false)
+    })
+    await session.queue
+    this.changed()
+    return this.view()!
+  }
+
+  /** Ends the recording: the acts still being measured are waited for; the steps are returned. */
+  async stop(): Promise<{ name: string; description: string; steps: PersonStep[] }> {
+    const session = this.session
+    if (!session) throw new Error('No recording is running.')
+    await this.detach(session.tabId)
+    await session.queue
+    return { name: session.name, description: session.description, steps: session.steps }
+  }
+
+  /** A stop whose save failed: the person goes on, and may stop again. */
+  resume(): void {
+    if (this.session) void this.inject(this.session.tabId)
+  }
+
+  /** After a stop: the recording is saved (or thrown away). */
+  clear(): void {
+    const session = this.session
+    this.session = undefined
+    if (session) void this.detach(session.tabId)
+    this.changed()
+  }
+
+  /** A message from ./page.ts; anything that is not the recorded tab's own script's is dropped. */
+  pageEvent(sender: chrome.runtime.MessageSender, message: unknown): void {
+    const session = this.session
+    if (
+      !session ||
+      sender.id !== chrome.runtime.id ||
+      sender.tab?.id !== session.tabId ||
+      typeof sender.frameId !== 'number' ||
+      !isWeb(sender.url)
+    )
+      return
+    const act = message as Partial<PageAct> | null
+    if (typeof act !== 'object' || act === null || !ACTS.has(act.kind!)) return
+    const target = act.target && typeof act.target === 'object' ? act.target : undefined
+    const frameId = sender.frameId
+    // The origin is the browser's word for the frame, not the page's.
+    const origin = sender.origin ?? new URL(sender.url!).origin
+    const step = (input: PersonStep['input']): PersonStep['tool'] | undefined => {
+      switch (act.kind) {
+        case 'click':
+          return target ? 'browser_click' : undefined
+        case 'type':
+          return target && typeof input.text === 'string' ? 'browser_type' : undefined
+        case 'select':
+          return target && Array.isArray(input.values) ? 'browser_select_option' : undefined
+        case 'press':
+          return typeof input.key === 'string' ? 'browser_press_key' : undefined
+      }
+      return undefined
+    }
+    const input: PersonStep['input'] = {
+      ...(typeof act.text === 'string' ? { text: act.text.slice(0, 20_000) } : {}),
+      ...(Array.isArray(act.values) ? { values: act.values.map(String).slice(0, 100) } : {}),
+      ...(typeof act.key === 'string' ? { key: act.key.slice(0, 60) } : {}),
+      ...(act.submit === true ? { submit: true } : {}),
+    }
+    const tool = step(input)
+    if (!tool) return
+    // The frame's path now, while it is there: the act may end its page.
+    const path = frameId ? (session.frames.get(frameId) ?? this.framePath(session.tabId, frameId)) : undefined
+    this.enqueue(session, async (seq) => {
+      const frame = (await path) ?? []
+      const located = target && { ...target, origin, ...(frame.length ? { frame } : {}) }
+      await this.take(session, seq, { tool, input, ...(located ? { target: located } : {}) })
+    })
+  }
+
+  private committed(d: chrome.webNavigation.WebNavigationTransitionCallbackDetails): void {
+    const session = this.session
+    if (session?.tabId !== d.tabId || d.frameId !== 0 || !isWeb(d.url)) return
+    const own =
+      OWN_TRANSITIONS.has(d.transitionType) ||
+      d.transitionQualifiers.includes('from_address_bar') ||
+      d.transitionQualifiers.includes('forward_back')
+    if (!own) return
+    this.enqueue(session, async (seq) => {
+      await waitForLoad(session.tabId, SETTLE.loadMs).catch(() => undefined)
+      await this.take(session, seq, { tool: 'browser_navigate', input: { url: d.url } })
+    })
+  }
+
+  private framePath(tabId: number, frameId: number): Promise<string[]> {
+    const path = getTab(tabId).then((tab) => framePathOf(tab, frameId))
+    path.catch(() => undefined)
+    return path
+  }
+
+  /** Acts are taken in the order they came; a new one cuts short the settle wait of the one before. */
+  private enqueue(session: Session, job: (seq: number) => Promise<void>): void {
+    const seq = ++session.enqueued
+    session.cut?.()
+    session.queue = session.queue.then(() => job(seq)).catch(() => undefined)
+  }
+
+  /**
+   * Waits for the page to settle after the act (or for the person's next act, whichever is first),
+   * then keeps it with what changed.
+   */
+  private async take(
+    session: Session,
+    seq: number,
+    act: Omit<PersonStep, 'report'>,
+    wait = true,
+  ): Promise<void> {
+    if (this.session !== session || session.steps.length >= MAX_STEPS) return
+    const { tabId } = session
+    let cut = session.enqueued > seq
+    const next = new Promise<void>((resolve) => (session.cut = resolve)).then(() => (cut = true))
+    if (wait && !cut) {
+      const settled = async () => {
+        await settle(tabId, () => pageState(tabId), undefined)
+        // A click that started a navigation: its outcome is the page that loads.
+        if (!cut && (await getTab(tabId)).status === 'loading') {
+          await waitForLoad(tabId, SETTLE.loadMs).catch(() => undefined)
+          await settle(tabId, () => pageState(tabId), undefined)
+        }
+      }
+      await Promise.race([settled(), next])
+    }
+    session.cut = undefined
+    const report = await this.report(session, cut).catch(() => '')
+    session.steps.push({ ...act, report: clip(report) })
+    this.changed()
+  }
+
+  /**
+   * The page's change since the last step, as an agent's action reports it. When the next act came
+   * before the page settled and the page is another document now, the change is that act's: this one
+   * reports nothing, and the next is measured from the page as it was.
+   */
+  private async report(session: Session, cut: boolean): Promise<string> {
+    const tab = await getTab(session.tabId)
+    const before = session.state
+    const after = await pageState(session.tabId)
+    if (cut && before && after?.documentId !== before.documentId) return ''
+    const framed = await snapshotWithFrames(tab, { walkLimit: WALK_LIMIT })
+    session.state = after
+    const previous = session.outline
+    session.outline = framed.text
+    if (!before || !after || before.documentId !== after.documentId || previous === undefined)
+      return cutOutline(framed.text, {
+        maxBytes: REPORT_BYTES,
+        complete: framed.complete,
+        tool: 'browser_snapshot',
+        narrow: SNAPSHOT_NARROW,
+      }).text
+    const url = before.url !== after.url ? `URL: ${after.url}\n` : ''
+    return `${url}${renderDiff(diffOutline(bodyOf(previous), bodyOf(framed.text)), REPORT_BYTES)}`
+  }
+
+  private async inject(tabId: number, frameIds?: number[]): Promise<void> {
+    await chrome.scripting
+      .executeScript({
+        target: frameIds ? { tabId, frameIds } : { tabId, allFrames: true },
+        files: [RECORDER_FILE],
+      })
+      .catch(() => undefined)
+  }
+
+  private async detach(tabId: number): Promise<void> {
+    await chrome.scripting
+      .executeScript({
+        target: { tabId, allFrames: true },
+        func: () => globalThis.__bridgePersonRecorder?.stop(),
+      })
+      .catch(() => undefined)
+  }
+}
