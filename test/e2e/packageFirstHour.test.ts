@@ -211,8 +211,12 @@ describe('the first hour with the published package', { timeout: REGISTRY_TEST_T
         BRIDGE_PORT: String(port),
       })
       expect(on.code, on.stderr).toBe(0)
-      const mcp = bannerMcpConfig(daemon.output())
-      const client = await connectMcp({ url: mcp.url.replace(/\/mcp$/, ''), secret: mcp.token }, 'demo')
+      // Not the first run of this folder: `bridge client show default --show-secret` prints the configuration.
+      const shown = await bridge(['client', 'show', 'default', '--show-secret'], {
+        BRIDGE_PORT: String(port),
+      })
+      const mcp = bannerMcpConfig(shown.stdout)
+      const client = await connectMcp({ url: `http://127.0.0.1:${port}`, secret: mcp.token }, 'demo')
       try {
         const names = (await client.client.listTools()).tools.map((t) => t.name)
         expect(names).toEqual(
