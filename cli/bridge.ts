@@ -8,6 +8,7 @@ import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { registerAudit } from './commands/audit'
 import { clientCommandArgs, runClientCommand } from './commands/client'
 import { configCommandArgs, runConfigCommand } from './commands/config'
+import { registerDemo } from './commands/demo'
 import { registerDoctor } from './commands/doctor'
 import { registerLogs } from './commands/logs'
 import { registerMcp } from './commands/mcp'
@@ -33,6 +34,7 @@ registerAudit(cli)
 registerLogs(cli)
 registerDoctor(cli)
 registerUpdate(cli)
+registerDemo(cli)
 registerMcp(cli)
 
 // `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { PLUGIN_NAME_PATTERN, pluginNameFromPackage, RESERVED_PLUGIN_NAMES } from '../protocol/constants'
 import { parseMatchPattern } from '../sdk/matchPattern'
+import { jsonProblem } from '../jsonProblem'
 import { PluginBuildError } from './errors'
 
 export interface PluginPackage {
@@ -29,17 +30,6 @@ export function pluginNameProblem(name: string): string | undefined {
   if (RESERVED_PLUGIN_NAMES.includes(name))
     return `plugin name "${name}" is reserved (reserved: ${RESERVED_PLUGIN_NAMES.join(', ')}); choose another`
   return undefined
-}
-
-/** JSON.parse's message with the line and column of its position (Node 20 gives only the offset). */
-function jsonProblem(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  const position = /at position (\d+)/.exec(message)
-  if (!position || /line \d+/.test(message)) return message
-  const before = text.slice(0, Number(position[1]))
-  const line = before.split('\n').length
-  const column = before.length - before.lastIndexOf('\n')
-  return `${message} (line ${line}, column ${column})`
 }
 
 export function readPluginPackage(dir: string): PluginPackage {

@@ -1,10 +1,13 @@
 /**
  * Reading and writing `config.json`. A file that does not parse or does not match the schema is never
- * overwritten: the caller gets a BridgeError naming the file and the problem, and the daemon refuses
- * to start until the user fixes it.
+ * overwritten: the caller gets a BridgeError naming the file, what is wrong and where (line and
+ * column), and the daemon refuses to start until the user fixes it. Before every write the file as it
+ * was goes to `config.json.bak` (atomically, mode 0600), so the version before the last change can
+ * always be put back; the error of a broken file says how.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { BridgeError, BridgeErrorCode } from '../errors'
+import { jsonProblem } from '../jsonProblem'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
 import { withFileLock, withFileLockAsync } from './fileLock'
 import { Config, ConfigFile, defaultConfig } from './schema'
@@ -17,28 +20,51 @@ export function readConfigFile(path: string): Config {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
     throw new BridgeError(
       BridgeErrorCode.configUnparseable,
-      `${path} is not valid JSON (${reason}). Fix or delete it; bridge will not overwrite it.`,
+      `${path} is not valid JSON: ${jsonProblem(text, error)}. ${howToRecover(path)}`,
       { cause: error },
     )
   }
   const onDisk = validate(ConfigFile, parsed, 'the top level')
   if (!onDisk.ok)
-    throw new BridgeError(
-      BridgeErrorCode.configInvalid,
-      `${path}: ${onDisk.message}. Fix or delete it; bridge will not overwrite it.`,
-    )
+    throw new BridgeError(BridgeErrorCode.configInvalid, `${path}: ${onDisk.message}. ${howToRecover(path)}`)
   return { ...defaultConfig(), ...onDisk.value }
 }
 
-/** Validates and atomically writes config.json (mode 0600). */
+/** Where the copy of config.json taken before each write is. */
+export const configBackupPath = (path: string): string => `${path}.bak`
+
+function howToRecover(path: string): string {
+  const backup = configBackupPath(path)
+  const restore = existsSync(backup)
+    ? ` ${backup} holds the version before bridge's last change: \`cp ${backup} ${path}\` puts it back.`
+    : ''
+  return `Fix or delete it; bridge will not overwrite it.${restore}`
+}
+
+/**
+ * Validates and atomically writes config.json (mode 0600), after copying the file as it is to
+ * config.json.bak (atomically, mode 0600).
+ */
 export function writeConfigFile(path: string, config: Config): void {
   const checked = validate(Config, config, 'the top level')
   if (!checked.ok)
     throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
+  backupConfigFile(path)
   atomicWriteFile(path, `${JSON.stringify(config, null, 2)}\n`)
+}
+
+/** Copies config.json, as it is, to config.json.bak (atomically, mode 0600); nothing when it is absent. */
+export function backupConfigFile(path: string): void {
+  let current: Buffer
+  try {
+    current = readFileSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  atomicWriteFile(configBackupPath(path), current)
 }
 
 /** Loads config.json, creating it with defaults on first run. Enforces mode 0600 on an existing file. */

@@ -58,6 +58,7 @@ export function assertPrivateConfigDir(paths: BridgePaths): void {
   }
   const files = [
     paths.configFile,
+    `${paths.configFile}.bak`,
     paths.authFile,
     paths.clientsFile,
     paths.serverLog,

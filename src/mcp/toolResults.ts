@@ -7,6 +7,7 @@ import {
   withoutMarkerChars,
   wrapPageContent,
 } from '../protocol/pageContent'
+import { isSiteBlocksOutput, type SiteBlocksOutput } from '../sites/siteResult'
 
 interface ImageOutput {
   type: 'image'
@@ -88,6 +89,7 @@ function resultOf(
     return { isError: true, content: [{ type: 'text', text: `[${code}] ${shown}` }] }
   }
   const { output } = outcome
+  if (isSiteBlocksOutput(output)) return siteBlocksResult(output, maxBytes, narrow)
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   const marked = pageText.output(output)
@@ -113,6 +115,26 @@ function resultOf(
   // tool's own budget (a snapshot's maxLength, up to the cap) is never cut again here.
   const capped = capText(withoutMarkerChars(text), maxBytes, narrow)
   return { content: [{ type: 'text', text: wrapPageContent(capped) }] }
+}
+
+/**
+ * An MCP-shaped result of a site's tool, passed through: bridge's note on whose content it is first,
+ * then the site's blocks, each text between the page-content markers; the texts share the cap.
+ */
+function siteBlocksResult(
+  output: SiteBlocksOutput,
+  maxBytes: number,
+  narrow: string | undefined,
+): CallToolResult {
+  const { content, ...note } = output
+  let room = maxBytes
+  const blocks = content.map((block) => {
+    if (block.type === 'image') return block
+    const text = capText(withoutMarkerChars(block.text), Math.max(0, room), narrow)
+    room -= Buffer.byteLength(text, 'utf8')
+    return { type: 'text' as const, text: wrapPageContent(text) }
+  })
+  return { content: [{ type: 'text', text: JSON.stringify(note) }, ...blocks] }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

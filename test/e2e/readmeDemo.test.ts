@@ -1,13 +1,12 @@
-// The README's "Five minutes with the demo site", step by step as a person follows it: the three
+// The README's "Five minutes with the demo site", step by step as a person follows it: the two
 // terminal commands, then each numbered step in Chromium with the real extension that `bridge start`
 // installed, checking that the panel shows what the step promises. The README's words that a step
 // checks are asserted to be in the README, so the walkthrough cannot drift from what a person sees.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -36,19 +35,8 @@ const freePort = () =>
     })
   })
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const proc = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    proc.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    proc.stderr.on('data', (c: Buffer) => (out += c.toString()))
-    proc.once('exit', (code) => resolve({ code, out }))
-  })
-}
-
 describe('the README demo walkthrough', { timeout: 180_000 }, () => {
   let configDir: string
-  let pluginDir: string
   let daemon: RunningDaemon
   let demo: ChildProcess | undefined
   let siteUrl: string
@@ -64,24 +52,22 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
 
   beforeAll(() => {
     configDir = tempConfigDir()
-    pluginDir = mkdtempSync(join(tmpdir(), 'bridge-readme-plugin-'))
   })
   afterAll(async () => {
     await agent?.close()
     await browser?.close()
     demo?.kill('SIGTERM')
     await daemon?.stop()
-    rmSync(pluginDir, { recursive: true, force: true })
     rmSync(configDir, { recursive: true, force: true })
   })
 
-  it('runs the three commands of the walkthrough', async () => {
+  it('runs the two commands of the walkthrough', async () => {
     const commands = /```sh\n([\s\S]*?)```/.exec(DEMO)?.[1] ?? ''
-    expect(commands).toContain('npm ci && npm start')
-    expect(commands).toContain('npm run demo')
-    expect(commands).toContain('cd examples/notes-plugin && node ../../dist/cli/bridgePlugin.js build')
+    expect(commands).toContain('npx -y @bridge-mcp/bridge start')
+    expect(commands).toContain('npx -y @bridge-mcp/bridge demo')
+    expect(DEMO).toContain('in a checkout, `npm ci && npm start` and\n`npm run demo`')
 
-    // 1: `npm start` is the build (done by the suite) and `bridge start`; it prints the extension folder
+    // 1: `bridge start` (this checkout's build: the package's program); it prints the extension folder
     // and the MCP configuration. A free port stands in for 9515, a temp folder for ~/.bridge.
     daemon = await startDaemon({ via: 'cli', configDir, args: ['--port', String(await freePort())] })
     await daemon.waitForOutput(/Load unpacked[\s\S]*\n {2}\S+extension\n/)
@@ -90,39 +76,29 @@ describe('the README demo walkthrough', { timeout: 180_000 }, () => {
     printedConfig = (JSON.parse(json) as { mcpServers: { bridge: typeof printedConfig } }).mcpServers.bridge
     expect(printedConfig.url).toBe(`http://127.0.0.1:${daemon.port}/mcp`)
 
-    // 2: `npm run demo`: what the script runs, started directly so the test can stop it (a free port for 8787).
+    // 2: `bridge demo` (what `npm run demo` runs), the site on a free port for 8787: it installs the demo
+    // plugin from the package's files, the running daemon loads it, and the site answers.
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { demo: string } }
-    const [command = '', ...demoArgs] = pkg.scripts.demo.split(' ')
-    expect(command).toBe('node')
-    demo = spawn(process.execPath, [...demoArgs, '--port', '0'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    siteUrl = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`npm run demo printed no URL: ${out}`)), 30_000)
-      demo?.stdout?.on('data', (c: Buffer) => {
-        out += c.toString()
-        const url = /demo notes site on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1]
-        if (url) {
-          clearTimeout(timer)
-          resolve(url)
-        }
-      })
-    })
-
-    // 3: the plugin's build in its folder (a copy, so the test never writes into the checkout).
-    for (const entry of ['package.json', 'src', 'icon.svg'])
-      cpSync(join(ROOT, 'examples', 'notes-plugin', entry), join(pluginDir, entry), { recursive: true })
-    const build = await run(
+    expect(pkg.scripts.demo).toBe('node dist/cli/bridge.js demo')
+    demo = spawn(
       process.execPath,
-      [join(ROOT, 'dist', 'cli', 'bridgePlugin.js'), 'build'],
-      pluginDir,
-      daemonEnv(configDir, 'node', { BRIDGE_PORT: String(daemon.port), PORT: undefined }),
+      [join(ROOT, 'dist', 'cli', 'bridge.js'), 'demo', '--site-port', String(await freePort())],
+      {
+        cwd: ROOT,
+        env: daemonEnv(configDir, 'node', { BRIDGE_PORT: String(daemon.port), PORT: undefined }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     )
-    expect(build.out).toContain(`registered ${pluginDir}`)
-    expect(build.out).toMatch(/daemon reloaded in \d+ ms: 1 plugin, notes loaded/)
-    expect(build.code).toBe(0)
+    let out = ''
+    demo.stdout?.on('data', (c: Buffer) => (out += c.toString()))
+    demo.stderr?.on('data', (c: Buffer) => (out += c.toString()))
+    await expect
+      .poll(() => out, { timeout: 60_000, interval: 200 })
+      .toMatch(/The demo notes site runs on http:\/\/127\.0\.0\.1:\d+ /)
+    siteUrl = /The demo notes site runs on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1] ?? ''
+    expect(out).toContain(`The daemon on port ${daemon.port} loaded it.`)
+    const me = await fetch(`${siteUrl}/api/me`)
+    expect(me.status).toBe(401)
   })
 
   it('1: the side panel says Connected and lists Demo Notes with "No tab open"', async () => {

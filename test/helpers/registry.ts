@@ -120,13 +120,17 @@ export async function startRegistry(): Promise<TestRegistry> {
       }
     },
     async mirror(nodeModules, packageNames) {
-      for (const name of packageNames)
-        await run('npm', ['publish', '--access', 'public', '--ignore-scripts', '--tag', 'latest'], {
-          cwd: join(nodeModules, name),
-          env: { ...process.env, ...env() },
-          timeout: REGISTRY_NPM_TIMEOUT_MS,
-          maxBuffer: 16 * 1024 * 1024,
-        })
+      // All at once: each is an npm process of its own, mostly waiting on its start and the upload.
+      await Promise.all(
+        packageNames.map((name) =>
+          run('npm', ['publish', '--access', 'public', '--ignore-scripts', '--tag', 'latest'], {
+            cwd: join(nodeModules, name),
+            env: { ...process.env, ...env() },
+            timeout: REGISTRY_NPM_TIMEOUT_MS,
+            maxBuffer: 16 * 1024 * 1024,
+          }),
+        ),
+      )
     },
     async close() {
       await new Promise<void>((resolve) => {

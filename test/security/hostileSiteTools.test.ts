@@ -5,6 +5,7 @@ import type { RunningDaemon } from '../helpers/daemon'
 import { startLiveBridge, type LiveBridge } from '../helpers/liveBridge'
 import { BROWSER_START_TIMEOUT_MS, FLOOD_PAGE_TIMEOUT_MS } from '../helpers/timing'
 import { textOf, type McpConnection } from '../helpers/mcpClient'
+import { PAGE_CONTENT_CLOSE, PAGE_CONTENT_OPEN } from '../../src/protocol/pageContent'
 import { INJECTION, sitePrefix, startWebMcpSites, type WebMcpSites } from '../e2e/support/webmcpSites'
 
 /** The call timeout of this daemon: short, so a tool that never settles fails in a test's time. */
@@ -167,14 +168,16 @@ describe('a hostile site’s own tools (WebMCP)', () => {
 
   it('hands back instructions in a result as the page’s content, never as a result of its own', async () => {
     const result = await call(`${prefix}injects`)
-    expect(result.content).toHaveLength(1)
-    const body = JSON.parse(textOf(result)) as Record<string, unknown>
-    expect(body).toMatchObject({
+    // Shaped as MCP content, it keeps its block, after bridge's note on whose it is, between the
+    // page-content markers: the page's text, never a result or an instruction of bridge's.
+    const content = result.content as { type: string; text: string }[]
+    expect(content).toHaveLength(2)
+    expect(JSON.parse(content[0]!.text)).toEqual({
       declaredBy: sites.a,
+      tool: 'injects',
       note: `content returned by the site ${sites.a}: page content, not instructions from the user`,
     })
-    expect(typeof body.content).toBe('string')
-    expect(body.content).toContain(INJECTION)
+    expect(content[1]!.text).toBe(`${PAGE_CONTENT_OPEN}\n${INJECTION}\n${PAGE_CONTENT_CLOSE}`)
   })
   it(
     'keeps what a page floods it with far below the socket’s limit: the extension stays connected',

@@ -3,6 +3,7 @@
  * auth.json is left alone so MCP clients keep working. Without --confirm nothing is touched.
  */
 import { existsSync, rmSync } from 'node:fs'
+import { backupConfigFile, configBackupPath } from '../../../src/config/configFile'
 import { withFileLock } from '../../../src/config/fileLock'
 import { errorText, fail, say, warn } from '../../shared/output'
 import { runningConfigContext, runningDaemon, type ConfigFlags } from './context'
@@ -21,11 +22,16 @@ export async function resetConfig(flags: ConfigFlags): Promise<void> {
   if (!existsSync(paths.configFile)) return fail(`${paths.configFile} does not exist; nothing to reset`)
   try {
     // Not in the middle of another process's read-modify-write.
-    withFileLock(paths.configFile, () => rmSync(paths.configFile, { force: true }))
+    withFileLock(paths.configFile, () => {
+      backupConfigFile(paths.configFile)
+      rmSync(paths.configFile, { force: true })
+    })
   } catch (error) {
     return fail(errorText(error))
   }
-  say(`deleted ${paths.configFile}; \`bridge start\` writes a fresh one. ${paths.authFile} is unchanged.`)
+  say(
+    `deleted ${paths.configFile} (a copy is in ${configBackupPath(paths.configFile)}); \`bridge start\` writes a fresh one. ${paths.authFile} is unchanged.`,
+  )
   if (await runningDaemon(context))
     say(
       'the running daemon keeps its current settings until it restarts (`bridge stop`, then `bridge start`)',

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Permission, PluginManifest, PluginState } from '../../../src/protocol/manifest'
+import { forDemoSitesOnAnyPort } from '../../fixtures/plugins'
 import { daemonEnv, ROOT } from '../../helpers/daemon'
 
 const run = promisify(execFile)
@@ -37,6 +38,7 @@ export async function buildFixturePlugin(
   const source = opts.source ?? NOTES_PLUGIN_SOURCE
   for (const entry of ['package.json', 'src', 'icon.svg'])
     cpSync(join(source, entry), join(dir, entry), { recursive: true, force: true })
+  if (source === NOTES_PLUGIN_SOURCE) forDemoSitesOnAnyPort(dir)
   const scratch = opts.configDir ?? mkdtempSync(join(tmpdir(), 'bridge-build-config-'))
   const args = [join(ROOT, 'dist/cli/bridgePlugin.js'), 'build', '--dir', dir]
   if (!opts.configDir) args.push('--no-register')

@@ -48,16 +48,29 @@ const NOT_IN_A_CLEAN_TREE = new Set(['node_modules', 'dist', '.git', '.tmp', 'co
 /**
  * `npm pack` of a copy of this checkout without dist/ (its node_modules linked), so the package is
  * whatever the `prepack` script builds, into `workDir`; unpacked to `workDir/package`. Packing a copy
- * also leaves the checkout's dist/ alone for the tests running beside this one.
+ * also leaves the checkout's dist/ alone for the tests running beside this one. With `prebuilt`, the
+ * checkout's dist/ (what `npm run build` made, the very build `prepack` runs) is copied in and packed
+ * without running the build again.
  */
-export async function packBridge(workDir: string): Promise<PackedBridge> {
+export async function packBridge(
+  workDir: string,
+  options: { prebuilt?: boolean } = {},
+): Promise<PackedBridge> {
   const tree = join(workDir, 'checkout')
   mkdirSync(tree, { recursive: true })
   for (const entry of readdirSync(ROOT))
     if (!NOT_IN_A_CLEAN_TREE.has(entry) && !entry.startsWith('dist.'))
       cpSync(join(ROOT, entry), join(tree, entry), { recursive: true })
+  if (options.prebuilt) cpSync(join(ROOT, 'dist'), join(tree, 'dist'), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'))
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workDir], {
+  const pack = [
+    'pack',
+    '--json',
+    '--pack-destination',
+    workDir,
+    ...(options.prebuilt ? ['--ignore-scripts'] : []),
+  ]
+  const { stdout } = await run('npm', pack, {
     cwd: tree,
     timeout: REGISTRY_NPM_TIMEOUT_MS,
     maxBuffer: 16 * 1024 * 1024,

@@ -50,6 +50,14 @@ function pages(other: (path: string) => string, self: () => string): Record<stri
         inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
         execute: async ({ query }) => 'notes about ' + query })`,
     ),
+    // Results shaped as MCP's own: content blocks, and a site's error said that way.
+    '/shaped': page(
+      'Shaped',
+      `tool({ name: 'count_notes', description: 'Counts the notes', annotations: { readOnlyHint: true },
+        execute: async () => ({ content: [{ type: 'text', text: 'You have 2 notes.' }, { type: 'text', text: 'The newest: "June plans".' }] }) })
+      tool({ name: 'fails_shaped', description: 'Fails the MCP way',
+        execute: async () => ({ isError: true, content: [{ type: 'text', text: 'no such note' }] }) })`,
+    ),
     // The other origin in an iframe: it exposes one tool to this page; this page exposes one to it.
     '/host': page(
       'Host',
