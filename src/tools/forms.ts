@@ -53,6 +53,7 @@ async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
 
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
+  core: true,
   sink: { page: true },
   displayName: 'Fill form',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -89,6 +90,7 @@ export const setChecked = defineBrowserTool({
 
 export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
+  core: true,
   sink: { page: true },
   displayName: 'Upload file',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
