@@ -36,10 +36,10 @@ import {
 import { RpcError } from '../rpc/peer'
 import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
-import type { ExtensionPort } from '../ws/extensionSockets'
 import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
+import type { ExtensionPort } from './extensionPort'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
 

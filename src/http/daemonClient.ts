@@ -1,5 +1,5 @@
 /**
- * Talking to a running daemon from the CLI (and from `bridge-plugin build`). The one rule: the secret
+ * Talking to a running daemon from the CLI and from plugin authoring (`bridge-plugin build`). The one rule: the secret
  * from auth.json is sent only to a server that first proved it knows it. `daemonFetch` asks
  * `GET /proof?nonce=<fresh random>` (no token), checks the HMAC, and only then sends
  * `Authorization: Bearer <secret>`; a program squatting on the port gets the nonce and nothing else.
@@ -9,8 +9,8 @@
  *   if (!res.ok) fail(res.message)   // 'not_running', 'busy' or 'impostor', with a message for the user
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { HealthPayload } from '../../src/http/health'
-import { LOOPBACK_HOST, PROOF_CALLER_CONTEXT, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
+import type { HealthPayload } from './health'
+import { LOOPBACK_HOST, PROOF_CALLER_CONTEXT, PROOF_CONTEXT, PROOF_PATH } from '../protocol/constants'
 
 /**
  * `busy`: the server answered 429 to the proof request. Not a verdict on who it is: nothing was sent,
