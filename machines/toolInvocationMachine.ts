@@ -122,8 +122,8 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       },
     },
     awaitingApproval: {
-      entry: ['noteApprovalAsked', 'requestApproval'],
-      exit: ['noteApprovalAnswered', 'releaseApproval'],
+      entry: ['noteApprovalAsked', 'describeApproval', 'requestApproval', 'approvalOpened'],
+      exit: ['noteApprovalAnswered', 'releaseApproval', 'approvalClosed'],
       invoke: {
         id: 'approval',
         src: 'approval',
@@ -155,6 +155,13 @@ export const toolInvocationMachine = toolInvocationSetup.createMachine({
       },
       on: {
         'confirmation.response': { actions: sendTo('approval', ({ event }) => event) },
+        'approval.answeredInClient': {
+          guard: { type: 'mayAnswerInClient', params: ({ event }) => ({ decision: event.decision }) },
+          actions: [
+            { type: 'answerInClient', params: ({ event }) => ({ decision: event.decision }) },
+            { type: 'cancelApproval', params: { reason: 'answered in the MCP client' } },
+          ],
+        },
         'approval.waiting': {
           actions: {
             type: 'forwardProgress',

@@ -3,12 +3,18 @@
  * it names (placeholders the daemon provides in src/calls/invocationEffects.ts, apart from the plugin
  * tab requests it makes itself) and its guards. The states live in ./toolInvocationMachine.ts.
  */
-import { assign, emit, fromPromise, setup } from 'xstate'
+import { assign, emit, fromPromise, sendTo, setup } from 'xstate'
 import { approvalMachine } from './approvalMachine'
 import { REFUSALS } from './pluginTabMachine'
 import { pluginTabOf } from './systemActors'
 import { FAILURES, type FailureReason } from './toolFailures'
-import { TOOL_MAX_DURATION_MS, TOOL_TIMEOUT_MS, type Decision } from '../src/protocol'
+import {
+  APPROVAL_TIMEOUT_MS,
+  TOOL_MAX_DURATION_MS,
+  TOOL_TIMEOUT_MS,
+  type ApprovalRequest,
+  type Decision,
+} from '../src/protocol'
 import type {
   CheckVerdict,
   PreparedInput,
@@ -50,7 +56,30 @@ export const toolInvocationSetup = setup({
   actions: {
     /** Validation and permission, synchronously: the daemon provides it as an `assign` of `verdict`. */
     check: assign({ verdict: (): CheckVerdict => ({ ok: false, error: FAILURES.internalValidate }) }),
+    /** The question the person is asked: the daemon provides it as an `assign` of `approvalRequest` with all the card shows. */
+    describeApproval: assign({
+      approvalRequest: ({ context }): ApprovalRequest => ({
+        id: context.invocationId,
+        plugin: context.plugin,
+        tool: context.tool,
+        params: context.input,
+        expiresAt: Date.now() + APPROVAL_TIMEOUT_MS,
+        client: context.client,
+      }),
+    }),
+    /** Shows the question in the side panel. */
     requestApproval: () => undefined,
+    /** The call's own client hears its approval open (it may be asked too) and close (the question is withdrawn). */
+    approvalOpened: emit(({ context }) => ({
+      type: 'approval.opened' as const,
+      request: context.approvalRequest!,
+    })),
+    approvalClosed: emit({ type: 'approval.closed' as const }),
+    /** The answer given in the client is the approval's answer; the side panel drops its card. */
+    answerInClient: sendTo('approval', (_, params: { decision: Decision }) => ({
+      type: 'confirmation.response' as const,
+      decision: params.decision,
+    })),
     /** Gives back the call's place in its client's approval queue; every way out of an approval runs it. */
     releaseApproval: () => undefined,
     cancelApproval: (_, _params: { reason: string }) => undefined,
@@ -112,6 +141,9 @@ export const toolInvocationSetup = setup({
     hasProgressToken: ({ context }) => context.hasProgressToken,
     /** A log entry counts for this call only when the call's own plugin wrote it. */
     isOwnPluginLog: ({ context }, params: { plugin: string }) => params.plugin === context.plugin,
+    /** "Always" from the client only answers a flow question; a tool's "always" stays in the side panel. */
+    mayAnswerInClient: ({ context }, params: { decision: Decision }) =>
+      params.decision !== 'allow_always' || context.flow !== undefined,
     isDecision: (_, params: { output: unknown; decision: Decision }) =>
       typeof params.output === 'object' &&
       params.output !== null &&

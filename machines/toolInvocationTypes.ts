@@ -2,7 +2,14 @@
 import type { ActorRef, Snapshot } from 'xstate'
 import type { ApprovalWaiting } from './approvalMachine'
 import type { SlotAnswer, TabAnswer } from './pluginTabMachine'
-import type { ApprovalFlow, ApprovalTab, Decision, Permission, ToolErrorCode } from '../src/protocol'
+import type {
+  ApprovalFlow,
+  ApprovalRequest,
+  ApprovalTab,
+  Decision,
+  Permission,
+  ToolErrorCode,
+} from '../src/protocol'
 
 /** Why a call failed: a code of DESIGN.md section 6, a human message, the audit category. */
 export interface ToolFailure {
@@ -50,6 +57,8 @@ export interface ToolInvocationContext extends ToolInvocationInput {
   approvalMs?: number
   /** What the call would carry from one site to another, when the data-flow guard asks the user about it. */
   flow?: ApprovalFlow
+  /** The question put to the person, once asked (the side panel's card; a trusted client is asked the same). */
+  approvalRequest?: ApprovalRequest
 }
 
 /**
@@ -70,6 +79,8 @@ export type CheckVerdict =
 
 export type ToolInvocationEvent =
   | { type: 'confirmation.response'; decision: Decision }
+  /** The person answered in the MCP client that made the call (a client trusted to show approvals). */
+  | { type: 'approval.answeredInClient'; decision: Decision }
   | { type: 'tool.progress'; progress: number; total?: number; message?: string }
   /** A log entry the extension tied to this call; `plugin` is the plugin that wrote it. */
   | { type: 'tool.log'; plugin: string; entry: ToolLogEntry }
@@ -93,11 +104,14 @@ export interface ToolLogEntry {
 
 /**
  * What the invocation tells whoever listens (`actor.on(...)`), for the call's own client only: progress
- * for its progressToken, and the log entries its plugin wrote during the call.
+ * for its progressToken, the log entries its plugin wrote during the call, and its approval opening
+ * and closing (so a client trusted to show approvals is asked too, and the question withdrawn).
  */
 export type ToolInvocationEmitted =
   | { type: 'tool.progress'; progress: number; total?: number; message?: string }
   | ({ type: 'tool.log' } & ToolLogEntry)
+  | { type: 'approval.opened'; request: ApprovalRequest }
+  | { type: 'approval.closed' }
 
 /** A call's actor as others see it: its events in, its progress out, its outcome as output. */
 export type ToolInvocationRef = ActorRef<Snapshot<ToolOutcome>, ToolInvocationEvent, ToolInvocationEmitted>

@@ -33,7 +33,6 @@ import { createDaemonFront } from './http/daemonFront'
 import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
-import { createApprovalBroker } from './mcp/approvalBroker'
 import { createDaemonMcp } from './mcp/daemonMcp'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
@@ -135,9 +134,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   })
   const stores = { siteRegistry, pluginHost, catalog, audit, sockets, credentials }
 
-  // The call path: client scopes, approvals shown in the client, the effects of every call's actor.
+  // The call path: client scopes, the data-flow guard, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
-  const approvals = createApprovalBroker({ decide: (id, decision) => link.answerApproval(id, decision) })
   const guard = createGuardStep({
     guard: createFlowGuard(),
     settings: () => config().flowGuard,
@@ -154,7 +152,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     updateConfig: (mutate) => configStore.update(mutate),
     onConfigChanged: () => announcements.configChanged(),
     scopes,
-    approvals,
     guard,
   })
 
@@ -180,7 +177,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     root,
     stores,
     scopes,
-    approvals,
     limits,
     handedOut: (id, result) => guard.handedOut(id, result),
     afterCall: ({ name, input, context }, outcome) =>

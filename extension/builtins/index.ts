@@ -4,7 +4,7 @@
  * validated `input` against the tool's schema in `src/tools`. Failures throw an Error carrying `code`
  * ('tool_error'), `category` and `retryable` (see ./errors). Screenshots return `{ type: 'image', data, mimeType }`.
  */
-import { BROWSER_TOOL_GROUPS, BROWSER_TOOLS, type BrowserToolGroups } from '../../src/tools'
+import { BROWSER_TOOL_GROUPS, TAB_TOOLS, type BrowserToolGroups } from '../../src/tools'
 import { OTHER_AGENT_FIELD } from '../../src/tools/common'
 import { assertMayAct, otherOwner } from './agentGroups'
 import { originOf, takeApprovedOrigin } from './approvedTabs'
@@ -55,13 +55,6 @@ const GROUPS: HandlerTable = {
   workflows: workflowsHandlers,
   extension: extensionHandlers,
 }
-
-/** Tools that act on one tab: they are checked against the agents' tab groups first. */
-const TAB_TOOLS = new Set(
-  BROWSER_TOOLS.filter((t) => 'tabId' in ((t.inputSchema.properties as object | undefined) ?? {})).map(
-    (t) => t.name,
-  ),
-)
 
 /** The open dialogs a caller may hear of: not those in another agent's tabs. */
 async function dialogsFor(ctx: BuiltinContext) {

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { BROWSER_PLUGIN } from '../../src/protocol/constants'
-import { CORE_BROWSER_TOOLS, groupOfToolName } from '../../src/tools/groups'
+import { CORE_BROWSER_TOOLS, browserToolGroup as groupOfToolName } from '../../src/tools'
 import type { Permission, ToolState } from '../shared/wireTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'

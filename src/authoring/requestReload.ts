@@ -1,10 +1,10 @@
 /**
  * After a build: ask a running daemon to rediscover plugins (`POST /reload` with the secret from
- * auth.json, sent only once the daemon proved it knows it: cli/shared/daemonClient.ts), then read /health to tell the author whether their plugin loaded. No daemon is not an
+ * auth.json, sent only once the daemon proved it knows it: src/http/daemonClient.ts), then read /health to tell the author whether their plugin loaded. No daemon is not an
  * error: it discovers the plugin when it starts. A daemon in dev mode is left alone: it watches the
  * build output and reloads by itself.
  */
-import { daemonFetch, type DaemonProblem } from '../../cli/shared/daemonClient'
+import { daemonFetch, type DaemonProblem } from '../http/daemonClient'
 
 export type ReloadOutcome =
   | { kind: 'reloaded'; plugins: number; durationMs: number; loaded: boolean; failure?: string }

@@ -29,17 +29,17 @@ import {
   MAX_APPROVALS_WAITING_PER_CLIENT,
   MAX_INPUT_DEPTH,
   splitToolName,
+  type ApprovalRequest,
   type SiteToolAnnotations,
   type ToolAnnotations,
 } from '../protocol'
 import { RpcError } from '../rpc/peer'
 import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
-import type { ExtensionPort } from '../ws/extensionSockets'
-import type { ApprovalBroker } from '../mcp/approvalBroker'
 import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
 import { createApprovalQueue } from './approvalQueue'
+import type { ExtensionPort } from './extensionPort'
 import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
 
@@ -60,8 +60,6 @@ export interface InvocationEffectsDeps {
     ToolPathLimits,
     'toolTimeoutMs' | 'toolMaxDurationMs' | 'approvalTimeoutMs' | 'approvalProgressIntervalMs'
   >
-  /** Hears each approval open and close, for clients that show approvals themselves. */
-  approvals?: Pick<ApprovalBroker, 'opened' | 'closed'>
   /** The data-flow guard (src/guard): before dispatch, what the call carries and where; after, what the client got. */
   guard?: Pick<GuardStep, 'screen' | 'decide' | 'answered' | 'labels' | 'readable' | 'finished'>
 }
@@ -291,50 +289,53 @@ export function provideToolInvocation(deps: InvocationEffectsDeps) {
           }
         },
       }),
-      requestApproval: ({ context: call, system }) => {
-        const tool = catalog.get(call.tool)
-        const scope = deps.scopes?.describe(call.client)
-        const request = {
-          id: call.invocationId,
-          plugin: call.plugin,
-          tool: call.tool,
-          params: call.input,
-          expiresAt: Date.now() + limits.approvalTimeoutMs,
-          client: call.client.slice(0, WIRE_NAME_MAX),
-          ...(call.tab ? { tab: call.tab } : {}),
-          // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
-          // Nor for a workflow: its permission is its file's, set in the side panel or the CLI. On a
-          // flow question it allows the flows for this client, never the tool.
-          ...(call.flow
-            ? { flow: call.flow }
-            : tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
-              ? { allowAlways: false }
+      describeApproval: assign({
+        approvalRequest: ({ context: call }): ApprovalRequest => {
+          const tool = catalog.get(call.tool)
+          const scope = deps.scopes?.describe(call.client)
+          return {
+            id: call.invocationId,
+            plugin: call.plugin,
+            tool: call.tool,
+            params: call.input,
+            expiresAt: Date.now() + limits.approvalTimeoutMs,
+            client: call.client.slice(0, WIRE_NAME_MAX),
+            ...(call.tab ? { tab: call.tab } : {}),
+            // "Always allow" is not offered where it would not set the tool to auto (browser_evaluate).
+            // Nor for a workflow: its permission is its file's, set in the side panel or the CLI. On a
+            // flow question it allows the flows for this client, never the tool.
+            ...(call.flow
+              ? { flow: call.flow }
+              : tool && (tool.plan || !allowAlwaysPersists(tool.plugin, tool.key))
+                ? { allowAlways: false }
+                : {}),
+            ...(scope ? { scope } : {}),
+            ...(tool?.plan
+              ? {
+                  plan: tool
+                    .plan(call.input)
+                    .slice(0, 600)
+                    .map((l) => l.slice(0, 2000)),
+                }
               : {}),
-          ...(scope ? { scope } : {}),
-          ...(tool?.plan
-            ? {
-                plan: tool
-                  .plan(call.input)
-                  .slice(0, 600)
-                  .map((l) => l.slice(0, 2000)),
-              }
-            : {}),
-          // What the tool says about itself, for the user deciding; the call's permission is settled already.
-          ...(tool && !tool.site
-            ? {
-                title: tool.title.slice(0, 200),
-                ...(tool.annotations ? { annotations: tool.annotations } : {}),
-              }
-            : {}),
-          // A site's tool: the hints of the declaration checked (a change withdraws this card).
-          ...(tool?.site ? { annotations: siteHints(tool.site.annotations) } : {}),
-        }
-        void deps.portOf(system).notify('confirmation.request', request)
-        deps.approvals?.opened(request)
+            // What the tool says about itself, for the user deciding; the call's permission is settled already.
+            ...(tool && !tool.site
+              ? {
+                  title: tool.title.slice(0, 200),
+                  ...(tool.annotations ? { annotations: tool.annotations } : {}),
+                }
+              : {}),
+            // A site's tool: the hints of the declaration checked (a change withdraws this card).
+            ...(tool?.site ? { annotations: siteHints(tool.site.annotations) } : {}),
+          }
+        },
+      }),
+      requestApproval: ({ context: call, system }) => {
+        if (call.approvalRequest)
+          void deps.portOf(system).notify('confirmation.request', call.approvalRequest)
       },
       releaseApproval: ({ context: call }) => {
         approvals.release(call.invocationId)
-        deps.approvals?.closed(call.invocationId)
       },
       // The audit log reports a refusing disk itself: the call still answers with its outcome.
       record: ({ context: call }) => {

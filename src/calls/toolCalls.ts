@@ -12,6 +12,7 @@ import { spawnToolInvocation, type bridgeSystemMachine } from '../../machines/br
 import { pluginTabOf } from '../../machines/systemActors'
 import type { ToolInvocationInput, ToolLogEntry, ToolOutcome } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
+import type { ApprovalRequest, Decision } from '../protocol'
 import type { ToolCatalog } from '../catalog/toolCatalog'
 import { log } from '../log'
 import { neutralizeText } from '../protocol/untrustedText'
@@ -27,6 +28,18 @@ export interface ProgressUpdate {
 
 /** One plugin log entry of a call, as the client will read it (`notifications/message`). */
 export type CallLogEntry = ToolLogEntry
+
+/**
+ * A call's approval put to its own client too, for a client the user trusts to show approvals: the
+ * question goes out when the approval opens and is withdrawn when it closes (answered anywhere,
+ * expired, cancelled). The first answer, the client's or the side panel's, decides.
+ */
+export interface ApprovalChannel {
+  /** The approval opened: ask the client; `answer` hands its answer to the call (taken only while open). */
+  open(request: ApprovalRequest, answer: (decision: Decision) => void): void
+  /** The approval closed, however: a question still out is withdrawn. */
+  close(): void
+}
 
 /**
  * Everything the request that made a call gives it, whichever MCP revision it came by (src/mcp
@@ -45,6 +58,8 @@ export interface RequestContext {
   progress?(update: ProgressUpdate): void
   /** Present when the client asked for log messages: the call's own plugin log entries, to this client only. */
   log?(entry: CallLogEntry): void
+  /** Present when the client is trusted to show approvals and can show forms: its approval, asked there too. */
+  readonly approval?: ApprovalChannel
 }
 
 /** One tool call as src/calls receives it: the tool, its arguments, and the request's context. */
@@ -112,6 +127,16 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
   const logs = onLog
     ? actor.on('tool.log', ({ level, logger, data }) => onLog({ level, logger, data }))
     : undefined
+  // Its approval, asked in this call's client too; the client's answer goes to this call only.
+  const approval = context.approval
+  const asking = approval
+    ? [
+        actor.on('approval.opened', ({ request }) =>
+          approval.open(request, (decision) => actor.send({ type: 'approval.answeredInClient', decision })),
+        ),
+        actor.on('approval.closed', () => approval.close()),
+      ]
+    : []
   const cancel = () => actor.send({ type: 'cancel', reason: reasonOf(signal) })
   if (signal.aborted) cancel()
   else signal.addEventListener('abort', cancel, { once: true })
@@ -128,6 +153,7 @@ export async function callTool(deps: ToolCallsDeps, request: ToolCallRequest): P
   } finally {
     progress?.unsubscribe()
     logs?.unsubscribe()
+    for (const subscription of asking) subscription.unsubscribe()
     signal.removeEventListener('abort', cancel)
   }
 }

@@ -1,38 +1,13 @@
 /**
- * Which results carry text a page wrote, declared per tool in this one place: the daemon marks those
+ * Which results carry text a page wrote, declared per tool in its definition (`pageText: false`, src/tools): the daemon marks those
  * results (src/protocol/pageContent.ts) before an agent sees them. Every plugin tool's result is the
  * page's (a handler runs in the page and returns what it read there), and so is every built-in's,
- * except the few below, whose results hold only the call's own arguments, numbers and bridge's words.
- * A new tool is marked until it is declared free here; a result of a free tool that reports an open
+ * except the few declared free, whose results hold only the call's own arguments, numbers and
+ * bridge's words. A new tool is marked until its definition declares it free; a result of a free tool that reports an open
  * dialog (whose message the page wrote) is marked all the same.
  */
 import { BROWSER_PLUGIN } from '../protocol/constants'
-
-/** Built-in tools whose results never carry page-written text. */
-export const PAGE_TEXT_FREE_TOOLS: ReadonlySet<string> = new Set([
-  'browser_set_viewport',
-  'browser_set_user_agent',
-  'browser_emulate_media',
-  'browser_set_geolocation',
-  'browser_throttle_cpu',
-  'browser_clear_emulation',
-  'browser_resize_window',
-  'browser_close_tab',
-  'browser_close_window',
-  'browser_console_clear',
-  'browser_network_conditions',
-  'browser_route_add',
-  'browser_route_remove',
-  'browser_set_cookie',
-  'browser_delete_cookie',
-  'browser_storage_set',
-  'browser_storage_remove',
-  'browser_storage_clear',
-  'browser_clear_site_data',
-  'browser_screenshot',
-  'extension_reload',
-  'extension_force_reconnect',
-])
+import { PAGE_TEXT_FREE_TOOLS } from '../tools'
 
 /** Whether this output of this built-in tool holds text a page wrote. */
 export function builtinCarriesPageText(tool: string, output: unknown): boolean {

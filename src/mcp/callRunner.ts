@@ -7,7 +7,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
-import type { CallLogEntry, CallTool, ProgressUpdate, RequestContext } from '../calls/toolCalls'
+import type {
+  ApprovalChannel,
+  CallLogEntry,
+  CallTool,
+  ProgressUpdate,
+  RequestContext,
+} from '../calls/toolCalls'
 import type { PageTextRule } from '../catalog/pageText'
 import { browserToolNarrowing } from '../tools'
 import { LOGGING_LEVELS, notificationJson, sseEvent, type RpcId } from './mcpMessages'
@@ -33,6 +39,8 @@ export interface McpCall {
   progressToken?: RpcId
   /** Where the call's log messages go, from the lowest level the client asked for; none without it. */
   logTo?: { least(): LoggingLevel | undefined; send(event: string): void }
+  /** For a client trusted to show approvals that can show forms: how its approval is asked there too. */
+  approval?: ApprovalChannel
 }
 
 export interface CallRunnerDeps {
@@ -52,12 +60,13 @@ export type CallRunner = (call: McpCall) => RunningCall
 
 /** The request's channels as the call's context: progress and log messages, as MCP notifications. */
 function contextOf(call: McpCall, id: string, signal: AbortSignal): RequestContext {
-  const { progressToken, logTo, send } = call
+  const { progressToken, logTo, send, approval } = call
   return {
     id,
     client: call.client,
     session: call.session,
     signal,
+    ...(approval === undefined ? {} : { approval }),
     ...(progressToken === undefined
       ? {}
       : {

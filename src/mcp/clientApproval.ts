@@ -6,27 +6,11 @@
  * Everything a page or an agent wrote (tab title, URL, arguments) is neutralized and capped.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { ToolAnnotations } from '../protocol/manifest'
-import type { ApprovalFlow } from '../protocol/messages'
+import type { ApprovalFlow, ApprovalRequest, Decision } from '../protocol/messages'
 import { neutralizeText } from '../protocol/untrustedText'
 
-/** What the side panel shows for a call waiting for approval (the `confirmation.request` params). */
-export interface ApprovalRequest {
-  id: string
-  plugin: string
-  tool: string
-  params: unknown
-  expiresAt: number
-  client: string
-  tab?: { tabId: number; title: string; url: string }
-  /** What the tool declares about itself: a destructive one is said so first. Never a permission. */
-  annotations?: ToolAnnotations
-  /** The data-flow guard's question: what the call would carry from one site to another, masked. */
-  flow?: ApprovalFlow
-}
-
 /** `allow_always` only answers a flow question (it allows the flows for this client, never a tool). */
-export type ClientDecision = 'allow_once' | 'allow_always' | 'deny'
+export type ClientDecision = Decision
 
 const KIND_WORDS = {
   token: 'a secret-looking token',

@@ -15,7 +15,6 @@ import type { Credentials } from '../config/credentials'
 import { createRateLimiter } from '../http/rateLimit'
 import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { markSiteOutcome } from '../sites/siteResult'
-import type { ApprovalBroker } from './approvalBroker'
 import { McpEndpoint, type McpEndpointDeps } from './mcpEndpoint'
 
 export interface DaemonMcpParts {
@@ -24,7 +23,6 @@ export interface DaemonMcpParts {
   /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
   stores: { catalog: ToolCatalog; audit: AuditLog; credentials: Pick<Credentials, 'clients'> }
   scopes: ClientScopeGate
-  approvals: ApprovalBroker
   limits: ToolPathLimits
   /**
    * The step after the result: sees every call's outcome once it is audited, with the request and its
@@ -52,7 +50,6 @@ export function createDaemonMcp(parts: DaemonMcpParts): McpEndpoint {
     pageText: (name) => pageTextOf(catalog, name),
     hasOutputSchema: (name) => catalog.get(name)?.outputSchema !== undefined,
     ...(parts.handedOut ? { handedOut: parts.handedOut } : {}),
-    approvals: parts.approvals,
     approvalsInClient: (name) =>
       credentials.clients().some((client) => client.name === name && client.approvalsInClient === true),
     initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),

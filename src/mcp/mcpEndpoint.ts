@@ -11,7 +11,6 @@
 import type { HttpReply, HttpRequest } from '../http/engine'
 import type { RateLimiter } from '../http/rateLimit'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import type { ApprovalBroker } from './approvalBroker'
 import { createCallRunner, type CallRunnerDeps } from './callRunner'
 import { readMessage } from './mcpMessages'
 import { accepts, refusal, SessionRevision, sessionRequired } from './sessionRevision'
@@ -21,8 +20,6 @@ import { StatelessRevision } from './statelessRevision'
 export interface McpEndpointDeps extends CallRunnerDeps {
   /** The tools an agent may see (within its client's scope): the `tools/list` result, serialized. */
   listToolsJson(client: string): string
-  /** Calls waiting for approval, for clients that show approvals themselves. */
-  approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
   approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
@@ -44,12 +41,10 @@ export class McpEndpoint {
   constructor(deps: McpEndpointDeps) {
     const run = createCallRunner(deps)
     const approvalsInClient = (client: string) => deps.approvalsInClient?.(client) === true
-    const approvals = deps.approvals ? { approvals: deps.approvals } : {}
-    this.sessions = new SessionRevision({ ...deps, ...approvals, approvalsInClient, run })
+    this.sessions = new SessionRevision({ ...deps, approvalsInClient, run })
     this.stateless = new StatelessRevision({
       listToolsJson: (client) => deps.listToolsJson(client),
       run,
-      ...approvals,
       approvalsInClient,
     })
   }

@@ -2,58 +2,47 @@
  * Approvals asked through a 2025-11-25 session, for a client the user trusts to show them and whose
  * `initialize` declared it can show forms: the call's `elicitation/create` goes out on the call's own
  * event stream, the client's answer (a POST of the result) decides unless the side panel did first, and
- * a question decided elsewhere is withdrawn with `notifications/cancelled`.
+ * a question decided elsewhere is withdrawn with `notifications/cancelled`. The question is the call's
+ * approval channel (its `RequestContext.approval`): nothing about it is kept anywhere else.
  */
-import type { ApprovalBroker } from './approvalBroker'
+import type { ApprovalChannel } from '../calls/toolCalls'
+import type { Decision } from '../protocol/messages'
 import { approvalElicitation, decisionOf } from './clientApproval'
 import { notificationJson, requestJson, sseEvent, type RpcId } from './mcpMessages'
 
-/** A question put to the client: the call it is about, and how to take it back. */
-export interface AskedApproval {
-  call: string
+/** One call's question to its session's client. */
+export interface SessionQuestion extends ApprovalChannel {
+  /** Whether `id` names this question while it is out (our elicitation's request id). */
+  asks(id: RpcId): boolean
+  /** The client's answer to it: decides, unless it decides nothing (dismissed, malformed) or `take` is false. */
+  answered(result: unknown, take: boolean): void
+  /** Takes the question back (`notifications/cancelled`); the side panel still asks. */
   withdraw(reason: string): void
 }
 
-/**
- * Asks the call's approval through the session once it opens; `pending` maps our request id to the
- * question. Returns the way to stop (when the call ends).
- */
-export function askThroughSession(
-  approvals: ApprovalBroker,
-  pending: Map<RpcId, AskedApproval>,
-  callId: string,
-  send: (event: string) => void,
-): () => void {
-  const requestId = `bridge-approval-${callId}`
-  const stop = approvals.watch(callId, {
-    opened: (request) => {
-      pending.set(requestId, {
-        call: callId,
-        withdraw: (reason) => {
-          if (!pending.delete(requestId)) return
-          send(sseEvent(notificationJson('notifications/cancelled', { requestId, reason })))
-        },
-      })
+export function sessionQuestion(send: (event: string) => void): SessionQuestion {
+  // Our elicitation's request id names the call it is about (the approval's id is the call's).
+  let requestId = ''
+  let answer: ((decision: Decision) => void) | undefined
+  const withdraw = (reason: string) => {
+    if (!answer) return
+    answer = undefined
+    send(sseEvent(notificationJson('notifications/cancelled', { requestId, reason })))
+  }
+  return {
+    open(request, give) {
+      requestId = `bridge-approval-${request.id}`
+      answer = give
       send(sseEvent(requestJson(requestId, 'elicitation/create', approvalElicitation(request))))
     },
-    closed: () => pending.get(requestId)?.withdraw('the approval was decided elsewhere'),
-  })
-  return () => {
-    stop()
-    pending.delete(requestId)
+    close: () => withdraw('the approval was decided elsewhere'),
+    asks: (id) => answer !== undefined && id === requestId,
+    answered(result, take) {
+      const give = answer
+      answer = undefined
+      const decision = decisionOf(result)
+      if (give && take && decision) give(decision)
+    },
+    withdraw,
   }
-}
-
-/** The client's answer to one of our questions: it decides if it is one, and the approval still open. */
-export function answerFromSession(
-  approvals: ApprovalBroker,
-  pending: Map<RpcId, AskedApproval>,
-  id: RpcId | undefined,
-  result: unknown,
-): void {
-  const asked = id === undefined ? undefined : pending.get(id)
-  if (id === undefined || asked === undefined) return
-  pending.delete(id)
-  const decision = decisionOf(result)
-  if (decision) approvals.answer(asked.call, decision)
 }

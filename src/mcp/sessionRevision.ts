@@ -34,9 +34,8 @@ import {
   type McpMessage,
   type RpcId,
 } from './mcpMessages'
-import type { ApprovalBroker } from './approvalBroker'
 import type { CallRunner, RunningCall } from './callRunner'
-import { answerFromSession, askThroughSession, type AskedApproval } from './sessionApprovals'
+import { sessionQuestion, type SessionQuestion } from './sessionApprovals'
 import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
@@ -46,8 +45,6 @@ export interface SessionRevisionDeps {
   listToolsJson(client: string): string
   /** The one tools/call runner (./callRunner.ts). */
   run: CallRunner
-  /** Calls waiting for approval, for clients that show approvals themselves. */
-  approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
   approvalsInClient?(client: string): boolean
   /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
@@ -74,12 +71,13 @@ interface Session {
   lastActiveAt: number
   /** The order of that request among all sessions' (two in one millisecond are still ordered). */
   lastActiveSeq: number
-  /** Tool calls still running, by request id: a session with one is never evicted. */
-  calls: Map<RpcId, RunningCall['cancel']>
+  /**
+   * Tool calls still running, by request id: how to cancel one, and its approval's question when the
+   * client is asked too (the call's `RequestContext.approval`). A session with one is never evicted.
+   */
+  calls: Map<RpcId, { cancel: RunningCall['cancel']; question?: SessionQuestion | undefined }>
   /** The client declared it can show forms (elicitation) at initialize. */
   elicitsForms: boolean
-  /** Approvals asked through the client and not answered yet, by our request id. */
-  elicitations: Map<RpcId, AskedApproval>
 }
 
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
@@ -226,7 +224,7 @@ export class SessionRevision {
     // The client gave up on a call: it ends as cancelled (and is audited so).
     if (method === 'notifications/cancelled') {
       const id = params.requestId
-      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.('client cancelled')
+      if (typeof id === 'string' || typeof id === 'number') session.calls.get(id)?.cancel('client cancelled')
     }
   }
 
@@ -246,6 +244,11 @@ export class SessionRevision {
     let stream: EventSink | undefined
     const early: string[] = []
     const send = (event: string) => (stream ? stream.write(event) : early.push(event))
+    // A trusted client that can show forms is asked the call's approval too (./sessionApprovals.ts).
+    const question =
+      session.elicitsForms && this.deps.approvalsInClient?.(session.client) === true
+        ? sessionQuestion(send)
+        : undefined
     const call = this.deps.run({
       name,
       input,
@@ -255,15 +258,14 @@ export class SessionRevision {
       ...(progressToken === undefined ? {} : { progressToken }),
       // The call's own log messages go to its session's event stream, from the level the session set.
       logTo: { least: () => session.logLevel, send: (event) => session.stream?.write(event) },
+      ...(question ? { approval: question } : {}),
     })
-    session.calls.set(id, call.cancel)
-    const stopAsking = this.askInClient(session, call.id, send)
+    session.calls.set(id, { cancel: call.cancel, question })
     const answer = call.result.then((result) => {
       session.calls.delete(id)
-      stopAsking?.()
       return resultJson(id, JSON.stringify(result))
     })
-    if (progressToken === undefined && !stopAsking) return answer.then((json) => jsonTextResponse(json))
+    if (progressToken === undefined && !question) return answer.then((json) => jsonTextResponse(json))
     return {
       status: 200,
       headers: { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id },
@@ -281,33 +283,23 @@ export class SessionRevision {
     }
   }
 
-  /** The call's approval, also asked through a trusted client that can show forms (sessionApprovals.ts). */
-  private askInClient(session: Session, callId: string, send: (event: string) => void) {
-    const approvals = this.deps.approvals
-    if (!approvals || !session.elicitsForms || this.deps.approvalsInClient?.(session.client) !== true)
-      return undefined
-    return askThroughSession(approvals, session.elicitations, callId, send)
-  }
-
   /**
    * The client's answer to an approval asked through it, taken only while the user still lets this
    * client show approvals (checked now, not when it was asked).
    */
   private answered(session: Session, id: RpcId | undefined, result: unknown): void {
-    if (!this.deps.approvals) return
-    if (this.deps.approvalsInClient?.(session.client) !== true) {
-      if (id !== undefined) session.elicitations.delete(id)
-      return
-    }
-    answerFromSession(this.deps.approvals, session.elicitations, id, result)
+    if (id === undefined) return
+    const take = this.deps.approvalsInClient?.(session.client) === true
+    for (const { question } of session.calls.values())
+      if (question?.asks(id)) return question.answered(result, take)
   }
 
   /** The client may no longer show approvals: the questions it holds are withdrawn (the side panel still asks). */
   approvalsOff(client: string): void {
     for (const session of this.sessions.values())
       if (session.client === client)
-        for (const asked of [...session.elicitations.values()])
-          asked.withdraw(
+        for (const { question } of session.calls.values())
+          question?.withdraw(
             'approvals in this client were turned off; the user decides in the bridge side panel',
           )
   }
@@ -375,12 +367,7 @@ export class SessionRevision {
    */
   private replacesEnded(client: string): boolean {
     for (const session of [...this.sessions.values()])
-      if (
-        session.client === client &&
-        session.streamLeft &&
-        session.calls.size === 0 &&
-        session.elicitations.size === 0
-      ) {
+      if (session.client === client && session.streamLeft && session.calls.size === 0) {
         this.close(session.id, 'its client left: event stream closed, a new session replaces it')
         this.endedSessions.set(client, (this.endedSessions.get(client) ?? 0) + 1)
       }
@@ -413,7 +400,6 @@ export class SessionRevision {
       lastActiveSeq: ++this.activity,
       calls: new Map(),
       elicitsForms,
-      elicitations: new Map(),
     }
     this.sessions.set(id, session)
     logger.info(`MCP session opened; ${this.sessions.size} open`)
@@ -445,7 +431,7 @@ export class SessionRevision {
     const session = this.sessions.get(id)
     if (!session) return
     this.sessions.delete(id)
-    for (const cancel of session.calls.values()) cancel('session closed')
+    for (const { cancel } of session.calls.values()) cancel('session closed')
     session.stream?.end()
     logger.info(`MCP session closed (${reason}); ${this.sessions.size} open`)
   }

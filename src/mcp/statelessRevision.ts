@@ -7,15 +7,15 @@
  * messages on the request's own event stream when it asks), `subscriptions/listen` (tool list
  * changes). Every result carries `resultType` and the server's identity; every error the request's id.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { EventSink, HttpReply, HttpRequest } from '../http/engine'
 import { jsonTextResponse } from '../http/responses'
 import { log } from '../log'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
 import { callParams, McpError, resultJson, sseEvent, type RpcId } from './mcpMessages'
-import type { ApprovalBroker } from './approvalBroker'
-import { approvalElicitation, createRequestStates, decisionOf, type ApprovalRequest } from './clientApproval'
+import type { ApprovalChannel } from '../calls/toolCalls'
+import type { ApprovalRequest, Decision } from '../protocol/messages'
+import { approvalElicitation, createRequestStates, decisionOf } from './clientApproval'
 import { ListenStreams } from './listenStreams'
 import { ALL_VERSIONS, readStatelessRequest, type StatelessFacts } from './statelessRequest'
 import { errorReply, EVENT_STREAM_HEADERS, RESULT_META, resultText, SERVER_INFO } from './statelessResults'
@@ -29,8 +29,6 @@ export interface StatelessRevisionDeps {
   listToolsJson(client: string): string
   /** The one tools/call runner (./callRunner.ts). */
   run: CallRunner
-  /** Calls waiting for approval, for clients that show approvals themselves. */
-  approvals?: ApprovalBroker
   /** True for a client the user trusts to show its approvals. */
   approvalsInClient?(client: string): boolean
   /** Event streams of `subscriptions/listen` one client may hold open at once. */
@@ -65,6 +63,35 @@ const inputRequired = (id: RpcId, request: ApprovalRequest, requestState: string
     }),
   )
 
+/**
+ * One call's approval put to a stateless client (the call's `RequestContext.approval`): the open
+ * question, its answer, and who hears it open (the request that gets `input_required`).
+ */
+interface StatelessQuestion extends ApprovalChannel {
+  /** The open question, while the approval is open. */
+  readonly request: ApprovalRequest | undefined
+  /** The client's answer (taken only while open). */
+  answer(decision: Decision): void
+  /** Hears the approval open, once set. */
+  onOpen?: ((request: ApprovalRequest) => void) | undefined
+}
+
+function statelessQuestion(): StatelessQuestion {
+  let open: { request: ApprovalRequest; answer: (decision: Decision) => void } | undefined
+  const question: StatelessQuestion = {
+    get request() {
+      return open?.request
+    },
+    open(request, answer) {
+      open = { request, answer }
+      question.onOpen?.(request)
+    },
+    close: () => (open = undefined),
+    answer: (decision) => open?.answer(decision),
+  }
+  return question
+}
+
 /** One method of this revision: the request's client, id, params and facts. */
 type StatelessHandler = (
   client: string,
@@ -78,10 +105,7 @@ export class StatelessRevision {
   private readonly calls = new Map<string, Map<RpcId, RunningCall['cancel']>>()
   private readonly listeners: ListenStreams
   /** Calls whose approval was put to the client (`input_required`), by call id, until the retry. */
-  private readonly waiting = new Map<
-    string,
-    { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] }
-  >()
+  private readonly waiting = new Map<string, { call: RunningCall; question: StatelessQuestion }>()
   private readonly states = createRequestStates()
 
   constructor(private readonly deps: StatelessRevisionDeps) {
@@ -201,6 +225,11 @@ export class StatelessRevision {
     const { progressToken, logLevel } = facts
     let stream: EventSink | undefined
     const send = (event: string) => stream?.write(event)
+    // A trusted client whose request can show a form is asked the approval as `input_required`.
+    const question =
+      this.deps.approvalsInClient?.(client) === true && isObject(facts.clientCapabilities.elicitation)
+        ? statelessQuestion()
+        : undefined
     const call = this.deps.run({
       name,
       input,
@@ -210,6 +239,7 @@ export class StatelessRevision {
       ...(progressToken === undefined ? {} : { progressToken }),
       // The call's own log messages go on its own stream, from the level its request asked for.
       ...(logLevel === undefined ? {} : { logTo: { least: () => logLevel, send } }),
+      ...(question ? { approval: question } : {}),
     })
     running.set(id, call.cancel)
     this.calls.set(client, running)
@@ -217,12 +247,8 @@ export class StatelessRevision {
       running.delete(id)
       if (running.size === 0) this.calls.delete(client)
     }
-    const inClient =
-      this.deps.approvals !== undefined &&
-      this.deps.approvalsInClient?.(client) === true &&
-      isObject(facts.clientCapabilities.elicitation)
-    const answer = inClient
-      ? this.resultOrApproval(client, id, name, call.id, call).then((json) => {
+    const answer = question
+      ? this.resultOrApproval(client, id, name, call, question).then((json) => {
           done()
           return json
         })
@@ -256,28 +282,24 @@ export class StatelessRevision {
     client: string,
     id: RpcId,
     tool: string,
-    callId: string,
-    call: { result: Promise<CallToolResult>; cancel: RunningCall['cancel'] },
+    call: RunningCall,
+    question: StatelessQuestion,
   ): Promise<string> {
-    const approvals = this.deps.approvals
     return new Promise<string>((resolve) => {
       let answered = false
-      const stop = approvals?.watch(callId, {
-        opened: (request) => {
-          if (answered) return
-          answered = true
-          const requestState = this.states.issue({ call: callId, client, tool })
-          this.waiting.set(callId, { result: call.result, cancel: call.cancel })
-          // Kept a while after the call ends, for a retry that comes late; then forgotten.
-          void call.result.then(() => {
-            setTimeout(() => this.waiting.delete(callId), WAITING_KEPT_MS).unref()
-          })
-          resolve(inputRequired(id, request, requestState))
-        },
-        closed: () => undefined,
-      })
+      question.onOpen = (request) => {
+        if (answered) return
+        answered = true
+        const requestState = this.states.issue({ call: call.id, client, tool })
+        this.waiting.set(call.id, { call, question })
+        // Kept a while after the call ends, for a retry that comes late; then forgotten.
+        void call.result.then(() => {
+          setTimeout(() => this.waiting.delete(call.id), WAITING_KEPT_MS).unref()
+        })
+        resolve(inputRequired(id, request, requestState))
+      }
       void call.result.then((result) => {
-        stop?.()
+        question.onOpen = undefined
         if (answered) return
         answered = true
         resolve(resultJson(id, resultText(result)))
@@ -306,20 +328,19 @@ export class StatelessRevision {
       )
     const responses = isObject(params.inputResponses) ? params.inputResponses : {}
     const decision = decisionOf(responses[APPROVAL_INPUT])
-    const approvals = this.deps.approvals
     // Checked when the answer arrives: a client whose approvals were turned off since it was asked
     // decides nothing and is not asked again; its call waits for the user in the side panel.
     const inClient = this.deps.approvalsInClient?.(client) === true
-    if (inClient && decision) approvals?.answer(state.call, decision)
+    if (inClient && decision) waiting.question.answer(decision)
     else if (inClient) {
       // No answer (or "cancel"): ask again while the approval is open; the side panel may still decide.
-      const open = approvals?.request(state.call)
+      const open = waiting.question.request
       if (open) return jsonTextResponse(inputRequired(id, open, this.states.issue(state)))
     }
     const running = this.calls.get(client) ?? new Map<RpcId, RunningCall['cancel']>()
-    running.set(id, waiting.cancel)
+    running.set(id, waiting.call.cancel)
     this.calls.set(client, running)
-    const result = await waiting.result
+    const result = await waiting.call.result
     running.delete(id)
     if (running.size === 0) this.calls.delete(client)
     this.waiting.delete(state.call)

@@ -419,3 +419,9 @@ export type RequestResult<M extends Record<string, readonly [TSchema, TSchema]>,
 >
 
 export type DiscoveryErrorShape = Static<typeof DiscoveryError>
+
+/**
+ * What the side panel shows for a call waiting for approval (the `confirmation.request` params); a
+ * client the user trusts to show approvals is asked the same question (src/mcp/clientApproval.ts).
+ */
+export type ApprovalRequest = NotificationParams<typeof ServerNotifications, 'confirmation.request'>

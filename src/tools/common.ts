@@ -1,6 +1,7 @@
 /** Schema fragments shared by many built-in tools. */
 import { Type } from '@sinclair/typebox'
 import { TOOL_RESULT_MAX_BYTES } from '../protocol/constants'
+import type { BrowserToolContext, Prepared, UploadFile } from './define'
 
 /** Described once, in browser_list_tabs: every tool's tab, the active one by default. */
 export const TabIdField = Type.Optional(Type.Integer({ minimum: 0 }))
@@ -162,4 +163,25 @@ export const DownloadOutput = Type.Object({
 export const StorageWriteBase = {
   origin: Type.String(),
   storage: StringEnum(['local', 'session']),
+}
+
+/**
+ * Daemon side of upload and drop: each path is read from the folders the user allowed and joins the
+ * files sent as bytes, so the extension gets bytes only; all of them together stay within MAX_FILE_BYTES.
+ */
+export async function readPaths<T extends { files?: UploadFile[]; paths?: string[] }>(
+  input: T,
+  context: BrowserToolContext,
+): Promise<Prepared<T>> {
+  const { paths, ...rest } = input
+  if (!paths?.length) return { ok: true, value: input }
+  const files = [...(input.files ?? [])]
+  let left = MAX_FILE_BYTES - files.reduce((sum, f) => sum + decodedSize(f.base64), 0)
+  for (const path of paths) {
+    const read = await context.readUploadFile(path, Math.max(0, left))
+    if (!read.ok) return read
+    files.push(read.value)
+    left -= decodedSize(read.value.base64)
+  }
+  return { ok: true, value: { ...rest, files } as unknown as T }
 }

@@ -40,6 +40,18 @@ export interface BrowserToolDefinition<
   /** Full tool name: `browser_*` or `extension_*`. */
   name: string
   displayName: string
+  /**
+   * In the core set: the `browser` default permission reaches it without its group being opted into
+   * (navigation, reading, acting, tabs, screenshots). Absent: only with its group (the module it is
+   * defined in: `network`, `storage`...) or `all`, or set by name.
+   */
+  core?: true
+  /**
+   * `false`: its results never carry text a page wrote (only the call's own arguments, numbers and
+   * bridge's words), so the daemon does not mark them as page content (src/catalog/pageText.ts); a
+   * result that reports an open dialog is marked all the same. Absent: its results are the page's.
+   */
+  pageText?: false
   /** Written for an AI agent: what it does, what it returns, its limits. */
   description: string
   input: S

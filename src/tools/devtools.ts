@@ -11,6 +11,8 @@ const UrlContains = Type.Optional(
 
 export const screenshot = defineBrowserTool({
   name: 'browser_screenshot',
+  core: true,
+  pageText: false,
   displayName: 'Screenshot',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
@@ -195,6 +197,7 @@ export const networkExportHar = defineBrowserTool({
 
 export const consoleClear = defineBrowserTool({
   name: 'browser_console_clear',
+  pageText: false,
   displayName: 'Clear console',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:

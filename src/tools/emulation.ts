@@ -7,6 +7,7 @@ const HELD = 'Lasts until browser_clear_emulation; a reload may be needed.'
 
 export const setViewport = defineBrowserTool({
   name: 'browser_set_viewport',
+  pageText: false,
   displayName: 'Set viewport',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Emulate a viewport size (and device pixel ratio, mobile, touch) or a named device. ${HELD} Returns { width, height, deviceScaleFactor, mobile }.`,
@@ -31,6 +32,7 @@ export const setViewport = defineBrowserTool({
 
 export const setUserAgent = defineBrowserTool({
   name: 'browser_set_user_agent',
+  pageText: false,
   displayName: 'Set user agent',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Send another User-Agent (header and navigator.userAgent) from a tab. ${HELD} Returns { userAgent }.`,
@@ -43,6 +45,7 @@ export const setUserAgent = defineBrowserTool({
 
 export const emulateMedia = defineBrowserTool({
   name: 'browser_emulate_media',
+  pageText: false,
   displayName: 'Emulate media',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Emulate CSS media: type (screen/print), colour scheme, reduced motion, other media features. ${HELD} Returns { media, features }.`,
@@ -66,6 +69,7 @@ export const emulateMedia = defineBrowserTool({
 
 export const setGeolocation = defineBrowserTool({
   name: 'browser_set_geolocation',
+  pageText: false,
   displayName: 'Set geolocation',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Report this position to the page's geolocation API (the page still needs the user's location permission). ${HELD} Returns { latitude, longitude, accuracy }.`,
@@ -82,6 +86,7 @@ export const setGeolocation = defineBrowserTool({
 
 export const throttleCpu = defineBrowserTool({
   name: 'browser_throttle_cpu',
+  pageText: false,
   displayName: 'Throttle CPU',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Slow the tab's CPU down by a factor (1 = normal). ${HELD} Returns { rate }.`,
@@ -94,6 +99,7 @@ export const throttleCpu = defineBrowserTool({
 
 export const clearEmulation = defineBrowserTool({
   name: 'browser_clear_emulation',
+  pageText: false,
   displayName: 'Clear emulation',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
@@ -104,6 +110,7 @@ export const clearEmulation = defineBrowserTool({
 
 export const resizeWindow = defineBrowserTool({
   name: 'browser_resize_window',
+  pageText: false,
   displayName: 'Resize window',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:

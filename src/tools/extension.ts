@@ -62,6 +62,7 @@ export const getLogs = defineBrowserTool({
 
 export const reloadExtension = defineBrowserTool({
   name: 'extension_reload',
+  pageText: false,
   displayName: 'Reload extension',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
@@ -72,6 +73,7 @@ export const reloadExtension = defineBrowserTool({
 
 export const forceReconnect = defineBrowserTool({
   name: 'extension_force_reconnect',
+  pageText: false,
   displayName: 'Reconnect extension',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:

@@ -1,8 +1,7 @@
 /** Forms and keyboard: several fields at once, checkboxes, files, drag and drop, raw text and keys. */
 import { Type } from '@sinclair/typebox'
 import { defineBrowserTool } from './define'
-import { readPaths } from './uploadPaths'
-import { RefField, SelectorField, SnapshotModeField, TabIdField, OrNull } from './common'
+import { RefField, SelectorField, SnapshotModeField, TabIdField, OrNull, readPaths } from './common'
 
 const Key = Type.String({
   minLength: 1,
@@ -25,6 +24,7 @@ const FilePaths = Type.Optional(
 
 export const fillForm = defineBrowserTool({
   name: 'browser_fill_form',
+  core: true,
   sink: { page: true },
   displayName: 'Fill form',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -61,6 +61,7 @@ export const setChecked = defineBrowserTool({
 
 export const uploadFile = defineBrowserTool({
   name: 'browser_upload_file',
+  core: true,
   sink: { page: true },
   displayName: 'Upload file',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

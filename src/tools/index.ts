@@ -5,7 +5,6 @@
  */
 import type { ToolAnnotations } from '../protocol/manifest'
 import { OTHER_AGENT_FIELD } from './common'
-import { CORE_BROWSER_TOOLS } from './groups'
 import type { BrowserToolContext, BrowserToolDefinition, Prepared, ToolSink } from './define'
 import * as devtools from './devtools'
 import * as emulation from './emulation'
@@ -22,7 +21,6 @@ import * as tabs from './tabs'
 import * as windows from './windows'
 import * as workflows from './workflows'
 
-export { CORE_BROWSER_TOOLS, TOOL_NAMES_BY_GROUP } from './groups'
 export type {
   BrowserToolContext,
   BrowserToolDefinition,
@@ -50,8 +48,11 @@ export {
 }
 
 /**
- * The definition modules, in the order agents see them. The extension keeps one handler map per
- * module (extension/builtins), checked against it by type: a tool is one export here and one handler there.
+ * The definition modules, in the order agents see them; a module's name is its tools' group. The
+ * extension keeps one handler map per module (extension/builtins), checked against it by type: a tool
+ * is one export here and one handler there. Every fact about a tool (its group, the core set, whether
+ * its results carry page text, whether it acts on a tab) is read from its definition: the lists below
+ * are derived, none is kept by hand.
  */
 export const BROWSER_TOOL_GROUPS = {
   tabs,
@@ -132,10 +133,9 @@ export const BROWSER_TOOLS: readonly BrowserTool[] = BROWSER_TOOL_DEFINITIONS.ma
 
 /** Tools acting on a tab refuse a tab in another agent's group unless the call sets this field. */
 function withOtherAgentField(schema: Record<string, unknown>): Record<string, unknown> {
-  const properties = schema.properties as Record<string, unknown> | undefined
-  if (!properties || !('tabId' in properties)) return schema
+  if (!actsOnTab(schema)) return schema
   // Described once, in browser_list_tabs.
-  properties[OTHER_AGENT_FIELD] = { type: 'boolean' }
+  ;(schema.properties as Record<string, unknown>)[OTHER_AGENT_FIELD] = { type: 'boolean' }
   return schema
 }
 
@@ -158,16 +158,35 @@ export function browserToolNarrowing(name: string): string | undefined {
 /** The groups a user can opt into: the definition modules' names, and `all`. */
 export const BROWSER_TOOL_GROUP_NAMES: readonly string[] = Object.keys(BROWSER_TOOL_GROUPS)
 
+/** Each group's tools by full name, sorted. */
+export const TOOL_NAMES_BY_GROUP: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(BROWSER_TOOL_GROUPS).map(([group, tools]) => [
+    group,
+    Object.values(tools)
+      .map((tool: BrowserToolDefinition) => tool.name)
+      .sort(),
+  ]),
+)
+
 const GROUP_OF = new Map(
-  Object.entries(BROWSER_TOOL_GROUPS).flatMap(([group, tools]) =>
-    Object.values(tools).map((tool: BrowserToolDefinition) => [tool.name, group] as const),
+  Object.entries(TOOL_NAMES_BY_GROUP).flatMap(([group, names]) =>
+    names.map((name) => [name, group] as const),
   ),
 )
 
-/** The group (definition module) of a built-in tool, e.g. `network`. */
+/** The group (definition module) of a built-in tool, e.g. `network`; `core` is not a group, it spans them. */
 export function browserToolGroup(name: string): string | undefined {
   return GROUP_OF.get(name)
 }
+
+/**
+ * The built-in tools the `browser` default permission reaches on its own (`core: true` in their
+ * definitions). The other groups are opted into by name (config.json `permissions.browser.groups`,
+ * `bridge config set browser-groups.add <group>`, or `all`); any tool can still be set one by one.
+ */
+export const CORE_BROWSER_TOOLS: ReadonlySet<string> = new Set(
+  BROWSER_TOOL_DEFINITIONS.filter((tool) => tool.core === true).map((tool) => tool.name),
+)
 
 /** Whether the `browser` default permission reaches this tool: core, or in a group opted into. */
 export function browserToolListedByDefault(name: string, groups: readonly string[]): boolean {
@@ -175,6 +194,21 @@ export function browserToolListedByDefault(name: string, groups: readonly string
   const group = GROUP_OF.get(name)
   return group !== undefined && groups.includes(group)
 }
+
+/** Built-in tools whose results never carry page-written text (`pageText: false` in their definitions). */
+export const PAGE_TEXT_FREE_TOOLS: ReadonlySet<string> = new Set(
+  BROWSER_TOOL_DEFINITIONS.filter((tool) => tool.pageText === false).map((tool) => tool.name),
+)
+
+/** Whether a tool's input names a tab (`tabId`): it acts on one tab, the named one or the active one. */
+function actsOnTab(input: { properties?: unknown }): boolean {
+  return typeof input.properties === 'object' && input.properties !== null && 'tabId' in input.properties
+}
+
+/** Built-in tools that act on one tab (their input has `tabId`): checked against the agents' tab groups first. */
+export const TAB_TOOLS: ReadonlySet<string> = new Set(
+  BROWSER_TOOL_DEFINITIONS.filter((tool) => actsOnTab(tool.input)).map((tool) => tool.name),
+)
 
 const SINKS = new Map(BROWSER_TOOL_DEFINITIONS.map((tool) => [tool.name, tool.sink]))
 

@@ -17,6 +17,7 @@ const Modifiers = Type.Optional(
 
 export const click = defineBrowserTool({
   name: 'browser_click',
+  core: true,
   displayName: 'Click',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Click an element. ${TRUSTED} ${SETTLES}`,
@@ -35,6 +36,7 @@ export const click = defineBrowserTool({
 
 export const hover = defineBrowserTool({
   name: 'browser_hover',
+  core: true,
   displayName: 'Hover',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: `Move the mouse over an element, e.g. to open a menu. ${TRUSTED} Returns { hovered }.`,
@@ -44,6 +46,7 @@ export const hover = defineBrowserTool({
 
 export const type = defineBrowserTool({
   name: 'browser_type',
+  core: true,
   sink: { page: true },
   displayName: 'Type text',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -61,6 +64,7 @@ export const type = defineBrowserTool({
 
 export const pressKey = defineBrowserTool({
   name: 'browser_press_key',
+  core: true,
   displayName: 'Press key',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   description: `Press a key or combination in the focused element, or in ref/selector. ${TRUSTED} ${SETTLES} Names the focused element.`,
@@ -80,6 +84,7 @@ export const pressKey = defineBrowserTool({
 
 export const selectOption = defineBrowserTool({
   name: 'browser_select_option',
+  core: true,
   sink: { page: true },
   displayName: 'Select option',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -99,6 +104,7 @@ export const selectOption = defineBrowserTool({
 
 export const scroll = defineBrowserTool({
   name: 'browser_scroll',
+  core: true,
   displayName: 'Scroll',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description:

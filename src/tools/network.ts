@@ -73,6 +73,7 @@ export const websocketFrames = defineBrowserTool({
 
 export const networkConditions = defineBrowserTool({
   name: 'browser_network_conditions',
+  pageText: false,
   displayName: 'Network conditions',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
@@ -100,6 +101,7 @@ export const networkConditions = defineBrowserTool({
 
 export const routeAdd = defineBrowserTool({
   name: 'browser_route_add',
+  pageText: false,
   sink: { page: true },
   displayName: 'Add route',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -132,6 +134,7 @@ export const routeList = defineBrowserTool({
 
 export const routeRemove = defineBrowserTool({
   name: 'browser_route_remove',
+  pageText: false,
   displayName: 'Remove route',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Remove one route by id, or every route of the tab without id. Returns { removed, routes }.',

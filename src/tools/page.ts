@@ -15,6 +15,7 @@ import {
 
 export const snapshot = defineBrowserTool({
   name: 'browser_snapshot',
+  core: true,
   displayName: 'Page snapshot',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
@@ -77,6 +78,7 @@ export const getHtml = defineBrowserTool({
 
 export const waitFor = defineBrowserTool({
   name: 'browser_wait_for',
+  core: true,
   displayName: 'Wait for',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:

@@ -5,6 +5,7 @@ import { MaxLengthField, OffsetField, SelectorField, TabIdField, OrNull, StringM
 
 export const find = defineBrowserTool({
   name: 'browser_find',
+  core: true,
   displayName: 'Find in page',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:
@@ -76,6 +77,7 @@ export const query = defineBrowserTool({
 
 export const getMarkdown = defineBrowserTool({
   name: 'browser_get_markdown',
+  core: true,
   displayName: 'Page as markdown',
   annotations: { readOnlyHint: true, openWorldHint: true },
   description:

@@ -76,6 +76,7 @@ export const localStorageGet = defineBrowserTool({
 
 export const handleDialog = defineBrowserTool({
   name: 'browser_handle_dialog',
+  core: true,
   sink: { page: true },
   displayName: 'Handle dialog',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -145,6 +146,7 @@ const HttpUrl = Type.String({
 
 export const setCookie = defineBrowserTool({
   name: 'browser_set_cookie',
+  pageText: false,
   sink: { url: 'url', page: true },
   displayName: 'Set cookie',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -172,6 +174,7 @@ export const setCookie = defineBrowserTool({
 
 export const deleteCookie = defineBrowserTool({
   name: 'browser_delete_cookie',
+  pageText: false,
   displayName: 'Delete cookie',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
@@ -186,6 +189,7 @@ export const deleteCookie = defineBrowserTool({
 
 export const storageSet = defineBrowserTool({
   name: 'browser_storage_set',
+  pageText: false,
   sink: { page: true },
   displayName: 'Set storage item',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -201,6 +205,7 @@ export const storageSet = defineBrowserTool({
 
 export const storageRemove = defineBrowserTool({
   name: 'browser_storage_remove',
+  pageText: false,
   displayName: 'Remove storage item',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Remove a localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, key, existed, count }.`,
@@ -219,6 +224,7 @@ export const storageRemove = defineBrowserTool({
 
 export const storageClear = defineBrowserTool({
   name: 'browser_storage_clear',
+  pageText: false,
   displayName: 'Clear storage',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: `Remove every localStorage or sessionStorage item. ${ORIGIN} Returns { origin, storage, removed }.`,
@@ -228,6 +234,7 @@ export const storageClear = defineBrowserTool({
 
 export const clearSiteData = defineBrowserTool({
   name: 'browser_clear_site_data',
+  pageText: false,
   displayName: 'Clear site data',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:

@@ -15,6 +15,7 @@ const PAGE_AFTER = 'Returns the loaded page as browser_snapshot does (snapshot: 
 
 export const listTabs = defineBrowserTool({
   name: 'browser_list_tabs',
+  core: true,
   source: 'listed',
   displayName: 'List tabs',
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -33,6 +34,7 @@ export const listTabs = defineBrowserTool({
 
 export const openTab = defineBrowserTool({
   name: 'browser_open_tab',
+  core: true,
   source: 'listed',
   sink: { url: 'url' },
   displayName: 'Open tab',
@@ -50,6 +52,8 @@ export const openTab = defineBrowserTool({
 
 export const closeTab = defineBrowserTool({
   name: 'browser_close_tab',
+  core: true,
+  pageText: false,
   displayName: 'Close tab',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a tab by tabId (from browser_list_tabs). Returns { closed: tabId }.',
@@ -59,6 +63,7 @@ export const closeTab = defineBrowserTool({
 
 export const focusTab = defineBrowserTool({
   name: 'browser_focus_tab',
+  core: true,
   displayName: 'Focus tab',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: `Make a tab the active tab and focus its window, so later calls without tabId act on it. ${TAB_INFO}`,
@@ -68,6 +73,7 @@ export const focusTab = defineBrowserTool({
 
 export const navigate = defineBrowserTool({
   name: 'browser_navigate',
+  core: true,
   sink: { url: 'url' },
   displayName: 'Navigate',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -90,6 +96,7 @@ const historyInput = Type.Object({
 
 export const goBack = defineBrowserTool({
   name: 'browser_go_back',
+  core: true,
   displayName: 'Go back',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   description: `Go back in the tab's history and wait for the load. ${PAGE_AFTER}`,

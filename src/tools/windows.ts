@@ -116,6 +116,7 @@ export const updateWindow = defineBrowserTool({
 
 export const closeWindow = defineBrowserTool({
   name: 'browser_close_window',
+  pageText: false,
   displayName: 'Close window',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Close a window and all its tabs. Returns { closed: windowId, tabs }.',

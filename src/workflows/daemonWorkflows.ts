@@ -19,7 +19,7 @@ import {
 } from '../protocol/workflow'
 import { log } from '../log'
 import type { BrowserToolContext } from '../tools/define'
-import { readPaths } from '../tools/uploadPaths'
+import { readPaths } from '../tools/common'
 import { WORKFLOW_FORMAT_VERSION, type Workflow } from './format'
 import {
   inputSchemaOf,

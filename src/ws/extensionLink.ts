@@ -147,15 +147,6 @@ export class ExtensionLink {
     return this.connection()?.getSnapshot().context.connectionId === connectionId
   }
 
-  /**
-   * The user answered a call's approval in the MCP client: the call takes it (if it still waits),
-   * and the side panel drops the request.
-   */
-  answerApproval(id: string, decision: 'allow_once' | 'allow_always' | 'deny'): void {
-    this.invocation(id)?.send({ type: 'confirmation.response', decision })
-    void this.port.notify('confirmation.cancel', { id, reason: 'answered in the MCP client' })
-  }
-
   /** A call's actor by its systemId; the id comes from the extension, so it may name nothing. */
   private invocation(dispatchId: string) {
     return toolInvocationOf(this.deps.system.system, dispatchId)

@@ -9,37 +9,14 @@ import type { extensionConnectionMachine } from '../../machines/extensionConnect
 import { extensionConnectionOf, type SystemLookup } from '../../machines/systemActors'
 import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
-import type {
-  NotificationParams,
-  RequestParams,
-  RequestResult,
-  ServerNotificationName,
-  ServerNotifications,
-  ServerRequestName,
-  ServerRequests,
-} from '../protocol'
+import type { ExtensionPort } from '../calls/extensionPort'
+import type { NotificationParams, RequestResult, ServerNotifications, ServerRequests } from '../protocol'
 import type { DaemonPeer } from './daemonPeer'
 
 const logger = log.withTag('ws')
 
-/** What a tool call needs of the extension: is it there, tell it something, ask it something. */
-export interface ExtensionPort {
-  readonly connected: boolean
-  /**
-   * Sends a notification on the active connection; false when there is none. With `soon`, it may wait
-   * a few milliseconds for the next frame to leave with it (see Peer.notifySoon).
-   */
-  notify<K extends ServerNotificationName>(
-    method: K,
-    params: NotificationParams<typeof ServerNotifications, K>,
-    options?: { soon?: boolean },
-  ): boolean
-  /** Sends a request on the active connection; undefined when there is none. `forget` drops a late answer. */
-  request<K extends ServerRequestName>(
-    method: K,
-    params: RequestParams<typeof ServerRequests, K>,
-  ): { result: Promise<RequestResult<typeof ServerRequests, K>>; forget: () => void } | undefined
-}
+/** The port a call reaches the extension through, declared where it is used (src/calls). */
+export type { ExtensionPort } from '../calls/extensionPort'
 
 export interface OpenSocket {
   socket: EngineSocket

@@ -89,6 +89,21 @@ describe('module boundaries of DESIGN.md', () => {
     ).toEqual([])
   })
 
+  it('no upward arrow: plugin authoring does not import the CLI, a call’s life knows no transport, tool definitions only the protocol', () => {
+    // Interfaces are declared where they are used: the extension port and the approval channel in
+    // src/calls (src/ws and src/mcp provide them), so src/calls imports neither of them nor the front.
+    expect(violations(['src/authoring'], (_f, _spec, r) => !r.startsWith('cli/'))).toEqual([])
+    expect(violations(['src/calls'], (_f, _spec, r) => !/^(src\/(mcp|ws|http)|cli)\//.test(r))).toEqual([])
+    expect(
+      violations(
+        ['src/tools'],
+        (_f, spec, r) =>
+          !spec.startsWith('node:') &&
+          (spec.startsWith('@sinclair/typebox') || /^src\/(protocol|tools)\//.test(r)),
+      ),
+    ).toEqual([])
+  })
+
   it('the extension imports only src/protocol, src/rpc, src/sdk, src/tools and its own files', () => {
     const ok = (_f: string, spec: string, r: string) =>
       !spec.startsWith('node:') &&
@@ -141,7 +156,7 @@ describe('one shape per extension point', () => {
   const names = (dir: string) => readdirSync(join(root, dir)).filter((n) => n.endsWith('.ts'))
   const groups = names('src/tools')
     .map((n) => n.replace(/\.ts$/, ''))
-    .filter((n) => !['common', 'define', 'groups', 'index'].includes(n))
+    .filter((n) => !['common', 'define', 'index'].includes(n))
 
   it('each src/tools/<group>.ts has its handlers in extension/builtins/<group>.ts', () => {
     expect(groups.length).toBeGreaterThan(10)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { BROWSER_TOOL_NAMES } from '../../../src/tools'
-import { builtinCarriesPageText, PAGE_TEXT_FREE_TOOLS } from '../../../src/catalog/pageText'
+import { BROWSER_TOOL_NAMES, PAGE_TEXT_FREE_TOOLS } from '../../../src/tools'
+import { builtinCarriesPageText } from '../../../src/catalog/pageText'
 
 describe('pageText', () => {
   it('declares only built-in tools that exist as free of page text', () => {

@@ -57,6 +57,8 @@ export function startInvocation(options: HarnessOptions = {}) {
   const logs: unknown[] = []
   /** The state the call was in each time it gave its approval-queue place back. */
   const releases: string[] = []
+  /** What the call told its own client of its approval (opened, closed). */
+  const approvals: string[] = []
   const steps = {
     prepare: deferred<PreparedInput>(),
     slot: deferred<StepResult>(),
@@ -138,6 +140,8 @@ export function startInvocation(options: HarnessOptions = {}) {
       else progress.push(update)
     })
     created.on('tool.log', ({ type: _type, ...entry }) => void logs.push(entry))
+    created.on('approval.opened', ({ request }) => void approvals.push(`opened:${request.id}`))
+    created.on('approval.closed', () => void approvals.push('closed'))
     return created.start()
   }
   let actor: ReturnType<typeof create> | undefined = options.manualSteps ? undefined : create()
@@ -155,6 +159,7 @@ export function startInvocation(options: HarnessOptions = {}) {
     progress,
     logs,
     releases,
+    approvals,
     steps,
     /** Starts a `manualSteps` call with the verdict of its synchronous check. */
     begin: (validate: StepResult, permission: PermissionCheck) => {

@@ -109,6 +109,31 @@ describe('toolInvocationMachine', () => {
       expect(t.effects).toEqual(['requestApproval', 'persistAlways', 'announceStart', 'dispatch'])
     })
 
+    it('takes an answer given in the client as the approval, tells its client the approval opened and closed, and the side panel drops its card', async () => {
+      const t = startInvocation(ask)
+      await flush()
+      expect(t.approvals).toEqual(['opened:call-1'])
+      // "Always" from the client only answers a flow question: a tool's "always" stays in the side panel.
+      t.actor.send({ type: 'approval.answeredInClient', decision: 'allow_always' })
+      await flush()
+      expect(t.state()).toEqual('awaitingApproval')
+      t.actor.send({ type: 'approval.answeredInClient', decision: 'allow_once' })
+      await flush()
+      expect(t.state()).toEqual({ running: 'waiting' })
+      expect(t.effects).toEqual([
+        'requestApproval',
+        'cancelApproval:answered in the MCP client',
+        'announceStart',
+        'dispatch',
+      ])
+      expect(t.approvals).toEqual(['opened:call-1', 'closed'])
+      // Once decided, a second answer (the side panel's, the client's) changes nothing.
+      t.actor.send({ type: 'approval.answeredInClient', decision: 'deny' })
+      t.actor.send({ type: 'confirmation.response', decision: 'deny' })
+      await flush()
+      expect(t.state()).toEqual({ running: 'waiting' })
+    })
+
     it('fails with approval_denied after deny', async () => {
       const t = startInvocation(ask)
       await flush()

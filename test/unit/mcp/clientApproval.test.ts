@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createApprovalBroker } from '../../../src/mcp/approvalBroker'
-import {
-  approvalElicitation,
-  createRequestStates,
-  decisionOf,
-  type ApprovalRequest,
-} from '../../../src/mcp/clientApproval'
+import { approvalElicitation, createRequestStates, decisionOf } from '../../../src/mcp/clientApproval'
+import { sessionQuestion } from '../../../src/mcp/sessionApprovals'
+import type { ApprovalRequest } from '../../../src/protocol'
 
 const request: ApprovalRequest = {
   id: 'call-1',
@@ -50,25 +46,8 @@ describe('decisionOf', () => {
     expect(decisionOf(42)).toBeUndefined()
   })
 
-  it('reads allow always, which the broker takes only for a flow question', () => {
+  it('reads allow always (the call takes it only for a flow question)', () => {
     expect(decisionOf({ action: 'accept', content: { decision: 'allow_always' } })).toBe('allow_always')
-    const decided: string[] = []
-    const broker = createApprovalBroker({ decide: (id, decision) => decided.push(`${id} ${decision}`) })
-    const base = {
-      plugin: 'browser',
-      tool: 'browser_navigate',
-      params: {},
-      expiresAt: Date.now() + 60_000,
-      client: 'c',
-    }
-    broker.opened({ ...base, id: 'tool-call' })
-    expect(broker.answer('tool-call', 'allow_always')).toBe(false)
-    const flow = {
-      flows: [{ from: 'http://a', to: 'http://b', kind: 'email' as const, masked: 'j***@x.example' }],
-    }
-    broker.opened({ ...base, id: 'flow-call', flow })
-    expect(broker.answer('flow-call', 'allow_always')).toBe(true)
-    expect(decided).toEqual(['flow-call allow_always'])
   })
 
   it('puts a flow question in words with its masked value and both sites, and offers always allow for it', () => {
@@ -111,20 +90,42 @@ describe('requestStates', () => {
   })
 })
 
-describe('approvalBroker', () => {
-  it('reports an open request to a watcher, decides once, and never after it closed', () => {
+describe('sessionQuestion', () => {
+  const sent = () => {
+    const events: string[] = []
+    return { events, send: (event: string) => void events.push(event) }
+  }
+
+  it('asks once the approval opens, hands the first answer to the call, and never one after', () => {
+    const out = sent()
+    const question = sessionQuestion(out.send)
     const decided: string[] = []
-    const broker = createApprovalBroker({ decide: (id, decision) => decided.push(`${id}:${decision}`) })
-    broker.opened(request)
-    const seen: string[] = []
-    broker.watch('call-1', { opened: (r) => seen.push(`opened ${r.id}`), closed: () => seen.push('closed') })
-    expect(seen).toEqual(['opened call-1'])
-    expect(broker.answer('call-1', 'allow_once')).toBe(true)
-    expect(broker.answer('call-1', 'deny')).toBe(false)
-    expect(decided).toEqual(['call-1:allow_once'])
-    expect(seen).toEqual(['opened call-1', 'closed'])
-    broker.opened({ ...request, id: 'call-2' })
-    broker.closed('call-2')
-    expect(broker.answer('call-2', 'allow_once')).toBe(false)
+    expect(question.asks('bridge-approval-call-1')).toBe(false)
+    question.open(request, (decision) => decided.push(decision))
+    expect(out.events[0]).toContain('"method":"elicitation/create"')
+    expect(out.events[0]).toContain('"id":"bridge-approval-call-1"')
+    expect(question.asks('bridge-approval-call-1')).toBe(true)
+    expect(question.asks('bridge-approval-call-2')).toBe(false)
+    question.answered({ action: 'accept', content: { decision: 'allow_once' } }, true)
+    question.answered({ action: 'accept', content: { decision: 'deny' } }, true)
+    expect(decided).toEqual(['allow_once'])
+    // Answered: its closing withdraws nothing.
+    question.close()
+    expect(out.events).toHaveLength(1)
+  })
+
+  it('withdraws a question decided elsewhere, and takes no answer the client may no longer give', () => {
+    const out = sent()
+    const decided: string[] = []
+    const question = sessionQuestion(out.send)
+    question.open(request, (decision) => decided.push(decision))
+    question.close()
+    expect(out.events[1]).toContain('"method":"notifications/cancelled"')
+    expect(out.events[1]).toContain('the approval was decided elsewhere')
+    question.answered({ action: 'accept', content: { decision: 'allow_once' } }, true)
+    const off = sessionQuestion(out.send)
+    off.open(request, (decision) => decided.push(decision))
+    off.answered({ action: 'accept', content: { decision: 'allow_once' } }, false)
+    expect(decided).toEqual([])
   })
 })
