@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { CAC } from 'cac'
 import { ensurePrivateDir } from '../../src/config/atomicWrite'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
-import { resolvePort } from '../../src/config/port'
+import { parsePort } from '../../src/config/port'
 import { runningDaemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
 
@@ -46,7 +46,7 @@ function packageRoot(): string {
 async function demo(flags: { port?: unknown; sitePort?: unknown }): Promise<void> {
   let sitePort: number
   try {
-    sitePort = resolvePort({ flag: flags.sitePort, env: {}, configPort: DEMO_SITE_PORT })
+    sitePort = flags.sitePort === undefined ? DEMO_SITE_PORT : parsePort(flags.sitePort)
   } catch (error) {
     return fail(`--site-port: ${errorText(error)}`)
   }

@@ -17,12 +17,16 @@ export function resolvePort({ flag, env = process.env, configPort, forServer = f
   const candidates = forServer ? [flag, env.BRIDGE_PORT, env.PORT] : [flag, env.BRIDGE_PORT]
   for (const candidate of candidates) {
     if (candidate === undefined || candidate === '' || candidate === true) continue
-    const text = typeof candidate === 'number' || typeof candidate === 'string' ? String(candidate) : '?'
-    const port = Number(text)
-    const min = forServer ? 0 : 1
-    if (!Number.isInteger(port) || port < min || port > 65535)
-      throw new Error(`invalid port "${text}" (expected ${min}-65535)`)
-    return port
+    return parsePort(candidate, forServer ? 0 : 1)
   }
   return configPort ?? DEFAULT_PORT
+}
+
+/** One port given as a flag or a variable: an integer from `min` to 65535, or a clear error. */
+export function parsePort(value: unknown, min = 1): number {
+  const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '?'
+  const port = Number(text)
+  if (!Number.isInteger(port) || port < min || port > 65535)
+    throw new Error(`invalid port "${text}" (expected ${min}-65535)`)
+  return port
 }

@@ -85,6 +85,9 @@ describe('the built-in tools’ facts', () => {
     const lists = ['src', 'machines', 'cli', 'extension']
       .flatMap(sourceFiles)
       .filter((file) => !file.startsWith('src/tools/') && !file.startsWith('extension/builtins/'))
+      // A wire enum, not a list kept beside the definitions: the calls a person's recorded event may
+      // stand for (a new tool never needs to join it).
+      .filter((file) => file !== 'src/protocol/workflowPanel.ts')
       .flatMap((file) => {
         const text = readFileSync(join(root, file), 'utf8')
         // An array literal (a Set's too) without nested brackets, and the built-in names quoted in it.
