@@ -107,7 +107,9 @@ describe('config.json.lock', () => {
       expect(localPlugins.filter((p) => p.startsWith(`./${name}-`))).toEqual(
         Array.from({ length: 40 }, (_, i) => `./${name}-${i}`),
       )
-    expect(readdirSync(join(path, '..'))).toEqual(['config.json'])
+    // No lock or temporary file is left; the backup holds the version before the last change.
+    expect(readdirSync(join(path, '..'))).toEqual(['config.json', 'config.json.bak'])
+    expect(readConfigFile(`${path}.bak`).localPlugins).toHaveLength(159)
   })
 
   it('takes over the lock of a process that died holding it', async () => {
