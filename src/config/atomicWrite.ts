@@ -124,9 +124,12 @@ export function removeStaleTempFiles(path: string): void {
   const dir = dirname(path)
   const prefix = `.${basename(path)}.`
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
-    const pid = Number(name.slice(prefix.length).split('.')[0])
-    if (Number.isInteger(pid) && pid !== process.pid && isProcessAlive(pid)) continue
+    // Only this file's own temp names (`.<name>.<pid>.<hex>.tmp`): `.config.json.bak.<pid>...` belongs
+    // to config.json.bak, whose writer may be alive.
+    const own = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '')
+    if (!own) continue
+    const pid = Number(own[1])
+    if (pid !== process.pid && isProcessAlive(pid)) continue
     rmSync(join(dir, name), { force: true })
   }
 }

@@ -7,7 +7,7 @@
 import { ensurePrivateDir, removeStaleTempFiles } from './atomicWrite'
 import { ensureSecret } from './auth'
 import { ensureClientsFile, type ClientEntry } from './clients'
-import { ensureConfigFile } from './configFile'
+import { configBackupPath, ensureConfigFile } from './configFile'
 import type { BridgePaths } from './paths'
 import { assertPrivateConfigDir } from './privateFiles'
 import type { Config } from './schema'
@@ -28,6 +28,7 @@ export function prepareConfigDir(paths: BridgePaths): PreparedFiles {
   ensurePrivateDir(paths.dir)
   ensurePrivateDir(paths.extensionDir)
   removeStaleTempFiles(paths.configFile)
+  removeStaleTempFiles(configBackupPath(paths.configFile))
   removeStaleTempFiles(paths.authFile)
   removeStaleTempFiles(paths.clientsFile)
   const { config, created: createdConfig } = ensureConfigFile(paths.configFile)

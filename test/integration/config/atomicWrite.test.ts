@@ -85,6 +85,7 @@ describe('atomic config writes under kill -9', () => {
       const temps = readdirSync(dir).filter((name) => name.startsWith('.config.json.'))
       if (temps.length > 0) killedMidWrite++
       removeStaleTempFiles(path)
+      removeStaleTempFiles(`${path}.bak`)
       const text = readFileSync(path, 'utf8')
       expect(text.length).toBeGreaterThan(0)
       const config = readConfigFile(path)
@@ -105,11 +106,27 @@ describe('atomic config writes under kill -9', () => {
     const orphan = join(dir, '.config.json.999999.abcdef.tmp')
     // A temp file of a process that is still running (another writer at work) must stay.
     const live = `.config.json.${process.ppid}.abcdef.tmp`
+    // config.json.bak's temp file is not config.json's: sweeping config.json leaves a live writer's backup.
+    const liveBackup = `.config.json.bak.${process.ppid}.abcdef.tmp`
+    const orphanBackup = join(dir, '.config.json.bak.999999.abcdef.tmp')
     writeFileSync(orphan, '{')
     writeFileSync(join(dir, live), '{')
+    writeFileSync(join(dir, liveBackup), '{')
+    writeFileSync(orphanBackup, '{')
     removeStaleTempFiles(path)
-    expect(readdirSync(dir).filter((name) => name.startsWith('.config.json.'))).toEqual([live])
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith('.config.json.'))
+        .sort(),
+    ).toEqual([live, liveBackup, '.config.json.bak.999999.abcdef.tmp'].sort())
+    removeStaleTempFiles(`${path}.bak`)
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith('.config.json.'))
+        .sort(),
+    ).toEqual([live, liveBackup].sort())
     rmSync(join(dir, live))
+    rmSync(join(dir, liveBackup))
     expect(readFileSync(path, 'utf8').length).toBeGreaterThan(0)
   })
 })
