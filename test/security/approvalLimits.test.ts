@@ -198,7 +198,13 @@ describe('approvals and sessions are bounded per client', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
     const limited = await initialize(tokens.flooder!)
     expect(limited.status).toBe(429)
-    expect(limited.headers.get('retry-after')).toBe('60')
+    // When the oldest counted session leaves the minute's window: at most 60 s, less when it was opened
+    // earlier in this file (a slow machine).
+    const retryAfter = Number(limited.headers.get('retry-after'))
+    expect(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+      `Retry-After ${retryAfter}`,
+    ).toBe(true)
     expect((await initialize(tokens.bystander!)).status).toBe(200)
   })
 })
