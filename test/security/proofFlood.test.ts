@@ -129,7 +129,10 @@ describe('the proof endpoint under a flood', () => {
   }
 
   it('refuses a hostile page’s image requests before they count, so the CLI and the extension still prove the daemon', async () => {
-    const tab = await browser.newPage(siteUrl)
+    // Not waiting for the page's load event: it waits on the hundreds of requests the page fires (30 s and
+    // more on a loaded machine); the page's title counts them.
+    const tab = await browser.newPage()
+    await tab.goto(siteUrl, { waitUntil: 'commit', timeout: 60_000 })
     try {
       await expect
         .poll(async () => Number((await tab.title()).replace('fired ', '')) || 0, { timeout: 60_000 })
