@@ -21,7 +21,7 @@ import { atomicWriteFile } from '../../src/config/atomicWrite'
 import type { BridgePaths } from '../../src/config/paths'
 import { isAuditCheckpoint, toHex, type AuditCheckpoint } from '../../src/protocol/auditProof'
 import { escapedJson, neutralizeText } from '../../src/protocol/untrustedText'
-import { daemonFetch } from '../shared/daemonClient'
+import { daemonFetch } from '../../src/http/daemonClient'
 import { daemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say, sayWithSecret } from '../shared/output'
 

@@ -6,7 +6,7 @@
  */
 import type { CAC } from 'cac'
 import { daemonPort } from '../shared/daemonTarget'
-import { baseUrl } from '../shared/daemonClient'
+import { baseUrl } from '../../src/http/daemonClient'
 import { errorText, fail, warn } from '../shared/output'
 
 export function registerMcp(cli: CAC): void {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { DEFAULT_CLIENT, readClients, type ClientEntry } from '../../src/config/clients'
 import type { BridgePaths } from '../../src/config/paths'
-import { baseUrl } from './daemonClient'
+import { baseUrl } from '../../src/http/daemonClient'
 
 /** The key bridge's entry has in a client's list of MCP servers. */
 export const MCP_SERVER_KEY = 'bridge'

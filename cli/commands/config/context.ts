@@ -3,7 +3,7 @@
  * the secret, and a way to ask that daemon to re-read its files (`POST /reload`).
  */
 import type { HealthPayload } from '../../../src/http/health'
-import { baseUrl, daemonFetch, fetchHealth } from '../../shared/daemonClient'
+import { baseUrl, daemonFetch, fetchHealth } from '../../../src/http/daemonClient'
 import { say, warn } from '../../shared/output'
 import { daemonTarget, runningDaemonTarget, type DaemonTarget } from '../../shared/daemonTarget'
 

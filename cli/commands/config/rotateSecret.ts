@@ -2,11 +2,11 @@
  * `bridge config rotate-secret --confirm`: a new 256-bit secret in auth.json (atomic, 0600). A running
  * daemon is told with `POST /reload` carrying the OLD secret; it then accepts only the new one, and
  * the extension (which re-reads auth.json) reconnects with it. The reload goes out only after the
- * daemon proved it knows the OLD secret (cli/shared/daemonClient.ts). MCP clients have tokens of their
+ * daemon proved it knows the OLD secret (src/http/daemonClient.ts). MCP clients have tokens of their
  * own (clients.json), so they are not affected.
  */
 import { generateSecret, writeSecret } from '../../../src/config/auth'
-import { fetchHealth } from '../../shared/daemonClient'
+import { fetchHealth } from '../../../src/http/daemonClient'
 import { fail, say, warn } from '../../shared/output'
 import { runningConfigContext, requestReload, runningDaemon, type ConfigFlags } from './context'
 

@@ -6,7 +6,7 @@
  */
 import type { ClientEntry } from '../../../src/config/clients'
 import { neutralizeText } from '../../../src/protocol/untrustedText'
-import { daemonFetch, proveDaemon } from '../../shared/daemonClient'
+import { daemonFetch, proveDaemon } from '../../../src/http/daemonClient'
 import { pass, warnOf, type CheckResult } from './check'
 
 const REVISION = '2026-07-28'

@@ -9,7 +9,7 @@ import { configDirFromEnv } from '../../../src/config/paths'
 import { log } from '../../../src/log'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import type { FailedPlugin } from '../../../src/protocol/manifest'
-import { daemonFetch } from '../../shared/daemonClient'
+import { daemonFetch } from '../../../src/http/daemonClient'
 import { runningDaemonTarget } from '../../shared/daemonTarget'
 
 export interface ListFlags {

@@ -5,7 +5,7 @@
  * validation (a missing variable refuses before any step), audit.
  */
 import { neutralizeText } from '../../../src/protocol/untrustedText'
-import { daemonFetch } from '../../shared/daemonClient'
+import { daemonFetch } from '../../../src/http/daemonClient'
 import { fail, say } from '../../shared/output'
 import { runningConfigContext } from '../config/context'
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildSync } from 'esbuild'
 import { describe, expect, it } from 'vitest'
-import { withDeadline } from '../../../cli/shared/daemonClient'
+import { withDeadline } from '../../../src/http/daemonClient'
 
 const root = join(import.meta.dirname, '..', '..', '..')
 
@@ -34,7 +34,7 @@ describe('withDeadline', () => {
     const dir = mkdtempSync(join(root, '.tmp', 'deadline-'))
     try {
       buildSync({
-        entryPoints: [join(root, 'cli/shared/daemonClient.ts')],
+        entryPoints: [join(root, 'src/http/daemonClient.ts')],
         bundle: true,
         platform: 'node',
         format: 'esm',
