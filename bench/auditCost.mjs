@@ -1,16 +1,18 @@
 // Benchmark: what the verifiable audit log costs a call. Two builds of the daemon from this checkout,
 // bundled here the same way: `tree` as shipped, and `plain`, the same sources with the tree's hooks
 // taken out of src/audit/daemonAudit.ts (today's plain NDJSON log: each line written, group-committed
-// and rotated, no leaf hash, no checkpoint signed). The plain build exists only in this benchmark.
+// and rotated, no leaf hash, no checkpoint signed). The plain build exists only in this benchmark. A
+// third daemon, `again`, is the shipped build once more: two identical daemons read against each other
+// in the same blocks give the resolution of the tree/plain figures on this machine at this moment.
 //
-// Both daemons run at once, each with the scripted extension and an MCP SDK client. Sequential calls
-// alternate between them call by call (A, B, A, B ...), so the machine's drift and its other jobs hit
-// both alike; each call's latency is timed and each daemon's CPU is read from its threads' on-CPU time
-// (/proc/<pid>/task/*/schedstat, to the nanosecond) around each block of calls. Every block gives one
-// paired ratio (tree / plain) of CPU per call and of p50; the figures are the medians of the blocks'
-// ratios with their interquartile range. Concurrent calls (16 in flight) run in short rounds, the two
-// daemons alternating A B B A. Prints the figures and saves bench/results-audit-cost.json. Never fails
-// on a figure.
+// The three daemons run at once, each with the scripted extension and an MCP SDK client. Sequential
+// calls go round them call by call, each block in another order, so the machine's drift and its other
+// jobs hit all alike; each call's latency is timed and each daemon's CPU is read from its threads'
+// on-CPU time (/proc/<pid>/task/*/schedstat, to the nanosecond) around each block of calls. Every block
+// gives one paired ratio (tree / plain, and again / tree) of CPU per call and of p50; the figures are the
+// medians of the blocks' ratios with their interquartile range. Concurrent calls (16 in flight) run in
+// short rounds, one daemon at a time, the order turning. Prints the figures and saves
+// bench/results-audit-cost.json. Never fails on a figure.
 //
 //   node bench/auditCost.mjs [--blocks 40] [--calls 100] [--rounds 16] [--warmup 1000] [--turn 1]
 import { build } from 'esbuild'
@@ -51,7 +53,13 @@ const targets = []
 try {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const precompiled = await precompiledValidatorsModule()
-  const builds = { tree: await bundle('tree', false), plain: await bundle('plain', true) }
+  // A second daemon as shipped (`again`) runs beside the two: what the benchmark reads as a difference
+  // between two identical daemons in the same blocks is the resolution of its tree/plain figures.
+  const builds = {
+    tree: await bundle('tree', false),
+    plain: await bundle('plain', true),
+    again: await bundle('again', false),
+  }
   for (const [name, server] of Object.entries(builds)) {
     const fixture = createConfigDir(4)
     fixtures.push(fixture)
@@ -60,14 +68,22 @@ try {
       ...(await openCallTarget(fixture, { kind: values.engine, server, warmup: Number(values.warmup) })),
     })
   }
-  const [tree, plain] = targets
+  // Each block takes the daemons in another of the six orders, so no daemon keeps a place in the turn.
+  const orders = [
+    [0, 1, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [0, 2, 1],
+    [2, 1, 0],
+    [1, 0, 2],
+  ].map((o) => o.map((i) => targets[i]))
   const load0 = loadavg()[0]
   const t0 = performance.now()
 
-  // Sequential calls, the two daemons in turn.
+  // Sequential calls, the daemons in turn.
   const seq = []
   for (let b = 0; b < blocks; b++) {
-    const order = b % 2 === 0 ? [tree, plain] : [plain, tree]
+    const order = orders[b % orders.length]
     const latencies = new Map(targets.map((t) => [t.name, []]))
     const cpu0 = new Map(targets.map((t) => [t.name, t.target.cpuPreciseMs()]))
     for (let i = 0; i < calls; i += turn)
@@ -86,10 +102,10 @@ try {
     seq.push(row)
   }
 
-  // Concurrent calls: one daemon at a time (16 in flight), A B B A.
+  // Concurrent calls: one daemon at a time (16 in flight).
   const conc = []
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? [tree, plain] : [plain, tree]
+    const order = orders[r % orders.length]
     const row = {}
     for (const t of order) {
       const cpu0 = t.target.cpuPreciseMs()
@@ -105,16 +121,24 @@ try {
 
   // The plain build signed nothing; the tree build a checkpoint per group commit.
   const signed = fixtures.map((f) => existsSync(join(f.dir, 'audit.checkpoints')))
-  if (!signed[0] || signed[1]) throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
+  if (!signed[0] || signed[1] || !signed[2])
+    throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
 
-  const figures = (rows, key) => {
-    const ratio = spread(rows.map((r) => r.tree[key] / r.plain[key]))
-    return {
-      tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
-      plain: Number(median(rows.map((r) => r.plain[key])).toFixed(4)),
-      ratio,
-    }
-  }
+  // How many entries each signed checkpoint covered on the tree daemon (group commits and /audit reads).
+  const linesOf = (path) =>
+    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
+  const entries = linesOf(join(fixtures[0].dir, 'audit.log')) + linesOf(join(fixtures[0].dir, 'audit.log.1'))
+  const checkpoints =
+    linesOf(join(fixtures[0].dir, 'audit.checkpoints')) +
+    linesOf(join(fixtures[0].dir, 'audit.checkpoints.1'))
+
+  const figures = (rows, key) => ({
+    tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
+    plain: Number(median(rows.map((r) => r.plain[key])).toFixed(4)),
+    ratio: spread(rows.map((r) => r.tree[key] / r.plain[key])),
+    // The two daemons as shipped against each other: the figure's resolution in this run.
+    sameBuild: spread(rows.map((r) => r.again[key] / r.tree[key])),
+  })
   const result = {
     date: new Date().toISOString(),
     node: process.version,
@@ -136,14 +160,18 @@ try {
       cpuMsPerCall: figures(conc, 'cpu'),
       callsPerSecond: figures(conc, 'rate'),
     },
+    treeEntriesPerCheckpoint: Number((entries / Math.max(1, checkpoints)).toFixed(2)),
     plainBuild: `${pkg.name} ${pkg.version}, this checkout with the tree's hooks taken out of src/audit/daemonAudit.ts`,
   }
   const line = (label, f, unit) =>
     `${label.padEnd(28)} tree ${f.tree} ${unit}, plain ${f.plain} ${unit}; tree/plain median ${f.ratio.median}x ` +
-    `(IQR ${f.ratio.q1}-${f.ratio.q3}x)`
+    `(IQR ${f.ratio.q1}-${f.ratio.q3}x); same build twice ${f.sameBuild.median}x (IQR ${f.sameBuild.q1}-${f.sameBuild.q3}x)`
   console.log(
     `${blocks} blocks of ${calls} sequential calls to each daemon, alternating every ${turn} call(s); ` +
       `${rounds} rounds of ${calls} ${concurrency}-concurrent calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
+  )
+  console.log(
+    `tree daemon: ${entries} entries, ${checkpoints} signed checkpoints (${result.treeEntriesPerCheckpoint} entries each)`,
   )
   console.log(line('sequential daemon CPU/call', result.sequential.cpuMsPerCall, 'ms'))
   console.log(line('sequential p50', result.sequential.p50Ms, 'ms'))
