@@ -7,6 +7,7 @@ import { LADDER, type PostCondition, type Signal, type Target } from '../../../s
 import { PageError } from './pageError'
 import { refFor, resolveTarget } from './refs'
 import { collapse, describe, nameOf, roleOf } from './roles'
+import { ROW_JOIN } from './snapshot'
 
 const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']
 const MAX = 300
@@ -205,7 +206,8 @@ export function postMisses(args: { post: PostCondition; checkUrl: boolean }): st
   const text = norm(document.body?.innerText ?? '')
   let names: string[] | undefined
   for (const line of post.appeared ?? []) {
-    if (text.includes(norm(line))) continue
+    // A table row's outline line joins its cells with " | "; the page's text has them side by side.
+    if (text.includes(norm(line)) || text.includes(norm(line.split(ROW_JOIN).join(' ')))) continue
     // A line the recorder read from the outline may be a name given by markup (a frame's title, an
     // image's alt, an aria-label), which the page's text does not hold: the outline's names count too.
     names ??= markupNames()

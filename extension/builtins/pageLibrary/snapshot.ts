@@ -183,9 +183,11 @@ const ACTION_ROLES = new Set([
 ])
 /** Roles written as text: their content is what matters. */
 const FLAT_ROLES = new Set(['paragraph', 'generic', 'term', 'definition'])
+/** What a table row's line puts between its cells. */
+export const ROW_JOIN = ' | '
 /** Containers whose children, when each fits on a line, are joined into the container's line. */
 const JOIN = new Map([
-  ['row', ' | '],
+  ['row', ROW_JOIN],
   ['listitem', ' '],
 ])
 /** Child prefixes dropped when a child is joined into its parent's line. */

@@ -8,7 +8,8 @@ import { CHROMIUM_PATH } from '../../helpers/browser'
 // A workflow step's post-condition is read from the outline (src/workflows/postCondition.ts) and checked
 // on replay by the page library (postMisses). Both must mean the same by "the page shows": a line the
 // recorder takes from a name that markup gives (a frame's title, an image's alt, an aria-label) is not
-// in the page's text, and a replay once stopped on `iframe "Gift note"` that was plainly there.
+// in the page's text, and a replay once stopped on `iframe "Gift note"` that was plainly there; a table
+// row's line joins its cells with " | ", which the page's text does not.
 const PAGE = `<!doctype html><title>Shows</title>
 <h1>Order</h1>
 <p>Three items in your cart</p>
@@ -18,6 +19,7 @@ const PAGE = `<!doctype html><title>Shows</title>
 <nav aria-label="Breadcrumbs"><a href="#">Home</a></nav>
 <div role="status">Saved a minute ago</div>
 <input placeholder="Search the shop">
+<table><tr><th>Order</th><th>Name</th><th>Total</th></tr><tr><td>#0347</td><td>Grace Hopper</td><td>249.00</td></tr></table>
 <div hidden aria-label="Hidden panel">nothing</div>`
 
 interface PageResult<T> {
@@ -71,7 +73,15 @@ describe('a post-condition the recorder takes from the outline is one the replay
       expect(await run<string[]>('postMisses', { post, checkUrl: false }), line).toEqual([])
     }
     // The names from markup are among the lines checked, so the test holds the case it is for.
-    expect(checked).toEqual(expect.arrayContaining(['Gift note', 'Shop logo', 'Close the banner', 'Order']))
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'Gift note',
+        'Shop logo',
+        'Close the banner',
+        'Order',
+        '#0347 | Grace Hopper | 249.00',
+      ]),
+    )
   })
 
   it('still reports a line the page does not show, and a name of an element nobody sees', async () => {
