@@ -17,7 +17,7 @@
 // `workflow_bench_<task>`: its calls, result tokens and time beside the first pass's.
 import { execFileSync } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { installPeers } from '../peerServers.mjs'
@@ -230,6 +230,7 @@ if (results.bridge?.workflows)
       2,
     )}\n`,
   )
+if (partial) mkdirSync(join(root, 'bench/tmp'), { recursive: true })
 writeFileSync(
   join(root, partial ? 'bench/tmp/agent-results-partial.json' : 'bench/agent-results.json'),
   `${JSON.stringify(run, null, 2)}\n`,
@@ -291,10 +292,12 @@ async function workflowPass(server, name, task, first) {
   const steps = stop.structuredContent?.steps?.length ?? 0
   server.cli(['workflow', 'set', workflow, 'auto'])
   // The CLI has the daemon re-read its files; the first request after that may find its connection
-  // closed, so this waits (and retries) until the workflow is listed.
-  for (let i = 0; i < 50; i++) {
+  // closed, so this waits (and retries) until the workflow is listed. The daemon takes 10 reloads a
+  // minute: past that (ten tasks in a row) the set is asked again every 10 s until one is taken.
+  for (let i = 1; i <= 800; i++) {
     const listed = await server.client.listTools().catch(() => ({ tools: [] }))
     if (listed.tools.some((t) => t.name === `workflow_${workflow}`)) break
+    if (i % 100 === 0) server.cli(['workflow', 'set', workflow, 'auto'])
     await new Promise((r) => setTimeout(r, 100))
   }
   site.reset()
