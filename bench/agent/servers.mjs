@@ -212,6 +212,7 @@ async function bridge({ flowGuard, inspect = false } = {}) {
         ),
       open: (url) => ['browser_navigate', { url }],
       snapshot: () => ['browser_snapshot', {}],
+      find: (text) => ['browser_find', { text }],
       click: (ref) => ['browser_click', { ref }],
       type: (ref, text, submit) => ['browser_type', { ref, text, ...(submit ? { submit: true } : {}) }],
       fill: (fields) => [

@@ -106,8 +106,16 @@ export class Agent {
     return found
   }
 
-  /** Text the agent reads off the page (first group of `pattern`), snapshotting when it has not seen it. */
-  async read(pattern) {
+  /**
+   * The answer `pattern` finds in what the agent saw, else in a snapshot. While a workflow is being
+   * recorded (`recording`), the agent looks for `find` on the page first, as an agent that means to
+   * read the same thing again does: that call is the workflow's read step.
+   */
+  async read(pattern, find) {
+    if (this.recording && find && this.server.find) {
+      const found = pattern.exec(await this.call(this.server.find(find), 'find'))
+      if (found) return found[1]
+    }
     const seen = pattern.exec(this.known)
     if (seen) return seen[1]
     const snap = await this.call(this.server.snapshot(), 'snapshot')
@@ -145,10 +153,10 @@ export const TASKS = {
   article: {
     ask: 'In which year did the hill observatory open to the public?',
     // The answer is read off the page, not done on it.
-    reads: true,
+    reads: { answer: /opened to the public in (\d{4})/, find: 'opened to the public' },
     async run(a, site) {
       await a.open(site.url('/article'))
-      return { answer: await a.read(/opened to the public in (\d{4})/) }
+      return { answer: await a.read(this.reads.answer, this.reads.find) }
     },
   },
   inbox: {
@@ -197,14 +205,14 @@ export const TASKS = {
   },
   login: {
     ask: 'Sign in as ada (password "correct horse") and tell me the balance.',
-    reads: true,
+    reads: { answer: /Balance:[\s\S]{0,80}?(£[\d,.]+)/, find: 'Balance:' },
     // A password is a secret variable with no stored value: each run of the workflow gives it.
     secrets: { password: 'correct horse' },
     async run(a, site) {
       await a.open(site.url('/login'))
       await a.type(await a.ref(/textbox "Username"/), 'ada')
       await a.type(await a.ref(/textbox "Password"/), 'correct horse', { submit: true, see: true })
-      return { answer: await a.read(/Balance:[\s\S]{0,80}?(£[\d,.]+)/) }
+      return { answer: await a.read(this.reads.answer, this.reads.find) }
     },
   },
   dialog: {

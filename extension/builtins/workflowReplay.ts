@@ -9,6 +9,7 @@
  */
 import type {
   PostCondition,
+  ReadOutcome,
   ResolvedStep,
   StepOutcome,
   StopReport,
@@ -32,7 +33,13 @@ interface RunState {
 }
 
 /** How long a post-condition may take to show after the page settled (a slow render); polled, not slept. */
-export const REPLAY = { postWaitMs: 5_000, pollMs: 100, reportChars: 3_000 }
+export const REPLAY = {
+  postWaitMs: 5_000,
+  pollMs: 100,
+  reportChars: 3_000,
+  readChars: 4_000,
+  readMatches: 10,
+}
 
 class StepStop extends Error {
   constructor(
@@ -131,7 +138,30 @@ async function act(
       )
     case 'wait':
       return run('browser_wait_for', { tabId, text: step.text }, ctx)
+    case 'read':
+      return readStep(step, tabId, refs, run, ctx)
   }
+}
+
+/** A read step's text: the lines that show its text or pattern, else its element's (or the page's) text. */
+async function readStep(step: ResolvedStep, tabId: number, refs: Refs, run: RunTool, ctx: BuiltinContext) {
+  if (step.text !== undefined || step.pattern !== undefined) {
+    const query = step.text !== undefined ? { text: step.text } : { regex: step.pattern }
+    const found = (await run(
+      'browser_find',
+      { tabId, ...query, context: 0, limit: REPLAY.readMatches },
+      ctx,
+    )) as { matches: { line: string }[] }
+    if (!found.matches.length)
+      throw new StepStop('not_found', `the page no longer shows ${JSON.stringify(step.text ?? step.pattern)}`)
+    return found.matches.map((m) => m.line.trim()).join('\n')
+  }
+  const read = (await run(
+    'browser_get_text',
+    { tabId, ...(refs.ref !== undefined ? { ref: refs.ref } : {}), maxLength: REPLAY.readChars },
+    ctx,
+  )) as { text: string }
+  return read.text
 }
 
 /** The elements a step acts on, found by the ladder; `more`: the fill steps right after it, done in the same call. */
@@ -334,6 +364,7 @@ function originCheck(step: ResolvedStep, expected: string | undefined, now: stri
 
 /** The actions whose target the ladder finds before they act. */
 const ACTS_ON_TARGET = new Set<ResolvedStep['action']>([
+  'read',
   'click',
   'type',
   'fill',
@@ -381,6 +412,18 @@ export async function runWorkflow(
 ): Promise<WorkflowRunOutput> {
   const state: RunState = { tabId: tabIdOf(await resolveTab(plan.tabId)), opened: [] }
   const steps: StepOutcome[] = []
+  const reads: ReadOutcome[] = []
+  // The run's result is labelled with every origin its steps were on (its reads and its stop report
+  // are page content), not only the last step's.
+  const origins = new Set<string>()
+  const outer = ctx
+  ctx = {
+    ...outer,
+    labelOrigins: (read) => {
+      for (const origin of read) origins.add(origin)
+      outer.labelOrigins?.([...origins])
+    },
+  }
   let expected: string | undefined
   /** Steps done inside an earlier step's call (fills of one form). */
   const done = new Set<number>()
@@ -415,7 +458,8 @@ export async function runWorkflow(
         refs.more = await fillsAfter(step, plan, await getTab(tabId), frameId, expected)
       const before = new Set(step.post?.tab ? (await chrome.tabs.query({})).map((t) => t.id) : [])
       try {
-        await act(step, state, refs, plan, run, ctx)
+        const acted = await act(step, state, refs, plan, run, ctx)
+        if (step.action === 'read') reads.push({ step: step.index, text: hide(String(acted), plan.secrets) })
       } catch (err) {
         if (err instanceof StepStop) throw err
         throw new StepStop('action_failed', messageOf(err))
@@ -450,6 +494,7 @@ export async function runWorkflow(
       return {
         ok: false,
         steps,
+        ...(reads.length ? { read: reads } : {}),
         tabId: state.tabId,
         stopped: {
           step: step.index,
@@ -463,5 +508,11 @@ export async function runWorkflow(
       }
     }
   }
-  return { ok: true, steps, tabId: state.tabId, ...(plan.run !== undefined ? { run: plan.run } : {}) }
+  return {
+    ok: true,
+    steps,
+    ...(reads.length ? { read: reads } : {}),
+    tabId: state.tabId,
+    ...(plan.run !== undefined ? { run: plan.run } : {}),
+  }
 }

@@ -12,8 +12,9 @@ import { childFrameIds } from './frames'
 import { frameOfRef, runInPage } from './pageScript'
 import { resolveTab } from './tabLookup'
 
-/** The tools whose element a recording keeps. */
+/** The tools whose element a recording keeps (browser_get_text's: a read step reads it again). */
 const TARGET_TOOLS = new Set([
+  'browser_get_text',
   'browser_click',
   'browser_type',
   'browser_select_option',

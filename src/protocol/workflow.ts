@@ -92,6 +92,7 @@ export const STEP_ACTIONS = [
   'wait',
   'switchTab',
   'tool',
+  'read',
 ] as const
 export type StepAction = (typeof STEP_ACTIONS)[number]
 
@@ -101,7 +102,10 @@ export const Step = Type.Object({
   target: Type.Optional(Target),
   /** navigate, switchTab: the URL (switchTab: of the tab to switch to, origin and path). */
   url: Type.Optional(Str(2100)),
-  /** type, fill: the text; dialog: a prompt's answer; wait: the text to wait for. */
+  /**
+   * type, fill: the text; dialog: a prompt's answer; wait: the text to wait for; read: the text to
+   * find on the page (its matching lines are read).
+   */
   text: Type.Optional(Str(20_000)),
   /** fill: a checkbox's or radio button's state (instead of text). */
   checked: Type.Optional(Type.Boolean()),
@@ -123,6 +127,8 @@ export const Step = Type.Object({
   amount: Type.Optional(Type.Number()),
   /** upload: paths of files, read by the daemon from the upload folders. */
   paths: Type.Optional(Type.Array(Str(4096), { maxItems: 20 })),
+  /** read: a regular expression (flag i) to find on the page, instead of text. */
+  pattern: Type.Optional(Str(1000)),
   /** tool: a plugin's or site's tool, called with `input` (its strings may hold `{{var}}`). */
   tool: Type.Optional(Str(200)),
   input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -175,6 +181,15 @@ export interface StepOutcome {
   error?: { code: string; message: string }
 }
 
+/**
+ * What a `read` step read: the lines that matched its text, or its element's (or the page's) text.
+ * Page content: the agent treats it as data, never as instructions.
+ */
+export interface ReadOutcome {
+  step: number
+  text: string
+}
+
 /** Where a run stopped, for the agent to go on by hand. */
 export interface StopReport {
   step: number
@@ -193,6 +208,8 @@ export interface WorkflowRunOutput {
   run?: string
   ok: boolean
   steps: StepOutcome[]
+  /** What the run's read steps read, in order. */
+  read?: ReadOutcome[]
   stopped?: StopReport
   tabId?: number
 }

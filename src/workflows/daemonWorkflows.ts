@@ -276,10 +276,12 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
       ...(healed.length
         ? { healed: healed.map((s) => ({ step: s.index, by: s.healed!.by, saved: true })) }
         : {}),
+      ...(run.read?.length ? { read: run.read } : {}),
       ...(run.stopped ? { stopped: run.stopped } : {}),
       ...(run.tabId !== undefined ? { tabId: run.tabId } : {}),
     }
-    return { ok: true, output }
+    // The origins the run's pages were on stay the result's labels (its reads are page content).
+    return { ...call.outcome, output }
   }
 
   const toolStep = async ({

@@ -128,6 +128,10 @@ export function stepInWords(step: Step): string {
       return `Switch to the tab at ${step.url ?? ''}`
     case 'tool':
       return `Call ${step.tool ?? ''}`
+    case 'read':
+      if (step.text !== undefined) return `Read the lines that show ${quoted(step.text)}`
+      if (step.pattern !== undefined) return `Read the lines that match /${step.pattern}/`
+      return step.target ? `Read the text of ${targetInWords(step)}${inFrame}` : 'Read the text of the page'
   }
 }
 

@@ -38,7 +38,44 @@ export function urlWithoutQuery(url: string): string | undefined {
 interface Line {
   role: string
   text: string
+  /** A container line (`- region "Message":`), its children on the lines below. */
+  container: boolean
 }
+
+/**
+ * Containers whose own line is worth checking: a dialog that opened. Any other container's line in a
+ * diff places the lines that changed under it (its name shows nothing new), and a container may be
+ * empty, or hidden, when the step is replayed.
+ */
+const CHECKED_CONTAINERS = new Set(['dialog', 'alertdialog'])
+/**
+ * Roles that structure a page rather than say something on it: their line is named by markup (an
+ * `aria-label`, a frame's title) and changes when what is inside it changes or empties, so it is no
+ * sign of what the step did (an emptied `region "Message"` is still named Message, but shows nothing).
+ */
+const STRUCTURE_ROLES = new Set([
+  'main',
+  'region',
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'form',
+  'search',
+  'group',
+  'list',
+  'table',
+  'rowgroup',
+  'grid',
+  'tree',
+  'tablist',
+  'toolbar',
+  'menu',
+  'menubar',
+  'figure',
+  'article',
+  'iframe',
+])
 
 /** One outline line (`  - button "Save" [ref=e3]`, `- text: Saved!`) as role and readable text. */
 function parseLine(raw: string): Line | undefined {
@@ -51,10 +88,15 @@ function parseLine(raw: string): Line | undefined {
   const named = /^([a-z]+) ("(?:[^"\\]|\\.)*")(.*)$/.exec(body)
   if (named) {
     const name = JSON.parse(named[2]!) as string
-    return { role: named[1]!, text: name }
+    return { role: named[1]!, text: name, container: named[3]!.trim() === ':' }
   }
   const plain = /^([a-z]+): (.+)$/.exec(body)
-  if (plain) return { role: plain[1]!, text: plain[2]!.replace(/ [a-z]+ "(?:[^"\\]|\\.)*"/g, '').trim() }
+  if (plain)
+    return {
+      role: plain[1]!,
+      text: plain[2]!.replace(/ [a-z]+ "(?:[^"\\]|\\.)*"/g, '').trim(),
+      container: false,
+    }
   return undefined
 }
 
@@ -64,6 +106,7 @@ function bestLines(lines: readonly string[], max: number): string[] {
   const parsed = lines
     .map(parseLine)
     .filter((l): l is Line => l !== undefined && !VALUE_ROLES.has(l.role) && l.text.length > 1)
+    .filter((l) => !STRUCTURE_ROLES.has(l.role) && (!l.container || CHECKED_CONTAINERS.has(l.role)))
     .filter((l) => !l.text.endsWith('…'))
   const rank = (l: Line) => {
     const at = RANK.indexOf(l.role)

@@ -27,7 +27,7 @@ export interface BuiltSteps {
   skipped: string[]
 }
 
-/** Built-in calls that read and do not act: not steps. */
+/** Built-in calls that read and do not act: not steps (but browser_find and browser_get_text, read steps). */
 const READS =
   /^(browser_(snapshot|find|get_|query|list_|tab_info|screenshot|console|network_(requests|export)|local_storage_get|download_status|list_downloads)|extension_)/
 
@@ -215,6 +215,17 @@ export function buildSteps(
             ...(str(input.promptText) !== undefined ? { text: str(input.promptText)! } : {}),
           }),
         )
+        break
+      case 'browser_find':
+        // What the agent looked for on the page: the run reads the lines that show it again.
+        if (str(input.text)) steps.push({ action: 'read', text: str(input.text)! })
+        else if (str(input.regex)) steps.push({ action: 'read', pattern: str(input.regex)! })
+        break
+      case 'browser_get_text':
+        // An element's text (or the page's): the run reads it again.
+        if (target) steps.push({ action: 'read', target })
+        else if (str(input.ref) === undefined && str(input.selector) === undefined)
+          steps.push({ action: 'read' })
         break
       case 'browser_wait_for':
         if (str(input.text)) steps.push({ action: 'wait', text: str(input.text)! })

@@ -109,7 +109,15 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
     ok?: boolean
     steps?: number
     healed?: { step: number; by: string }[]
+    read?: { step: number; text: string }[]
     stopped?: { step: number; action: string; reason: string; message: string; page: string }
+  }
+  // What read steps read is the page's text: shown neutralized, never raw.
+  const reads = () => {
+    for (const r of output.read ?? []) {
+      say(`step ${r.step} read:`)
+      say(neutralizeText(r.text, 4000))
+    }
   }
   if (flags.json) say(JSON.stringify(output, null, 2))
   if (output.ok) {
@@ -117,11 +125,13 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
       say(`${name}: ${output.steps ?? 0} steps done`)
       for (const h of output.healed ?? [])
         say(`  step ${h.step} healed (found by ${h.by}); the new locator is saved`)
+      reads()
     }
     return
   }
   const stop = output.stopped
   if (!flags.json && stop) {
+    reads()
     say(`${name}: stopped at step ${stop.step} (${neutralizeText(stop.action, 300)}): ${stop.reason}`)
     say(neutralizeText(stop.message, 1000))
     say('The page around it:')

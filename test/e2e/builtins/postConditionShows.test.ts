@@ -74,13 +74,13 @@ describe('a post-condition the recorder takes from the outline is one the replay
     }
     // The names from markup are among the lines checked, so the test holds the case it is for.
     expect(checked).toEqual(
-      expect.arrayContaining([
-        'Gift note',
-        'Shop logo',
-        'Close the banner',
-        'Order',
-        '#0347 | Grace Hopper | 249.00',
-      ]),
+      expect.arrayContaining(['Shop logo', 'Close the banner', 'Order', '#0347 | Grace Hopper | 249.00']),
+    )
+  })
+
+  it("sees a frame's title, as files recorded before frames' lines were left out may hold it", async () => {
+    expect(await run<string[]>('postMisses', { post: { appeared: ['Gift note'] }, checkUrl: false })).toEqual(
+      [],
     )
   })
 

@@ -78,6 +78,46 @@ describe('a recording becomes steps and variables', () => {
     expect(built.steps[4]!.post).toEqual({ appeared: ['Results for {{search}}'] })
   })
 
+  it('makes what the agent read a read step: a find by its text or pattern, an element or the page by get_text', () => {
+    const built = buildSteps(
+      [
+        call('1', 'browser_find', { text: 'Balance' }),
+        call('2', 'browser_find', { regex: 'total: \\d+' }),
+        call('3', 'browser_get_text', { ref: 'e7' }),
+        call('4', 'browser_get_text', {}),
+        call('5', 'browser_get_text', { ref: 'e9' }),
+        call('6', 'browser_snapshot', {}),
+      ],
+      targets([['3', { role: 'region', name: 'Account', css: '#account' }]]),
+      new Set(),
+    )
+    // Call 5's element was not captured: no step is made up for it.
+    expect(built.steps).toEqual([
+      { action: 'read', text: 'Balance' },
+      { action: 'read', pattern: 'total: \\d+' },
+      { action: 'read', target: { role: 'region', name: 'Account', css: '#account' } },
+      { action: 'read' },
+    ])
+    expect(built.skipped).toEqual([])
+  })
+
+  it('takes what changed, not the containers that only place it (a region whose content changed), but a dialog that opened', () => {
+    const diff = (lines: string[]) =>
+      postConditionOf(['Changed on the page (1 added, 0 removed):', ...lines].join('\n'))
+    expect(diff(['- main:', ' - region "Message":', '  - text: Archived.'])).toEqual({
+      appeared: ['Archived.'],
+    })
+    expect(diff(['- main:', ' - region "Message":'])).toBeUndefined()
+    // Emptied: the region's line is a leaf now, still named by its aria-label, showing nothing.
+    expect(diff(['- main:', ' - region "Message"', ' - status: Archived: Budget'])).toEqual({
+      appeared: ['Archived: Budget'],
+    })
+    expect(diff(['- iframe "Gift note" [ref=e2]:', '  - textbox "Note" [ref=f1e1]'])).toBeUndefined()
+    expect(diff(['- dialog "Delete drafts?":', ' - button "Delete" [ref=e4]'])).toEqual({
+      appeared: ['Delete drafts?', 'Delete'],
+    })
+  })
+
   it('reads a dialog the action opened from its result', () => {
     expect(
       postConditionOf(
