@@ -7,10 +7,21 @@
  * dialog (whose message the page wrote) is marked all the same.
  */
 import { BROWSER_PLUGIN } from '../protocol/constants'
+import { isWorkflowToolName } from '../protocol/workflow'
 import { PAGE_TEXT_FREE_TOOLS } from '../tools'
 
 /** Whether this output of this built-in tool holds text a page wrote. */
 export function builtinCarriesPageText(tool: string, output: unknown): boolean {
+  // A workflow's run: page text only in what its read steps read and in a stop's report (the page
+  // around the step); a run that went through says how many steps, which healed, and its tab.
+  if (isWorkflowToolName(tool))
+    return (
+      typeof output !== 'object' ||
+      output === null ||
+      'read' in output ||
+      'stopped' in output ||
+      'openDialogs' in output
+    )
   if (!PAGE_TEXT_FREE_TOOLS.has(tool)) return true
   // Any built-in result may name the open dialogs, whose messages the page wrote.
   if (typeof output === 'string') return output.includes('[open dialogs:')

@@ -269,9 +269,9 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
         }
       }
     }
+    // Only what the agent does not know already: the tool it called names the workflow.
     const output = {
       ok: run.ok,
-      workflow: name,
       steps: run.steps?.length ?? 0,
       ...(healed.length
         ? { healed: healed.map((s) => ({ step: s.index, by: s.healed!.by, saved: true })) }

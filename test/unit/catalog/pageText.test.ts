@@ -27,6 +27,24 @@ describe('pageText', () => {
       expect(builtinCarriesPageText(name, {}), name).toBe(true)
   })
 
+  it("marks a workflow run's result when it carries what its read steps read or a stop's report, not otherwise", () => {
+    expect(builtinCarriesPageText('workflow_order', { ok: true, steps: 4, tabId: 7 })).toBe(false)
+    expect(
+      builtinCarriesPageText('workflow_order', {
+        ok: true,
+        steps: 4,
+        healed: [{ step: 2, by: 'css', saved: true }],
+      }),
+    ).toBe(false)
+    expect(
+      builtinCarriesPageText('workflow_order', { ok: true, steps: 4, read: [{ step: 4, text: 'x' }] }),
+    ).toBe(true)
+    expect(builtinCarriesPageText('workflow_order', { ok: false, steps: 2, stopped: { page: 'x' } })).toBe(
+      true,
+    )
+    expect(builtinCarriesPageText('workflow_order', 'text')).toBe(true)
+  })
+
   it('marks a free tool’s result that names an open dialog, whose message the page wrote', () => {
     expect(builtinCarriesPageText('browser_set_viewport', { width: 800 })).toBe(false)
     expect(builtinCarriesPageText('browser_set_viewport', { width: 800, openDialogs: [] })).toBe(true)
