@@ -32,10 +32,13 @@ interface RunState {
   opened: number[]
 }
 
-/** How long a post-condition may take to show after the page settled (a slow render); polled, not slept. */
+/**
+ * How long a post-condition may take to show after the page settled (a slow render), polled (each
+ * check is one script run in the page, a few ms), not slept.
+ */
 export const REPLAY = {
   postWaitMs: 5_000,
-  pollMs: 100,
+  pollMs: 30,
   reportChars: 3_000,
   readChars: 4_000,
   readMatches: 10,
@@ -143,6 +146,15 @@ async function act(
   }
 }
 
+/** `  - paragraph "Total" [ref=e4]: Balance: £2` -> `Total: Balance: £2`. */
+const textOfLine = (line: string) =>
+  line
+    .trim()
+    .replace(/^- [a-z]+(?=[ :]|$):? ?/, '')
+    .replace(/ \[(ref|level|options|checked|focused|disabled|expanded|selected|pressed)(=[^\]]*)?\]/g, '')
+    .replace(/^"((?:[^"\\]|\\.)*)"/, '$1')
+    .trim()
+
 /** A read step's text: the lines that show its text or pattern, else its element's (or the page's) text. */
 async function readStep(step: ResolvedStep, tabId: number, refs: Refs, run: RunTool, ctx: BuiltinContext) {
   if (step.text !== undefined || step.pattern !== undefined) {
@@ -154,7 +166,8 @@ async function readStep(step: ResolvedStep, tabId: number, refs: Refs, run: RunT
     )) as { matches: { line: string }[] }
     if (!found.matches.length)
       throw new StepStop('not_found', `the page no longer shows ${JSON.stringify(step.text ?? step.pattern)}`)
-    return found.matches.map((m) => m.line.trim()).join('\n')
+    // The lines as text: a read gives the answer, not the outline's roles and refs.
+    return found.matches.map((m) => textOfLine(m.line)).join('\n')
   }
   const read = (await run(
     'browser_get_text',
