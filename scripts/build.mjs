@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { precompiledValidatorsModule } from './precompileValidators.mjs'
+import { TOOL_FACTS_MODULE, toolFactsModule } from './toolFacts.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -138,6 +139,17 @@ const extScripts = present({
   // A person's demonstration: injected into the tab the side panel records.
   personRecorder: 'extension/recorder/page.ts',
 })
+// The side panel shows each built-in tool's group and core flag: src/tools/facts.ts, computed here
+// once (scripts/toolFacts.mjs), so the panel does not bundle every tool's definition to derive them.
+const factsText = Object.keys(extScripts).length ? await toolFactsModule() : ''
+const toolFactsAtBuild = {
+  name: 'tool-facts',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]tools[\\/]facts\.ts$/ }, (args) =>
+      args.path === TOOL_FACTS_MODULE ? { contents: factsText, loader: 'js' } : undefined,
+    )
+  },
+}
 const extCommon = {
   outdir: join(out, 'extension'),
   bundle: true,
@@ -162,6 +174,7 @@ if (Object.keys(extScripts).length)
       ...extCommon,
       format: 'iife',
       entryPoints: Object.fromEntries(Object.entries(extScripts).map(([k, v]) => [k, at(v)])),
+      plugins: [toolFactsAtBuild],
     }),
   )
 

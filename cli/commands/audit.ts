@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { AuditEntry } from '../../src/audit/auditEntry'
 import { bridgePaths, configDirFromEnv, type BridgePaths } from '../../src/config/paths'
 import { AUDIT_BUFFER_SIZE } from '../../src/protocol'
+import { pluginToolName } from '../../src/protocol/toolNames'
 import { baseUrl, daemonFetch } from '../../src/http/daemonClient'
 import { runningDaemonTarget } from '../shared/daemonTarget'
 import { fail, say, warn } from '../shared/output'
@@ -108,7 +109,7 @@ function matches(entry: AuditEntry, filter: Filter): boolean {
   if (
     filter.tool !== undefined &&
     entry.tool !== filter.tool &&
-    entry.tool !== `${entry.plugin}_${filter.tool}`
+    entry.tool !== pluginToolName(entry.plugin, filter.tool)
   )
     return false
   if (filter.client !== undefined && entry.client !== filter.client) return false

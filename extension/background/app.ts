@@ -15,7 +15,7 @@ import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
-import type { ToolStepAnswer } from '../builtins/context'
+import type { ClientParams, ClientResult } from './rpc'
 import { dispatchTool, runningDispatches } from './dispatcher'
 import { proveDaemon } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
@@ -142,9 +142,8 @@ export class BackgroundApp {
       },
       // Asked fresh: sync.full's copy is not updated when a browser tool's permission changes.
       toolPermission: async (tool) => {
-        const state = (await this.connection.current?.request('config.getState', {})) as
-          { browserTools?: ToolState[] } | undefined
-        return state?.browserTools?.find((t) => t.name === tool)?.permission
+        const state = await this.connection.current?.request('config.getState', {})
+        return state?.browserTools.find((t) => t.name === tool)?.permission
       },
     })
     this.ready = this.tracker.load().then(() => this.connection.ensure())
@@ -223,12 +222,7 @@ export class BackgroundApp {
                   this.logs.add({ plugin, dispatchId, level, message, data, ts: Date.now() }),
                 beforeResult: () => this.logs.flush(),
                 // A tool step may wait for its own approval: as long as a call may.
-                toolStep: (run, step) =>
-                  this.ask(
-                    'workflow.toolStep',
-                    { run, step },
-                    TOOL_STEP_TIMEOUT_MS,
-                  ) as Promise<ToolStepAnswer>,
+                toolStep: (run, step) => this.ask('workflow.toolStep', { run, step }, TOOL_STEP_TIMEOUT_MS),
               }),
         'tool.sinkOrigin': (params) => sinkOriginOf(params, this.tracker),
         'plugin.uninstall': (params) => {
@@ -402,7 +396,11 @@ export class BackgroundApp {
     }
   }
 
-  private async ask(method: ClientRequestName, params: unknown, timeoutMs?: number): Promise<unknown> {
+  private async ask<K extends ClientRequestName>(
+    method: K,
+    params: ClientParams<K>,
+    timeoutMs?: number,
+  ): Promise<ClientResult<K>> {
     const peer = this.connection.current
     if (!peer) throw new Error('Not connected to the daemon.')
     return peer.request(method, params, timeoutMs)

@@ -9,7 +9,7 @@ import { BROWSER_PLUGIN, JsonRpcErrorCode, type ToolErrorData, type ToolState } 
 import type { LogLevel } from '../../src/protocol/messages'
 import { runBuiltinTool, runWorkflowTool, type BuiltinContext } from '../builtins'
 import type { ToolStepAnswer } from '../builtins/context'
-import { isWorkflowToolName } from '../../src/protocol/workflow'
+import { isWorkflowToolName, pluginToolName } from '../../src/protocol/toolNames'
 import { rankTabs } from '../lib/tabChoice'
 import { originOf, takeApprovedOrigin } from '../builtins/approvedTabs'
 import { invokeAdapter, probeReady, TabGoneError, WrongOriginError } from './adapterHost'
@@ -90,7 +90,7 @@ export async function dispatchTool(
       category: 'validation',
     })
   const label = plugin.displayName || plugin.name
-  assertEnabled(label, plugin.tools, params.tool, `${plugin.name}_${params.tool}`)
+  assertEnabled(label, plugin.tools, params.tool, pluginToolName(plugin.name, params.tool))
 
   await tracker.refreshFocus()
   const named = params.tabId

@@ -5,7 +5,18 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { ClientRequests, JsonRpcErrorCode, ServerNotifications, ServerRequests } from '../../src/protocol'
+import {
+  ClientRequests,
+  JsonRpcErrorCode,
+  ServerNotifications,
+  ServerRequests,
+  type ClientNotificationName,
+  type ClientNotifications,
+  type ClientRequestName,
+  type NotificationParams,
+  type RequestParams,
+  type RequestResult,
+} from '../../src/protocol'
 import { Peer, RpcError } from '../../src/rpc/peer'
 
 export { RpcError }
@@ -25,8 +36,18 @@ function check(schema: TSchema, value: unknown, label: string) {
   return { ok: false as const, message: `${path} ${first?.message ?? 'is invalid'}` }
 }
 
+/** A request the extension may send (role `extension` in src/protocol): its params and its result. */
+export type ClientParams<K extends ClientRequestName> = RequestParams<typeof ClientRequests, K>
+export type ClientResult<K extends ClientRequestName> = RequestResult<typeof ClientRequests, K>
+export type ClientNote<K extends ClientNotificationName> = NotificationParams<typeof ClientNotifications, K>
+
+/**
+ * The extension's end. What it sends is typed by src/protocol: `request` takes only a method the
+ * extension may call, with that method's params, and resolves with that method's result (checked
+ * against its schema on the way in); `notify` likewise.
+ */
 export class RpcPeer {
-  private readonly peer: Peer
+  private readonly peer: Peer<typeof ClientRequests, typeof ClientNotifications>
 
   constructor(write: (text: string) => void, handlers: RpcHandlers) {
     this.peer = new Peer({
@@ -43,11 +64,15 @@ export class RpcPeer {
     this.peer.receive(text)
   }
 
-  notify(method: string, params: unknown): void {
+  notify<K extends ClientNotificationName>(method: K, params: ClientNote<K>): void {
     this.peer.notify(method, params)
   }
 
-  request(method: string, params: unknown, timeoutMs = 15_000): Promise<unknown> {
+  request<K extends ClientRequestName>(
+    method: K,
+    params: ClientParams<K>,
+    timeoutMs = 15_000,
+  ): Promise<ClientResult<K>> {
     if (this.peer.isClosed)
       return Promise.reject(new RpcError(JsonRpcErrorCode.internalError, 'not connected'))
     return this.peer.request(method, params, { timeoutMs }).result

@@ -7,6 +7,7 @@
 import type { ClientRequestName } from '../../src/protocol'
 import { WORKFLOW_NAME_MAX, WORKFLOW_NAME_PATTERN } from '../../src/protocol/workflow'
 import type { PersonRecorder } from '../recorder/personRecorder'
+import type { ClientParams, ClientResult } from './rpc'
 import type { PanelCommand, WorkflowCommand } from '../shared/panelTypes'
 
 const NAME = new RegExp(WORKFLOW_NAME_PATTERN)
@@ -26,7 +27,8 @@ const WORKFLOW_COMMANDS = new Set<string>([
 export const isWorkflowCommand = (cmd: PanelCommand): cmd is WorkflowCommand =>
   WORKFLOW_COMMANDS.has(cmd.type)
 
-type Ask = (method: ClientRequestName, params: unknown) => Promise<unknown>
+/** A request to the daemon, typed by src/protocol (./rpc). */
+type Ask = <K extends ClientRequestName>(method: K, params: ClientParams<K>) => Promise<ClientResult<K>>
 
 const str = (value: unknown, max: number, what: string): string => {
   if (typeof value !== 'string' || value.length > max) throw new Error(`${what} is not valid.`)

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { BROWSER_PLUGIN } from '../../src/protocol/constants'
-import { CORE_BROWSER_TOOLS, browserToolGroup as groupOfToolName } from '../../src/tools'
+import { BROWSER_TOOL_FACTS } from '../../src/tools/facts'
 import type { Permission, ToolState } from '../shared/wireTypes'
 import { command } from './background'
 import { PermissionControl } from './PermissionControl'
@@ -105,7 +105,8 @@ export function BrowserTools({
 function groupsOf(tools: ToolState[]): [string, ToolState[]][] {
   const groups = new Map<string, ToolState[]>()
   for (const t of tools) {
-    const group = CORE_BROWSER_TOOLS.has(t.name) ? 'core' : (groupOfToolName(t.name) ?? 'other')
+    const facts = Object.hasOwn(BROWSER_TOOL_FACTS, t.name) ? BROWSER_TOOL_FACTS[t.name] : undefined
+    const group = facts?.core ? 'core' : (facts?.group ?? 'other')
     groups.set(group, [...(groups.get(group) ?? []), t])
   }
   return [...groups].sort(([a], [b]) => (a === 'core' ? -1 : b === 'core' ? 1 : 0))

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { workflowToolName } from '../../src/protocol/toolNames'
 import type { Permission } from '../shared/wireTypes'
 import type { PanelState, WorkflowCommand, WorkflowView } from '../shared/panelTypes'
 import { command } from './background'
@@ -128,7 +129,7 @@ function WorkflowCard({
     <li class="plugin" data-testid={`workflow-${name}`} data-permission={workflow.permission}>
       <div class="row">
         <span class="grow">
-          <code>workflow_{name}</code>{' '}
+          <code>{workflowToolName(name)}</code>{' '}
           <span class="muted small">
             {workflow.recordedBy === 'person'
               ? 'recorded by you'

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PluginManifest } from '../protocol/manifest'
+import { pluginToolName } from '../protocol/toolNames'
 import { validate } from '../validation'
 import { PluginBuildError } from './errors'
 
@@ -70,7 +71,11 @@ export function formatInspect(manifest: PluginManifest): string {
     `  tools        ${manifest.tools.length}`,
   ]
   for (const tool of manifest.tools) {
-    lines.push('', `  ${manifest.name}_${tool.name}  ${tool.displayName}`, `    ${tool.description}`)
+    lines.push(
+      '',
+      `  ${pluginToolName(manifest.name, tool.name)}  ${tool.displayName}`,
+      `    ${tool.description}`,
+    )
     const hints = Object.entries(tool.annotations ?? {})
     if (hints.length)
       lines.push(`    annotations: ${hints.map(([key, value]) => `${key} ${String(value)}`).join(', ')}`)

@@ -2,7 +2,7 @@
  * Lookups over a discovery snapshot. Tool names split by the one rule of src/protocol/toolNames.ts.
  */
 import type { ToolManifest } from '../protocol/manifest'
-import { splitToolName } from '../protocol/toolNames'
+import { pluginToolName, splitToolName } from '../protocol/toolNames'
 import type { LoadedPlugin, PluginRegistrySnapshot } from './types'
 
 export { splitToolName }
@@ -25,7 +25,7 @@ export function findTool(
 
 /** Prefixed names of every plugin tool. */
 export function pluginToolNames(plugin: LoadedPlugin): string[] {
-  return plugin.tools.map((t) => `${plugin.name}_${t.name}`)
+  return plugin.tools.map((t) => pluginToolName(plugin.name, t.name))
 }
 
 export function emptySnapshot(): PluginRegistrySnapshot {

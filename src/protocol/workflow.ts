@@ -5,16 +5,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox'
 
-/**
- * A saved workflow is the tool `workflow_<name>`. It belongs to the `browser` pseudo-plugin (the
- * extension's built-in code replays it), with the workflow file's own permission; no plugin can be
- * named `workflow`, so no plugin tool can take such a name.
- */
-export const WORKFLOW_TOOL_PREFIX = 'workflow_'
-
-export function isWorkflowToolName(name: string): boolean {
-  return name.startsWith(WORKFLOW_TOOL_PREFIX)
-}
+/** A saved workflow is the tool `workflow_<name>`: the rule is ./toolNames's, with every tool name's. */
+export { isWorkflowToolName, workflowOfToolName, workflowToolName } from './toolNames'
 
 /** A workflow's name: the tool is `workflow_<name>`, so it follows the tool name pattern. */
 export const WORKFLOW_NAME_PATTERN = '^[a-z][a-z0-9]*(_[a-z0-9]+)*$'

@@ -5,7 +5,7 @@
  * src/protocol schemas with the side's own `check`) and answered with the right JSON-RPC error; bad
  * input never throws out of `receive`. Batches are refused (-32600): neither end sends them.
  */
-import type { TSchema } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
 import { JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcId } from '../protocol'
 
 /** A JSON-RPC error at the wire boundary: a numeric code, a message and optional data. */
@@ -20,19 +20,24 @@ export class RpcError extends Error {
   }
 }
 
-export interface PeerSchemas {
+/** Notifications by method: method -> params schema. */
+export type NotificationTable = Readonly<Record<string, TSchema>>
+/** Requests by method: method -> [params, result]. */
+export type RequestTable = Readonly<Record<string, readonly [TSchema, TSchema]>>
+
+export interface PeerSchemas<Sends extends RequestTable = RequestTable> {
   /** Notifications this side accepts: method -> params schema. */
-  notifications: Readonly<Record<string, TSchema>>
+  notifications: NotificationTable
   /** Requests this side answers: method -> [params, result]. */
-  requests: Readonly<Record<string, readonly [TSchema, TSchema]>>
+  requests: RequestTable
   /** Requests this side sends: method -> [params, result]; results are checked on the way in. */
-  outbound: Readonly<Record<string, readonly [TSchema, TSchema]>>
+  outbound: Sends
 }
 
 export type SchemaCheck = { ok: true } | { ok: false; message: string }
 
-export interface PeerOptions {
-  schemas: PeerSchemas
+export interface PeerOptions<Sends extends RequestTable = RequestTable> {
+  schemas: PeerSchemas<Sends>
   /**
    * Checks a value against a schema; `label` names its top level in the message (`params`, `result`).
    * The daemon compiles schemas (src/validation.ts); the extension interprets them (its CSP forbids eval).
@@ -84,14 +89,22 @@ let lastRequestId = 0
  */
 export const SOON_MS = 10
 
-export class Peer {
+/**
+ * One end of the link. `Sends` is the table of requests this side sends and `Tells` the notifications
+ * it sends: `request` and `notify` take only their methods, with their params, and `request`'s result
+ * is its method's. The untyped default (any method, unknown params) is for tests of the wire itself.
+ */
+export class Peer<
+  Sends extends RequestTable = RequestTable,
+  Tells extends NotificationTable = NotificationTable,
+> {
   private readonly pending = new Map<JsonRpcId, Pending>()
   private closed = false
   /** Notifications sent "soon": they leave before the next frame, or after SOON_MS. */
   private soon: string[] = []
   private soonTimer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(private readonly options: PeerOptions) {}
+  constructor(private readonly options: PeerOptions<Sends>) {}
 
   /** Handles one inbound text frame. */
   receive(text: string): void {
@@ -121,7 +134,7 @@ export class Peer {
   }
 
   /** Sends a notification. Returns false when the frame could not be written. */
-  notify(method: string, params: unknown): boolean {
+  notify<K extends keyof Tells & string>(method: K, params: Static<Tells[K]>): boolean {
     return this.write({ jsonrpc: '2.0', method, params })
   }
 
@@ -130,7 +143,7 @@ export class Peer {
    * goes with the next frame, so back-to-back calls make one socket write each, or within SOON_MS.
    * Order is kept. Returns false when the link is closed.
    */
-  notifySoon(method: string, params: unknown): boolean {
+  notifySoon<K extends keyof Tells & string>(method: K, params: Static<Tells[K]>): boolean {
     if (this.closed) return false
     this.soon.push(JSON.stringify({ jsonrpc: '2.0', method, params }))
     this.soonTimer ??= setTimeout(() => this.flushSoon(), SOON_MS)
@@ -146,13 +159,14 @@ export class Peer {
   }
 
   /** Sends a request and waits for its answer. Rejects with RpcError on error, timeout or close. */
-  request(
-    method: string,
-    params: unknown,
+  request<K extends keyof Sends & string>(
+    method: K,
+    params: Static<Sends[K][0]>,
     options: RequestOptions = {},
-  ): { id: number; result: Promise<unknown> } {
+  ): { id: number; result: Promise<Static<Sends[K][1]>> } {
     const id = ++lastRequestId
-    const result = new Promise<unknown>((resolve, reject) => {
+    // The answer's result is checked against Sends[method][1] before it resolves (receiveResponse).
+    const result = new Promise<Static<Sends[K][1]>>((resolve, reject) => {
       if (this.closed) {
         reject(new RpcError(JsonRpcErrorCode.internalError, 'connection closed'))
         return

@@ -11,7 +11,8 @@ import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import { BROWSER_PLUGIN } from '../protocol/constants'
 import {
   isWorkflowToolName,
-  WORKFLOW_TOOL_PREFIX,
+  workflowOfToolName,
+  workflowToolName,
   type CapturedCall,
   type ResolvedStep,
   type WorkflowRunInput,
@@ -144,7 +145,7 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
   }
 
   const toolOf = (workflow: Workflow): CatalogWorkflowTool => ({
-    fullName: `${WORKFLOW_TOOL_PREFIX}${workflow.name}`,
+    fullName: workflowToolName(workflow.name),
     key: workflow.name,
     title: `Workflow: ${workflow.name}`,
     description: toolDescriptionOf(workflow),
@@ -219,14 +220,14 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
         steps: workflow.steps.map((s, i) => `${i + 1}. ${stepInWords(s)}`),
         variables: workflow.variables.map((v) => (v.secret ? `${v.name} (secret, not stored)` : v.name)),
         ...(built.skipped.length ? { notRecorded: built.skipped } : {}),
-        next: `the user turns it on (side panel, or \`bridge workflow set ${workflow.name} ask\`); then it is the tool workflow_${workflow.name}`,
+        next: `the user turns it on (side panel, or \`bridge workflow set ${workflow.name} ask\`); then it is the tool ${workflowToolName(workflow.name)}`,
       },
     }
   }
 
   const afterRun = (call: FinishedCall): ToolOutcome => {
     if (!call.outcome.ok) return call.outcome
-    const name = call.name.slice(WORKFLOW_TOOL_PREFIX.length)
+    const name = workflowOfToolName(call.name) ?? call.name
     const run = call.outcome.output as WorkflowRunOutput
     if (run.run !== undefined) runs.delete(run.run)
     for (const step of run.steps ?? [])

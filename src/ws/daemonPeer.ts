@@ -9,24 +9,30 @@ import {
   ClientRequests,
   JsonRpcErrorCode,
   ServerRequests,
+  type ClientNotificationName,
   type ClientRequestName,
   type NotificationParams,
+  type ServerNotifications,
 } from '../protocol'
 import { Peer, RpcError, type PeerOptions, type PeerSchemas } from '../rpc/peer'
 import { validate } from '../validation'
 import { callMethod, type MethodHandlers } from './methodHandler'
 
-export type DaemonPeer = Peer
+/** The daemon's end: it sends the requests and notifications of role `daemon` in src/protocol, typed. */
+export type DaemonPeer = Peer<typeof ServerRequests, typeof ServerNotifications>
 
 /** What the daemon's end of /ws accepts from the extension and expects back from it. */
-export const DAEMON_PEER_SCHEMAS: PeerSchemas = {
+export const DAEMON_PEER_SCHEMAS: PeerSchemas<typeof ServerRequests> = {
   notifications: ClientNotifications,
   requests: ClientRequests,
   outbound: ServerRequests,
 }
 
 /** How the daemon's end checks and answers, whatever the socket: its schemas, its validation, its errors. */
-export const DAEMON_PEER_POLICY: Pick<PeerOptions, 'schemas' | 'check' | 'errorFor'> = {
+export const DAEMON_PEER_POLICY: Pick<
+  PeerOptions<typeof ServerRequests>,
+  'schemas' | 'check' | 'errorFor'
+> = {
   schemas: DAEMON_PEER_SCHEMAS,
   check: (schema, value, label) => {
     const result = validate(schema, value, label)
@@ -45,7 +51,8 @@ export interface DaemonPeerOptions {
   /** False once another socket replaced this one: its requests are refused. */
   isActive(): boolean
   methods: MethodHandlers
-  onNotification(note: InboundNote): void
+  /** Every notification the extension may send, one handler each. */
+  notes: NoteHandlers
   onProblem(message: string): void
 }
 
@@ -53,7 +60,9 @@ export function createDaemonPeer(options: DaemonPeerOptions): DaemonPeer {
   return new Peer({
     ...DAEMON_PEER_POLICY,
     send: (text) => options.send(text),
-    onNotification: (method, params) => options.onNotification({ method, params } as InboundNote),
+    onNotification: (method, params) => {
+      if (options.isActive()) runNote(options.notes, method as ClientNotificationName, params)
+    },
     onRequest: (method, params) =>
       options.isActive()
         ? callMethod(options.methods, method as ClientRequestName, params)
@@ -67,7 +76,14 @@ export type ClientNote<K extends keyof typeof ClientNotifications> = Notificatio
   K
 >
 
-/** A notification from the extension, its params checked against src/protocol. */
-export type InboundNote = {
-  [K in keyof typeof ClientNotifications]: { method: K; params: ClientNote<K> }
-}[keyof typeof ClientNotifications]
+/**
+ * The daemon's handling of what the extension tells it: one handler per notification of role
+ * `extension` in src/protocol, typed by its params. A notification added to the protocol without a
+ * handler here is a type error where the table is built (src/ws/extensionLink.ts).
+ */
+export type NoteHandlers = { [K in ClientNotificationName]: (params: ClientNote<K>) => void }
+
+/** Runs the handler of a notification whose method and params the peer has already checked. */
+function runNote(handlers: NoteHandlers, method: ClientNotificationName, params: unknown): void {
+  ;(handlers[method] as (params: unknown) => void)(params)
+}

@@ -10,7 +10,7 @@ import { extensionConnectionOf, type SystemLookup } from '../../machines/systemA
 import type { EngineSocket } from '../http/engine'
 import { log } from '../log'
 import type { ExtensionPort } from '../calls/extensionPort'
-import type { NotificationParams, RequestResult, ServerNotifications, ServerRequests } from '../protocol'
+import type { NotificationParams, ServerNotifications } from '../protocol'
 import type { DaemonPeer } from './daemonPeer'
 
 const logger = log.withTag('ws')
@@ -106,10 +106,7 @@ export class ExtensionSockets {
         const open = active()
         if (!open) return undefined
         const { id, result } = open.peer.request(method, params)
-        return {
-          result: result as Promise<RequestResult<typeof ServerRequests, typeof method>>,
-          forget: () => open.peer.forget(id),
-        }
+        return { result, forget: () => open.peer.forget(id) }
       },
     }
   }

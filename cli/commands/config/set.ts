@@ -28,6 +28,7 @@ import type { HealthPayload } from '../../../src/http/health'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../../../src/protocol/constants'
 import type { Permission } from '../../../src/protocol'
+import { splitToolName } from '../../../src/protocol/toolNames'
 import { fail, say } from '../../shared/output'
 import { runningConfigContext, rereadByDaemon, runningDaemon, type ConfigFlags } from './context'
 
@@ -293,7 +294,7 @@ function checkTool(plugin: string, tool: string, daemon: HealthPayload | null): 
       ? daemon.browserToolNames
       : daemon.pluginDetails
           .find((p) => p.name === plugin)
-          ?.tools.map((name) => name.slice(plugin.length + 1))
+          ?.tools.map((name) => splitToolName(name)?.tool ?? name)
   if (known === undefined || known.includes(tool)) return undefined
   return `${plugin} has no tool "${tool}" (tools: ${known.join(', ')})`
 }

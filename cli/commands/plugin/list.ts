@@ -9,6 +9,7 @@ import { configDirFromEnv } from '../../../src/config/paths'
 import { log } from '../../../src/log'
 import { discoverPlugins } from '../../../src/plugins/discover'
 import type { FailedPlugin } from '../../../src/protocol/manifest'
+import { pluginToolName } from '../../../src/protocol/toolNames'
 import { daemonFetch } from '../../../src/http/daemonClient'
 import { runningDaemonTarget } from '../../shared/daemonTarget'
 
@@ -55,7 +56,7 @@ export async function listPlugins(
       name: p.name,
       displayName: p.displayName,
       toolCount: p.tools.length,
-      tools: p.tools.map((t) => `${p.name}_${t.name}`),
+      tools: p.tools.map((t) => pluginToolName(p.name, t.name)),
       source: p.source,
       sdkVersion: p.sdkVersion,
       version: p.version,

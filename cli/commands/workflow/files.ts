@@ -4,6 +4,7 @@
  * them, so agents' tool lists follow at once. Text a page gave (names, headings) is neutralized.
  */
 import { neutralizeText } from '../../../src/protocol/untrustedText'
+import { workflowToolName } from '../../../src/protocol/toolNames'
 import { readFileSync } from 'node:fs'
 import { fromRecorder, toPlaywright, toRecorder } from '../../../src/workflows/exchange'
 import { stepInWords } from '../../../src/workflows/plan'
@@ -35,7 +36,7 @@ export function listWorkflows(flags: WorkflowFlags): void {
           l.ok
             ? {
                 name: l.workflow.name,
-                tool: `workflow_${l.workflow.name}`,
+                tool: workflowToolName(l.workflow.name),
                 permission: l.workflow.permission,
                 description: l.workflow.description,
                 steps: l.workflow.steps.length,
@@ -65,7 +66,7 @@ export function showWorkflow(name: string, flags: WorkflowFlags): void {
   if (!loaded.ok) return fail(`the workflow ${name} cannot be read: ${loaded.message}`)
   const w = loaded.workflow
   if (flags.json) return say(JSON.stringify(w, null, 2))
-  say(`${w.name}  (tool workflow_${w.name}, ${w.permission}, recorded by ${w.recordedBy})`)
+  say(`${w.name}  (tool ${workflowToolName(w.name)}, ${w.permission}, recorded by ${w.recordedBy})`)
   if (w.description) say(clean(w.description, 1000))
   say('Steps:')
   w.steps.forEach((step, i) => say(`  ${i + 1}. ${clean(stepInWords(step), 500)}`))
@@ -92,7 +93,7 @@ export async function removeWorkflow(name: string, flags: WorkflowFlags): Promis
 export async function renameWorkflow(from: string, to: string, flags: WorkflowFlags): Promise<void> {
   const { store, context } = storeOf(flags)
   store.rename(from, to)
-  say(`renamed ${from} to ${to} (tool workflow_${to})`)
+  say(`renamed ${from} to ${to} (tool ${workflowToolName(to)})`)
   await changed(context)
 }
 
@@ -109,7 +110,7 @@ export async function setWorkflow(name: string, permission: string, flags: Workf
     updatedAt: new Date().toISOString(),
   })
   say(
-    `workflow ${name}: ${permission}${permission === 'off' ? '' : ` (agents see the tool workflow_${name})`}`,
+    `workflow ${name}: ${permission}${permission === 'off' ? '' : ` (agents see the tool ${workflowToolName(name)})`}`,
   )
   await changed(context)
 }

@@ -5,6 +5,7 @@
  * validation (a missing variable refuses before any step), audit.
  */
 import { neutralizeText } from '../../../src/protocol/untrustedText'
+import { workflowToolName } from '../../../src/protocol/toolNames'
 import { daemonFetch } from '../../../src/http/daemonClient'
 import { fail, say } from '../../shared/output'
 import { runningConfigContext } from '../config/context'
@@ -43,7 +44,7 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
   const tab = flags.tab === undefined ? undefined : Number(flags.tab)
   if (tab !== undefined && !Number.isInteger(tab)) return fail('--tab takes a tab id (an integer)')
   const context = await runningConfigContext(flags)
-  const tool = `workflow_${name}`
+  const tool = workflowToolName(name)
   const body = {
     jsonrpc: '2.0',
     id: 1,

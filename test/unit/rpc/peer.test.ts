@@ -20,6 +20,7 @@ function setup(
   return { peer, sent, notes, problems }
 }
 const flush = () => new Promise((r) => setTimeout(r, 0))
+const DISPATCH = { dispatchId: 'd', plugin: 'p', tool: 't', input: {} }
 
 describe('Peer.notifySoon', () => {
   it('sends a notification with the next frame, in order, or on its own after SOON_MS', async () => {
@@ -179,15 +180,15 @@ describe('Peer, as the daemon end of /ws', () => {
 
   it('accepts a dispatch result without output (a tool that returned nothing)', async () => {
     const { peer } = setup()
-    const call = peer.request('tool.dispatch', {})
+    const call = peer.request('tool.dispatch', DISPATCH)
     peer.receive(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: {} }))
     await expect(call.result).resolves.toEqual({})
   })
 
   it('rejects with the remote error, and rejects a result of the wrong shape', async () => {
     const { peer } = setup()
-    const a = peer.request('tool.dispatch', {})
-    const b = peer.request('tool.dispatch', {})
+    const a = peer.request('tool.dispatch', DISPATCH)
+    const b = peer.request('tool.dispatch', DISPATCH)
     peer.receive(
       JSON.stringify({
         jsonrpc: '2.0',

@@ -10,12 +10,13 @@ import {
   TOOL_NAMES_BY_GROUP,
   browserToolGroup,
 } from '../../../src/tools'
+import { BROWSER_TOOL_FACTS } from '../../../src/tools/facts'
 
 // Every fact about a built-in tool lives in its definition (src/tools/<group>.ts); every list of
 // tools by fact is derived from the definitions. Adding a tool touches its group's file here and in
 // extension/builtins/, and nothing else.
 const root = join(import.meta.dirname, '..', '..', '..')
-const TOOL_HOMES = new Set(['common', 'define', 'index'])
+const TOOL_HOMES = new Set(['common', 'define', 'facts', 'index'])
 const groupFiles = readdirSync(join(root, 'src/tools'))
   .map((name) => name.replace(/\.ts$/, ''))
   .filter((name) => !TOOL_HOMES.has(name))
@@ -70,6 +71,12 @@ describe('the built-in tools’ facts', () => {
     // The core set spans the everyday groups; a tool in it is listed without its group opted into.
     expect(CORE_BROWSER_TOOLS.size).toBeGreaterThan(10)
     expect(PAGE_TEXT_FREE_TOOLS.size).toBeGreaterThan(10)
+  })
+
+  it('gives the side panel each tool’s group and core flag as the definitions say (src/tools/facts.ts)', () => {
+    expect(Object.keys(BROWSER_TOOL_FACTS).sort()).toEqual([...BROWSER_TOOL_NAMES].sort())
+    for (const tool of written)
+      expect(BROWSER_TOOL_FACTS[tool.name], tool.name).toEqual({ group: tool.group, core: tool.core })
   })
 
   it('derives the tab tools from the definitions’ inputs: a tool that names a tab acts on it', () => {

@@ -59,7 +59,14 @@ describe('the /ws method table', () => {
       send: (text) => sent.push(JSON.parse(text) as (typeof sent)[number]),
       isActive: () => true,
       methods: handlers(),
-      onNotification: () => undefined,
+      notes: {
+        ping: () => undefined,
+        'tab.syncAll': () => undefined,
+        'tool.progress': () => undefined,
+        'confirmation.response': () => undefined,
+        'plugin.log': () => undefined,
+        'sites.report': () => undefined,
+      },
       onProblem: () => undefined,
     })
     peer.receive(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'config.getState', params: {} }))
