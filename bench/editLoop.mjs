@@ -70,6 +70,14 @@ const round1 = (x) => Math.round(x * 10) / 10
 try {
   for (const entry of ['package.json', 'src', 'icon.svg'])
     cpSync(join(root, 'examples/notes-plugin', entry), join(pluginDir, entry), { recursive: true })
+  // The example plugin matches the demo site on its own port only; this copy matches the site started
+  // here on a free port, as an author whose site runs elsewhere edits urlPatterns.
+  const site = await startDemoSite({ port: 0 })
+  stops.push(() => site.close())
+  const manifestFile = join(pluginDir, 'package.json')
+  const pkg = JSON.parse(readFileSync(manifestFile, 'utf8'))
+  pkg.bridge.urlPatterns = [`${site.url}/*`]
+  writeFileSync(manifestFile, JSON.stringify(pkg, null, 2))
   const bridgePlugin = join(root, 'dist/cli/bridgePlugin.js')
   // The first build registers the folder in config.json; its tools are then turned on, as a user does.
   await node([bridgePlugin, 'build', '--dir', pluginDir, '--no-reload'])
@@ -115,8 +123,6 @@ try {
     await new Promise((r) => setTimeout(r, 100))
   }
 
-  const site = await startDemoSite({ port: 0 })
-  stops.push(() => site.close())
   const extensionDir = join(configDir, 'extension')
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
