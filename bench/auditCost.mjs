@@ -15,8 +15,17 @@
 // bench/results-audit-cost.json. Never fails on a figure.
 //
 //   node bench/auditCost.mjs [--blocks 40] [--calls 100] [--rounds 16] [--warmup 1000] [--turn 1]
+//
+// With --instructions the machine's load is taken out of the figure: each daemon runs alone under
+// valgrind's callgrind, which counts the instructions the process executes (user space, every thread;
+// the same count for the same work whatever else the machine does). After the warm-up the counters are
+// zeroed, `--calls` sequential calls run, and the count is read: instructions per call for tree, plain
+// and again (the resolution). Saves bench/results-audit-instructions.json.
+//
+//   node bench/auditCost.mjs --instructions [--calls 500] [--warmup 1000]
 import { build } from 'esbuild'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -38,6 +47,9 @@ const { values } = parseArgs({
     // machine each call is then a group commit of its own, one signature each: the tree's worst
     // case); more is an agent's back-to-back calls, several to a group commit.
     turn: { type: 'string', default: '1' },
+    instructions: { type: 'boolean', default: false },
+    // Keeps the bundles and callgrind's dumps (for callgrind_annotate) instead of removing them.
+    keep: { type: 'boolean', default: false },
   },
 })
 const blocks = Number(values.blocks)
@@ -60,125 +72,199 @@ try {
     plain: await bundle('plain', true),
     again: await bundle('again', false),
   }
-  for (const [name, server] of Object.entries(builds)) {
-    const fixture = createConfigDir(4)
-    fixtures.push(fixture)
-    targets.push({
-      name,
-      ...(await openCallTarget(fixture, { kind: values.engine, server, warmup: Number(values.warmup) })),
-    })
-  }
-  // Each block takes the daemons in another of the six orders, so no daemon keeps a place in the turn.
-  const orders = [
-    [0, 1, 2],
-    [1, 2, 0],
-    [2, 0, 1],
-    [0, 2, 1],
-    [2, 1, 0],
-    [1, 0, 2],
-  ].map((o) => o.map((i) => targets[i]))
-  const load0 = loadavg()[0]
-  const t0 = performance.now()
+  if (values.instructions) await countInstructions(builds)
+  else await compareUnderLoad(builds)
 
-  // Sequential calls, the daemons in turn.
-  const seq = []
-  for (let b = 0; b < blocks; b++) {
-    const order = orders[b % orders.length]
-    const latencies = new Map(targets.map((t) => [t.name, []]))
-    const cpu0 = new Map(targets.map((t) => [t.name, t.target.cpuPreciseMs()]))
-    for (let i = 0; i < calls; i += turn)
-      for (const t of order)
-        for (let j = i; j < Math.min(i + turn, calls); j++) {
-          const c0 = performance.now()
-          await t.call()
-          latencies.get(t.name).push(performance.now() - c0)
-        }
-    const row = {}
-    for (const t of targets)
-      row[t.name] = {
-        cpu: (t.target.cpuPreciseMs() - cpu0.get(t.name)) / calls,
-        p50: median(latencies.get(t.name)),
-      }
-    seq.push(row)
-  }
-
-  // Concurrent calls: one daemon at a time (16 in flight).
-  const conc = []
-  for (let r = 0; r < rounds; r++) {
-    const order = orders[r % orders.length]
-    const row = {}
-    for (const t of order) {
-      const cpu0 = t.target.cpuPreciseMs()
-      const c0 = performance.now()
-      await callsInFlight(calls, concurrency, t.call)
-      row[t.name] = {
-        rate: calls / ((performance.now() - c0) / 1000),
-        cpu: (t.target.cpuPreciseMs() - cpu0) / calls,
-      }
+  /** The paired run: the three daemons at once, sequential blocks and concurrent rounds. */
+  async function compareUnderLoad(builds) {
+    for (const [name, server] of Object.entries(builds)) {
+      const fixture = createConfigDir(4)
+      fixtures.push(fixture)
+      targets.push({
+        name,
+        ...(await openCallTarget(fixture, { kind: values.engine, server, warmup: Number(values.warmup) })),
+      })
     }
-    conc.push(row)
+    // Each block takes the daemons in another of the six orders, so no daemon keeps a place in the turn.
+    const orders = [
+      [0, 1, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [0, 2, 1],
+      [2, 1, 0],
+      [1, 0, 2],
+    ].map((o) => o.map((i) => targets[i]))
+    const load0 = loadavg()[0]
+    const t0 = performance.now()
+
+    // Sequential calls, the daemons in turn.
+    const seq = []
+    for (let b = 0; b < blocks; b++) {
+      const order = orders[b % orders.length]
+      const latencies = new Map(targets.map((t) => [t.name, []]))
+      const cpu0 = new Map(targets.map((t) => [t.name, t.target.cpuPreciseMs()]))
+      for (let i = 0; i < calls; i += turn)
+        for (const t of order)
+          for (let j = i; j < Math.min(i + turn, calls); j++) {
+            const c0 = performance.now()
+            await t.call()
+            latencies.get(t.name).push(performance.now() - c0)
+          }
+      const row = {}
+      for (const t of targets)
+        row[t.name] = {
+          cpu: (t.target.cpuPreciseMs() - cpu0.get(t.name)) / calls,
+          p50: median(latencies.get(t.name)),
+        }
+      seq.push(row)
+    }
+
+    // Concurrent calls: one daemon at a time (16 in flight).
+    const conc = []
+    for (let r = 0; r < rounds; r++) {
+      const order = orders[r % orders.length]
+      const row = {}
+      for (const t of order) {
+        const cpu0 = t.target.cpuPreciseMs()
+        const c0 = performance.now()
+        await callsInFlight(calls, concurrency, t.call)
+        row[t.name] = {
+          rate: calls / ((performance.now() - c0) / 1000),
+          cpu: (t.target.cpuPreciseMs() - cpu0) / calls,
+        }
+      }
+      conc.push(row)
+    }
+
+    // The plain build signed nothing; the tree build a checkpoint per group commit.
+    const signed = fixtures.map((f) => existsSync(join(f.dir, 'audit.checkpoints')))
+    if (!signed[0] || signed[1] || !signed[2])
+      throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
+
+    // How many entries each signed checkpoint covered on the tree daemon (group commits and /audit reads).
+    const linesOf = (path) =>
+      existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
+    const entries =
+      linesOf(join(fixtures[0].dir, 'audit.log')) + linesOf(join(fixtures[0].dir, 'audit.log.1'))
+    const checkpoints =
+      linesOf(join(fixtures[0].dir, 'audit.checkpoints')) +
+      linesOf(join(fixtures[0].dir, 'audit.checkpoints.1'))
+
+    const figures = (rows, key) => ({
+      tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
+      plain: Number(median(rows.map((r) => r.plain[key])).toFixed(4)),
+      ratio: spread(rows.map((r) => r.tree[key] / r.plain[key])),
+      // The two daemons as shipped against each other: the figure's resolution in this run.
+      sameBuild: spread(rows.map((r) => r.again[key] / r.tree[key])),
+    })
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      engine: values.engine,
+      loadAtStart: Number(load0.toFixed(1)),
+      loadAtEnd: Number(loadavg()[0].toFixed(1)),
+      seconds: Math.round((performance.now() - t0) / 1000),
+      sequential: {
+        blocks,
+        callsInARow: turn,
+        callsPerBlock: calls,
+        cpuMsPerCall: figures(seq, 'cpu'),
+        p50Ms: figures(seq, 'p50'),
+      },
+      concurrent: {
+        rounds,
+        calls,
+        concurrency,
+        cpuMsPerCall: figures(conc, 'cpu'),
+        callsPerSecond: figures(conc, 'rate'),
+      },
+      treeEntriesPerCheckpoint: Number((entries / Math.max(1, checkpoints)).toFixed(2)),
+      plainBuild: `${pkg.name} ${pkg.version}, this checkout with the tree's hooks taken out of src/audit/daemonAudit.ts`,
+    }
+    const line = (label, f, unit) =>
+      `${label.padEnd(28)} tree ${f.tree} ${unit}, plain ${f.plain} ${unit}; tree/plain median ${f.ratio.median}x ` +
+      `(IQR ${f.ratio.q1}-${f.ratio.q3}x); same build twice ${f.sameBuild.median}x (IQR ${f.sameBuild.q1}-${f.sameBuild.q3}x)`
+    console.log(
+      `${blocks} blocks of ${calls} sequential calls to each daemon, alternating every ${turn} call(s); ` +
+        `${rounds} rounds of ${calls} ${concurrency}-concurrent calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
+    )
+    console.log(
+      `tree daemon: ${entries} entries, ${checkpoints} signed checkpoints (${result.treeEntriesPerCheckpoint} entries each)`,
+    )
+    console.log(line('sequential daemon CPU/call', result.sequential.cpuMsPerCall, 'ms'))
+    console.log(line('sequential p50', result.sequential.p50Ms, 'ms'))
+    console.log(line('concurrent daemon CPU/call', result.concurrent.cpuMsPerCall, 'ms'))
+    console.log(line('concurrent calls/s', result.concurrent.callsPerSecond, '/s'))
+    const file = turn === 1 ? 'results-audit-cost.json' : `results-audit-cost-turn${turn}.json`
+    writeFileSync(join(root, 'bench', file), `${JSON.stringify(result, null, 2)}\n`)
   }
 
-  // The plain build signed nothing; the tree build a checkpoint per group commit.
-  const signed = fixtures.map((f) => existsSync(join(f.dir, 'audit.checkpoints')))
-  if (!signed[0] || signed[1] || !signed[2])
-    throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
-
-  // How many entries each signed checkpoint covered on the tree daemon (group commits and /audit reads).
-  const linesOf = (path) =>
-    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
-  const entries = linesOf(join(fixtures[0].dir, 'audit.log')) + linesOf(join(fixtures[0].dir, 'audit.log.1'))
-  const checkpoints =
-    linesOf(join(fixtures[0].dir, 'audit.checkpoints')) +
-    linesOf(join(fixtures[0].dir, 'audit.checkpoints.1'))
-
-  const figures = (rows, key) => ({
-    tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
-    plain: Number(median(rows.map((r) => r.plain[key])).toFixed(4)),
-    ratio: spread(rows.map((r) => r.tree[key] / r.plain[key])),
-    // The two daemons as shipped against each other: the figure's resolution in this run.
-    sameBuild: spread(rows.map((r) => r.again[key] / r.tree[key])),
-  })
-  const result = {
-    date: new Date().toISOString(),
-    node: process.version,
-    engine: values.engine,
-    loadAtStart: Number(load0.toFixed(1)),
-    loadAtEnd: Number(loadavg()[0].toFixed(1)),
-    seconds: Math.round((performance.now() - t0) / 1000),
-    sequential: {
-      blocks,
-      callsInARow: turn,
-      callsPerBlock: calls,
-      cpuMsPerCall: figures(seq, 'cpu'),
-      p50Ms: figures(seq, 'p50'),
-    },
-    concurrent: {
-      rounds,
+  /** The --instructions run: each build alone under callgrind, instructions per call after the warm-up. */
+  async function countInstructions(servers) {
+    const t0 = performance.now()
+    const load0 = loadavg()[0]
+    const perCall = {}
+    for (const [name, server] of Object.entries(servers)) {
+      const fixture = createConfigDir(4)
+      fixtures.push(fixture)
+      const outFile = join(out, `callgrind.${name}.out`)
+      const started = await openCallTarget(fixture, {
+        kind: values.engine,
+        server,
+        warmup: Number(values.warmup),
+        wrap: ['valgrind', '--tool=callgrind', '--quiet', `--callgrind-out-file=${outFile}`],
+        startLimitMs: 600_000,
+      })
+      targets.push({ name, ...started })
+      const control = (flag) => execFileSync('callgrind_control', [flag, String(started.target.pid)])
+      control('--zero')
+      for (let i = 0; i < calls; i++) await started.call()
+      control('--dump')
+      // The dump after the zeroing holds the count since then: its `summary:` line.
+      const dumps = readdirSync(out).filter((f) => f.startsWith(`callgrind.${name}.out.`))
+      const summary = dumps
+        .map((f) => readFileSync(join(out, f), 'utf8').match(/^summary: (\d+)/m))
+        .filter(Boolean)
+        .map((m) => Number(m[1]))
+      if (summary.length !== 1)
+        throw new Error(`expected one callgrind dump for ${name}, found ${summary.length}`)
+      perCall[name] = Math.round(summary[0] / calls)
+      console.log(`${name}: ${perCall[name].toLocaleString('en')} instructions per call`)
+      await started.close()
+      targets.pop()
+    }
+    const entriesPerCheckpoint = (() => {
+      const count = (path) =>
+        existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
+      return Number(
+        (
+          count(join(fixtures[0].dir, 'audit.log')) /
+          Math.max(1, count(join(fixtures[0].dir, 'audit.checkpoints')))
+        ).toFixed(2),
+      )
+    })()
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      engine: values.engine,
+      loadAtStart: Number(load0.toFixed(1)),
+      loadAtEnd: Number(loadavg()[0].toFixed(1)),
+      seconds: Math.round((performance.now() - t0) / 1000),
+      warmupCalls: Number(values.warmup),
       calls,
-      concurrency,
-      cpuMsPerCall: figures(conc, 'cpu'),
-      callsPerSecond: figures(conc, 'rate'),
-    },
-    treeEntriesPerCheckpoint: Number((entries / Math.max(1, checkpoints)).toFixed(2)),
-    plainBuild: `${pkg.name} ${pkg.version}, this checkout with the tree's hooks taken out of src/audit/daemonAudit.ts`,
+      instructionsPerCall: perCall,
+      treeOverPlain: Number((perCall.tree / perCall.plain).toFixed(4)),
+      againOverTree: Number((perCall.again / perCall.tree).toFixed(4)),
+      treeEntriesPerCheckpoint: entriesPerCheckpoint,
+      counted:
+        "user-space instructions of every thread of the daemon (callgrind); the kernel's work in syscalls is not counted",
+    }
+    console.log(
+      `tree/plain ${result.treeOverPlain}x; same build twice ${result.againOverTree}x; ` +
+        `${calls} calls after ${values.warmup} warm-up calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
+    )
+    writeFileSync(join(root, 'bench/results-audit-instructions.json'), `${JSON.stringify(result, null, 2)}\n`)
   }
-  const line = (label, f, unit) =>
-    `${label.padEnd(28)} tree ${f.tree} ${unit}, plain ${f.plain} ${unit}; tree/plain median ${f.ratio.median}x ` +
-    `(IQR ${f.ratio.q1}-${f.ratio.q3}x); same build twice ${f.sameBuild.median}x (IQR ${f.sameBuild.q1}-${f.sameBuild.q3}x)`
-  console.log(
-    `${blocks} blocks of ${calls} sequential calls to each daemon, alternating every ${turn} call(s); ` +
-      `${rounds} rounds of ${calls} ${concurrency}-concurrent calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
-  )
-  console.log(
-    `tree daemon: ${entries} entries, ${checkpoints} signed checkpoints (${result.treeEntriesPerCheckpoint} entries each)`,
-  )
-  console.log(line('sequential daemon CPU/call', result.sequential.cpuMsPerCall, 'ms'))
-  console.log(line('sequential p50', result.sequential.p50Ms, 'ms'))
-  console.log(line('concurrent daemon CPU/call', result.concurrent.cpuMsPerCall, 'ms'))
-  console.log(line('concurrent calls/s', result.concurrent.callsPerSecond, '/s'))
-  const file = turn === 1 ? 'results-audit-cost.json' : `results-audit-cost-turn${turn}.json`
-  writeFileSync(join(root, 'bench', file), `${JSON.stringify(result, null, 2)}\n`)
 
   /** One daemon bundle from src/main.ts (as scripts/build.mjs makes dist/server.js); `plain` without the tree's hooks. */
   async function bundle(name, plain) {
@@ -237,7 +323,8 @@ try {
 } finally {
   for (const t of targets) await t.close()
   for (const fixture of fixtures) rmSync(fixture.dir, { recursive: true, force: true })
-  rmSync(out, { recursive: true, force: true })
+  if (values.keep) console.log(`kept ${out}`)
+  else rmSync(out, { recursive: true, force: true })
 }
 
 function median(xs) {

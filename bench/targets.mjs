@@ -48,6 +48,10 @@ export async function startTarget({
   engine = kind,
   /** Arguments after the script, `{port}` replaced by the port (e.g. the CLI's `start --port {port}`). */
   args = [],
+  /** A command the server runs under (e.g. valgrind and its flags), or none. */
+  wrap = [],
+  /** How long the server may take to answer /health. */
+  startLimitMs = 30_000,
 }) {
   const port = await freePort()
   const flags = [...nodeFlags, ...(probe ? ['--expose-gc', '--import', join(root, 'bench/memHook.mjs')] : [])]
@@ -66,7 +70,8 @@ export async function startTarget({
   }
   const t0 = performance.now()
   const scriptArgs = args.map((a) => a.replace('{port}', String(port)))
-  const proc = spawn(process.execPath, [...flags, file, ...scriptArgs], {
+  const command = [...wrap, process.execPath, ...flags, file, ...scriptArgs]
+  const proc = spawn(command[0], command.slice(1), {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -97,7 +102,7 @@ export async function startTarget({
       () => false,
     )
     if (ok) break
-    if (performance.now() - t0 > 30_000) throw new Error(`${kind} did not become healthy:\n${out}`)
+    if (performance.now() - t0 > startLimitMs) throw new Error(`${kind} did not become healthy:\n${out}`)
     await new Promise((r) => setTimeout(r, 2))
   }
   const coldStartMs = performance.now() - t0
