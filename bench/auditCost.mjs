@@ -204,6 +204,7 @@ try {
     const t0 = performance.now()
     const load0 = loadavg()[0]
     const perCall = {}
+    const mainPerCall = {}
     for (const [name, server] of Object.entries(servers)) {
       const fixture = createConfigDir(4)
       fixtures.push(fixture)
@@ -212,7 +213,13 @@ try {
         kind: values.engine,
         server,
         warmup: Number(values.warmup),
-        wrap: ['valgrind', '--tool=callgrind', '--quiet', `--callgrind-out-file=${outFile}`],
+        wrap: [
+          'valgrind',
+          '--tool=callgrind',
+          '--quiet',
+          '--separate-threads=yes',
+          `--callgrind-out-file=${outFile}`,
+        ],
         startLimitMs: 600_000,
       })
       targets.push({ name, ...started })
@@ -220,16 +227,21 @@ try {
       control('--zero')
       for (let i = 0; i < calls; i++) await started.call()
       control('--dump')
-      // The dump after the zeroing holds the count since then: its `summary:` line.
+      // The dump after the zeroing holds the count since then, one file per thread (`-01` the main
+      // thread, the others V8's compiler and GC helpers and libuv's pool): each file's `summary:` line.
       const dumps = readdirSync(out).filter((f) => f.startsWith(`callgrind.${name}.out.`))
-      const summary = dumps
-        .map((f) => readFileSync(join(out, f), 'utf8').match(/^summary: (\d+)/m))
-        .filter(Boolean)
-        .map((m) => Number(m[1]))
-      if (summary.length !== 1)
-        throw new Error(`expected one callgrind dump for ${name}, found ${summary.length}`)
-      perCall[name] = Math.round(summary[0] / calls)
-      console.log(`${name}: ${perCall[name].toLocaleString('en')} instructions per call`)
+      const counts = dumps.map((f) => {
+        const summary = readFileSync(join(out, f), 'utf8').match(/^summary: (\d+)/m)
+        if (!summary) throw new Error(`no summary in callgrind's ${f}`)
+        return { main: f.endsWith('-01'), count: Number(summary[1]) }
+      })
+      if (!counts.some((c) => c.main)) throw new Error(`no main-thread dump for ${name}`)
+      perCall[name] = Math.round(counts.reduce((sum, c) => sum + c.count, 0) / calls)
+      mainPerCall[name] = Math.round(counts.find((c) => c.main).count / calls)
+      console.log(
+        `${name}: ${perCall[name].toLocaleString('en')} instructions per call ` +
+          `(${mainPerCall[name].toLocaleString('en')} on the main thread)`,
+      )
       await started.close()
       targets.pop()
     }
@@ -253,14 +265,20 @@ try {
       warmupCalls: Number(values.warmup),
       calls,
       instructionsPerCall: perCall,
+      mainThreadPerCall: mainPerCall,
       treeOverPlain: Number((perCall.tree / perCall.plain).toFixed(4)),
       againOverTree: Number((perCall.again / perCall.tree).toFixed(4)),
+      mainThread: {
+        treeOverPlain: Number((mainPerCall.tree / mainPerCall.plain).toFixed(4)),
+        againOverTree: Number((mainPerCall.again / mainPerCall.tree).toFixed(4)),
+      },
       treeEntriesPerCheckpoint: entriesPerCheckpoint,
       counted:
         "user-space instructions of every thread of the daemon (callgrind); the kernel's work in syscalls is not counted",
     }
     console.log(
-      `tree/plain ${result.treeOverPlain}x; same build twice ${result.againOverTree}x; ` +
+      `tree/plain ${result.treeOverPlain}x (main thread ${result.mainThread.treeOverPlain}x); ` +
+        `same build twice ${result.againOverTree}x (main thread ${result.mainThread.againOverTree}x); ` +
         `${calls} calls after ${values.warmup} warm-up calls; load ${result.loadAtStart} -> ${result.loadAtEnd}, ${result.seconds} s`,
     )
     writeFileSync(join(root, 'bench/results-audit-instructions.json'), `${JSON.stringify(result, null, 2)}\n`)

@@ -82,6 +82,7 @@ export class AuditLog {
   /** Resolves once every entry recorded so far is on disk and its checkpoint signed (a group commit now, if one is due). */
   async flush(): Promise<void> {
     await this.options.file?.flush()
+    this.options.tree?.signCommitted()
   }
 
   /** Closes the disk log: one last try for its backlog and the last group commit (./auditFile). */

@@ -2,7 +2,9 @@
  * The daemon's verifiable audit log. Every line audit.log takes is a leaf of one RFC 6962 tree (see
  * ./auditDisk for how the tree lies across the rotated files); the daemon keeps only the tree's
  * frontier in memory (O(log n)), adds a leaf per line as it is written, and signs a checkpoint (size,
- * root, time) with its Ed25519 key once per group commit, not per call. Checkpoints and proofs asked
+ * root, time) with its Ed25519 key after a group commit: at once when none was signed in the last
+ * `signWindowMs`, else once at the end of that window for every group committed meanwhile (a signature
+ * costs about ten times the rest of an entry's hashing, so a busy daemon signs at most once a window). Checkpoints and proofs asked
  * for over /audit are made from the files as they are now: if anything changed them behind the
  * daemon's back, the answer shows it (the extension, which remembers the last checkpoint it saw,
  * then finds the proof fails), and the daemon goes on from the files as it found them.
@@ -34,6 +36,15 @@ const logger = log.withTag('audit')
  */
 export const AUDIT_KEPT_HEIGHT = 8
 
+/** The shortest time between two checkpoints signed after group commits (an /audit read signs at once). */
+export const AUDIT_SIGN_WINDOW_MS = 1000
+
+/** Group commits not signed yet: the tree as the last one left it and the leaves added since the last checkpoint. */
+interface Unsigned {
+  frontier: TreeFrontier
+  leaves: Buffer[]
+}
+
 export class AuditTree implements AuditFileHooks {
   private frontier = new TreeFrontier()
   private checkpointsFd: number | undefined
@@ -47,10 +58,15 @@ export class AuditTree implements AuditFileHooks {
   /** Leaf hashes written since the last group commit's checkpoint. */
   private unrecorded: Buffer[] = []
   private last: AuditCheckpoint | undefined
+  private unsigned: Unsigned | undefined
+  private lastSignedAt = -Infinity
+  private signTimer: ReturnType<typeof setTimeout> | undefined
+  private closed = false
 
   constructor(
     private readonly dir: string,
     private readonly signer: AuditSigner,
+    private readonly signWindowMs = AUDIT_SIGN_WINDOW_MS,
   ) {}
 
   /** Builds the frontier from the files (after audit.log's torn tail, if any, was cut). */
@@ -87,16 +103,37 @@ export class AuditTree implements AuditFileHooks {
   }
 
   syncStarted(): () => void {
-    // The checkpoint covers the lines this group commit puts on disk, signed once it has. Its line
-    // in audit.checkpoints also lists the leaf hashes added since the last group commit's, so that
-    // `bridge audit verify` can name the very entry that changed, not only the group it was in.
-    const size = this.frontier.size
-    const root = toHex(this.frontier.root())
-    const leaves = this.unrecorded.splice(0).map(toHex)
-    return () => this.record(this.signer.checkpoint(size, root), leaves)
+    // The checkpoint covers the lines this group commit puts on disk, signed once it has (and once
+    // the window since the last signature is over). Its line in audit.checkpoints also lists the leaf
+    // hashes added since the last checkpoint, so that `bridge audit verify` can name the very entry
+    // that changed, not only the group it was in.
+    const frontier = this.frontier.copy()
+    const leaves = this.unrecorded.splice(0)
+    return () => this.committed(frontier, leaves)
+  }
+
+  /** Signs the group commits not signed yet, now (before a rotation, at shutdown, when a caller flushes). */
+  signCommitted(): void {
+    if (this.signTimer !== undefined) clearTimeout(this.signTimer)
+    this.signTimer = undefined
+    const unsigned = this.unsigned
+    if (!unsigned) return
+    this.unsigned = undefined
+    this.lastSignedAt = performance.now()
+    const { frontier, leaves } = unsigned
+    this.record(this.signer.checkpoint(frontier.size, toHex(frontier.root())), leaves.map(toHex))
+  }
+
+  private committed(frontier: TreeFrontier, leaves: Buffer[]): void {
+    this.unsigned = { frontier, leaves: this.unsigned ? [...this.unsigned.leaves, ...leaves] : leaves }
+    const wait = this.lastSignedAt + this.signWindowMs - performance.now()
+    if (this.closed || wait <= 0) this.signCommitted()
+    else this.signTimer ??= setTimeout(() => this.signCommitted(), wait).unref()
   }
 
   rotating(): void {
+    // The group commits of the file rotated out are signed into its checkpoints file.
+    this.signCommitted()
     saveRotatedOutHashes(this.dir)
     this.closeCheckpoints()
     const path = join(this.dir, AUDIT_CHECKPOINTS_FILE)
@@ -127,6 +164,8 @@ export class AuditTree implements AuditFileHooks {
   }
 
   close(): void {
+    this.signCommitted()
+    this.closed = true
     this.closeCheckpoints()
   }
 
@@ -171,6 +210,10 @@ export class AuditTree implements AuditFileHooks {
       )
       this.frontier = leaves.frontier()
       this.unrecorded = []
+      // Group commits of the tree the daemon wrote are not signed now: the files no longer hold it.
+      if (this.signTimer !== undefined) clearTimeout(this.signTimer)
+      this.signTimer = undefined
+      this.unsigned = undefined
     }
     return disk
   }

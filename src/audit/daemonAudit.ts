@@ -15,13 +15,13 @@ const logger = log.withTag('audit')
 export interface DaemonAuditParts {
   /** The config directory: audit.log lives there. */
   dir: string
-  limits: { auditRotateBytes: number; auditSyncWindowMs: number }
+  limits: { auditRotateBytes: number; auditSyncWindowMs: number; auditSignWindowMs?: number }
   /** Every entry, denied and timed-out calls too, as it is recorded. */
   onRecorded: (entry: AuditEntry) => void
 }
 
 export function createDaemonAudit(parts: DaemonAuditParts): AuditLog {
-  const tree = new AuditTree(parts.dir, loadOrCreateAuditKey(parts.dir))
+  const tree = new AuditTree(parts.dir, loadOrCreateAuditKey(parts.dir), parts.limits.auditSignWindowMs)
   const file = new AuditFile({
     dir: parts.dir,
     rotateBytes: parts.limits.auditRotateBytes,

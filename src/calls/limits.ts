@@ -10,6 +10,7 @@ import {
 } from '../protocol'
 import { EXTENSION_KEEPALIVE_TIMEOUT_MS } from '../../machines/extensionConnectionMachine'
 import { AUDIT_SYNC_WINDOW_MS } from '../audit/auditFile'
+import { AUDIT_SIGN_WINDOW_MS } from '../audit/auditTree'
 
 /** Limits of the tool call path. Defaults are the product's; the env knobs exist for tests and tuning. */
 export interface ToolPathLimits {
@@ -21,6 +22,8 @@ export interface ToolPathLimits {
   auditRotateBytes: number
   /** The audit log's group commit window: an entry is on disk at most this long (plus one fdatasync) after its call answered. */
   auditSyncWindowMs: number
+  /** The shortest time between two audit checkpoints signed after group commits. */
+  auditSignWindowMs: number
   resultMaxBytes: number
   maxMcpSessions: number
   /** MCP sessions one client may open per minute (initialize); 5 as SPEC.md says. */
@@ -36,6 +39,7 @@ export const LIMIT_ENV: Record<keyof ToolPathLimits, string> = {
   keepaliveTimeoutMs: 'BRIDGE_WS_KEEPALIVE_TIMEOUT_MS',
   auditRotateBytes: 'BRIDGE_AUDIT_ROTATE_BYTES',
   auditSyncWindowMs: 'BRIDGE_AUDIT_SYNC_WINDOW_MS',
+  auditSignWindowMs: 'BRIDGE_AUDIT_SIGN_WINDOW_MS',
   resultMaxBytes: 'BRIDGE_TOOL_RESULT_MAX_BYTES',
   maxMcpSessions: 'BRIDGE_MAX_MCP_SESSIONS',
   mcpSessionsPerMinute: 'BRIDGE_MCP_SESSIONS_PER_MINUTE',
@@ -49,6 +53,7 @@ export const DEFAULT_LIMITS: ToolPathLimits = {
   keepaliveTimeoutMs: EXTENSION_KEEPALIVE_TIMEOUT_MS,
   auditRotateBytes: AUDIT_LOG_ROTATE_BYTES,
   auditSyncWindowMs: AUDIT_SYNC_WINDOW_MS,
+  auditSignWindowMs: AUDIT_SIGN_WINDOW_MS,
   resultMaxBytes: TOOL_RESULT_MAX_BYTES,
   maxMcpSessions: MCP_MAX_SESSIONS,
   mcpSessionsPerMinute: SESSION_RATE_LIMIT_PER_MIN,

@@ -6,6 +6,7 @@ import type { AuditEntry } from '../../../src/audit'
 import { readAuditTree, readCheckpoints } from '../../../src/audit/auditDisk'
 import { LeafHashes, leafHashOf } from '../../../src/audit/merkleTree'
 import { createDaemonAudit } from '../../../src/audit/daemonAudit'
+import { verifyAuditLog } from '../../../src/audit/verifyLog'
 import {
   checkWitness,
   toHex,
@@ -28,12 +29,19 @@ const entry = (n: number): AuditEntry => ({
   durationMs: n,
 })
 
-function open(rotateBytes = 10 * 1024 * 1024) {
+function open(rotateBytes = 10 * 1024 * 1024, auditSignWindowMs?: number) {
   return createDaemonAudit({
     dir,
-    limits: { auditRotateBytes: rotateBytes, auditSyncWindowMs: 1 },
+    limits: { auditRotateBytes: rotateBytes, auditSyncWindowMs: 1, auditSignWindowMs },
     onRecorded: () => undefined,
   })
+}
+
+/** Records `entry(n)` and waits for the group commit that puts it on disk (no flush: a flush signs). */
+async function recordCommitted(audit: ReturnType<typeof open>, n: number): Promise<void> {
+  const syncs = audit.diskStatus().syncs
+  audit.record(entry(n))
+  await expect.poll(() => audit.diskStatus().syncs, { timeout: 30_000, interval: 5 }).toBeGreaterThan(syncs)
 }
 
 describe('the daemon’s verifiable audit log', () => {
@@ -55,6 +63,45 @@ describe('the daemon’s verifiable audit log', () => {
     expect(await verifyCheckpointSignature({ ...last, size: 3 })).toBe(false)
     expect(statSync(join(dir, 'audit.key')).mode & 0o777).toBe(0o600)
     expect(readFileSync(join(dir, 'audit.key'), 'utf8')).toContain('PRIVATE KEY')
+  })
+
+  it('signs the first group commit at once and the ones within the sign window together, naming each entry', async () => {
+    // A window no test outlasts: what is signed before the flush is the first group commit alone.
+    const audit = open(undefined, 10 * 60_000)
+    await recordCommitted(audit, 1)
+    expect(readCheckpoints(dir).checkpoints.map((c) => c.size)).toEqual([1])
+    await recordCommitted(audit, 2)
+    await recordCommitted(audit, 3)
+    await recordCommitted(audit, 4)
+    expect(audit.diskStatus().syncs).toBeGreaterThanOrEqual(4)
+    expect(readCheckpoints(dir).checkpoints.map((c) => c.size)).toEqual([1])
+    await audit.flush()
+    const { checkpoints } = readCheckpoints(dir)
+    expect(checkpoints.map((c) => c.size)).toEqual([1, 4])
+    expect(await verifyCheckpointSignature(checkpoints[1]!)).toBe(true)
+    expect((checkpoints[1] as { leaves?: string[] }).leaves).toHaveLength(3)
+    await audit.close()
+
+    // The entries one coalesced checkpoint covers are still named one by one.
+    const path = join(dir, 'audit.log')
+    const lines = readFileSync(path, 'utf8').split('\n')
+    lines[2] = lines[2]!.replace('"durationMs":3', '"durationMs":30')
+    writeFileSync(path, lines.join('\n'))
+    const report = await verifyAuditLog(dir)
+    expect(report.ok).toBe(false)
+    expect(report.firstBadEntry?.index).toBe(2)
+  })
+
+  it('signs the group commits of a window once the window ends, and what is left at shutdown', async () => {
+    const audit = open(undefined, 50)
+    await recordCommitted(audit, 1)
+    await recordCommitted(audit, 2)
+    await expect
+      .poll(() => readCheckpoints(dir).checkpoints.at(-1)?.size, { timeout: 30_000, interval: 10 })
+      .toBe(2)
+    await recordCommitted(audit, 3)
+    await audit.close()
+    expect(readCheckpoints(dir).checkpoints.at(-1)?.size).toBe(3)
   })
 
   it('proves each new checkpoint extends the old one, across two rotations and a restart', async () => {
