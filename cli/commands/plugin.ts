@@ -14,24 +14,6 @@ import { log } from '../../src/log'
 import { thisCommand } from '../shared/selfCommand'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 
-/**
- * When `argv` (the words after `bridge`) is a `plugin` command, the arguments for
- * `runPluginCommand`: the words after `plugin`, plus a global `--port <n>` given before it.
- */
-export function pluginCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'plugin') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'plugin') {
-    const rest = argv.slice(3)
-    return rest.includes('--port') ? rest : [...rest, '--port', argv[1]]
-  }
-  const inline = argv[0]?.startsWith('--port=') ? argv[0] : undefined
-  if (inline && argv[1] === 'plugin') {
-    const rest = argv.slice(2)
-    return rest.some((a) => a === '--port' || a.startsWith('--port=')) ? rest : [...rest, inline]
-  }
-  return undefined
-}
-
 /** Runs `bridge plugin ...` with `args` = the words after `plugin`. Sets process.exitCode on failure. */
 export async function runPluginCommand(args: readonly string[]): Promise<void> {
   const cli = cac(`${thisCommand().command} plugin`)

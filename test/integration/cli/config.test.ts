@@ -94,6 +94,10 @@ describe('bridge config show / get / path', () => {
     expect(result.stdout).toContain('"url": "http://127.0.0.1:9800/mcp"')
     const inline = await runCli(['--port=9801', 'config', 'get', '--json'], dir)
     expect((JSON.parse(inline.stdout) as { port: number }).port).toBe(9801)
+    // A --port after the group's own words wins over the global one (one rule for every group).
+    const both = await runCli(['--port', '9800', 'config', 'get', '--json', '--port', '9802'], dir)
+    expect(both.code).toBe(0)
+    expect((JSON.parse(both.stdout) as { port: number }).port).toBe(9802)
   })
 
   it('get <key> prints one value; an unknown key fails', async () => {
