@@ -22,6 +22,7 @@ import { runWorkflowCommand } from './commands/workflow'
 import { commandGroupArgs } from './shared/commandGroup'
 import { errorText, fail } from './shared/output'
 import { negativeValuesJoined } from './shared/negativeValues'
+import { portFlagsProblem } from './shared/portFlags'
 import { thisCommand } from './shared/selfCommand'
 
 // Help shows the command as it runs from this shell (`bridge-mcp` where PATH's `bridge` is iproute2's).
@@ -98,6 +99,9 @@ const GROUPS = {
 
 try {
   const args = negativeValuesJoined(process.argv.slice(2))
+  // `bridge start` listens on its --port (0: a free port), `bridge demo` serves its site on --site-port.
+  const portProblem = portFlagsProblem(args, { start: ['--port'], demo: ['--site-port'] })
+  if (portProblem !== undefined) throw new Error(portProblem)
   const group = commandGroupArgs(args, Object.keys(GROUPS) as (keyof typeof GROUPS)[])
   if (group) await GROUPS[group.group](group.args)
   else {

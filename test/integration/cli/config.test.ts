@@ -247,9 +247,13 @@ describe('bridge config set', () => {
       ],
       [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
       [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
-      [['port', '0'], /port must be an integer from 1 to 65535 \(got "0"\)/],
-      [['port', '65536'], /port must be an integer from 1 to 65535/],
-      [['port', 'http'], /port must be an integer/],
+      [['port', '0'], /^bridge: invalid port "0" \(expected 1-65535\)$/m],
+      [['port', '65536'], /^bridge: invalid port "65536" \(expected 1-65535\)$/m],
+      [['port', 'http'], /^bridge: invalid port "http" \(expected 1-65535\)$/m],
+      // Digits only: what Number() would read as a number is not a port either.
+      [['port', '1e3'], /^bridge: invalid port "1e3" \(expected 1-65535\)$/m],
+      [['port', '0x50'], /^bridge: invalid port "0x50" \(expected 1-65535\)$/m],
+      [['port'], /^bridge: port needs a value \(1-65535\)$/m],
       [['localPlugins.add'], /localPlugins\.add needs a path/],
     ]
     for (const [args, message] of cases) {
