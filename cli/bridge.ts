@@ -6,21 +6,23 @@
 import { cac } from 'cac'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { registerAudit } from './commands/audit'
-import { clientCommandArgs, runClientCommand } from './commands/client'
-import { configCommandArgs, runConfigCommand } from './commands/config'
+import { runClientCommand } from './commands/client'
+import { runConfigCommand } from './commands/config'
 import { registerDemo } from './commands/demo'
 import { registerDoctor } from './commands/doctor'
 import { registerLogs } from './commands/logs'
 import { registerMcp } from './commands/mcp'
-import { pluginCommandArgs, runPluginCommand } from './commands/plugin'
-import { runSiteCommand, siteCommandArgs } from './commands/site'
+import { runPluginCommand } from './commands/plugin'
+import { runSiteCommand } from './commands/site'
 import { registerStart } from './commands/start'
 import { registerStatus, status } from './commands/status'
 import { registerStop } from './commands/stop'
 import { registerUpdate } from './commands/update'
-import { runWorkflowCommand, workflowCommandArgs } from './commands/workflow'
+import { runWorkflowCommand } from './commands/workflow'
+import { commandGroupArgs } from './shared/commandGroup'
 import { errorText, fail } from './shared/output'
 import { negativeValuesJoined } from './shared/negativeValues'
+import { portFlagsProblem } from './shared/portFlags'
 import { thisCommand } from './shared/selfCommand'
 
 // Help shows the command as it runs from this shell (`bridge-mcp` where PATH's `bridge` is iproute2's).
@@ -37,9 +39,7 @@ registerUpdate(cli)
 registerDemo(cli)
 registerMcp(cli)
 
-// `bridge plugin <create|list> ...` is its own small cac program (cac has no nested commands): it is
-// run before this parser sees the arguments (so `bridge plugin create --help` shows create's help);
-// this entry lists it in `bridge --help`.
+// The command groups below are run before this parser (GROUPS); these entries list them in `bridge --help`.
 cli
   .command(
     'plugin [...args]',
@@ -87,18 +87,23 @@ cli
 cli.help()
 cli.version(BRIDGE_VERSION, '-V, --version')
 
+// The command groups, each its own small cac program (cli/shared/commandGroup.ts): run before this
+// parser sees the arguments, so `bridge plugin create --help` shows create's help.
+const GROUPS = {
+  plugin: runPluginCommand,
+  config: runConfigCommand,
+  client: runClientCommand,
+  site: runSiteCommand,
+  workflow: runWorkflowCommand,
+} satisfies Record<string, (args: readonly string[]) => Promise<void>>
+
 try {
   const args = negativeValuesJoined(process.argv.slice(2))
-  const pluginArgs = pluginCommandArgs(args)
-  const configArgs = configCommandArgs(args)
-  const clientArgs = clientCommandArgs(args)
-  const siteArgs = siteCommandArgs(args)
-  const workflowArgs = workflowCommandArgs(args)
-  if (pluginArgs) await runPluginCommand(pluginArgs)
-  else if (configArgs) await runConfigCommand(configArgs)
-  else if (clientArgs) await runClientCommand(clientArgs)
-  else if (siteArgs) await runSiteCommand(siteArgs)
-  else if (workflowArgs) await runWorkflowCommand(workflowArgs)
+  // `bridge start` listens on its --port (0: a free port), `bridge demo` serves its site on --site-port.
+  const portProblem = portFlagsProblem(args, { start: ['--port'], demo: ['--site-port'] })
+  if (portProblem !== undefined) throw new Error(portProblem)
+  const group = commandGroupArgs(args, Object.keys(GROUPS) as (keyof typeof GROUPS)[])
+  if (group) await GROUPS[group.group](group.args)
   else {
     cli.parse([...process.argv.slice(0, 2), ...args], { run: false })
     await cli.runMatchedCommand()

@@ -16,6 +16,7 @@ import { configDirFromEnv } from '../src/config/paths'
 import { log } from '../src/log'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { runningDaemonTarget } from './shared/daemonTarget'
+import { portFlagsProblem } from './shared/portFlags'
 
 interface BuildFlags {
   watch?: boolean
@@ -166,10 +167,14 @@ function fail(error: unknown, prefix = ''): void {
 
 cli.help()
 cli.version(BRIDGE_VERSION, '-V, --version')
-cli.parse(process.argv, { run: false })
-if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
-  if (cli.args.length) {
-    log.error(`unknown command "${String(cli.args[0])}"; the commands are build and inspect`)
-    process.exitCode = 1
-  } else cli.outputHelp()
-} else await cli.runMatchedCommand()
+const portProblem = portFlagsProblem(process.argv.slice(2))
+if (portProblem !== undefined) fail(portProblem)
+else {
+  cli.parse(process.argv, { run: false })
+  if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+    if (cli.args.length) {
+      log.error(`unknown command "${String(cli.args[0])}"; the commands are build and inspect`)
+      process.exitCode = 1
+    } else cli.outputHelp()
+  } else await cli.runMatchedCommand()
+}

@@ -42,15 +42,6 @@ const OTHER_AGENT_OPTION = [
   "Whether it may act in other clients' tabs (otherAgent: true); default no",
 ] as const
 
-/** The words after `client` (plus a global `--port <n>` given before it) when argv is a client command. */
-export function clientCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'client') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'client')
-    return [...argv.slice(3), '--port', argv[1]]
-  if (argv[0]?.startsWith('--port=') && argv[1] === 'client') return [...argv.slice(2), argv[0]]
-  return undefined
-}
-
 /** Runs `bridge client ...`; sets process.exitCode on failure. */
 export async function runClientCommand(args: readonly string[]): Promise<void> {
   const cli = cac(`${thisCommand().command} client`)

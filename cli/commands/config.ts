@@ -16,15 +16,6 @@ import { setConfig } from './config/set'
 import { showConfig } from './config/show'
 import { thisCommand } from '../shared/selfCommand'
 
-/** The words after `config` (plus a global `--port <n>` given before it) when argv is a config command. */
-export function configCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'config') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'config')
-    return [...argv.slice(3), '--port', argv[1]]
-  if (argv[0]?.startsWith('--port=') && argv[1] === 'config') return [...argv.slice(2), argv[0]]
-  return undefined
-}
-
 /** Runs `bridge config ...`; sets process.exitCode on failure. */
 export async function runConfigCommand(args: readonly string[]): Promise<void> {
   const cli = cac(`${thisCommand().command} config`)

@@ -27,7 +27,7 @@ interface DemoSite {
 export function registerDemo(cli: CAC): void {
   cli
     .command('demo', 'Try bridge on a demo notes site: installs its plugin and serves the site on 127.0.0.1')
-    .option('--site-port <port>', `The demo site's port (default ${DEMO_SITE_PORT})`)
+    .option('--site-port <port>', `The demo site's port (default ${DEMO_SITE_PORT}; 0 picks a free one)`)
     .action((flags: { port?: unknown; sitePort?: unknown }) => demo(flags))
 }
 
@@ -46,7 +46,7 @@ function packageRoot(): string {
 async function demo(flags: { port?: unknown; sitePort?: unknown }): Promise<void> {
   let sitePort: number
   try {
-    sitePort = flags.sitePort === undefined ? DEMO_SITE_PORT : parsePort(flags.sitePort)
+    sitePort = flags.sitePort === undefined ? DEMO_SITE_PORT : parsePort(flags.sitePort, { listen: true })
   } catch (error) {
     return fail(`--site-port: ${errorText(error)}`)
   }

@@ -10,27 +10,11 @@ import { cac } from 'cac'
 import { createPlugin, type CreateFlags } from './plugin/create'
 import { runList, type ListFlags } from './plugin/list'
 import { runInstall, runRemove, runSearch, type RegistryFlags } from './plugin/registry'
-import { log } from '../../src/log'
+import { errorText, fail } from '../shared/output'
 import { thisCommand } from '../shared/selfCommand'
 import { neutralizeText } from '../../src/protocol/untrustedText'
 
-/**
- * When `argv` (the words after `bridge`) is a `plugin` command, the arguments for
- * `runPluginCommand`: the words after `plugin`, plus a global `--port <n>` given before it.
- */
-export function pluginCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'plugin') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'plugin') {
-    const rest = argv.slice(3)
-    return rest.includes('--port') ? rest : [...rest, '--port', argv[1]]
-  }
-  const inline = argv[0]?.startsWith('--port=') ? argv[0] : undefined
-  if (inline && argv[1] === 'plugin') {
-    const rest = argv.slice(2)
-    return rest.some((a) => a === '--port' || a.startsWith('--port=')) ? rest : [...rest, inline]
-  }
-  return undefined
-}
+const COMMANDS = 'create, list, search, install and remove'
 
 /** Runs `bridge plugin ...` with `args` = the words after `plugin`. Sets process.exitCode on failure. */
 export async function runPluginCommand(args: readonly string[]): Promise<void> {
@@ -72,20 +56,16 @@ export async function runPluginCommand(args: readonly string[]): Promise<void> {
   try {
     cli.parse(['node', 'bridge plugin', ...args], { run: false })
     if (!cli.matchedCommand) {
-      if (!cli.options.help) {
-        const word = args.find((a) => !a.startsWith('-'))
-        if (word !== undefined)
-          log.error(
-            `unknown command "plugin ${neutralizeText(word, 64)}"; the plugin commands are create, list, search, install and remove`,
-          )
-        cli.outputHelp()
-        if (args.length) process.exitCode = 1
-      }
+      if (cli.options.help) return
+      const word = args.find((a) => !a.startsWith('-'))
+      if (word !== undefined)
+        fail(`unknown command "plugin ${neutralizeText(word, 64)}"; the plugin commands are ${COMMANDS}`)
+      else if (args.length) fail(`no plugin command given; the plugin commands are ${COMMANDS}`)
+      cli.outputHelp()
       return
     }
     await cli.runMatchedCommand()
   } catch (error) {
-    process.exitCode = 1
-    log.error(error instanceof Error ? error.message : String(error))
+    fail(errorText(error))
   }
 }

@@ -11,15 +11,6 @@ import { cac } from 'cac'
 import { errorText, fail } from '../shared/output'
 import { listSites, setSite, type SiteFlags } from './site/actions'
 
-/** The words after `site` (plus a global `--port <n>` given before it) when argv is a site command. */
-export function siteCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'site') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'site')
-    return [...argv.slice(3), '--port', argv[1]]
-  if (argv[0]?.startsWith('--port=') && argv[1] === 'site') return [...argv.slice(2), argv[0]]
-  return undefined
-}
-
 /** Runs `bridge site ...`; sets process.exitCode on failure. */
 export async function runSiteCommand(args: readonly string[]): Promise<void> {
   const cli = cac('bridge site')

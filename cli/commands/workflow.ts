@@ -26,15 +26,6 @@ import {
 } from './workflow/files'
 import { runWorkflow, type RunFlags } from './workflow/run'
 
-/** The words after `workflow` (plus a global `--port <n>` given before it) when argv is a workflow command. */
-export function workflowCommandArgs(argv: readonly string[]): string[] | undefined {
-  if (argv[0] === 'workflow') return argv.slice(1)
-  if (argv[0] === '--port' && argv[1] !== undefined && argv[2] === 'workflow')
-    return [...argv.slice(3), '--port', argv[1]]
-  if (argv[0]?.startsWith('--port=') && argv[1] === 'workflow') return [...argv.slice(2), argv[0]]
-  return undefined
-}
-
 /** Runs `bridge workflow ...`; sets process.exitCode. */
 export async function runWorkflowCommand(args: readonly string[]): Promise<void> {
   const cli = cac('bridge workflow')

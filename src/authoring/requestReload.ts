@@ -19,7 +19,7 @@ const RELOAD_TIMEOUT_MS = 15_000
 
 export async function requestReload(opts: {
   port: number
-  /** From auth.json (cli/shared/daemonTarget.ts); null when there is none. */
+  /** From auth.json (the caller reads it: src/config/auth.ts); null when there is none. */
   secret: string | null
   pluginName: string
   pluginDir: string

@@ -10,6 +10,7 @@ import { BridgeError, BridgeErrorCode } from '../errors'
 import { jsonProblem } from '../jsonProblem'
 import { atomicWriteFile, enforceMode } from './atomicWrite'
 import { withFileLock, withFileLockAsync } from './fileLock'
+import { checkPort } from './port'
 import { Config, ConfigFile, defaultConfig } from './schema'
 import { validate } from '../validation'
 
@@ -29,7 +30,16 @@ export function readConfigFile(path: string): Config {
   const onDisk = validate(ConfigFile, parsed, 'the top level')
   if (!onDisk.ok)
     throw new BridgeError(BridgeErrorCode.configInvalid, `${path}: ${onDisk.message}. ${howToRecover(path)}`)
+  const port = portProblem(onDisk.value.port)
+  if (port) throw new BridgeError(BridgeErrorCode.configInvalid, `${path}: ${port}. ${howToRecover(path)}`)
   return { ...defaultConfig(), ...onDisk.value }
+}
+
+/** config.json's `port`, by the one port parser (src/config/port.ts): why it is not a port, if it is not. */
+function portProblem(port: number | undefined): string | undefined {
+  if (port === undefined) return undefined
+  const checked = checkPort(port)
+  return checked.ok ? undefined : `port: ${checked.message}`
 }
 
 /** Where the copy of config.json taken before each write is. */
@@ -49,8 +59,8 @@ function howToRecover(path: string): string {
  */
 export function writeConfigFile(path: string, config: Config): void {
   const checked = validate(Config, config, 'the top level')
-  if (!checked.ok)
-    throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${checked.message}`)
+  const problem = checked.ok ? portProblem(config.port) : checked.message
+  if (problem) throw new BridgeError(BridgeErrorCode.configInvalid, `refusing to write ${path}: ${problem}`)
   backupConfigFile(path)
   atomicWriteFile(path, `${JSON.stringify(config, null, 2)}\n`)
 }

@@ -68,7 +68,8 @@ export const Config = Type.Object(
   {
     localPlugins: Type.Array(Type.String({ minLength: 1 })),
     permissions: Type.Record(Type.String(), PluginPermissionConfig),
-    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    /** The CLI's port; its range is checked by src/config/port.ts, the one port parser. */
+    port: Type.Integer(),
     /** Sites' own tools (WebMCP) by origin (`https://mail.example.com`); a site not listed is off. */
     sites: Type.Optional(Type.Record(Type.String({ maxLength: 300 }), SitePermissionConfig)),
     /** Side-panel switch: ask-mode tools run as auto (off stays off). Also set by BRIDGE_DANGEROUSLY_SKIP_PERMISSIONS=1. */

@@ -89,6 +89,11 @@ describe('module boundaries of DESIGN.md', () => {
     ).toEqual([])
   })
 
+  it('no file under src/ or machines/ imports the CLI: shared pieces live in src/ and cli/ builds on them', () => {
+    expect(sourceFiles('src/authoring').length).toBeGreaterThan(0)
+    expect(violations(['src', 'machines'], (_f, _spec, r) => !/^cli(\/|$)/.test(r))).toEqual([])
+  })
+
   it('no upward arrow: plugin authoring does not import the CLI, a call’s life knows no transport, tool definitions only the protocol', () => {
     // Interfaces are declared where they are used: the extension port and the approval channel in
     // src/calls (src/ws and src/mcp provide them), so src/calls imports neither of them nor the front.

@@ -195,12 +195,10 @@ export function setClientCommand(name: string, flags: ClientFlags): void {
 export async function removeClientCommand(name: string, flags: ClientFlags): Promise<void> {
   const context = await runningConfigContext(flags)
   if (!flags.confirm) {
-    warn(
+    return fail(
       `client remove deletes "${name}" and its token: every MCP client configured with it loses access at once. ` +
         `Nothing was changed; run \`bridge client remove ${name} --confirm\` to do it.`,
     )
-    process.exitCode = 1
-    return
   }
   const daemon = await runningDaemon(context)
   if (!removeClient(context.paths.clientsFile, name))

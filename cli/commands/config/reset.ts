@@ -5,19 +5,17 @@
 import { existsSync, rmSync } from 'node:fs'
 import { backupConfigFile, configBackupPath } from '../../../src/config/configFile'
 import { withFileLock } from '../../../src/config/fileLock'
-import { errorText, fail, say, warn } from '../../shared/output'
+import { errorText, fail, say } from '../../shared/output'
 import { runningConfigContext, runningDaemon, type ConfigFlags } from './context'
 
 export async function resetConfig(flags: ConfigFlags): Promise<void> {
   const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
-    warn(
+    return fail(
       `config reset deletes ${paths.configFile} (permissions, local plugins, port). ` +
         'Nothing was changed; run `bridge config reset --confirm` to do it.',
     )
-    process.exitCode = 1
-    return
   }
   if (!existsSync(paths.configFile)) return fail(`${paths.configFile} does not exist; nothing to reset`)
   try {

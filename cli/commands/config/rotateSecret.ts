@@ -14,12 +14,10 @@ export async function rotateSecret(flags: ConfigFlags): Promise<void> {
   const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
-    warn(
+    return fail(
       `config rotate-secret replaces the secret in ${paths.authFile}; the extension and the CLI pick it up, MCP clients keep their own tokens. ` +
         'Nothing was changed; run `bridge config rotate-secret --confirm` to do it.',
     )
-    process.exitCode = 1
-    return
   }
   const oldSecret = context.secret
   if (oldSecret === null)

@@ -14,6 +14,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { ensurePrivateDir } from '../../../src/config/atomicWrite'
 import { readConfigFile, updateConfigFile } from '../../../src/config/configFile'
 import { resolveLocalPluginPath } from '../../../src/config/localPlugins'
+import { checkPort } from '../../../src/config/port'
 import { resolveUploadFolder } from '../../../src/config/uploadFolders'
 import {
   withBrowserGroup,
@@ -167,9 +168,10 @@ function parseChange(
     }
   }
   if (key === 'port') {
-    const port = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN
-    if (!Number.isInteger(port) || port < 1 || port > 65535)
-      return { ok: false, message: `port must be an integer from 1 to 65535 (got "${value ?? ''}")` }
+    if (value === undefined) return { ok: false, message: 'port needs a value (1-65535)' }
+    const checked = checkPort(value)
+    if (!checked.ok) return { ok: false, message: checked.message }
+    const port = checked.value
     return { ok: true, describe: `port = ${port}`, apply: (config) => ({ ...config, port }) }
   }
   if (key === 'localPlugins.add') {

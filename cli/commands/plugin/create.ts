@@ -52,6 +52,9 @@ export async function createPlugin(
       pluginNameProblem(pluginNameFromPackage(v)),
     )
   }
+  // A name that cannot be is refused before any question or note about the rest.
+  const nameProblem = pluginNameProblem(pluginNameFromPackage(name))
+  if (nameProblem) throw new Error(nameProblem)
   let domain = flags.domain?.trim()
   if (!domain && io.interactive)
     domain = await io.ask('Site domain the plugin works on (e.g. example.com)', 'example.com')

@@ -75,12 +75,10 @@ export async function runRemove(name: string | undefined, flags: RegistryFlags):
   const context = await runningConfigContext(flags)
   const { paths } = context
   if (!flags.confirm) {
-    warn(
+    return fail(
       `plugin remove uninstalls "${name}" and removes it from localPlugins in ${paths.configFile}. ` +
         `Nothing was changed; run \`bridge plugin remove ${name} --confirm\` to do it.`,
     )
-    process.exitCode = 1
-    return
   }
   const config = existsSync(paths.configFile) ? readConfigFile(paths.configFile) : defaultConfig()
   const outcome = await removePlugin(name, {

@@ -94,6 +94,10 @@ describe('bridge config show / get / path', () => {
     expect(result.stdout).toContain('"url": "http://127.0.0.1:9800/mcp"')
     const inline = await runCli(['--port=9801', 'config', 'get', '--json'], dir)
     expect((JSON.parse(inline.stdout) as { port: number }).port).toBe(9801)
+    // A --port after the group's own words wins over the global one (one rule for every group).
+    const both = await runCli(['--port', '9800', 'config', 'get', '--json', '--port', '9802'], dir)
+    expect(both.code).toBe(0)
+    expect((JSON.parse(both.stdout) as { port: number }).port).toBe(9802)
   })
 
   it('get <key> prints one value; an unknown key fails', async () => {
@@ -243,9 +247,13 @@ describe('bridge config set', () => {
       ],
       [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
       [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
-      [['port', '0'], /port must be an integer from 1 to 65535 \(got "0"\)/],
-      [['port', '65536'], /port must be an integer from 1 to 65535/],
-      [['port', 'http'], /port must be an integer/],
+      [['port', '0'], /^bridge: invalid port "0" \(expected 1-65535\)$/m],
+      [['port', '65536'], /^bridge: invalid port "65536" \(expected 1-65535\)$/m],
+      [['port', 'http'], /^bridge: invalid port "http" \(expected 1-65535\)$/m],
+      // Digits only: what Number() would read as a number is not a port either.
+      [['port', '1e3'], /^bridge: invalid port "1e3" \(expected 1-65535\)$/m],
+      [['port', '0x50'], /^bridge: invalid port "0x50" \(expected 1-65535\)$/m],
+      [['port'], /^bridge: port needs a value \(1-65535\)$/m],
       [['localPlugins.add'], /localPlugins\.add needs a path/],
     ]
     for (const [args, message] of cases) {

@@ -103,11 +103,13 @@ describe.each(ENGINES)('daemon start on the %s engine', (engine) => {
     const cases: Array<[StartDaemonOptions, string]> = [
       [{ env: { PORT: 'abc' } }, 'abc'],
       [{ args: ['--port', '70000'] }, '70000'],
+      [{ env: { PORT: '1e3' } }, '1e3'],
+      [{ args: ['--port', '0x50'] }, '0x50'],
     ]
     for (const [options, bad] of cases) {
       const result = await runDaemonToExit({ engine, configDir: freshDir(), ...options })
       expect(result.code, bad).toBe(1)
-      expect(result.output).toContain(`invalid port "${bad}" (expected 0-65535)`)
+      expect(result.output).toContain(`invalid port "${bad}" (expected 0-65535; 0 picks a free port)`)
     }
     // BRIDGE_PORT and config.json's port are the CLI's settings: the server listens on PORT (0 here).
     const dir = freshDir()

@@ -108,7 +108,9 @@ describe('config.json', () => {
   it.each([
     ['{', /config\.json is not valid JSON/],
     ['[]', /config\.json: the top level must be object/],
-    ['{"port": 70000}', /config\.json: port must be <= 65535/],
+    ['{"port": 70000}', /config\.json: port: invalid port "70000" \(expected 1-65535\)/],
+    ['{"port": 0}', /config\.json: port: invalid port "0" \(expected 1-65535\)/],
+    ['{"port": 80.5}', /config\.json: port must be integer/],
     ['{"localPlugins": "./a"}', /localPlugins must be array/],
     [
       '{"permissions": {"notes": {"tools": {"list": "yes"}}}}',
