@@ -40,6 +40,37 @@ export function hashString(text: string, from = 0, to = text.length): number {
   return combine(a, b)
 }
 
+/**
+ * A hash of whole texts (one, or several as lines), to know a text handed out again: two UTF-16 units
+ * a step, so it costs about half a scan's pass. Never compared with a feature's hash.
+ */
+export function hashWhole(texts: string | readonly string[]): number {
+  let a = SEED_A ^ 0x2545f491
+  let b = SEED_B ^ 0x61c88647
+  const lines = typeof texts === 'string' ? [texts] : texts
+  for (let l = 0; l < lines.length; l++) {
+    const text = lines[l]!
+    const n = text.length
+    // Each text's length first: where one ends and the next begins is part of what is hashed.
+    a = Math.imul(a ^ n, 0x01000193)
+    b = Math.imul(b ^ n, 0x5bd1e995)
+    b ^= b >>> 15
+    let i = 0
+    for (; i + 1 < n; i += 2) {
+      const c = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x5bd1e995)
+      b ^= b >>> 15
+    }
+    if (i < n) {
+      a = Math.imul(a ^ text.charCodeAt(i), 0x01000193)
+      b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995)
+      b ^= b >>> 15
+    }
+  }
+  return combine(a, b)
+}
+
 const combine = (a: number, b: number): number => (a >>> 0) * 0x10000 + ((b >>> 16) & 0xffff)
 
 /** hashString of the range's ASCII letters lowercased, without copying it (a token is ASCII). */

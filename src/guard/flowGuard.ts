@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import {
-  hashString,
+  hashWhole,
   scanEmails,
   scanNumbers,
   scanShingles,
@@ -56,8 +56,8 @@ export const FLOW_KEEP_MS = 30 * 60_000
 const BUSY_UTILIZATION = 0.5
 const CLOCK_EVERY_CHARS = 16 * 1024
 /**
- * Texts are fingerprinted in pieces of about this many characters (a long one alone, short ones
- * together), each remembered whole too, so a piece handed out again is hashed, not scanned again.
+ * Texts are remembered whole in pieces of about this many characters (a long one alone, short ones
+ * together), so a piece handed out again is hashed, not scanned again.
  */
 const CHUNK_CHARS = 512
 const MAX_CHUNK_CHARS = 4096
@@ -190,11 +190,13 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
    * Fingerprints one text of a result, or only hashes it when the same text from these origins is
    * remembered in the current generation already (a page or a capture read again leaves nothing new).
    */
-  const fingerprint = (memory: FlowMemory, job: Job, text: string): void => {
-    const whole = hashString(text)
+  const fingerprint = (memory: FlowMemory, job: Job, text: string | readonly string[]): void => {
+    const whole = hashWhole(text)
     if (memory.hasWhole(whole, job.origins)) return
     const rotations = memory.rotations
-    sourceFingerprints(text, job.add!)
+    // A chunk's texts each on their own, as they were handed out (no text across two of them).
+    if (typeof text === 'string') sourceFingerprints(text, job.add!)
+    else for (const line of text) sourceFingerprints(line, job.add!)
     // Across a turn of the generations some fingerprints went to the older one: not marked whole.
     if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
   }
@@ -208,13 +210,13 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       chars += text.length
       if (text.length >= CHUNK_CHARS) fingerprint(memory, job, text)
       else if (text.length >= MIN_FEATURE_CHARS) {
-        // Short texts (a capture's URLs and headers) go in chunks, one line each: a line ends every
-        // token, address and number, so each is found as it was. A chunk ends after a text chosen by
-        // its content, so the same texts make the same chunks even after something new came before them.
+        // Short texts (a capture's URLs and headers) go in chunks, remembered whole as their lines
+        // joined. A chunk ends after a text chosen by its content, so the same texts make the same
+        // chunks even after something new came before them.
         job.chunk.push(text)
         job.chunkChars += text.length + 1
         if (job.chunkChars >= CHUNK_CHARS && (endsChunk(text) || job.chunkChars >= MAX_CHUNK_CHARS)) {
-          fingerprint(memory, job, job.chunk.join('\n'))
+          fingerprint(memory, job, job.chunk)
           job.chunk.length = 0
           job.chunkChars = 0
         }
@@ -225,7 +227,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
         if (performance.now() >= deadline) return false
       }
     }
-    if (job.chunk.length) fingerprint(memory, job, job.chunk.join('\n'))
+    if (job.chunk.length) fingerprint(memory, job, job.chunk)
     job.chunk.length = 0
     return true
   }

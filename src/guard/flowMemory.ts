@@ -23,7 +23,8 @@ const KIND_BIT: Record<FingerprintKind, number> = { token: 1, email: 2, number: 
  */
 class HashTable {
   private slots: Int32Array
-  private capacity: number
+  /** Slots (a power of two); a new generation starts with its predecessor's, not growing through it again. */
+  capacity: number
   private readonly lists: number[][] = []
   size = 0
 
@@ -116,8 +117,9 @@ export class FlowMemory {
     if (now - this.since < this.limits.keepMs / 2 && this.current.size < this.limits.maxEntries / 2) return
     this.rotations++
     // Both generations out of time: nothing is kept.
-    this.previous = now - this.since >= this.limits.keepMs ? new HashTable() : this.current
-    this.current = new HashTable()
+    const expired = now - this.since >= this.limits.keepMs
+    this.previous = expired ? new HashTable() : this.current
+    this.current = expired ? new HashTable() : new HashTable(this.previous.capacity)
     this.since = now
     if (this.previous.size === 0) {
       this.origins.length = 0

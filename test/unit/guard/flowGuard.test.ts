@@ -7,6 +7,7 @@ import {
   type FlowMatch,
 } from '../../../src/guard/flowGuard'
 import { decodedForms } from '../../../src/guard/encodings'
+import { hashWhole } from '../../../src/guard/fingerprints'
 
 const A = 'http://127.0.0.1:4001'
 const B = 'http://127.0.0.1:4002'
@@ -301,6 +302,13 @@ describe('flowGuard: per client, bounded, hashes only', () => {
     expect(guard.matchSink('agent', { text: TOKEN }).map((m) => m.source)).toEqual([A])
     expect(kindsOf(guard.matchSink('agent', { text: 'mail user299@corp.example' }))).toEqual(['email'])
     expect(kindsOf(guard.matchSink('agent', { text: 'account 400000000007' }))).toEqual(['number'])
+  })
+
+  it('hashes whole texts so that no two ways of cutting the same characters meet', () => {
+    expect(hashWhole(['ab', 'c'])).not.toBe(hashWhole(['a', 'bc']))
+    expect(hashWhole(['abc'])).toBe(hashWhole('abc'))
+    expect(hashWhole('abc')).not.toBe(hashWhole('abd'))
+    expect(hashWhole('abcd')).not.toBe(hashWhole('abc'))
   })
 
   it('keeps no value: the memory holds numbers only', () => {
