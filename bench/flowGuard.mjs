@@ -1,7 +1,8 @@
 // `npm run bench -- --flow-guard [--quick]`: what the data-flow guard costs per call that reads a page
 // (issue 29): a 100 KB snapshot (browser_snapshot) and a 1 MB network capture (browser_network_requests,
-// the requests and their headers),
-// each labelled with the page's origin, so the guard fingerprints what it hands out. Two clients of one
+// the requests and their headers), each labelled with the page's origin, so the guard fingerprints what
+// it hands out. Each twice: `new`, a result never handed out before (other words, addresses, numbers
+// and tokens each call), and `repeated`, the same result again (a page read twice). Two clients of one
 // daemon (node engine) make the same calls to the same scripted extension: `unguarded` with
 // `flow-guard.unguarded off` (the floor) and `guarded` with the guard on (`ask`, the default), in
 // alternating blocks so the machine's drift hits both alike. Prints p50 / p99 per call and the daemon's
@@ -22,8 +23,8 @@ const quick = process.argv.includes('--quick')
 // `--profile <dir>`: the daemon runs under node --cpu-prof and writes its profile there on exit.
 const profileAt = process.argv.indexOf('--profile')
 const profileDir = profileAt === -1 ? undefined : process.argv[profileAt + 1]
-const ROUNDS = quick ? 4 : 10
-const BLOCK = quick ? 10 : 25
+const ROUNDS = quick ? 4 : 8
+const BLOCK = quick ? 10 : 15
 const ORIGIN = 'https://mail.example.com'
 const round3 = (x) => Math.round(x * 1000) / 1000
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
@@ -31,7 +32,8 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
 /** Deterministic words, addresses, long numbers and tokens: a page's mix, never the same run twice over. */
 function textSource(seed) {
   let x = seed
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648)
+  // 32-bit arithmetic (a float product would lose the low bits and fall into a short cycle); the high bits.
+  const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8
   const WORDS =
     'the of and to a in for is on that by this with you it not or be are from at as your all have new more an was we will home can us about if page my has search free but our one other do no information time they site he up may what which their news out use any there see only so his when contact here business who web also now help get pm view online first am been would how were me services some these click its like service than find'.split(
       ' ',
@@ -47,8 +49,8 @@ function textSource(seed) {
 }
 
 /** A snapshot of `bytes` characters: lines of links, headings and text, with addresses and ids among them. */
-function snapshotOf(bytes) {
-  const src = textSource(7)
+function snapshotOf(bytes, seed = 7) {
+  const src = textSource(seed)
   const lines = []
   let size = 0
   for (let ref = 1; size < bytes; ref++) {
@@ -65,8 +67,8 @@ function snapshotOf(bytes) {
 }
 
 /** A network capture of about `bytes` of JSON (browser_network_requests): requests with their headers. */
-function captureOf(bytes) {
-  const src = textSource(11)
+function captureOf(bytes, seed = 11) {
+  const src = textSource(seed)
   const requests = []
   let size = 0
   for (let id = 1; size < bytes; id++) {
@@ -96,11 +98,33 @@ function captureOf(bytes) {
   return { capturing: true, total: requests.length, requests }
 }
 
-const CALLS = {
-  'snapshot 100 KB': { tool: 'browser_snapshot', output: snapshotOf(100 * 1024) },
-  'network capture 1 MB': { tool: 'browser_network_requests', output: captureOf(1024 * 1024) },
+// `tabId` says which: 1 the same result each call, 2 a new one (the extension takes the next of `fresh`).
+const REPEATED = 1
+const NEW = 2
+const MAKE = {
+  browser_snapshot: (seed) => snapshotOf(100 * 1024, seed),
+  browser_network_requests: (seed) => captureOf(1024 * 1024, seed),
 }
-const outputs = new Map(Object.values(CALLS).map((c) => [c.tool, c.output]))
+const CALLS = {
+  'snapshot 100 KB, new': { tool: 'browser_snapshot', tabId: NEW },
+  'snapshot 100 KB, repeated': { tool: 'browser_snapshot', tabId: REPEATED },
+  'network capture 1 MB, new': { tool: 'browser_network_requests', tabId: NEW },
+  'network capture 1 MB, repeated': { tool: 'browser_network_requests', tabId: REPEATED },
+}
+const outputs = new Map(Object.entries(MAKE).map(([tool, make]) => [tool, make()]))
+/** New results for the calls about to be made, made before their block so neither client waits on it. */
+const fresh = new Map(Object.keys(MAKE).map((tool) => [tool, []]))
+let seed = 100
+const prepare = (call, count) => {
+  const { tool, tabId } = CALLS[call]
+  if (tabId === NEW)
+    fresh.set(
+      tool,
+      Array.from({ length: count }, () => MAKE[tool](seed++)),
+    )
+}
+const answerOf = (params) =>
+  params.input?.tabId === NEW ? fresh.get(params.tool).shift() : outputs.get(params.tool)
 
 const startedAt = performance.now()
 const dir = createConfigDir(0)
@@ -125,7 +149,7 @@ const target = await startTarget({
   nodeFlags: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
 })
 const ext = createExtension(target, {
-  answer: (params) => ({ output: outputs.get(params.tool) ?? null, origins: [ORIGIN] }),
+  answer: (params) => ({ output: answerOf(params) ?? null, origins: [ORIGIN] }),
 })
 await ext.connect()
 const tokenOf = (name) => {
@@ -160,7 +184,8 @@ async function idleCpuMs() {
 try {
   const run = async (mode, call) => {
     const t0 = performance.now()
-    const result = await clients[mode].client.callTool({ name: CALLS[call].tool, arguments: {} })
+    const { tool, tabId } = CALLS[call]
+    const result = await clients[mode].client.callTool({ name: tool, arguments: { tabId } })
     const ms = performance.now() - t0
     if (result.isError) throw new Error(`${mode} ${call}: ${JSON.stringify(result.content).slice(0, 300)}`)
     if (result._meta?.['bridge/origins']?.[0] !== ORIGIN)
@@ -168,12 +193,16 @@ try {
     return ms
   }
   for (const call of Object.keys(CALLS))
-    for (const mode of Object.keys(clients)) for (let i = 0; i < 5; i++) await run(mode, call)
+    for (const mode of Object.keys(clients)) {
+      prepare(call, 5)
+      for (let i = 0; i < 5; i++) await run(mode, call)
+    }
   for (let round = 0; round < ROUNDS; round++)
     for (const call of Object.keys(CALLS)) {
       const modes = round % 2 === 0 ? Object.keys(clients) : Object.keys(clients).reverse()
       for (const mode of modes) {
         const key = `${call} ${mode}`
+        prepare(call, BLOCK)
         const cpuBefore = target.cpuPreciseMs()
         for (let i = 0; i < BLOCK; i++) samples[key].push(await run(mode, call))
         // The guarded client's fingerprints are taken after the answers, on the daemon's quiet turns:

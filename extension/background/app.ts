@@ -9,7 +9,7 @@ import type { ClientRequestName, FailedPlugin, ServerNotifications, ToolState } 
 import type { Static } from '@sinclair/typebox'
 import type { PanelCommand, PanelReply, PanelState } from '../shared/panelTypes'
 import { builtinTabOf, configureBuiltins, recordExtensionLog } from '../builtins'
-import { sinkOriginOf } from './sinkOrigin'
+import { sinkOriginOf, tabOriginOf } from './sinkOrigin'
 import { forgetApprovedTab, pinApprovedTab } from '../builtins/approvedTabs'
 import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
@@ -225,6 +225,7 @@ export class BackgroundApp {
                 toolStep: (run, step) => this.ask('workflow.toolStep', { run, step }, TOOL_STEP_TIMEOUT_MS),
               }),
         'tool.sinkOrigin': (params) => sinkOriginOf(params, this.tracker),
+        'tab.origin': (params) => tabOriginOf(params),
         'plugin.uninstall': (params) => {
           this.tracker.removePlugin(params.name)
           this.panels.publish()

@@ -40,6 +40,37 @@ export function hashString(text: string, from = 0, to = text.length): number {
   return combine(a, b)
 }
 
+/**
+ * A hash of whole texts (one, or several as lines), to know a text handed out again: two UTF-16 units
+ * a step, so it costs about half a scan's pass. Never compared with a feature's hash.
+ */
+export function hashWhole(texts: string | readonly string[]): number {
+  let a = SEED_A ^ 0x2545f491
+  let b = SEED_B ^ 0x61c88647
+  const lines = typeof texts === 'string' ? [texts] : texts
+  for (let l = 0; l < lines.length; l++) {
+    const text = lines[l]!
+    const n = text.length
+    // Each text's length first: where one ends and the next begins is part of what is hashed.
+    a = Math.imul(a ^ n, 0x01000193)
+    b = Math.imul(b ^ n, 0x5bd1e995)
+    b ^= b >>> 15
+    let i = 0
+    for (; i + 1 < n; i += 2) {
+      const c = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x5bd1e995)
+      b ^= b >>> 15
+    }
+    if (i < n) {
+      a = Math.imul(a ^ text.charCodeAt(i), 0x01000193)
+      b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995)
+      b ^= b >>> 15
+    }
+  }
+  return combine(a, b)
+}
+
 const combine = (a: number, b: number): number => (a >>> 0) * 0x10000 + ((b >>> 16) & 0xffff)
 
 /** hashString of the range's ASCII letters lowercased, without copying it (a token is ASCII). */
@@ -119,13 +150,28 @@ export function scanTokens(text: string, emit: Emit): void {
   }
 }
 
-const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*\.[a-z]{2,24}/gi
+/** What may stand in an address's local part (before `@`), and the domain after it, read from the `@`. */
+const isLocalChar = (code: number): boolean =>
+  isTokenChar(code) || code === 0x2e || code === 0x25 || code === 0x2b
+const EMAIL_LOCAL_MAX = 64
+const EMAIL_DOMAIN = /@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*\.[a-z]{2,24}/iy
 
-/** E-mail addresses, case-folded. */
+/**
+ * E-mail addresses, case-folded. Read from each `@` outwards (its local part back, its domain
+ * forth), never by a pattern tried at every position of the text.
+ */
 export function scanEmails(text: string, emit: Emit): void {
-  if (!text.includes('@')) return
-  for (const match of text.matchAll(EMAIL))
-    emit('email', hashString(match[0].toLowerCase()), match.index, match.index + match[0].length)
+  for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
+    let from = at
+    while (from > 0 && at - from < EMAIL_LOCAL_MAX && isLocalChar(text.charCodeAt(from - 1))) from--
+    if (from === at) continue
+    EMAIL_DOMAIN.lastIndex = at
+    const domain = EMAIL_DOMAIN.exec(text)
+    if (!domain) continue
+    const to = at + domain[0].length
+    emit('email', hashFolded(text, from, to), from, to)
+    at = to - 1
+  }
 }
 
 /**
@@ -205,6 +251,7 @@ export function scanShingles(
   const wordB = shingleWordB
   const starts = shingleStarts
   let count = 0
+  let slot = 0
   const n = text.length
   let i = 0
   while (i < n) {
@@ -227,22 +274,23 @@ export function scanShingles(
       b ^= b >>> 15
       i++
     }
-    const slot = count % k
     wordA[slot] = a
     wordB[slot] = b
     starts[slot] = start
     count++
+    slot = slot + 1 === k ? 0 : slot + 1
     if (count < k) continue
     // The shingle's hash: the k word hashes in order, combined.
     let sa = 0x2545f491
     let sb = 0x61c88647
-    for (let w = 0; w < k; w++) {
-      const s = (count + w) % k
+    // Oldest word first: the slot after the one just written.
+    const first = slot
+    for (let w = 0, s = first; w < k; w++, s = s + 1 === k ? 0 : s + 1) {
       sa = Math.imul(sa ^ wordA[s]!, 0x01000193)
       sb = Math.imul(sb ^ wordB[s]!, 0x5bd1e995)
       sb ^= sb >>> 13
     }
-    onShingle(combine(sa, sb), starts[count % k]!, i)
+    onShingle(combine(sa, sb), starts[first]!, i)
   }
 }
 
@@ -254,6 +302,7 @@ export function scanShingles(
 export function winnowedShingles(text: string, onHash: (hash: number) => void): void {
   winnowOnHash = onHash
   winnowSeen = 0
+  winnowSlot = 0
   winnowPicked = -1
   scanShingles(text, winnowStep)
   // A text shorter than one window still leaves its shingles.
@@ -265,28 +314,31 @@ export function winnowedShingles(text: string, onHash: (hash: number) => void): 
 const noHash = (): void => undefined
 const winnowWindow = new Float64Array(WINNOW_WINDOW)
 let winnowSeen = 0
+let winnowSlot = 0
 let winnowPicked = -1
 let winnowOnHash: (hash: number) => void = noHash
 
 /** One shingle into the window; the window's rightmost least hash, once per position. */
 function winnowStep(hash: number): void {
   const w = WINNOW_WINDOW
-  winnowWindow[winnowSeen % w] = hash
+  // The window holds the last w hashes, the oldest at winnowSlot once it is full.
+  winnowWindow[winnowSlot] = hash
+  winnowSlot = winnowSlot + 1 === w ? 0 : winnowSlot + 1
   winnowSeen++
   if (winnowSeen < w) return
   let min = Infinity
   let at = -1
-  // Rightmost minimum, as winnowing prescribes.
-  for (let j = 0; j < w; j++) {
-    const index = winnowSeen - w + j
-    const value = winnowWindow[index % w]!
+  // Rightmost minimum, as winnowing prescribes: oldest to newest, ties to the later one.
+  for (let j = 0, slot = winnowSlot; j < w; j++, slot = slot + 1 === w ? 0 : slot + 1) {
+    const value = winnowWindow[slot]!
     if (value <= min) {
       min = value
-      at = index
+      at = j
     }
   }
-  if (at !== winnowPicked) {
-    winnowPicked = at
+  const index = winnowSeen - w + at
+  if (index !== winnowPicked) {
+    winnowPicked = index
     winnowOnHash(min)
   }
 }

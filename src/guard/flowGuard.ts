@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import {
+  hashWhole,
   scanEmails,
   scanNumbers,
   scanShingles,
@@ -45,6 +46,8 @@ export interface FlowGuardOptions {
   sliceMs?: number
   /** Longest wait (ms) for a quiet turn before a slice runs anyway (default 250). */
   quietWaitMs?: number
+  /** Runs the next slice later (default: a timer of 1 ms that keeps no process alive); tests slow it down. */
+  defer?: (slice: () => void) => void
   now?: () => number
 }
 
@@ -52,6 +55,27 @@ export const FLOW_KEEP_MS = 30 * 60_000
 /** Above this share of time busy since the last look, the event loop is not quiet. */
 const BUSY_UTILIZATION = 0.5
 const CLOCK_EVERY_CHARS = 16 * 1024
+/**
+ * Texts are remembered whole in pieces of about this many characters (a long one alone, short ones
+ * together), so a piece handed out again is hashed, not scanned again.
+ */
+const CHUNK_CHARS = 512
+const MAX_CHUNK_CHARS = 4096
+/** Fewest characters that can hold a feature (a number's digits): shorter texts leave nothing. */
+const MIN_FEATURE_CHARS = 9
+/** About one text in four ends a chunk once it is long enough, by the text's own characters. */
+const endsChunk = (text: string): boolean =>
+  ((text.length * 31 + text.charCodeAt(0) * 7 + text.charCodeAt(text.length - 1)) & 3) === 0
+
+/** A result handed out whose fingerprints are being taken: its walk and the chunk of short texts so far. */
+interface Job {
+  client: string
+  origins: readonly string[]
+  walk: StringWalk
+  chunk: string[]
+  chunkChars: number
+  add?: (kind: FingerprintKind, hash: number) => void
+}
 const MAX_WAITING_RESULTS = 16
 const MAX_DEPTH = 64
 const HANDLE_KEY = /^(tab|window|group|frame|download)Ids?$/
@@ -102,7 +126,7 @@ export class StringWalk {
       for (let i = keys.length - 1; i >= 0; i--) {
         const next = (value as Record<string, unknown>)[keys[i]!]
         if (typeof next === 'boolean' || next === null || next === undefined) continue
-        if (HANDLE_KEY.test(keys[i]!) && isHandle(next)) continue
+        if (isHandle(next) && HANDLE_KEY.test(keys[i]!)) continue
         values.push(next)
         depths.push(depth + 1)
       }
@@ -147,12 +171,13 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   const maxSinkChars = options.maxSinkChars ?? 1024 * 1024
   const sliceMs = options.sliceMs ?? 2
   const quietWaitMs = options.quietWaitMs ?? 250
+  const defer = options.defer ?? ((next: () => void) => void setTimeout(next, 1).unref())
   const memories = new Map<string, FlowMemory>()
   /**
    * Results handed out whose fingerprints are not all taken yet, oldest first: taken off the answer's
    * path, a slice at a time between the daemon's other work, or all at once at the client's next match.
    */
-  const pending: Array<{ client: string; origins: readonly string[]; walk: StringWalk }> = []
+  const pending: Job[] = []
   let scheduled = false
 
   const memoryOf = (client: string): FlowMemory => {
@@ -161,19 +186,49 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     return memory
   }
 
+  /**
+   * Fingerprints one text of a result, or only hashes it when the same text from these origins is
+   * remembered in the current generation already (a page or a capture read again leaves nothing new).
+   */
+  const fingerprint = (memory: FlowMemory, job: Job, text: string | readonly string[]): void => {
+    const whole = hashWhole(text)
+    if (memory.hasWhole(whole, job.origins)) return
+    const rotations = memory.rotations
+    // A chunk's texts each on their own, as they were handed out (no text across two of them).
+    if (typeof text === 'string') sourceFingerprints(text, job.add!)
+    else for (const line of text) sourceFingerprints(line, job.add!)
+    // Across a turn of the generations some fingerprints went to the older one: not marked whole.
+    if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
+  }
+
   /** Takes one pending result's fingerprints until `deadline` (ms, performance.now); true once it is done. */
-  const work = (job: (typeof pending)[number], deadline = Infinity): boolean => {
-    const add = memoryOf(job.client).adder(job.origins)
+  const work = (job: Job, deadline = Infinity): boolean => {
+    const memory = memoryOf(job.client)
+    job.add = memory.adder(job.origins)
     let chars = 0
     for (let text = job.walk.next(); text !== undefined; text = job.walk.next()) {
-      sourceFingerprints(text, add)
-      // The clock is read every few thousand characters, not for each of a capture's short strings.
       chars += text.length
+      if (text.length >= CHUNK_CHARS) fingerprint(memory, job, text)
+      else if (text.length >= MIN_FEATURE_CHARS) {
+        // Short texts (a capture's URLs and headers) go in chunks, remembered whole as their lines
+        // joined. A chunk ends after a text chosen by its content, so the same texts make the same
+        // chunks even after something new came before them.
+        job.chunk.push(text)
+        job.chunkChars += text.length + 1
+        if (job.chunkChars >= CHUNK_CHARS && (endsChunk(text) || job.chunkChars >= MAX_CHUNK_CHARS)) {
+          fingerprint(memory, job, job.chunk)
+          job.chunk.length = 0
+          job.chunkChars = 0
+        }
+      }
+      // The clock is read every few thousand characters, not for each of a capture's short strings.
       if (chars >= CLOCK_EVERY_CHARS) {
         chars = 0
         if (performance.now() >= deadline) return false
       }
     }
+    if (job.chunk.length) fingerprint(memory, job, job.chunk)
+    job.chunk.length = 0
     return true
   }
 
@@ -210,7 +265,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     if (scheduled || !pending.length) return
     scheduled = true
     if (fresh) waitingSince = performance.now()
-    setTimeout(slice, 1).unref()
+    defer(slice)
   }
 
   return {
@@ -222,7 +277,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       if (origins.length === 0 || output === undefined || output === null || isImage(output)) return
       // A result cut to the size cap: its strings as far as the text the client got reached.
       const budget = Math.min(maxSourceChars, handedChars)
-      pending.push({ client, origins, walk: new StringWalk(output, budget) })
+      pending.push({ client, origins, walk: new StringWalk(output, budget), chunk: [], chunkChars: 0 })
       schedule(true)
     },
 

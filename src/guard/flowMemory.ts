@@ -16,64 +16,72 @@ export interface MemoryLimits {
 const KIND_BIT: Record<FingerprintKind, number> = { token: 1, email: 2, number: 4, text: 8 }
 
 /**
- * Hash -> origins, open addressing over typed arrays (no object per entry: a megabyte of text leaves
- * tens of thousands of hashes). A value is an origin's number + 1, or -(list + 1) for several origins.
+ * Hash -> origins, open addressing over one typed array (no object per entry: a megabyte of text
+ * leaves tens of thousands of hashes), a slot's three numbers side by side so a probe reads one
+ * place in memory: the key's two halves and its value, an origin's number + 1, or -(list + 1) for
+ * several origins (0: an empty slot).
  */
 class HashTable {
-  private hi: Int32Array
-  private lo: Int32Array
-  private values: Int32Array
+  private slots: Int32Array
+  /** Slots (a power of two); a new generation starts with its predecessor's, not growing through it again. */
+  capacity: number
   private readonly lists: number[][] = []
   size = 0
 
   constructor(capacity = 1024) {
-    this.hi = new Int32Array(capacity)
-    this.lo = new Int32Array(capacity)
-    this.values = new Int32Array(capacity)
+    this.capacity = capacity
+    this.slots = new Int32Array(capacity * 3)
   }
 
+  /** Where the key is, or the empty slot where it would go (an index into `slots`). */
   private slot(hi: number, lo: number): number {
-    const mask = this.values.length - 1
+    const { slots } = this
+    const mask = this.capacity - 1
     let at = (hi ^ Math.imul(lo, 0x9e3779b1)) & mask
-    while (this.values[at] !== 0 && (this.hi[at] !== hi || this.lo[at] !== lo)) at = (at + 1) & mask
-    return at
+    for (;;) {
+      const i = at * 3
+      if (slots[i + 2] === 0 || (slots[i] === hi && slots[i + 1] === lo)) return i
+      at = (at + 1) & mask
+    }
   }
 
   /** The origins' numbers kept for a key, or undefined. */
   get(hi: number, lo: number): readonly number[] | undefined {
-    const value = this.values[this.slot(hi, lo)]!
+    const value = this.slots[this.slot(hi, lo) + 2]!
     if (value === 0) return undefined
     return value > 0 ? [value - 1] : this.lists[-value - 1]
   }
 
   add(hi: number, lo: number, ids: readonly number[]): void {
-    if ((this.size + 1) * 2 > this.values.length) this.grow()
-    const at = this.slot(hi, lo)
-    const value = this.values[at]!
+    if ((this.size + 1) * 2 > this.capacity) this.grow()
+    const { slots } = this
+    const i = this.slot(hi, lo)
+    const value = slots[i + 2]!
     if (value === 0) {
-      this.hi[at] = hi
-      this.lo[at] = lo
+      slots[i] = hi
+      slots[i + 1] = lo
       this.size++
-      if (ids.length === 1) this.values[at] = ids[0]! + 1
-      else this.values[at] = -this.lists.push(ids.slice())
+      if (ids.length === 1) slots[i + 2] = ids[0]! + 1
+      else slots[i + 2] = -this.lists.push(ids.slice())
       return
     }
+    // Seen before from the same one origin (a text read again): nothing to add.
+    if (value > 0 && ids.length === 1 && ids[0] === value - 1) return
     const list = value > 0 ? [value - 1] : this.lists[-value - 1]!
     for (const id of ids) if (!list.includes(id)) list.push(id)
-    if (value > 0 && list.length > 1) this.values[at] = -this.lists.push(list)
+    if (value > 0 && list.length > 1) slots[i + 2] = -this.lists.push(list)
   }
 
   private grow(): void {
-    const { hi, lo, values } = this
-    this.hi = new Int32Array(values.length * 2)
-    this.lo = new Int32Array(values.length * 2)
-    this.values = new Int32Array(values.length * 2)
-    for (let i = 0; i < values.length; i++)
-      if (values[i] !== 0) {
-        const at = this.slot(hi[i]!, lo[i]!)
-        this.hi[at] = hi[i]!
-        this.lo[at] = lo[i]!
-        this.values[at] = values[i]!
+    const old = this.slots
+    this.capacity *= 2
+    this.slots = new Int32Array(this.capacity * 3)
+    for (let i = 0; i < old.length; i += 3)
+      if (old[i + 2] !== 0) {
+        const at = this.slot(old[i]!, old[i + 1]!)
+        this.slots[at] = old[i]!
+        this.slots[at + 1] = old[i + 1]!
+        this.slots[at + 2] = old[i + 2]!
       }
   }
 }
@@ -81,6 +89,8 @@ class HashTable {
 /** A 48-bit hash and its kind as two 32-bit halves. */
 const highOf = (hash: number): number => (hash / 0x10000) | 0
 const lowOf = (kind: FingerprintKind, hash: number): number => ((hash % 0x10000) << 4) | KIND_BIT[kind]
+/** The hash of a whole text already fingerprinted (no kind bit: it never matches a sink's value). */
+const wholeLowOf = (hash: number): number => (hash % 0x10000) << 4
 
 export class FlowMemory {
   private current = new HashTable()
@@ -99,12 +109,17 @@ export class FlowMemory {
     return this.current.size + this.previous.size
   }
 
+  /** How many times the generations turned (a text fingerprinted across a turn is not marked whole). */
+  rotations = 0
+
   private rotateIfDue(): void {
     const now = this.now()
     if (now - this.since < this.limits.keepMs / 2 && this.current.size < this.limits.maxEntries / 2) return
+    this.rotations++
     // Both generations out of time: nothing is kept.
-    this.previous = now - this.since >= this.limits.keepMs ? new HashTable() : this.current
-    this.current = new HashTable()
+    const expired = now - this.since >= this.limits.keepMs
+    this.previous = expired ? new HashTable() : this.current
+    this.current = expired ? new HashTable() : new HashTable(this.previous.capacity)
     this.since = now
     if (this.previous.size === 0) {
       this.origins.length = 0
@@ -134,6 +149,29 @@ export class FlowMemory {
       }
       this.current.add(highOf(hash), lowOf(kind, hash), ids)
     }
+  }
+
+  /**
+   * Whether a whole text of this hash was fingerprinted from all these origins in the current
+   * generation (so its fingerprints are there, as long as the mark): a result read again leaves
+   * nothing new. Never turns the generations (an adder in use keeps its origins' numbers).
+   */
+  hasWhole(hash: number, origins: readonly string[]): boolean {
+    const ids = this.current.get(highOf(hash), wholeLowOf(hash))
+    if (!ids) return false
+    return origins.every((o) => {
+      const id = this.originIds.get(o)
+      return id !== undefined && ids.includes(id)
+    })
+  }
+
+  /** Marks a whole text as fingerprinted from these origins (after its fingerprints went in). */
+  addWhole(hash: number, origins: readonly string[]): void {
+    this.current.add(
+      highOf(hash),
+      wholeLowOf(hash),
+      origins.map((o) => this.idOf(o)),
+    )
   }
 
   /** The origins a hash of this kind came from (none: it was never seen, or is forgotten). */

@@ -94,9 +94,6 @@ function writesBeforeNavigating(plan: unknown): boolean {
   return false
 }
 
-/** The tool whose tab the extension resolves as a workflow's run does: the tab the plan names, or the active one. */
-const TAB_PROBE_TOOL = 'browser_type'
-
 /**
  * A replayed workflow's steps, each with the origin it writes to: a navigation's URL, else the page
  * the run is on by then (after a step's post-condition URL); before any, `start`, the page the run
@@ -166,6 +163,19 @@ export function createGuardStep(deps: GuardStepDeps) {
     return answer?.origin ?? UNKNOWN_SINK
   }
 
+  /**
+   * The origin of the tab a workflow run starts in (the one its plan names, or the active one), as the
+   * extension names it (and pins it for the call); a closed or unknown tab is an unknown page.
+   */
+  async function startOrigin(call: ToolInvocationInput, port: ExtensionPort, tabId: number | undefined) {
+    const asked = port.request('tab.origin', {
+      dispatchId: call.invocationId,
+      ...(tabId !== undefined ? { tabId } : {}),
+    })
+    const answer = await asked?.result.catch(() => undefined)
+    return answer?.origin ?? UNKNOWN_SINK
+  }
+
   /** The origins the call would write to; the tab's is asked of the extension, which pins it for the call. */
   async function sinkOrigins(
     call: ToolInvocationInput,
@@ -224,13 +234,7 @@ export function createGuardStep(deps: GuardStepDeps) {
         // navigation writes to the tab the run starts in (the one its plan names, or the active one).
         const tabId = (prepared as { tabId?: unknown } | null)?.tabId
         const start = writesBeforeNavigating(prepared)
-          ? await tabOrigin(
-              call,
-              port,
-              BROWSER_PLUGIN,
-              TAB_PROBE_TOOL,
-              typeof tabId === 'number' ? { tabId } : {},
-            )
+          ? await startOrigin(call, port, typeof tabId === 'number' ? tabId : undefined)
           : UNKNOWN_SINK
         const steps = workflowTargets(prepared, start).map((step) => ({
           sink: step.sink,

@@ -240,6 +240,19 @@ export const WsMethods = {
     }),
     Type.Object({ origin: Type.Optional(Type.String({ maxLength: 2100 })) }),
   ),
+  /**
+   * The origin a tab shows (the data-flow guard, before a workflow run that writes before navigating):
+   * the tab named, or the active one a run would start in. No origin: the tab is closed or unknown, or
+   * shows no web page. With a dispatchId the extension pins that origin for the call, as tool.sinkOrigin does.
+   */
+  'tab.origin': request(
+    'daemon',
+    Type.Object({
+      tabId: Type.Optional(Type.Integer({ minimum: 0 })),
+      dispatchId: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+    Type.Object({ origin: Type.Optional(Type.String({ maxLength: 2100 })) }),
+  ),
   /** On connect: the state of every plugin's tabs. */
   'tab.syncAll': notification(
     'extension',

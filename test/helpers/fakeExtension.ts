@@ -38,6 +38,11 @@ export interface FakeExtensionOptions {
   autoAnswer?: (params: Dispatch['params']) => unknown
   /** Send `tab.syncAll` after `sync.full` (default true). */
   syncTabs?: boolean
+  /**
+   * Answers every `tab.origin` at once with the origin the tab shows (undefined: a closed or unknown
+   * tab, answered with no origin, as the real extension does); otherwise those requests queue for waitFor.
+   */
+  tabOrigin?: (params: { tabId?: number; dispatchId?: string }) => string | undefined
 }
 
 export const READY: PluginTabs = {
@@ -53,6 +58,8 @@ export const CLOSED: PluginTabs = { state: 'closed', tabs: [] }
 export class FakeExtension {
   readonly received: WireMessage[] = []
   readonly dispatches: Dispatch[] = []
+  /** The `tab.origin` requests answered by the `tabOrigin` option, in order. */
+  readonly tabOriginsAsked: Array<{ tabId?: number; dispatchId?: string }> = []
   private waiters: { match: (m: WireMessage) => boolean; resolve: (m: WireMessage) => void }[] = []
   private nextId = 1
   private readonly pending = new Map<number, (m: WireMessage) => void>()
@@ -143,7 +150,7 @@ export class FakeExtension {
     return this.received.filter((m) => m.method === undefined && (m.id === null || m.id === undefined))
   }
 
-  /** Answers a request the daemon sent (tool.sinkOrigin, ...) with this result. */
+  /** Answers a request the daemon sent (tool.sinkOrigin, tab.origin, ...) with this result. */
   answer(request: WireMessage, result: unknown): void {
     this.send({ jsonrpc: '2.0', id: request.id, result })
   }
@@ -214,6 +221,13 @@ export class FakeExtension {
     if (message.method === 'tool.dispatch' && this.options.autoAnswer) {
       const dispatch = this.toDispatch(message)
       dispatch.succeed(this.options.autoAnswer(dispatch.params))
+      return
+    }
+    if (message.method === 'tab.origin' && this.options.tabOrigin) {
+      const params = (message.params ?? {}) as { tabId?: number; dispatchId?: string }
+      this.tabOriginsAsked.push(params)
+      const origin = this.options.tabOrigin(params)
+      this.answer(message, origin === undefined ? {} : { origin })
       return
     }
     const waiter = this.waiters.find((w) => w.match(message))

@@ -1,12 +1,13 @@
 /**
  * Every other way out of site A, in real Chromium with the real extension: the agent has read A's
  * token, address and paragraph, and sends them to site B (another origin) through a script's `fetch`
- * run in A's page, B's page storage, B's own tool (WebMCP) and B's plugin tool. Each asks in the side
+ * run in A's page, B's page storage, B's own tool (WebMCP), B's plugin tool and a saved workflow that
+ * types before it navigates, run in B's tab (the extension names the tab's origin: `tab.origin`). Each asks in the side
  * panel; deny stops it and B gets nothing. "Always allow A -> B" lets the agent's later flows through
  * without a question, and only the agent's: another client that read A is still asked. Without the
  * guard every one of these calls would run at once and B would hold the secret.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -38,6 +39,27 @@ describe('data read on one site leaving for another by every other sink', { time
     ;({ sites, panel } = flow)
     tabA = await flow.openA()
     tabB = await flow.openTab(`${sites.b}/collect`)
+    // A saved workflow whose one step types into the page it starts on: no navigation says where that is.
+    const folder = join(flow.bridge.configDir, 'workflows')
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    const now = new Date().toISOString()
+    writeFileSync(
+      join(folder, 'jot.json'),
+      JSON.stringify({
+        version: 1,
+        name: 'jot',
+        description: 'Types a note into the page it starts on',
+        permission: 'auto',
+        recordedBy: 'agent',
+        createdAt: now,
+        updatedAt: now,
+        variables: [{ name: 'note', secret: false, default: 'hello' }],
+        steps: [{ action: 'type', target: { css: '#msg' }, text: '{{note}}' }],
+        history: [],
+      }),
+      { mode: 0o600 },
+    )
+    expect((await flow.bridge.daemon.fetch('/reload', { method: 'POST' })).ok).toBe(true)
   }, BROWSER_START_TIMEOUT_MS)
   afterAll(() => flow?.close())
 
@@ -90,6 +112,27 @@ describe('data read on one site leaving for another by every other sink', { time
     await (await flow.flowCard()).getByTestId('approve-once').click()
     expect((await once).isError).toBeFalsy()
     expect(sites.carrying(TOKEN).map((r) => r.url)).toEqual(['/api/messages'])
+  })
+
+  it("asks before a workflow that types before navigating, started in B's tab, types A's address there; deny: B's field stays empty", async () => {
+    await deniedFlow(call('workflow_jot', { tabId: tabB, note: `write to ${EMAIL}` }), 'email', EMAIL)
+    const field = await call('browser_evaluate', {
+      tabId: tabB,
+      expression: `document.getElementById('msg').value`,
+    })
+    expect(field.isError).toBeFalsy()
+    expect(textOf(field)).not.toContain(EMAIL)
+  })
+
+  it('asks before the same workflow runs in a closed tab: an unknown page, never taken for A', async () => {
+    const gone = await flow.openTab(`${sites.a}/inbox`)
+    expect((await call('browser_close_tab', { tabId: gone })).isError).toBeFalsy()
+    const pending = call('workflow_jot', { tabId: gone, note: `write to ${EMAIL}` })
+    const card = await flow.flowCard()
+    expect(await card.getByTestId('approval-flow-from').first().textContent()).toBe(sites.a)
+    expect(await card.getByTestId('approval-flow-to').first().textContent()).toBe('an unknown page')
+    await card.getByTestId('deny').click()
+    expect(rawTextOf(await pending)).toMatch(/^\[approval_denied\]/)
   })
 
   it('always allow A -> B lets the agent send later without asking, and asks another client still', async () => {

@@ -64,6 +64,9 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     return pending
   }
 
+  /** What the extension answers to tab.origin: the origin the tab shows, none for a closed one. */
+  let tabShows: (params: { tabId?: number }) => string | undefined = () => undefined
+
   /** The extension answers the next tool.sinkOrigin: the page the call would act on is `origin`. */
   async function sinkIs(origin: string): Promise<WireMessage> {
     const asked = await ext.waitFor('tool.sinkOrigin')
@@ -96,7 +99,7 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
       }
     })
     writeFileSync(join(fx.configDir, 'clients.json'), JSON.stringify({ clients }), { mode: 0o600 })
-    ext = await FakeExtension.connect(fx.daemon, { tabs: { records: READY } })
+    ext = await FakeExtension.connect(fx.daemon, { tabs: { records: READY }, tabOrigin: (p) => tabShows(p) })
   })
   afterEach(async () => {
     for (const mcp of open.splice(0)) await mcp.close()
@@ -250,18 +253,30 @@ describe.each(ENGINES)('the data-flow guard on the call path (%s engine)', (engi
     await readOnA(mcp)
     const dispatches = () => ext.received.filter((m) => m.method === 'tool.dispatch').length
     const before = dispatches()
-    // The run starts in a tab on B: the typed address goes to B, and the refusal names it.
-    const away = call(mcp, 'workflow_jot', { note: `write to ${EMAIL}` })
-    await sinkIs(B)
-    const refused = await away
+    // The run starts in the active tab, on B: the typed address goes to B, and the refusal names it.
+    tabShows = (p) => (p.tabId === undefined ? B : undefined)
+    const asked = ext.tabOriginsAsked.length
+    const sinkAsks = () => ext.received.filter((m) => m.method === 'tool.sinkOrigin').length
+    const sinkAsked = sinkAsks()
+    const refused = await call(mcp, 'workflow_jot', { note: `write to ${EMAIL}` })
     expect(rawTextOf(refused)).toMatch(/^\[flow_blocked\]/)
     expect(rawTextOf(refused)).toContain(`${A} to ${B}`)
     expect(rawTextOf(refused)).not.toContain('unknown page')
     expect(dispatches()).toBe(before)
+    // The tab is asked for by tab.origin, with the call's dispatch id (the extension pins it for the run).
+    expect(ext.tabOriginsAsked.slice(asked)).toEqual([{ dispatchId: expect.any(String) }])
+    expect(sinkAsks()).toBe(sinkAsked)
 
-    // Started in a tab on A, the same address goes back where it came from: it runs.
-    const home = call(mcp, 'workflow_jot', { note: `write to ${EMAIL}` })
-    await sinkIs(A)
+    // A tab the extension does not know (closed) shows no origin: an unknown page, and the refusal says so.
+    tabShows = (p) => (p.tabId === 7 ? A : undefined)
+    const closed = await call(mcp, 'workflow_jot', { note: `write to ${EMAIL}`, tabId: 99 })
+    expect(rawTextOf(closed)).toMatch(/^\[flow_blocked\]/)
+    expect(rawTextOf(closed)).toContain(`${A} to an unknown page`)
+    expect(ext.tabOriginsAsked.at(-1)).toEqual({ tabId: 99, dispatchId: expect.any(String) })
+    expect(dispatches()).toBe(before)
+
+    // Started in a tab on A (named by the plan), the same address goes back where it came from: it runs.
+    const home = call(mcp, 'workflow_jot', { note: `write to ${EMAIL}`, tabId: 7 })
     const dispatch = await ext.nextDispatch()
     expect(dispatch.params).toMatchObject({ tool: 'workflow_jot' })
     dispatch.succeed({ ok: true, workflow: 'jot', steps: [] })

@@ -7,6 +7,7 @@ import {
   type FlowMatch,
 } from '../../../src/guard/flowGuard'
 import { decodedForms } from '../../../src/guard/encodings'
+import { hashWhole } from '../../../src/guard/fingerprints'
 
 const A = 'http://127.0.0.1:4001'
 const B = 'http://127.0.0.1:4002'
@@ -254,6 +255,60 @@ describe('flowGuard: per client, bounded, hashes only', () => {
         .map((m) => m.source)
         .sort(),
     ).toEqual([A, B])
+  })
+
+  it('remembers a long text read again: from another origin too, and for a full term past a turn of the generations', () => {
+    let now = 0
+    const guard = createFlowGuard({ keepMs: 1000, now: () => now })
+    const page = `${PAGE_A}\n${'- text: another row of the page\n'.repeat(40)}`
+    expect(page.length).toBeGreaterThan(1024)
+    guard.recordSource('agent', [A], page)
+    guard.settle()
+    // The same page read again on B: remembered under B as well, not taken as seen.
+    guard.recordSource('agent', [B], page)
+    guard.settle()
+    expect(
+      guard
+        .matchSink('agent', { text: TOKEN })
+        .map((m) => m.source)
+        .sort(),
+    ).toEqual([A, B])
+    // Read again once the generations turned: its fingerprints are taken anew into the current one...
+    now = 600
+    guard.recordSource('agent', [A], page)
+    guard.settle()
+    // ...so when the first reading is forgotten, the last one still counts.
+    now = 1100
+    expect(guard.matchSink('agent', { text: TOKEN }).map((m) => m.source)).toEqual([A])
+    expect(kindsOf(guard.matchSink('agent', { text: `${EMAIL} ${CARD}` }))).toEqual(['email', 'number'])
+  })
+
+  it("finds each value of a capture's many short strings, read once or again, as it was", () => {
+    const guard = createFlowGuard()
+    const requests = Array.from({ length: 300 }, (_, i) => ({
+      url: `${A}/api/messages/${i}`,
+      status: 200,
+      headers: {
+        'x-user': `user${i}@corp.example`,
+        'x-account': String(400000000000 + i),
+        accept: 'application/json',
+      },
+    }))
+    requests[150]!.headers.accept = `key ${TOKEN}`
+    for (let read = 0; read < 2; read++) {
+      guard.recordSource('agent', [A], { requests })
+      guard.settle()
+    }
+    expect(guard.matchSink('agent', { text: TOKEN }).map((m) => m.source)).toEqual([A])
+    expect(kindsOf(guard.matchSink('agent', { text: 'mail user299@corp.example' }))).toEqual(['email'])
+    expect(kindsOf(guard.matchSink('agent', { text: 'account 400000000007' }))).toEqual(['number'])
+  })
+
+  it('hashes whole texts so that no two ways of cutting the same characters meet', () => {
+    expect(hashWhole(['ab', 'c'])).not.toBe(hashWhole(['a', 'bc']))
+    expect(hashWhole(['abc'])).toBe(hashWhole('abc'))
+    expect(hashWhole('abc')).not.toBe(hashWhole('abd'))
+    expect(hashWhole('abcd')).not.toBe(hashWhole('abc'))
   })
 
   it('keeps no value: the memory holds numbers only', () => {

@@ -44,7 +44,12 @@ describe('the /ws method table', () => {
       expect([name, def.role]).toEqual([name, expect.stringMatching(/^(daemon|extension)$/)])
       expect(def.params, name).toBeTypeOf('object')
     }
-    expect(requestsOf('daemon').sort()).toEqual(['plugin.uninstall', 'tool.dispatch', 'tool.sinkOrigin'])
+    expect(requestsOf('daemon').sort()).toEqual([
+      'plugin.uninstall',
+      'tab.origin',
+      'tool.dispatch',
+      'tool.sinkOrigin',
+    ])
   })
 
   it('has exactly one daemon handler for every request the extension may send', () => {
@@ -83,8 +88,8 @@ describe('the /ws method table', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(sent.find((m) => m.id === 1)?.result).toMatchObject({ plugins: [], skipPermissions: false })
     expect(sent.find((m) => m.id === 2)?.result).toEqual({ ok: false })
-    expect(sent.filter((m) => (m.id as number) >= 10).map((m) => m.error?.code)).toEqual([
-      -32601, -32601, -32601,
-    ])
+    expect(sent.filter((m) => (m.id as number) >= 10).map((m) => m.error?.code)).toEqual(
+      requestsOf('daemon').map(() => -32601),
+    )
   })
 })
