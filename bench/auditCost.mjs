@@ -20,7 +20,7 @@
 // valgrind's callgrind, which counts the instructions the process executes (user space, every thread;
 // the same count for the same work whatever else the machine does). After the warm-up the counters are
 // zeroed, `--calls` sequential calls run, and the count is read: instructions per call for tree, plain
-// and again (the resolution). Saves bench/results-audit-instructions.json.
+// and again (the resolution). V8 runs in its predictable mode (one thread, fixed seeds). Saves bench/results-audit-instructions.json.
 //
 //   node bench/auditCost.mjs --instructions [--calls 500] [--warmup 1000]
 import { build } from 'esbuild'
@@ -221,6 +221,9 @@ try {
           `--callgrind-out-file=${outFile}`,
         ],
         startLimitMs: 600_000,
+        // V8's predictable mode: no background compilation or GC threads and fixed seeds, so the same
+        // work counts the same instructions (without it two runs of one build differed by up to 10%).
+        nodeFlags: ['--predictable'],
       })
       targets.push({ name, ...started })
       const control = (flag) => execFileSync('callgrind_control', [flag, String(started.target.pid)])
