@@ -415,8 +415,10 @@ export class BackgroundApp {
     if (proof !== 'proven')
       throw new Error(
         proof === 'unreachable'
-          ? `The bridge daemon is not reachable on 127.0.0.1:${port}.`
-          : `Another program is on port ${port}: the audit log was not requested from it.`,
+          ? `No bridge daemon answers on 127.0.0.1:${port}.`
+          : proof === 'busy'
+            ? `The bridge daemon on 127.0.0.1:${port} is busy: try again in a minute.`
+            : `The server on 127.0.0.1:${port} does not hold this extension’s secret, so the audit log was not requested from it.`,
       )
     const res = await fetch(`${daemonBaseUrl(port)}${path}`, {
       headers: { authorization: `Bearer ${secret}` },

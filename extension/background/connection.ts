@@ -34,6 +34,10 @@ export class DaemonConnection {
   private retryTimer: ReturnType<typeof setTimeout> | null = null
   private pingTimer: ReturnType<typeof setInterval> | null = null
   private filesTimer: ReturnType<typeof setInterval> | null = null
+  /** While waiting to retry: auth.json and server.json re-read, so a new port or secret is tried at once. */
+  private waitFilesTimer: ReturnType<typeof setInterval> | null = null
+  /** What the last attempt read from the extension's folder. */
+  private tried: { port: number; secret: string | null } | null = null
   private lastInboundAt = 0
   private connecting = false
   /** Set when another browser replaced us or versions differ: no automatic retry until asked. */
@@ -64,8 +68,7 @@ export class DaemonConnection {
   reconnectNow(): void {
     this.parked = false
     this.attempt = 0
-    if (this.retryTimer) clearTimeout(this.retryTimer)
-    this.retryTimer = null
+    this.stopWaiting()
     if (this.ws) this.ws.close(1000, 'reconnect')
     else void this.connect()
   }
@@ -73,6 +76,7 @@ export class DaemonConnection {
   /** Closes the socket and stays down until `reconnectNow` (protocol mismatch). */
   park(status: ConnectionStatus, message: string): void {
     this.parked = true
+    this.stopWaiting()
     this.setView({ status, message, port: this.view.port })
     this.ws?.close(1000, status)
   }
@@ -88,12 +92,13 @@ export class DaemonConnection {
     this.connecting = true
     const { port, secret } = await readDaemonAddress()
     this.connecting = false
+    this.tried = { port, secret }
     if (this.ws || this.parked) return
     if (secret === null) {
       this.retry({
         status: 'misconfigured',
         message:
-          'This copy of the extension has no auth.json. Run `bridge start`, then load the extension from the folder it prints.',
+          'This copy of the extension has no auth.json: in chrome://extensions, load the extension folder that `bridge start` prints in its place.',
         port,
       })
       return
@@ -156,7 +161,7 @@ export class DaemonConnection {
         this.setView({
           status: 'replaced',
           message:
-            'Another browser connected to the bridge daemon and took over. Click Reconnect to use this one.',
+            'Another browser connected to the bridge daemon and took over: click Reconnect now to use this one.',
           port,
         })
         return
@@ -182,8 +187,7 @@ export class DaemonConnection {
     }
     this.retry({
       status: 'unauthorized',
-      message:
-        'The daemon refused this extension’s connection. Run `bridge start` so it refreshes the extension’s auth.json; the extension retries on its own.',
+      message: `The bridge daemon on 127.0.0.1:${port} proved itself but refused this extension’s connection: run \`bridge doctor\`, which says why.`,
       port,
     })
   }
@@ -198,15 +202,16 @@ export class DaemonConnection {
     else if (proof === 'unreachable')
       this.retry({
         status: 'unreachable',
-        message: `The bridge daemon is not reachable on 127.0.0.1:${port}. Start it with \`bridge start\`.`,
+        message: `No bridge daemon answers on 127.0.0.1:${port}: start it with \`bridge start\`.`,
         port,
       })
     else
       this.retry({
         status: 'impostor',
+        // The extension cannot tell these apart (it holds only its own secret); the daemon and doctor can.
         message:
-          `Another program is on port ${port}: it could not prove it knows this extension’s secret, so the extension sent it nothing. ` +
-          'Stop that program, or run `bridge start` if the daemon was started with another config directory; the extension retries on its own.',
+          `The server on 127.0.0.1:${port} does not hold this extension’s secret (a bridge daemon of another config folder, ` +
+          'one whose secret changed, or another program), so nothing was sent to it: run `bridge doctor`, which says which and what to do.',
         port,
       })
   }
@@ -215,9 +220,28 @@ export class DaemonConnection {
     const delay = reconnectDelayMs(this.attempt++)
     this.setView({ ...view, retryAt: Date.now() + delay })
     this.retryTimer = setTimeout(() => {
-      this.retryTimer = null
+      this.stopWaiting()
       void this.connect()
     }, delay)
+    // The daemon restarted on another port, or the secret was put right: no need to sit out the backoff.
+    this.waitFilesTimer = setInterval(() => void this.checkFilesWhileWaiting(), FILES_CHECK_MS)
+  }
+
+  private stopWaiting(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    if (this.waitFilesTimer) clearInterval(this.waitFilesTimer)
+    this.retryTimer = null
+    this.waitFilesTimer = null
+  }
+
+  private async checkFilesWhileWaiting(): Promise<void> {
+    const now = await readDaemonAddress()
+    const tried = this.tried
+    if (!this.retryTimer || this.parked || this.ws || this.connecting) return
+    if (tried && now.port === tried.port && now.secret === tried.secret) return
+    this.attempt = 0
+    this.stopWaiting()
+    void this.connect()
   }
 
   /** `bridge config rotate-secret` wrote a new auth.json (or start chose a new port): reconnect with it. */
