@@ -14,7 +14,7 @@ import { forgetApprovedTab, pinApprovedTab } from '../builtins/approvedTabs'
 import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
 import { ApprovalQueue } from './approvals'
-import { DaemonConnection } from './connection'
+import { DaemonConnection, protocolNotice } from './connection'
 import type { ClientParams, ClientResult } from './rpc'
 import { dispatchTool, runningDispatches } from './dispatcher'
 import { proveDaemon } from './daemonProof'
@@ -236,10 +236,11 @@ export class BackgroundApp {
 
   private async onSyncFull(p: Notif<'sync.full'>): Promise<void> {
     if (p.protocolVersion !== PROTOCOL_VERSION) {
-      this.connection.park(
-        'protocolMismatch',
-        `The daemon speaks protocol version ${p.protocolVersion} but this extension speaks ${PROTOCOL_VERSION} (daemon ${p.serverVersion}, extension ${BRIDGE_VERSION}). Run \`bridge start\` from the same version so it updates the extension files, then reload the extension.`,
+      const notice = protocolNotice(
+        { protocol: p.protocolVersion, version: p.serverVersion },
+        { protocol: PROTOCOL_VERSION, version: BRIDGE_VERSION },
       )
+      this.connection.park('protocolMismatch', notice.message, notice.fix)
       return
     }
     this.connection.setServerVersion(p.serverVersion)

@@ -74,10 +74,10 @@ export class DaemonConnection {
   }
 
   /** Closes the socket and stays down until `reconnectNow` (protocol mismatch). */
-  park(status: ConnectionStatus, message: string): void {
+  park(status: ConnectionStatus, message: string, fix?: ConnectionView['fix']): void {
     this.parked = true
     this.stopWaiting()
-    this.setView({ status, message, port: this.view.port })
+    this.setView({ status, message, port: this.view.port, ...(fix ? { fix } : {}) })
     this.ws?.close(1000, status)
   }
 
@@ -292,6 +292,25 @@ export function versionNotice(
   return {
     fix: 'restartDaemon',
     message: `This extension is ${extension} but the daemon that runs is an older ${daemon}: restart the daemon from the updated bridge with \`bridge stop\` and then \`bridge start\`.`,
+  }
+}
+
+/**
+ * The daemon speaks another protocol version, so the extension cannot talk to it at all: after
+ * `bridge update` the daemon is newer and reloading the extension runs the installed files; a daemon
+ * older than the extension is restarted from the updated bridge.
+ */
+export function protocolNotice(
+  daemon: { protocol: number; version: string },
+  extension: { protocol: number; version: string },
+): { message: string; fix?: 'reloadExtension' } {
+  if (daemon.protocol > extension.protocol)
+    return {
+      fix: 'reloadExtension',
+      message: `The daemon was updated to ${daemon.version} (protocol ${daemon.protocol}) but this extension still runs ${extension.version} (protocol ${extension.protocol}): reload the extension so it runs ${daemon.version}.`,
+    }
+  return {
+    message: `This extension is ${extension.version} (protocol ${extension.protocol}) but the daemon that runs is an older ${daemon.version} (protocol ${daemon.protocol}): restart the daemon from the updated bridge with \`bridge stop\` and then \`bridge start\`.`,
   }
 }
 

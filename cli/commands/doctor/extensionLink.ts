@@ -44,7 +44,7 @@ export function extensionCheck(health: LinkHealth, extensionDir: string, now = D
   if (provenAt !== undefined)
     return warnOf(
       `the bridge extension reached this daemon ${ago(now, provenAt)} but is not connected`,
-      'click Reconnect now in its side panel, which also says why it is down',
+      'open its side panel: it says why and what to do',
     )
   return warnOf(
     `no bridge extension has asked this daemon since it started ${ago(now, now - health.uptime * 1000)}`,

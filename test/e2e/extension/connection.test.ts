@@ -126,9 +126,11 @@ describe('extension connection', () => {
     daemon.protocolVersion = PROTOCOL_VERSION + 1
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('protocolMismatch')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      `protocol version ${PROTOCOL_VERSION + 1} but this extension speaks ${PROTOCOL_VERSION}`,
+    // After `bridge update` the daemon is newer: reloading the extension is the fix, and the banner offers it.
+    expect(await panel.getByTestId('connection-message').textContent()).toBe(
+      `The daemon was updated to 9.9.9-test (protocol ${PROTOCOL_VERSION + 1}) but this extension still runs ${EXTENSION_VERSION} (protocol ${PROTOCOL_VERSION}): reload the extension so it runs 9.9.9-test.`,
     )
+    expect(await panel.getByTestId('reload-extension').count()).toBe(1)
     daemon.protocolVersion = PROTOCOL_VERSION
     await panel.getByTestId('reconnect').click()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')
