@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { protocolNotice, versionNotice } from '../../../extension/background/connection'
+import { protocolNotice, versionNotice } from '../../../extension/background/versionNotices'
 
 // What the side panel says when the daemon and the running extension differ, after `bridge update`:
 // one sentence, one fix, chosen by which side is newer.
