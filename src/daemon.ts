@@ -30,6 +30,7 @@ import { startListening } from './daemonLifecycle'
 import { daemonServices } from './daemonServices'
 import type { EngineChoice } from './http/createEngine'
 import { createDaemonFront } from './http/daemonFront'
+import type { ExtensionSightings } from './http/proof'
 import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
@@ -207,12 +208,24 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // The front: routes behind the security gate, on one HTTP engine; refused once draining starts.
   const engine = () => front.engine.name
+  const extensionSightings: ExtensionSightings = {}
   const front = createDaemonFront({
-    services: daemonServices({ mode, startedAt, engine, stores, extension, sessions, devWatcher, root }),
+    services: daemonServices({
+      mode,
+      startedAt,
+      engine,
+      stores,
+      extension,
+      extensionSightings,
+      sessions,
+      devWatcher,
+      root,
+    }),
     routes: [reloadRoute(root.system)],
     credentials,
     engine: options.engine,
     accepting: () => root.getSnapshot().matches({ live: 'running' }),
+    extensionSightings,
   })
 
   // Start and stop (./daemonLifecycle): the parts end in this order, then the engine and the root.

@@ -8,6 +8,7 @@ import type { AuditLog } from './audit'
 import type { ToolCatalog } from './catalog/toolCatalog'
 import type { EngineName } from './http/engine'
 import { processDiagnostics, type HealthPayload } from './http/health'
+import type { ExtensionSightings } from './http/proof'
 import type { McpEndpoint } from './mcp/mcpEndpoint'
 import { reloadStats, type PluginHost } from './plugins'
 import type { DevWatcher } from './plugins/devWatcher'
@@ -23,6 +24,8 @@ export interface HealthParts {
   stores: { pluginHost: PluginHost; audit: AuditLog; catalog: ToolCatalog }
   /** The extension link and the plugin logs it relays (./ws/daemonLink). */
   extension: Pick<DaemonLink, 'link' | 'pluginLogs'>
+  /** When the extension last asked /proof, with this daemon's secret or another. */
+  extensionSightings: ExtensionSightings
   sessions: McpEndpoint
   devWatcher: DevWatcher | undefined
   root: Actor<typeof bridgeSystemMachine>
@@ -49,6 +52,7 @@ export function healthSource(parts: HealthParts): () => HealthPayload {
       extensionConnected: link.connected,
       ...(link.connectedVersion !== undefined ? { extensionVersion: link.connectedVersion } : {}),
       extensionConnections: link.connected ? 1 : 0,
+      extensionSightings: { ...parts.extensionSightings },
       mcpClients: parts.sessions.clientCount,
       mcpSessions: parts.sessions.count,
       auditSummary: audit.summary(),

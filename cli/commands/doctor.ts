@@ -4,7 +4,7 @@
  */
 import type { CAC } from 'cac'
 import { readClients, type ClientEntry } from '../../src/config/clients'
-import { readDaemonLock } from '../../src/config/daemonLock'
+import { readDaemonLock, type LockState } from '../../src/config/daemonLock'
 import { bridgePaths, configDirFromEnv } from '../../src/config/paths'
 import { BRIDGE_VERSION } from '../../src/protocol/constants'
 import { baseUrl, fetchHealth } from '../../src/http/daemonClient'
@@ -24,8 +24,7 @@ import { checkMcpClients, knownMcpClients } from './doctor/mcpClients'
 import { checkClientTools } from './doctor/clientTools'
 import { checkCommandOnPath } from './doctor/commandOnPath'
 import { thisCommand } from '../shared/selfCommand'
-import type { HealthPayload } from '../../src/http/health'
-import { extensionVersionMismatch } from '../shared/extensionVersion'
+import { extensionCheck } from './doctor/extensionLink'
 
 const DOCTOR_HEALTH_TIMEOUT_MS = 3_000
 
@@ -64,10 +63,9 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
   const health = await fetchHealth(port, secret.secret, DOCTOR_HEALTH_TIMEOUT_MS)
   if (!health.ok)
     results.push(
-      failOf(
-        health.message,
-        health.reason === 'not_running' ? 'start it with `bridge start` (or pass --port)' : undefined,
-      ),
+      health.reason === 'not_running'
+        ? notAnswering({ port, portGiven: flags.port !== undefined, lock, configDir: paths.dir })
+        : failOf(health.message),
     )
   else {
     const { version } = health.health
@@ -107,23 +105,31 @@ async function doctor(flags: { port?: unknown }): Promise<void> {
 }
 
 /**
- * The extension as the daemon sees it: connected and of the daemon's version, of another version (after
- * `bridge update` Chrome runs the old code until the extension is reloaded), or not connected at all.
+ * Nothing answers on the port: bridge is not running, or the daemon of this folder runs on another port
+ * (the lock's holder says which), or it holds the folder but does not answer.
  */
-export function extensionCheck(
-  health: Pick<HealthPayload, 'version' | 'extensionConnected' | 'extensionVersion'>,
-  extensionDir: string,
-): CheckResult {
-  if (!health.extensionConnected)
-    return warnOf(
-      'no browser has the bridge extension connected',
-      `in the browser profile you use, load ${extensionDir} unpacked in chrome://extensions (Developer mode on); if it is loaded there, its side panel says why it cannot connect`,
+export function notAnswering(at: {
+  port: number
+  portGiven: boolean
+  lock: LockState
+  configDir: string
+}): CheckResult {
+  const url = baseUrl(at.port)
+  const info = at.lock.held ? at.lock.info : undefined
+  if (info && info.port > 0 && info.port !== at.port)
+    return failOf(
+      `nothing answers on ${url}: the daemon of ${at.configDir} runs on port ${info.port} (pid ${info.pid})`,
+      `check that one: \`bridge doctor --port ${info.port}\``,
     )
-  const running = health.extensionVersion
-  if (running === undefined || running === health.version)
-    return pass(`extension connected${running ? ` (${running})` : ''}`)
-  const mismatch = extensionVersionMismatch(health.version, running)
-  return failOf(mismatch.text, mismatch.fix)
+  if (at.lock.held)
+    return failOf(
+      `the daemon of ${at.configDir}${info ? ` (pid ${info.pid})` : ''} holds its folder but does not answer on ${url}`,
+      'restart it: `bridge stop`, then `bridge start`',
+    )
+  return failOf(
+    `bridge is not running: nothing answers on ${url} and no daemon holds ${at.configDir}`,
+    `start it: \`bridge start${at.portGiven ? ` --port ${at.port}` : ''}\``,
+  )
 }
 
 /** The named clients for the MCP check; a broken clients.json only loses the client names. */

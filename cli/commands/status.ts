@@ -8,7 +8,7 @@ import type { HealthPayload } from '../../src/http/health'
 import { baseUrl, fetchHealth } from '../../src/http/daemonClient'
 import { runningDaemonTarget } from '../shared/daemonTarget'
 import { errorText, fail, say } from '../shared/output'
-import { extensionVersionMismatch } from '../shared/extensionVersion'
+import { extensionStatusLine } from './doctor/extensionLink'
 
 interface StatusFlags {
   port?: unknown
@@ -39,15 +39,15 @@ export async function status(flags: StatusFlags): Promise<void> {
   }
   // Tab URLs and titles and package messages come from pages and packages: format characters escaped.
   if (flags.json) return say(escapedJson(result.health, 2))
-  for (const line of formatStatus(result.health, baseUrl(port))) say(line)
+  for (const line of formatStatus(result.health, baseUrl(port), paths.extensionDir)) say(line)
 }
 
-export function formatStatus(health: HealthPayload, url: string): string[] {
+export function formatStatus(health: HealthPayload, url: string, extensionDir: string): string[] {
   const lines = [
     `bridge ${health.version} running on ${url} (${health.mode} mode, ${health.httpEngine} engine)`,
     `  SDK version      ${health.sdkVersion}`,
     `  uptime           ${formatUptime(health.uptime)}`,
-    `  extension        ${extensionLine(health)}`,
+    `  extension        ${extensionStatusLine(health, extensionDir)}`,
     `  MCP clients      ${clientsLine(health)}`,
     `  plugins          ${health.plugins}`,
     `  tools            ${toolsLine(health)}`,
@@ -64,15 +64,6 @@ export function formatStatus(health: HealthPayload, url: string): string[] {
       lines.push(`    ${neutralizeText(failed.path, 500)}: ${neutralizeText(failed.error)}`)
   }
   return lines
-}
-
-/** `connected`, or what differs in version and the one fix. */
-function extensionLine(health: HealthPayload): string {
-  if (!health.extensionConnected) return 'not connected (`bridge doctor` says what to do)'
-  const running = health.extensionVersion
-  if (running === undefined || running === health.version) return 'connected'
-  const mismatch = extensionVersionMismatch(health.version, running)
-  return `connected, but ${mismatch.text}: ${mismatch.fix}`
 }
 
 /** `2 (3 sessions)`: clients are the agents, sessions their connections. */

@@ -15,6 +15,7 @@ import { AdapterScripts } from './adapterScripts'
 import { AuditWitness } from './auditWitness'
 import { ApprovalQueue } from './approvals'
 import { DaemonConnection } from './connection'
+import { protocolNotice } from './versionNotices'
 import type { ClientParams, ClientResult } from './rpc'
 import { dispatchTool, runningDispatches } from './dispatcher'
 import { proveDaemon } from './daemonProof'
@@ -237,10 +238,11 @@ export class BackgroundApp {
 
   private async onSyncFull(p: Notif<'sync.full'>): Promise<void> {
     if (p.protocolVersion !== PROTOCOL_VERSION) {
-      this.connection.park(
-        'protocolMismatch',
-        `The daemon speaks protocol version ${p.protocolVersion} but this extension speaks ${PROTOCOL_VERSION} (daemon ${p.serverVersion}, extension ${BRIDGE_VERSION}). Run \`bridge start\` from the same version so it updates the extension files, then reload the extension.`,
+      const notice = protocolNotice(
+        { protocol: p.protocolVersion, version: p.serverVersion },
+        { protocol: PROTOCOL_VERSION, version: BRIDGE_VERSION },
       )
+      this.connection.park('protocolMismatch', notice.message, notice.fix)
       return
     }
     this.connection.setServerVersion(p.serverVersion)
@@ -416,8 +418,10 @@ export class BackgroundApp {
     if (proof !== 'proven')
       throw new Error(
         proof === 'unreachable'
-          ? `The bridge daemon is not reachable on 127.0.0.1:${port}.`
-          : `Another program is on port ${port}: the audit log was not requested from it.`,
+          ? `No bridge daemon answers on 127.0.0.1:${port}.`
+          : proof === 'busy'
+            ? `The bridge daemon on 127.0.0.1:${port} is busy: try again in a minute.`
+            : `The server on 127.0.0.1:${port} does not hold this extension’s secret, so the audit log was not requested from it.`,
       )
     const res = await fetch(`${daemonBaseUrl(port)}${path}`, {
       headers: { authorization: `Bearer ${secret}` },

@@ -8,6 +8,7 @@
  * means the daemon is not running, a wrong proof means the server does not hold this secret.
  */
 import { BRIDGE_VERSION, WS_SUBPROTOCOL } from '../../src/protocol/constants'
+import { versionNotice } from './versionNotices'
 import type { ConnectionStatus, ConnectionView } from '../shared/panelTypes'
 import { reconnectDelayMs } from '../lib/backoff'
 import { proveDaemon, type ProofOutcome } from './daemonProof'
@@ -34,6 +35,10 @@ export class DaemonConnection {
   private retryTimer: ReturnType<typeof setTimeout> | null = null
   private pingTimer: ReturnType<typeof setInterval> | null = null
   private filesTimer: ReturnType<typeof setInterval> | null = null
+  /** While waiting to retry: auth.json and server.json re-read, so a new port or secret is tried at once. */
+  private waitFilesTimer: ReturnType<typeof setInterval> | null = null
+  /** What the last attempt read from the extension's folder. */
+  private tried: { port: number; secret: string | null } | null = null
   private lastInboundAt = 0
   private connecting = false
   /** Set when another browser replaced us or versions differ: no automatic retry until asked. */
@@ -64,16 +69,16 @@ export class DaemonConnection {
   reconnectNow(): void {
     this.parked = false
     this.attempt = 0
-    if (this.retryTimer) clearTimeout(this.retryTimer)
-    this.retryTimer = null
+    this.stopWaiting()
     if (this.ws) this.ws.close(1000, 'reconnect')
     else void this.connect()
   }
 
   /** Closes the socket and stays down until `reconnectNow` (protocol mismatch). */
-  park(status: ConnectionStatus, message: string): void {
+  park(status: ConnectionStatus, message: string, fix?: ConnectionView['fix']): void {
     this.parked = true
-    this.setView({ status, message, port: this.view.port })
+    this.stopWaiting()
+    this.setView({ status, message, port: this.view.port, ...(fix ? { fix } : {}) })
     this.ws?.close(1000, status)
   }
 
@@ -88,12 +93,13 @@ export class DaemonConnection {
     this.connecting = true
     const { port, secret } = await readDaemonAddress()
     this.connecting = false
+    this.tried = { port, secret }
     if (this.ws || this.parked) return
     if (secret === null) {
       this.retry({
         status: 'misconfigured',
         message:
-          'This copy of the extension has no auth.json. Run `bridge start`, then load the extension from the folder it prints.',
+          'This copy of the extension has no auth.json: in chrome://extensions, load the extension folder that `bridge start` prints in its place.',
         port,
       })
       return
@@ -156,7 +162,7 @@ export class DaemonConnection {
         this.setView({
           status: 'replaced',
           message:
-            'Another browser connected to the bridge daemon and took over. Click Reconnect to use this one.',
+            'Another browser connected to the bridge daemon and took over: click Reconnect now to use this one.',
           port,
         })
         return
@@ -182,8 +188,7 @@ export class DaemonConnection {
     }
     this.retry({
       status: 'unauthorized',
-      message:
-        'The daemon refused this extension’s connection. Run `bridge start` so it refreshes the extension’s auth.json; the extension retries on its own.',
+      message: `The bridge daemon on 127.0.0.1:${port} proved itself but refused this extension’s connection: run \`bridge doctor\`, which says why.`,
       port,
     })
   }
@@ -198,15 +203,16 @@ export class DaemonConnection {
     else if (proof === 'unreachable')
       this.retry({
         status: 'unreachable',
-        message: `The bridge daemon is not reachable on 127.0.0.1:${port}. Start it with \`bridge start\`.`,
+        message: `No bridge daemon answers on 127.0.0.1:${port}: start it with \`bridge start\`.`,
         port,
       })
     else
       this.retry({
         status: 'impostor',
+        // The extension cannot tell these apart (it holds only its own secret); the daemon and doctor can.
         message:
-          `Another program is on port ${port}: it could not prove it knows this extension’s secret, so the extension sent it nothing. ` +
-          'Stop that program, or run `bridge start` if the daemon was started with another config directory; the extension retries on its own.',
+          `The server on 127.0.0.1:${port} does not hold this extension’s secret (a bridge daemon of another config folder, ` +
+          'one whose secret changed, or another program), so nothing was sent to it: run `bridge doctor`, which says which and what to do.',
         port,
       })
   }
@@ -215,9 +221,28 @@ export class DaemonConnection {
     const delay = reconnectDelayMs(this.attempt++)
     this.setView({ ...view, retryAt: Date.now() + delay })
     this.retryTimer = setTimeout(() => {
-      this.retryTimer = null
+      this.stopWaiting()
       void this.connect()
     }, delay)
+    // The daemon restarted on another port, or the secret was put right: no need to sit out the backoff.
+    this.waitFilesTimer = setInterval(() => void this.checkFilesWhileWaiting(), FILES_CHECK_MS)
+  }
+
+  private stopWaiting(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    if (this.waitFilesTimer) clearInterval(this.waitFilesTimer)
+    this.retryTimer = null
+    this.waitFilesTimer = null
+  }
+
+  private async checkFilesWhileWaiting(): Promise<void> {
+    const now = await readDaemonAddress()
+    const tried = this.tried
+    if (!this.retryTimer || this.parked || this.ws || this.connecting) return
+    if (tried && now.port === tried.port && now.secret === tried.secret) return
+    this.attempt = 0
+    this.stopWaiting()
+    void this.connect()
   }
 
   /** `bridge config rotate-secret` wrote a new auth.json (or start chose a new port): reconnect with it. */
@@ -247,44 +272,4 @@ export class DaemonConnection {
     this.view = view
     this.hooks.onStatus(view)
   }
-}
-
-/**
- * What to say when the daemon and this running extension differ in version. After `bridge update` the
- * daemon is newer and the extension's files on disk are too, but Chrome runs the old code until the
- * extension is reloaded; an extension newer than its daemon means an old daemon still runs.
- */
-export function versionNotice(
-  daemon: string,
-  extension: string,
-): ConnectionView['versionNotice'] | undefined {
-  const order = compareVersions(daemon, extension)
-  if (order === 0) return undefined
-  if (order > 0)
-    return {
-      fix: 'reloadExtension',
-      message: `The daemon was updated to ${daemon} but this extension still runs ${extension}: reload the extension so it runs ${daemon}.`,
-    }
-  return {
-    fix: 'restartDaemon',
-    message: `This extension is ${extension} but the daemon that runs is an older ${daemon}: restart the daemon from the updated bridge with \`bridge stop\` and then \`bridge start\`.`,
-  }
-}
-
-/** Numeric comparison of dotted versions (a pre-release sorts before its release). */
-function compareVersions(a: string, b: string): number {
-  const parts = (v: string) => {
-    const [core = '', pre] = v.split('-', 2)
-    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre }
-  }
-  const x = parts(a)
-  const y = parts(b)
-  for (let i = 0; i < Math.max(x.nums.length, y.nums.length); i++) {
-    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0)
-    if (d !== 0) return Math.sign(d)
-  }
-  if (x.pre === y.pre) return 0
-  if (x.pre === undefined) return 1
-  if (y.pre === undefined) return -1
-  return x.pre < y.pre ? -1 : 1
 }

@@ -7,7 +7,12 @@
  * secret, so processes flooding `/proof` without it cannot spend the extension's turn (a squatter gets
  * an HMAC of a random nonce it can do nothing with). A 429 is `busy`: try again, never "impostor".
  */
-import { PROOF_CALLER_CONTEXT, PROOF_CONTEXT, PROOF_PATH } from '../../src/protocol/constants'
+import {
+  PROOF_CALLER_CONTEXT,
+  PROOF_CONTEXT,
+  PROOF_FROM_EXTENSION,
+  PROOF_PATH,
+} from '../../src/protocol/constants'
 
 export type ProofOutcome = 'proven' | 'unreachable' | 'busy' | 'impostor'
 
@@ -38,7 +43,7 @@ export async function proveDaemon(baseUrl: string, secret: string): Promise<Proo
   )
   let res: Response
   try {
-    res = await fetch(`${baseUrl}${PROOF_PATH}?nonce=${nonce}&caller=${caller}`, {
+    res = await fetch(`${baseUrl}${PROOF_PATH}?nonce=${nonce}&caller=${caller}&${PROOF_FROM_EXTENSION}`, {
       cache: 'no-store',
       credentials: 'omit',
       redirect: 'error',

@@ -49,6 +49,8 @@ export interface ConnectionView {
    * update` the extension runs its old code until reloaded): one sentence and the one fix.
    */
   versionNotice?: { message: string; fix: 'reloadExtension' | 'restartDaemon' }
+  /** Down, and reloading the extension is the fix (a daemon of a newer protocol): the banner offers it. */
+  fix?: 'reloadExtension'
 }
 
 export interface ApprovalView {

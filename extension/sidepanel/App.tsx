@@ -11,6 +11,7 @@ import { AuditList } from './AuditList'
 import { AuditAlarm } from './AuditAlarm'
 import { WorkflowList } from './WorkflowList'
 import { toolLabel } from './format'
+import { CommandText } from './CommandText'
 
 export function App() {
   const state = usePanelState()
@@ -33,7 +34,7 @@ export function App() {
       <ConnectionBanner connection={state.connection} onError={setError} />
       {error && (
         <p class="error" role="alert" data-testid="panel-error">
-          {error}{' '}
+          <CommandText text={error} />{' '}
           <button type="button" class="link" onClick={() => setError(null)}>
             Dismiss
           </button>

@@ -33,6 +33,7 @@ export function ConnectionBanner({
       </p>
       <p class="muted">
         {seconds !== null && `Retrying in ${seconds}s. `}
+        {connection.fix === 'reloadExtension' && <ReloadButton onError={onError} />}{' '}
         <button type="button" data-testid="reconnect" onClick={() => void reconnect()}>
           Reconnect now
         </button>
@@ -49,10 +50,6 @@ function VersionNotice({
   notice: NonNullable<ConnectionView['versionNotice']>
   onError: (m: string) => void
 }) {
-  const reload = async (): Promise<void> => {
-    const r = await command({ type: 'reloadExtension' })
-    if (!r.ok) onError(r.message)
-  }
   return (
     <section class="banner banner-version" role="status" data-testid="version-notice" data-fix={notice.fix}>
       <p data-testid="version-message">
@@ -60,11 +57,22 @@ function VersionNotice({
       </p>
       {notice.fix === 'reloadExtension' && (
         <p>
-          <button type="button" data-testid="reload-extension" onClick={() => void reload()}>
-            Reload extension
-          </button>
+          <ReloadButton onError={onError} />
         </p>
       )}
     </section>
+  )
+}
+
+/** Reloads the extension so Chrome runs the files `bridge start` installed. */
+function ReloadButton({ onError }: { onError: (m: string) => void }) {
+  const reload = async (): Promise<void> => {
+    const r = await command({ type: 'reloadExtension' })
+    if (!r.ok) onError(r.message)
+  }
+  return (
+    <button type="button" data-testid="reload-extension" onClick={() => void reload()}>
+      Reload extension
+    </button>
   )
 }

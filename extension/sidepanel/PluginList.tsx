@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { CommandText } from './CommandText'
 import type { FailedPlugin, Permission } from '../shared/wireTypes'
 import type { PanelCommand, PluginView } from '../shared/panelTypes'
 import { command } from './background'
@@ -42,7 +43,7 @@ export function PluginList({ plugins, failed, connected, onError }: Props) {
           <ul class="plain">
             {failed.map((f) => (
               <li key={f.path}>
-                <code>{f.path}</code>: {f.error}
+                <code>{f.path}</code>: <CommandText text={f.error} />
               </li>
             ))}
           </ul>

@@ -6,7 +6,7 @@ import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from '../protocol/constants'
 import { createEngine, DAEMON_ENGINE_LIMITS, type EngineChoice } from './createEngine'
 import type { HttpEngine } from './engine'
 import { createFront, type FrontOptions } from './front'
-import { proofRoute } from './proof'
+import { proofRoute, type ExtensionSightings } from './proof'
 import { errorResponse } from './responses'
 import type { Route } from './route'
 import { createRoutes, type Services } from './routes'
@@ -21,6 +21,8 @@ export interface DaemonFrontParts {
   engine: EngineChoice
   /** False once draining starts. */
   accepting: () => boolean
+  /** Filled by /proof: when the extension last asked, with this secret or another (./proof). */
+  extensionSightings: ExtensionSightings
 }
 
 export interface DaemonFront {
@@ -37,7 +39,7 @@ export function createDaemonFront(parts: DaemonFrontParts): DaemonFront {
     routes: [
       ...createRoutes({ ...parts.services, wsUrl: () => `ws://${LOOPBACK_HOST}:${port}/ws` }),
       ...parts.routes,
-      proofRoute(secret),
+      proofRoute(secret, Date.now, parts.extensionSightings),
     ],
     port: () => port,
     secret,

@@ -54,6 +54,11 @@ export interface HealthPayload {
   /** The connected extension's running version (absent when none is connected, or it is too old to say). */
   extensionVersion?: string
   extensionConnections: number
+  /**
+   * When an extension last asked this daemon to prove itself (epoch ms): `provenAt` holding this
+   * daemon's secret, `refusedAt` holding another (beyond the spec; absent from older daemons).
+   */
+  extensionSightings?: { provenAt?: number; refusedAt?: number }
   /** Distinct MCP clients (by name) with an open session. */
   mcpClients: number
   /** Open MCP sessions (beyond the spec: a client may hold several; absent from older daemons). */

@@ -14,6 +14,7 @@ import {
   EXTENSION_ORIGIN,
   PROOF_CALLER_CONTEXT,
   PROOF_CONTEXT,
+  PROOF_FROM_EXTENSION,
   PROOF_NONCE_PATTERN,
   PROOF_PATH,
   PROOF_RATE_LIMIT_PER_MIN,
@@ -55,7 +56,25 @@ export function isPageRequest(request: HeaderSource): boolean {
 /** Nonces already used with a valid `caller`, with when (a replay is counted like any request). */
 const MAX_REMEMBERED_NONCES = 10_000
 
-export function proofRoute(secret: () => string | null, now: () => number = Date.now): Route {
+/**
+ * What the daemon saw of the extension's proof requests (`from=extension`): when one last came
+ * with a `caller` made from this daemon's secret, and when one last came with a `caller` made from
+ * another secret (an extension loaded from another config folder, or a copy whose auth.json predates a
+ * new secret). `bridge doctor` tells these apart from "no extension ever asked" (a browser profile
+ * without the extension). A local process could send the same: what it gains is a wrong doctor line.
+ */
+export interface ExtensionSightings {
+  /** Epoch ms. */
+  provenAt?: number
+  /** Epoch ms. */
+  refusedAt?: number
+}
+
+export function proofRoute(
+  secret: () => string | null,
+  now: () => number = Date.now,
+  sightings: ExtensionSightings = {},
+): Route {
   const perKind = createRateLimiter({ limit: PROOF_RATE_LIMIT_PER_MIN, now })
   const used = new Map<string, number>()
   const fresh = (nonce: string): boolean => {
@@ -88,10 +107,14 @@ export function proofRoute(secret: () => string | null, now: () => number = Date
         if (caller.length > 1) return errorResponse('bad_request', 'caller may be given once')
         const current = secret()
         if (current === null) return errorResponse('not_found', 'this daemon has no secret to prove')
-        if (!holdsSecret(current, nonce, caller[0] ?? null)) {
-          const kind = request.header('origin') === EXTENSION_ORIGIN ? 'extension' : 'local'
-          if (!perKind.take(kind)) return rateLimitedResponse()
+        const fromExtension = request.header('origin') === EXTENSION_ORIGIN
+        const holds = holdsSecret(current, nonce, caller[0] ?? null)
+        const [fromKey, fromValue] = PROOF_FROM_EXTENSION.split('=')
+        if (url.searchParams.get(fromKey!) === fromValue && caller[0] !== undefined) {
+          if (holds) sightings.provenAt = now()
+          else sightings.refusedAt = now()
         }
+        if (!holds && !perKind.take(fromExtension ? 'extension' : 'local')) return rateLimitedResponse()
         return jsonResponse({ proof: proofFor(current, nonce) })
       },
     },

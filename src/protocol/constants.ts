@@ -100,6 +100,11 @@ export const PROOF_RATE_LIMIT_PER_MIN = 120
  * cannot make the CLI or the extension wait. Each nonce opens this way once.
  */
 export const PROOF_CALLER_CONTEXT = 'bridge-caller:'
+/**
+ * The extension adds `&from=extension` (its service worker's requests carry no Origin header): the
+ * daemon records when the extension last asked with its secret or with another, for `bridge doctor`.
+ */
+export const PROOF_FROM_EXTENSION = 'from=extension'
 
 /** Plugin names: lowercase alphanumeric segments joined by single hyphens. */
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/

@@ -106,7 +106,7 @@ describe('extension and daemon over time', () => {
       .poll(() => panel.getByTestId('connection-status').getAttribute('data-state'), { timeout: 10_000 })
       .toBe('unreachable')
     const message = panel.getByTestId('connection-message')
-    expect(await message.textContent()).toContain('Start it with bridge start.')
+    expect(await message.textContent()).toContain('start it with bridge start.')
     // The command is shown as code, never with raw backticks.
     expect(await message.locator('code').textContent()).toBe('bridge start')
     daemon = await startDaemon({ via: 'cli', configDir })

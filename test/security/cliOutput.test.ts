@@ -40,7 +40,9 @@ describe('CLI output of untrusted text', () => {
       pluginDetails: [],
       failedPlugins: [{ path: `/p/x${ESC}[1m`, error: HOSTILE }],
     } as unknown as HealthPayload
-    expect(safe(formatStatus(health, 'http://127.0.0.1:9515'))).toContain(`/p/x⟨U+001B⟩[1m: ${SHOWN}`)
+    expect(safe(formatStatus(health, 'http://127.0.0.1:9515', '/home/u/.bridge/extension'))).toContain(
+      `/p/x⟨U+001B⟩[1m: ${SHOWN}`,
+    )
   })
 
   it('bridge plugin list shows a plugin-written display name and tool names on one line', () => {

@@ -190,7 +190,7 @@ describe('a program squatting on the daemon port', () => {
       const status = panel.getByTestId('connection-status')
       await expect.poll(() => status.getAttribute('data-state'), { timeout: 10_000 }).toBe('impostor')
       expect(await panel.getByTestId('connection-message').textContent()).toContain(
-        `Another program is on port ${squatter.port}`,
+        `The server on 127.0.0.1:${squatter.port} does not hold this extension’s secret`,
       )
       expect(squatter.seen.filter((r) => r.kind === 'upgrade')).toEqual([])
       expect(everything(squatter.seen)).not.toContain(extensionSecret)
@@ -201,7 +201,7 @@ describe('a program squatting on the daemon port', () => {
       )
       expect(reply).toEqual({
         ok: false,
-        message: `Another program is on port ${squatter.port}: the audit log was not requested from it.`,
+        message: `The server on 127.0.0.1:${squatter.port} does not hold this extension’s secret, so the audit log was not requested from it.`,
       })
       expect(squatter.seen.filter((r) => r.url.startsWith('/audit'))).toEqual([])
       expect(everything(squatter.seen)).not.toContain(extensionSecret)

@@ -61,7 +61,7 @@ describe('extension connection', () => {
     await daemon.stop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('unreachable')
     const message = panel.getByTestId('connection-message')
-    expect(await message.textContent()).toContain('Start it with bridge start.')
+    expect(await message.textContent()).toContain('start it with bridge start.')
     expect(await message.textContent()).not.toContain('`')
     expect(await message.locator('code').allTextContents()).toEqual(['bridge start'])
     await daemon.start()
@@ -77,7 +77,7 @@ describe('extension connection', () => {
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('impostor')
     expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      `Another program is on port ${daemon.port}: it could not prove it knows this extension’s secret`,
+      `The server on 127.0.0.1:${daemon.port} does not hold this extension’s secret (a bridge daemon of another config folder, one whose secret changed, or another program), so nothing was sent to it: run bridge doctor, which says which and what to do.`,
     )
     // It asked for the proof and, unproven, never offered its secret in an upgrade.
     expect(daemon.proofs()).toBeGreaterThan(proofsBefore)
@@ -115,7 +115,7 @@ describe('extension connection', () => {
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('misconfigured')
     expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      'has no auth.json. Run bridge start,',
+      'This copy of the extension has no auth.json: in chrome://extensions, load the extension folder that bridge start prints in its place.',
     )
     writeFileSync(authFile, saved)
     await panel.getByTestId('reconnect').click()
@@ -126,9 +126,11 @@ describe('extension connection', () => {
     daemon.protocolVersion = PROTOCOL_VERSION + 1
     daemon.drop()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('protocolMismatch')
-    expect(await panel.getByTestId('connection-message').textContent()).toContain(
-      `protocol version ${PROTOCOL_VERSION + 1} but this extension speaks ${PROTOCOL_VERSION}`,
+    // After `bridge update` the daemon is newer: reloading the extension is the fix, and the banner offers it.
+    expect(await panel.getByTestId('connection-message').textContent()).toBe(
+      `The daemon was updated to 9.9.9-test (protocol ${PROTOCOL_VERSION + 1}) but this extension still runs ${EXTENSION_VERSION} (protocol ${PROTOCOL_VERSION}): reload the extension so it runs 9.9.9-test.`,
     )
+    expect(await panel.getByTestId('reload-extension').count()).toBe(1)
     daemon.protocolVersion = PROTOCOL_VERSION
     await panel.getByTestId('reconnect').click()
     await expect.poll(() => status().getAttribute('data-state'), { timeout: 10_000 }).toBe('connected')

@@ -237,6 +237,29 @@ describe('side panel', () => {
     await expect.poll(() => panel.getByTestId('panel-error').textContent()).toContain('not in this test')
   })
 
+  it('shows commands in the daemon’s errors and failed plugins as code, never as raw backticks', async () => {
+    daemon.answers.set('config.setPluginPermission', () => {
+      throw new Error('the config folder is read-only: run `bridge doctor`')
+    })
+    await panel.getByTestId('plugin-notes').getByTestId('plugin-permission-auto').click()
+    const error = panel.getByTestId('panel-error')
+    await expect
+      .poll(() => error.textContent())
+      .toContain('the config folder is read-only: run bridge doctor')
+    expect(await error.locator('code').allTextContents()).toEqual(['bridge doctor'])
+    daemon.notify('plugins.changed', {
+      plugins: [plugin.state('auto')],
+      failedPlugins: [
+        { path: '/p/broken', error: 'no dist/tools.json: build it with `npx bridge-plugin build`' },
+      ],
+    })
+    const failed = panel.getByTestId('failed-plugins')
+    await expect.poll(() => failed.textContent()).toContain('build it with npx bridge-plugin build')
+    expect(await failed.textContent()).not.toContain('`')
+    expect(await failed.locator('code').allTextContents()).toEqual(['/p/broken', 'npx bridge-plugin build'])
+    daemon.answers.delete('config.setPluginPermission')
+  })
+
   it('warns when permission checks are skipped and lists the built-in tools with their permissions', async () => {
     daemon.skipPermissions = true
     daemon.browserTools = [

@@ -244,13 +244,20 @@ export async function startTinyDaemon(opts: {
             pending.delete(Number(frame.id))
           } else if (frame.id !== undefined && frame.method !== undefined) {
             const answer = daemon.answers.get(frame.method)
-            ws.send(
-              JSON.stringify(
-                answer
-                  ? { jsonrpc: '2.0', id: frame.id, result: answer(frame.params) }
-                  : { jsonrpc: '2.0', id: frame.id, error: { code: -32601, message: 'not in this test' } },
-              ),
-            )
+            // An answer that throws is the daemon refusing: a JSON-RPC error with its message.
+            let reply: unknown
+            try {
+              reply = answer
+                ? { jsonrpc: '2.0', id: frame.id, result: answer(frame.params) }
+                : { jsonrpc: '2.0', id: frame.id, error: { code: -32601, message: 'not in this test' } }
+            } catch (error) {
+              reply = {
+                jsonrpc: '2.0',
+                id: frame.id,
+                error: { code: -32000, message: String((error as Error).message) },
+              }
+            }
+            ws.send(JSON.stringify(reply))
           }
         })
         ws.on('close', (code) => {

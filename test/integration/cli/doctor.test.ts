@@ -104,7 +104,7 @@ describe('bridge doctor', () => {
     writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: {} }))
     const result = await doctor(home)
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('! no browser has the bridge extension connected')
+    expect(result.stdout).toMatch(/^! no bridge extension has asked this daemon since it started \d+ s ago$/m)
     expect(result.stdout).toContain(
       `! Claude Code: ${join(home, '.claude.json')} mentions http://127.0.0.1:${daemon.port}/mcp but no current client token`,
     )
@@ -129,8 +129,9 @@ describe('bridge doctor', () => {
     const dir = fresh()
     const result = await doctor(home, dir, ['--port', '1'])
     expect(result.code).toBe(1)
-    expect(result.stdout).toContain('✗ no bridge daemon answers on http://127.0.0.1:1')
-    expect(result.stdout).toContain('    start it with `bridge start` (or pass --port)')
+    expect(result.stdout).toContain(
+      `✗ bridge is not running: nothing answers on http://127.0.0.1:1 and no daemon holds ${dir}\n    start it: \`bridge start --port 1\`\n`,
+    )
     expect(result.stdout).toContain(
       `✗ extension files are not installed (${join(dir, 'extension/manifest.json')} is missing)`,
     )

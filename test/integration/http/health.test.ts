@@ -43,6 +43,8 @@ describe.each(ENGINES)('GET /health on the %s engine', (engine) => {
       httpEngine: engine,
       extensionConnected: false,
       extensionConnections: 0,
+      // No extension has asked this daemon to prove itself yet.
+      extensionSightings: {},
       mcpClients: 0,
       mcpSessions: 0,
       plugins: 0,
