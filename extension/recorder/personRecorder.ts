@@ -10,6 +10,13 @@
  *
  * Who may add a step: only this extension's script in a frame of the recorded tab, and only while the
  * panel's recording runs; the page's own messages and synthetic events are never read (./page.ts).
+ *
+ * Chrome stops an idle service worker (after about 30 s with nothing to do: the person may pause while
+ * recording), and with it this object. The recording is kept in session storage, written at each step
+ * and read back when the worker starts again (the page's next act or navigation wakes it): the steps so
+ * far and the running recording survive; only an act still being measured when the worker stopped is
+ * lost. Session storage is the extension's own (pages and content scripts cannot read it) and is gone
+ * when the browser closes.
  */
 import type { PersonStep } from '../../src/protocol/workflowPanel'
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
@@ -38,6 +45,7 @@ const OWN_TRANSITIONS = new Set([
   'reload',
 ])
 const ACTS = new Set<PageAct['kind']>(['click', 'type', 'select', 'press'])
+const STORAGE_KEY = 'bridge.personRecording'
 
 export interface RecordingView {
   name: string
@@ -63,6 +71,17 @@ interface Session {
   outline: string | undefined
 }
 
+/** What session storage keeps of a recording: everything but the work in flight. */
+type SavedSession = Pick<Session, 'name' | 'description' | 'tabId' | 'title' | 'steps' | 'state' | 'outline'>
+
+const sessionOf = (saved: SavedSession): Session => ({
+  ...saved,
+  queue: Promise.resolve(),
+  enqueued: 0,
+  cut: undefined,
+  frames: new Map(),
+})
+
 const isWeb = (url: string | undefined) => /^https?:\/\//.test(url ?? '')
 const bodyOf = (text: string): string => text.split('\n').slice(2).join('\n')
 const utf8 = new TextEncoder()
@@ -79,21 +98,54 @@ async function pageState(tabId: number): Promise<PageState | undefined> {
 
 export class PersonRecorder {
   private session: Session | undefined
+  /** The recording a stopped worker left, read back: every event waits for it. */
+  private readonly restored: Promise<void>
 
-  constructor(private readonly changed: () => void) {
-    chrome.webNavigation.onCommitted.addListener((d) => this.committed(d))
+  constructor(
+    private readonly changed: () => void,
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {
+    this.restored = this.restore()
+    // Listeners are added at once (Chrome wakes the worker for them) and run once the recording is back.
+    chrome.webNavigation.onCommitted.addListener((d) => void this.restored.then(() => this.committed(d)))
     chrome.webNavigation.onDOMContentLoaded.addListener(({ tabId, frameId }) => {
-      const session = this.session
-      if (session?.tabId !== tabId) return
-      void this.inject(tabId, [frameId])
-      if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
+      void this.restored.then(() => {
+        const session = this.session
+        if (session?.tabId !== tabId) return
+        void this.inject(tabId, [frameId])
+        if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
+      })
     })
     chrome.tabs.onUpdated.addListener((tabId, info) => {
-      const s = this.session
-      if (s?.tabId === tabId && info.title !== undefined) {
-        s.title = info.title.slice(0, 200)
-        this.changed()
-      }
+      void this.restored.then(() => {
+        const s = this.session
+        if (s?.tabId === tabId && info.title !== undefined) {
+          s.title = info.title.slice(0, 200)
+          this.save(s)
+          this.changed()
+        }
+      })
+    })
+  }
+
+  private async restore(): Promise<void> {
+    const saved = (await chrome.storage.session.get(STORAGE_KEY).catch((): Record<string, unknown> => ({})))[
+      STORAGE_KEY
+    ] as SavedSession | undefined
+    if (!saved || this.session || typeof saved.name !== 'string' || !Array.isArray(saved.steps)) return
+    this.session = sessionOf(saved)
+    // The page's recorder is still there unless its document changed while the worker was stopped.
+    void this.inject(saved.tabId)
+    this.changed()
+  }
+
+  /** Writes the recording as it is now; writes are applied in the order they are made. */
+  private save(session: Session): void {
+    if (this.session !== session) return
+    const { name, description, tabId, title, steps, state, outline } = session
+    const saved: SavedSession = { name, description, tabId, title, steps, state, outline }
+    chrome.storage.session.set({ [STORAGE_KEY]: saved }).catch((error: unknown) => {
+      this.warn(`recording ${name}: could not keep its steps across a worker restart: ${String(error)}`)
     })
   }
 
@@ -104,6 +156,7 @@ export class PersonRecorder {
 
   /** Starts recording the front tab of the last focused window: its page as it is is the first step. */
   async start(name: string, description: string): Promise<RecordingView> {
+    await this.restored
     if (this.session) throw new Error(`Already recording ${this.session.name}: stop it first.`)
     const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' })
     if (tab?.id === undefined || !isWeb(tab.url))
@@ -133,6 +186,7 @@ export class PersonRecorder {
 
   /** Ends the recording: the acts still being measured are waited for; the steps are returned. */
   async stop(): Promise<{ name: string; description: string; steps: PersonStep[] }> {
+    await this.restored
     const session = this.session
     if (!session) throw new Error('No recording is running.')
     await this.detach(session.tabId)
@@ -149,12 +203,17 @@ export class PersonRecorder {
   clear(): void {
     const session = this.session
     this.session = undefined
+    void chrome.storage.session.remove(STORAGE_KEY).catch(() => undefined)
     if (session) void this.detach(session.tabId)
     this.changed()
   }
 
   /** A message from ./page.ts; anything that is not the recorded tab's own script's is dropped. */
   pageEvent(sender: chrome.runtime.MessageSender, message: unknown): void {
+    void this.restored.then(() => this.act(sender, message))
+  }
+
+  private act(sender: chrome.runtime.MessageSender, message: unknown): void {
     const session = this.session
     if (
       !session ||
@@ -255,6 +314,7 @@ export class PersonRecorder {
     session.cut = undefined
     const report = await this.report(session, cut).catch(() => '')
     session.steps.push({ ...act, report: clip(report) })
+    this.save(session)
     this.changed()
   }
 

@@ -311,4 +311,37 @@ describe('workflows: record what an agent did, replay it without a model', () =>
     },
     TIMEOUT,
   )
+  it(
+    "keeps an agent's recording when Chrome stops the extension's service worker between two calls",
+    async () => {
+      const site = bridge.site
+      site.variant = 'original'
+      await call('browser_recording_start', { name: 'sign_in_only', description: 'Sign in' })
+      await call('browser_navigate', { url: site.url('/login') })
+      await call('browser_type', { selector: '#email', text: 'ada@example.com' })
+      // The worker, and the targets it took so far, go; the side panel opening starts it again.
+      await bridge.browser.stopServiceWorker()
+      const panel = await bridge.browser.openSidePanel()
+      await panel
+        .locator('[data-testid=connection-status][data-state=connected]')
+        .waitFor({ timeout: scaled(30_000) })
+      await panel.close()
+      await bridge.browser.context
+        .pages()
+        .find((p) => p.url().startsWith(site.url('/')))
+        ?.bringToFront()
+      await call('browser_type', { selector: '#pw', text: PASSWORD })
+      await call('browser_click', { selector: 'button' })
+      const stopped = (await call('browser_recording_stop')).structured as { saved: string; steps: string[] }
+      expect(stopped.saved).toBe('sign_in_only')
+      // Each step has its element's signals, those taken before the restart as much as after.
+      expect(stopped.steps).toEqual([
+        `1. Go to ${site.url('/login')}`,
+        '2. Type {{email}} into textbox "Email"',
+        '3. Type {{password}} into textbox "Password"',
+        '4. Click button "Sign in"',
+      ])
+    },
+    TIMEOUT,
+  )
 })

@@ -204,6 +204,45 @@ describe('workflows in the side panel: a person records, the panel edits', () =>
   )
 
   it(
+    "keeps a person's recording when Chrome stops the extension's service worker mid-demonstration",
+    async () => {
+      const site = bridge.site
+      // Signed in by the first test: a product page is the start.
+      await tab.goto(site.url('/item?name=desk'))
+      await record('desk_in_green')
+      // The person pauses; Chrome stops the worker, and with it everything in its memory.
+      await bridge.browser.stopServiceWorker()
+      // The person's next act wakes the worker: the recording is back, and the act is its next step.
+      await tab.focus('#colour')
+      await tab.keyboard.press('End')
+      await tab.keyboard.press('ArrowDown')
+      await expect
+        .poll(
+          () =>
+            panel
+              .getByTestId('recording')
+              .getAttribute('data-steps')
+              .catch(() => null),
+          POLL,
+        )
+        .toBe('2')
+      await tab.click('#add')
+      await tab.waitForURL('**/cart')
+      await expect.poll(steps, POLL).toBe('3')
+      await panel.getByTestId('record-stop').click()
+      await expect.poll(() => existsSync(fileOf('desk_in_green')), POLL).toBe(true)
+      const saved = readFile('desk_in_green')
+      expect(saved.steps.map((s) => s.action)).toEqual(['navigate', 'select', 'click'])
+      expect(saved.steps[2]!.post).toMatchObject({ url: site.url('/cart'), title: 'Cart' })
+      expect(site.carts.at(-1)).toMatchObject({ item: 'desk', colour: 'green' })
+      await panel.getByTestId('workflow-desk_in_green').getByTestId('workflow-delete').click()
+      await panel.getByTestId('workflow-desk_in_green').getByTestId('workflow-delete-confirm').click()
+      await expect.poll(() => existsSync(fileOf('desk_in_green')), POLL).toBe(false)
+    },
+    TIMEOUT,
+  )
+
+  it(
     "a hostile page's look-alike messages and synthetic events start nothing and record nothing",
     async () => {
       await tab.goto(bridge.site.url('/hostile'))
