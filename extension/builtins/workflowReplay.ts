@@ -424,6 +424,7 @@ export async function runWorkflow(
   ctx: BuiltinContext,
 ): Promise<WorkflowRunOutput> {
   const state: RunState = { tabId: tabIdOf(await resolveTab(plan.tabId)), opened: [] }
+  const began = state.tabId
   const steps: StepOutcome[] = []
   const reads: ReadOutcome[] = []
   // The run's result is labelled with every origin its steps were on (its reads and its stop report
@@ -525,7 +526,8 @@ export async function runWorkflow(
     ok: true,
     steps,
     ...(reads.length ? { read: reads } : {}),
-    tabId: state.tabId,
+    // The agent knows the tab it ran in: only another one (opened or switched to) is news.
+    ...(state.tabId !== began ? { tabId: state.tabId } : {}),
     ...(plan.run !== undefined ? { run: plan.run } : {}),
   }
 }

@@ -286,10 +286,11 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
         }
       }
     }
-    // Only what the agent does not know already: the tool it called names the workflow.
+    // Only what the agent does not know already: the tool it called names the workflow, its
+    // description the number of steps (all ran when ok; a stop names its step), and the tab is the
+    // one it ran in unless the extension says otherwise (src/protocol/workflow.ts, `tabId`).
     const output = {
       ok: run.ok,
-      steps: run.steps?.length ?? 0,
       ...(healed.length
         ? { healed: healed.map((s) => ({ step: s.index, by: s.healed!.by, saved: true })) }
         : {}),

@@ -222,7 +222,7 @@ describe('workflows: record what an agent did, replay it without a model', () =>
         'cardNumber=5500000000000004',
       ])
       expect(ran.stderr).toBe('')
-      expect(ran.stdout).toContain('order_flow: 11 steps done')
+      expect(ran.stdout).toContain('order_flow: every step done')
       expect(ran.code).toBe(0)
       expect(site.orders[2]).toEqual({
         user: 'ada@example.com',
@@ -257,7 +257,7 @@ describe('workflows: record what an agent did, replay it without a model', () =>
         search: 'chair',
         fullName: 'Alan Turing',
       })
-      expect(structured).toMatchObject({ ok: true, steps: 11 })
+      expect(structured).toEqual({ ok: true })
       expect(site.orders.at(-1)).toEqual({
         user: 'ada@example.com',
         item: 'chair',
