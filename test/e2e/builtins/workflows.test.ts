@@ -16,6 +16,8 @@ import { startWorkflowSite, type WorkflowSite } from '../support/workflowSite'
 // changed. The shop's server judges: it keeps the orders it accepted.
 const PASSWORD = 'correct horse 7'
 const TIMEOUT = scaled(240_000)
+/** The settle wait's cap (SETTLE.maxMs in extension/builtins/settleWait.ts). */
+const SETTLE_CAP_MS = 3_000
 
 describe('workflows: record what an agent did, replay it without a model', () => {
   let bridge: LiveBridge<WorkflowSite>
@@ -341,6 +343,35 @@ describe('workflows: record what an agent did, replay it without a model', () =>
         '3. Type {{password}} into textbox "Password"',
         '4. Click button "Sign in"',
       ])
+    },
+    TIMEOUT,
+  )
+  it(
+    'ends a replayed step once its post-condition shows, on a page whose DOM never stops changing',
+    async () => {
+      const site = bridge.site
+      await call('browser_recording_start', { name: 'ticker_total', description: 'Show the total' })
+      await call('browser_navigate', { url: site.url('/ticker') })
+      // The agent's own click waits for the page to settle, up to the cap: the clock never stops.
+      const clicked = (await call('browser_click', { selector: '#total' })).text
+      expect(clicked).toContain('Total: 42')
+      expect(clicked).toContain(`cap`)
+      await call('browser_recording_stop')
+      expect((await bridge.cli(['workflow', 'set', 'ticker_total', 'auto'])).code).toBe(0)
+      await expect
+        .poll(async () =>
+          (await mcp.client.listTools()).tools.some((t) => t.name === 'workflow_ticker_total'),
+        )
+        .toBe(true)
+      expect((await call('workflow_ticker_total')).structured).toEqual({ ok: true })
+      // The replay's click ended when "Total: 42" showed, not at the settle cap (3 s, SETTLE.maxMs),
+      // the only end a wait for the page's quiet moment has here.
+      const audit = readFileSync(join(bridge.configDir, 'audit.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { tool: string; step?: number; durationMs: number })
+      const click = audit.find((e) => e.tool === 'workflow_ticker_total' && e.step === 2)
+      expect(click?.durationMs).toBeLessThan(SETTLE_CAP_MS)
     },
     TIMEOUT,
   )
