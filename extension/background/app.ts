@@ -73,7 +73,10 @@ export class BackgroundApp {
       (message) => recordExtensionLog('warning', message),
     )
     this.approvals = new ApprovalQueue(() => this.panels.publish())
-    this.recorder = new PersonRecorder(() => this.panels.publish())
+    this.recorder = new PersonRecorder(
+      () => this.panels.publish(),
+      (message) => recordExtensionLog('warning', message),
+    )
     this.tracker = new TabTracker(
       (plugin, tabs) => {
         this.panels.publish()

@@ -21,6 +21,8 @@ export type SnapshotMode = 'diff' | 'full' | 'none'
 export interface ReportOptions {
   snapshot?: SnapshotMode
   maxLength?: number
+  /** A workflow step's post-condition (BuiltinContext.settledWhen): may end the quiet wait early. */
+  until?: () => Promise<boolean>
 }
 
 /** What the action itself has to say (failures, values that did not stick), and the fields it set. */
@@ -86,7 +88,7 @@ export async function reportAction(
       const running = act()
       running.catch(() => undefined)
       const notes = await Promise.race([running, dialog.then(() => undefined)])
-      const waited = await settle(tabId, () => pageState(tabId), requests)
+      const waited = await settle(tabId, () => pageState(tabId), requests, SETTLE.pollMs, options.until)
       return await withWait(waited, maxBytes, (room) =>
         describe(tabId, mode, room, before, beforeOutline, notes ?? {}, waited.page),
       )

@@ -18,6 +18,11 @@ export interface BuiltinContext {
   labelOrigins?(origins: string[]): void
   /** A running workflow's tool step: the daemon calls the tool its plan holds (`workflow.toolStep`). */
   toolStep?(run: string, step: number): Promise<ToolStepAnswer>
+  /**
+   * A workflow's replay (./workflowReplay.ts): whether the step's post-condition shows. An action's
+   * settle wait ends once it does and nothing the action started is loading (./settleWait.ts).
+   */
+  settledWhen?: () => Promise<boolean>
 }
 
 /** The daemon's answer to a workflow's tool step. */

@@ -43,7 +43,7 @@ export async function click(input: In<'click'>, ctx: BuiltinContext) {
   const tabId = tabIdOf(tab)
   const where = await locate(tab, input)
   const before = new Set((await chrome.tabs.query({})).map((t) => t.id ?? -1))
-  return reportAction(tabId, input, async () => {
+  return reportAction(tabId, { ...input, until: ctx.settledWhen }, async () => {
     await withDebugger(tabId, tab.url, (cdp) =>
       mouseClick(cdp, where.x, where.y, {
         button: input.button ?? 'left',
@@ -69,7 +69,7 @@ export async function hover(input: In<'hover'>) {
   return { hovered: where.description }
 }
 
-export async function type(input: In<'type'>) {
+export async function type(input: In<'type'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   const target = { ref: input.ref, selector: input.selector }
@@ -78,7 +78,7 @@ export async function type(input: In<'type'>) {
     ...target,
     clear,
   })
-  return reportAction(tabId, input, async () => {
+  return reportAction(tabId, { ...input, until: ctx.settledWhen }, async () => {
     await withDebugger(tabId, tab.url, async (cdp) => {
       // insertText replaces the selection; with nothing to insert, delete the selected content instead.
       if (input.text) await insertText(cdp, input.text)
@@ -99,12 +99,12 @@ export async function type(input: In<'type'>) {
   })
 }
 
-export async function pressKey(input: In<'pressKey'>) {
+export async function pressKey(input: In<'pressKey'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
   const tabId = tabIdOf(tab)
   if (input.ref !== undefined || input.selector !== undefined)
     await runInPage(tab, 'focusTarget', { ref: input.ref, selector: input.selector })
-  return reportAction(tabId, input, async () => {
+  return reportAction(tabId, { ...input, until: ctx.settledWhen }, async () => {
     await withDebugger(tabId, tab.url, (cdp) => pressCombination(cdp, input.key))
     const { focused } = await runInPage<{ focused: string | null }>(
       await getTab(tabId),
@@ -114,9 +114,9 @@ export async function pressKey(input: In<'pressKey'>) {
   })
 }
 
-export async function selectOption(input: In<'selectOption'>) {
+export async function selectOption(input: In<'selectOption'>, ctx: BuiltinContext) {
   const tab = await resolveTab(input.tabId)
-  return reportAction(tabIdOf(tab), input, async () => {
+  return reportAction(tabIdOf(tab), { ...input, until: ctx.settledWhen }, async () => {
     const target = { ref: input.ref, selector: input.selector }
     await runInPage(tab, 'selectOption', { ...target, values: input.values })
     return { quiet: [await runInPage<string>(tab, 'refOfTarget', target)] }

@@ -42,13 +42,15 @@ export interface SettleOutcome {
  * Waits for the page to settle after an action; `state` reads the page (undefined while it cannot,
  * e.g. navigating), `requests` is the action's watch (undefined without a debugger session). The first
  * look is after `firstLookMs` (an action's effects start a moment after it returns; a page that has
- * just finished loading is looked at at once).
+ * just finished loading is looked at at once). `until`, when given, ends the DOM's quiet wait early
+ * once it holds.
  */
 export async function settle(
   tabId: number,
   state: () => Promise<PageState | undefined>,
   requests: RequestWatch | undefined,
   firstLookMs: number = SETTLE.pollMs,
+  until?: () => Promise<boolean>,
 ): Promise<SettleOutcome> {
   const started = Date.now()
   const held = new Map<string, number>()
@@ -87,6 +89,10 @@ export async function settle(
       ...(page && page.quietMs < SETTLE.quietMs ? ['DOM changes'] : []),
     ]
     if (!reasons.length) return outcome(false, page)
+    // The page shows what the caller waits for (a workflow step's post-condition) and nothing the
+    // action started is still loading: the DOM's quiet moment would add nothing but time.
+    if (until && page && reasons.length === 1 && reasons[0] === 'DOM changes' && (await until()))
+      return outcome(false, page)
     if (Date.now() - started > SETTLE.maxMs) return outcome(true)
     await sleep(SETTLE.pollMs)
   }

@@ -287,32 +287,33 @@ async function followOpened(step: ResolvedStep, state: RunState, before: Readonl
 
 /** What of the post-condition the page does not show, polled until it does or the time is up. */
 async function postMisses(step: ResolvedStep, tabId: number, frameId: number): Promise<string[]> {
-  const post = step.post
-  if (!post) return []
+  if (!step.post) return []
   const deadline = Date.now() + REPLAY.postWaitMs
   for (;;) {
-    let misses: string[]
-    if (post.dialog) {
-      const dialog = openDialog(tabId)
-      misses = dialog && dialog.type === post.dialog.type ? [] : [`no ${post.dialog.type} dialog opened`]
-    } else {
-      const tab = await getTab(tabId)
-      misses = await runInPage<string[]>(tab, 'postMisses', { post, checkUrl: true }, 0).catch(
-        (e: unknown) => [messageOf(e)],
-      )
-      if (misses.length && frameId !== 0) {
-        const inFrame = await runInPage<string[]>(
-          tab,
-          'postMisses',
-          { post: { appeared: post.appeared ?? [] }, checkUrl: false },
-          frameId,
-        ).catch(() => misses)
-        misses = misses.filter((m) => !m.startsWith('the page does not show') || inFrame.includes(m))
-      }
-    }
+    const misses = await postMissesNow(step.post, tabId, frameId)
     if (!misses.length || Date.now() > deadline) return misses
     await sleep(REPLAY.pollMs)
   }
+}
+
+/** What of the post-condition the page does not show now. */
+async function postMissesNow(post: PostCondition, tabId: number, frameId: number): Promise<string[]> {
+  if (post.dialog) {
+    const dialog = openDialog(tabId)
+    return dialog && dialog.type === post.dialog.type ? [] : [`no ${post.dialog.type} dialog opened`]
+  }
+  const tab = await getTab(tabId)
+  const misses = await runInPage<string[]>(tab, 'postMisses', { post, checkUrl: true }, 0).catch(
+    (e: unknown) => [messageOf(e)],
+  )
+  if (!misses.length || frameId === 0) return misses
+  const inFrame = await runInPage<string[]>(
+    tab,
+    'postMisses',
+    { post: { appeared: post.appeared ?? [] }, checkUrl: false },
+    frameId,
+  ).catch(() => misses)
+  return misses.filter((m) => !m.startsWith('the page does not show') || inFrame.includes(m))
 }
 
 const hide = (text: string, secrets: readonly string[]) =>
@@ -424,6 +425,7 @@ export async function runWorkflow(
   ctx: BuiltinContext,
 ): Promise<WorkflowRunOutput> {
   const state: RunState = { tabId: tabIdOf(await resolveTab(plan.tabId)), opened: [] }
+  const began = state.tabId
   const steps: StepOutcome[] = []
   const reads: ReadOutcome[] = []
   // The run's result is labelled with every origin its steps were on (its reads and its stop report
@@ -470,8 +472,13 @@ export async function runWorkflow(
       if (step.action === 'fill' && refs.ref !== undefined)
         refs.more = await fillsAfter(step, plan, await getTab(tabId), frameId, expected)
       const before = new Set(step.post?.tab ? (await chrome.tabs.query({})).map((t) => t.id) : [])
+      // A step whose post-condition is on the page needs no quiet moment of the page after it: its
+      // action's settle wait ends once the post-condition shows (and nothing it started is loading).
+      const post = step.post
+      const checked = post && !post.dialog && !post.tab && !refs.more?.length
+      const settledWhen = async () => !(await postMissesNow(post!, tabId, frameId)).length
       try {
-        const acted = await act(step, state, refs, plan, run, ctx)
+        const acted = await act(step, state, refs, plan, run, checked ? { ...ctx, settledWhen } : ctx)
         if (step.action === 'read') reads.push({ step: step.index, text: hide(String(acted), plan.secrets) })
       } catch (err) {
         if (err instanceof StepStop) throw err
@@ -525,7 +532,8 @@ export async function runWorkflow(
     ok: true,
     steps,
     ...(reads.length ? { read: reads } : {}),
-    tabId: state.tabId,
+    // The agent knows the tab it ran in: only another one (opened or switched to) is news.
+    ...(state.tabId !== began ? { tabId: state.tabId } : {}),
     ...(plan.run !== undefined ? { run: plan.run } : {}),
   }
 }

@@ -3,6 +3,11 @@
  * acts on an element has that element's target signals taken before it acts (./pageLibrary/signals),
  * kept here by the call's dispatch id; stop hands them to the daemon, which joins them to the calls
  * its call path saw (src/workflows). Nothing else is recorded here: the calls are the daemon's.
+ *
+ * Chrome may stop the service worker between two of the agent's calls: what is kept here is in session
+ * storage too (written after each capture, read back when the worker starts), so a recording's targets
+ * survive it. An extension reload clears session storage: the stop then says no recording is running,
+ * and the daemon tells the agent its recording was lost.
  */
 import type { CapturedCall, Target } from '../../src/protocol/workflow'
 import type { workflows as defs } from '../../src/tools'
@@ -31,6 +36,25 @@ interface Recording {
 
 /** Recordings by the calling client's name (one each). */
 const recordings = new Map<string, Recording>()
+const STORAGE_KEY = 'bridge.agentRecordings'
+type SavedRecordings = Record<string, { name: string; calls: [string, CapturedCall][] }>
+
+/** The recordings a stopped worker left; every use waits for them. */
+const restored = (async () => {
+  const saved = (await chrome.storage.session.get(STORAGE_KEY).catch((): Record<string, unknown> => ({})))[
+    STORAGE_KEY
+  ] as SavedRecordings | undefined
+  for (const [client, r] of Object.entries(saved ?? {}))
+    if (!recordings.has(client) && Array.isArray(r.calls))
+      recordings.set(client, { name: r.name, calls: new Map(r.calls) })
+})()
+
+/** Writes the recordings as they are now (writes are applied in the order they are made). */
+async function saveRecordings(): Promise<void> {
+  const saved: SavedRecordings = {}
+  for (const [client, r] of recordings) saved[client] = { name: r.name, calls: [...r.calls] }
+  await chrome.storage.session.set({ [STORAGE_KEY]: saved }).catch(() => undefined)
+}
 const clientOf = (ctx: BuiltinContext) => ctx.client ?? ''
 
 /** The frame path of a frame: each iframe from the top down, as a CSS path in its parent. */
@@ -69,12 +93,26 @@ export async function captureTarget(
   ctx: BuiltinContext,
   tab: chrome.tabs.Tab | undefined,
 ) {
+  await restored
   const recording = recordings.get(clientOf(ctx))
   if (!recording || recording.calls.size >= MAX_STEPS) return
   const captured: CapturedCall = {
     ...(tab?.id !== undefined && tab.url ? { tab: { id: tab.id, url: tab.url } } : {}),
   }
   recording.calls.set(ctx.dispatchId, captured)
+  try {
+    await capture(tool, args, captured, tab)
+  } finally {
+    await saveRecordings()
+  }
+}
+
+async function capture(
+  tool: string,
+  args: Record<string, unknown>,
+  captured: CapturedCall,
+  tab: chrome.tabs.Tab | undefined,
+): Promise<void> {
   try {
     const named = TARGET_TOOLS.has(tool) || tool === 'browser_fill_form' || tool === 'browser_drag'
     if (!named) return
@@ -98,17 +136,21 @@ export async function captureTarget(
 }
 
 export const workflowsHandlers: Handlers<typeof defs> = {
-  recordingStart: (input, ctx) => {
+  recordingStart: async (input, ctx) => {
+    await restored
     recordings.set(clientOf(ctx), { name: input.name, calls: new Map() })
-    return Promise.resolve({ recording: input.name })
+    await saveRecordings()
+    return { recording: input.name }
   },
-  recordingStop: (_input, ctx) => {
+  recordingStop: async (_input, ctx) => {
+    await restored
     const recording = recordings.get(clientOf(ctx))
     recordings.delete(clientOf(ctx))
+    await saveRecordings()
     if (!recording) throw invalid('no recording is running: start one with browser_recording_start')
-    return Promise.resolve({
+    return {
       recording: recording.name,
       steps: [...recording.calls].map(([dispatchId, captured]) => ({ dispatchId, ...captured })),
-    })
+    }
   },
 }

@@ -5,16 +5,29 @@
  * each act and takes what changed (the same outline diff, or the whole new page after a navigation,
  * that an agent's action reports), and keeps the acts in order as the calls an agent would have made.
  * Navigations the person starts themselves (the address bar, a bookmark, back and forward) are steps of
- * their own; a navigation a click or a key caused is that act's outcome. Stop hands the steps to the
+ * their own; a navigation a click or a key caused is that act's outcome. A JavaScript dialog (alert,
+ * confirm, prompt) is seen through the tab's debugger session, held while the recording runs (Chrome
+ * shows its "debugging this browser" bar meanwhile): the dialog is the outcome of the act that opened
+ * it, and the person's answer (OK or Cancel, a prompt's text) is a step of its own. Both come from
+ * the browser's own events, never from the page. Stop hands the steps to the
  * daemon (`workflow.saveRecording`), which builds the workflow with the agent recording's rules.
  *
  * Who may add a step: only this extension's script in a frame of the recorded tab, and only while the
  * panel's recording runs; the page's own messages and synthetic events are never read (./page.ts).
+ *
+ * Chrome stops an idle service worker (after about 30 s with nothing to do: the person may pause while
+ * recording), and with it this object. The recording is kept in session storage, written at each step
+ * and read back when the worker starts again (the page's next act or navigation wakes it): the steps so
+ * far and the running recording survive; only an act still being measured when the worker stopped is
+ * lost. Session storage is the extension's own (pages and content scripts cannot read it) and is gone
+ * when the browser closes.
  */
 import type { PersonStep } from '../../src/protocol/workflowPanel'
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
 import { snapshotWithFrames } from '../builtins/frames'
 import { diffOutline, renderDiff } from '../builtins/pageLibrary/outlineDiff'
+import { holdDebugger, releaseDebugger } from '../builtins/debuggerSession'
+import { messageOf } from '../builtins/errors'
 import { cutOutline } from '../builtins/pageLibrary/truncate'
 import { runInPage } from '../builtins/pageScript'
 import { settle, SETTLE, type PageState } from '../builtins/settleWait'
@@ -38,6 +51,9 @@ const OWN_TRANSITIONS = new Set([
   'reload',
 ])
 const ACTS = new Set<PageAct['kind']>(['click', 'type', 'select', 'press'])
+const STORAGE_KEY = 'bridge.personRecording'
+/** The reason the recording holds the tab's debugger session (../builtins/debuggerSession.ts). */
+const DEBUGGER_HOLD = 'personRecorder'
 
 export interface RecordingView {
   name: string
@@ -61,7 +77,24 @@ interface Session {
   frames: Map<number, Promise<string[]>>
   state: PageState | undefined
   outline: string | undefined
+  /** The dialog that opened last, and the act (its number) that was being taken when it did. */
+  dialog?: { type: string; message: string; seq: number }
 }
+
+/** What session storage keeps of a recording: everything but the work in flight. */
+type SavedSession = Pick<Session, 'name' | 'description' | 'tabId' | 'title' | 'steps' | 'state' | 'outline'>
+
+const sessionOf = (saved: SavedSession): Session => ({
+  ...saved,
+  queue: Promise.resolve(),
+  enqueued: 0,
+  cut: undefined,
+  frames: new Map(),
+})
+
+/** A dialog as an agent's action reports it (src/workflows/postCondition.ts reads it back). */
+const dialogReport = (dialog: { type: string; message: string }) =>
+  `A dialog opened; the page waits for it.\n[open dialogs: ${JSON.stringify([{ type: dialog.type, message: dialog.message }])}]`
 
 const isWeb = (url: string | undefined) => /^https?:\/\//.test(url ?? '')
 const bodyOf = (text: string): string => text.split('\n').slice(2).join('\n')
@@ -79,21 +112,85 @@ async function pageState(tabId: number): Promise<PageState | undefined> {
 
 export class PersonRecorder {
   private session: Session | undefined
+  /** The recording a stopped worker left, read back: every event waits for it. */
+  private readonly restored: Promise<void>
 
-  constructor(private readonly changed: () => void) {
-    chrome.webNavigation.onCommitted.addListener((d) => this.committed(d))
+  constructor(
+    private readonly changed: () => void,
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {
+    this.restored = this.restore()
+    // Listeners are added at once (Chrome wakes the worker for them) and run once the recording is back.
+    chrome.webNavigation.onCommitted.addListener((d) => void this.restored.then(() => this.committed(d)))
     chrome.webNavigation.onDOMContentLoaded.addListener(({ tabId, frameId }) => {
-      const session = this.session
-      if (session?.tabId !== tabId) return
-      void this.inject(tabId, [frameId])
-      if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
+      void this.restored.then(() => {
+        const session = this.session
+        if (session?.tabId !== tabId) return
+        void this.inject(tabId, [frameId])
+        if (frameId !== 0) session.frames.set(frameId, this.framePath(tabId, frameId))
+      })
+    })
+    chrome.debugger.onEvent.addListener((source, method, params) => {
+      void this.restored.then(() => this.debuggerEvent(source.tabId, method, params))
     })
     chrome.tabs.onUpdated.addListener((tabId, info) => {
-      const s = this.session
-      if (s?.tabId === tabId && info.title !== undefined) {
-        s.title = info.title.slice(0, 200)
-        this.changed()
-      }
+      void this.restored.then(() => {
+        const s = this.session
+        if (s?.tabId === tabId && info.title !== undefined) {
+          s.title = info.title.slice(0, 200)
+          this.save(s)
+          this.changed()
+        }
+      })
+    })
+  }
+
+  private async restore(): Promise<void> {
+    const saved = (await chrome.storage.session.get(STORAGE_KEY).catch((): Record<string, unknown> => ({})))[
+      STORAGE_KEY
+    ] as SavedSession | undefined
+    if (!saved || this.session || typeof saved.name !== 'string' || !Array.isArray(saved.steps)) return
+    this.session = sessionOf(saved)
+    // The page's recorder is still there unless its document changed while the worker was stopped.
+    void this.inject(saved.tabId)
+    // A new worker life lets go of the debugger sessions of the last one: hold the tab's again.
+    await this.watchDialogs(this.session)
+    this.changed()
+  }
+
+  /** Holds the tab's debugger session, whose events tell of dialogs, while the recording runs. */
+  private async watchDialogs(session: Session): Promise<void> {
+    const tab = await getTab(session.tabId).catch(() => undefined)
+    await holdDebugger(session.tabId, tab?.url, DEBUGGER_HOLD).catch((error: unknown) => {
+      this.warn(`recording ${session.name}: dialogs are not recorded (${messageOf(error)})`)
+    })
+  }
+
+  /** A dialog opened (the outcome of the act being taken) or was answered (a step). */
+  private debuggerEvent(tabId: number | undefined, method: string, params: unknown): void {
+    const session = this.session
+    if (!session || session.tabId !== tabId || typeof params !== 'object' || params === null) return
+    const p = params as { type?: unknown; message?: unknown; result?: unknown; userInput?: unknown }
+    if (method === 'Page.javascriptDialogOpening') {
+      const message = typeof p.message === 'string' ? p.message.slice(0, 500) : ''
+      session.dialog = { type: String(p.type), message, seq: session.enqueued }
+      // The act that opened it is over: the page waits for the person's answer.
+      session.cut?.()
+    } else if (method === 'Page.javascriptDialogClosed') {
+      const accept = p.result === true
+      const prompt = session.dialog?.type === 'prompt' && accept && typeof p.userInput === 'string'
+      const input = { accept, ...(prompt ? { promptText: (p.userInput as string).slice(0, 2000) } : {}) }
+      this.enqueue(session, (seq) => this.take(session, seq, { tool: 'browser_handle_dialog', input }))
+    }
+  }
+
+  /** Writes the recording as it is now; writes are applied in the order they are made. */
+  private save(session: Session): void {
+    if (this.session !== session) return
+    const { name, description, tabId, title, steps, state, outline } = session
+    const saved: SavedSession = { name, description, tabId, title, steps, state, outline }
+    chrome.storage.session.set({ [STORAGE_KEY]: saved }).catch((error: unknown) => {
+      this.warn(`recording ${name}: could not keep its steps across a worker restart: ${String(error)}`)
     })
   }
 
@@ -104,6 +201,7 @@ export class PersonRecorder {
 
   /** Starts recording the front tab of the last focused window: its page as it is is the first step. */
   async start(name: string, description: string): Promise<RecordingView> {
+    await this.restored
     if (this.session) throw new Error(`Already recording ${this.session.name}: stop it first.`)
     const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' })
     if (tab?.id === undefined || !isWeb(tab.url))
@@ -122,6 +220,7 @@ export class PersonRecorder {
       outline: undefined,
     }
     this.session = session
+    await this.watchDialogs(session)
     this.enqueue(session, async (seq) => {
       await this.inject(session.tabId)
       await this.take(session, seq, { tool: 'browser_navigate', input: { url: tab.url! } }, false)
@@ -133,6 +232,7 @@ export class PersonRecorder {
 
   /** Ends the recording: the acts still being measured are waited for; the steps are returned. */
   async stop(): Promise<{ name: string; description: string; steps: PersonStep[] }> {
+    await this.restored
     const session = this.session
     if (!session) throw new Error('No recording is running.')
     await this.detach(session.tabId)
@@ -149,12 +249,20 @@ export class PersonRecorder {
   clear(): void {
     const session = this.session
     this.session = undefined
-    if (session) void this.detach(session.tabId)
+    void chrome.storage.session.remove(STORAGE_KEY).catch(() => undefined)
+    if (session) {
+      releaseDebugger(session.tabId, DEBUGGER_HOLD)
+      void this.detach(session.tabId)
+    }
     this.changed()
   }
 
   /** A message from ./page.ts; anything that is not the recorded tab's own script's is dropped. */
   pageEvent(sender: chrome.runtime.MessageSender, message: unknown): void {
+    void this.restored.then(() => this.act(sender, message))
+  }
+
+  private act(sender: chrome.runtime.MessageSender, message: unknown): void {
     const session = this.session
     if (
       !session ||
@@ -253,22 +361,37 @@ export class PersonRecorder {
       await Promise.race([settled(), next])
     }
     session.cut = undefined
-    const report = await this.report(session, cut).catch(() => '')
+    // A dialog this act opened is its outcome; the page is measured again after the answer.
+    const dialog = session.dialog?.seq === seq ? session.dialog : undefined
+    // Typing (without Enter) or a choice in a list leaves the page where it is: another document now
+    // is the next act's doing, whose message may come after the page it loaded (from another frame).
+    const stays = (act.tool === 'browser_type' && !act.input.submit) || act.tool === 'browser_select_option'
+    const report = dialog ? dialogReport(dialog) : await this.report(session, cut || stays).catch(() => '')
     session.steps.push({ ...act, report: clip(report) })
+    this.save(session)
     this.changed()
   }
 
   /**
    * The page's change since the last step, as an agent's action reports it. When the next act came
-   * before the page settled and the page is another document now, the change is that act's: this one
-   * reports nothing, and the next is measured from the page as it was.
+   * before the page settled (or this act cannot load a page) and the page is another document now,
+   * the change is the next act's: this one reports nothing, and the next is measured from the page as
+   * it was.
    */
-  private async report(session: Session, cut: boolean): Promise<string> {
+  private async report(session: Session, notItsPage: boolean): Promise<string> {
     const tab = await getTab(session.tabId)
     const before = session.state
-    const after = await pageState(session.tabId)
-    if (cut && before && after?.documentId !== before.documentId) return ''
-    const framed = await snapshotWithFrames(tab, { walkLimit: WALK_LIMIT })
+    let after: PageState | undefined
+    let framed: Awaited<ReturnType<typeof snapshotWithFrames>>
+    // The page read is one document's: one that changed while it was read (the next act loading a
+    // page) is read again.
+    for (let tries = 0; ; tries++) {
+      after = await pageState(session.tabId)
+      if (notItsPage && before && after?.documentId !== before.documentId) return ''
+      framed = await snapshotWithFrames(tab, { walkLimit: WALK_LIMIT })
+      const again = await pageState(session.tabId)
+      if (again?.documentId === after?.documentId || tries === 2) break
+    }
     session.state = after
     const previous = session.outline
     session.outline = framed.text

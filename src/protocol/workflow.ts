@@ -203,5 +203,6 @@ export interface WorkflowRunOutput {
   /** What the run's read steps read, in order. */
   read?: ReadOutcome[]
   stopped?: StopReport
+  /** The tab the run ended in: given when it stopped, or when it ended in another tab than it began in. */
   tabId?: number
 }

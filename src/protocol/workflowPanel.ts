@@ -48,6 +48,7 @@ export const PERSON_STEP_TOOLS = [
   'browser_type',
   'browser_select_option',
   'browser_press_key',
+  'browser_handle_dialog',
 ] as const
 
 /**
@@ -65,6 +66,9 @@ export const PersonStep = Type.Object({
       key: Type.Optional(Type.String({ maxLength: 60 })),
       /** type: the person pressed Enter in the field right after typing. */
       submit: Type.Optional(Type.Boolean()),
+      /** handle_dialog: the person's answer (OK or Cancel) and what they typed into a prompt. */
+      accept: Type.Optional(Type.Boolean()),
+      promptText: Type.Optional(Type.String({ maxLength: 2000 })),
     },
     { additionalProperties: false },
   ),

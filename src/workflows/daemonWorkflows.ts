@@ -225,6 +225,22 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
     }
   }
 
+  /**
+   * A recording one side lost while it ran: nothing is saved (a workflow missing the steps before the
+   * restart would replay something else than what was shown), and the agent is told so.
+   */
+  const lostRecording = (output: unknown, why: string): ToolOutcome => {
+    const name = (output as { recording?: unknown } | null)?.recording
+    const named = typeof name === 'string' ? `the recording ${name}` : 'the recording'
+    return {
+      ok: false,
+      error: {
+        code: 'tool_error',
+        message: `${named} was lost: ${why} while it ran, and nothing was saved. Start it again with browser_recording_start and redo the steps.`,
+      },
+    }
+  }
+
   const afterRun = (call: FinishedCall): ToolOutcome => {
     if (!call.outcome.ok) return call.outcome
     const name = workflowOfToolName(call.name) ?? call.name
@@ -270,10 +286,11 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
         }
       }
     }
-    // Only what the agent does not know already: the tool it called names the workflow.
+    // Only what the agent does not know already: the tool it called names the workflow, its
+    // description the number of steps (all ran when ok; a stop names its step), and the tab is the
+    // one it ran in unless the extension says otherwise (src/protocol/workflow.ts, `tabId`).
     const output = {
       ok: run.ok,
-      steps: run.steps?.length ?? 0,
       ...(healed.length
         ? { healed: healed.map((s) => ({ step: s.index, by: s.healed!.by, saved: true })) }
         : {}),
@@ -333,9 +350,24 @@ export function createDaemonWorkflows(deps: DaemonWorkflowsDeps): DaemonWorkflow
         return outcome
       }
       const recording = recordings.get(client)
+      if (call.name === 'browser_recording_stop') {
+        if (recording && outcome.ok) return finishRecording(client, recording, outcome.output)
+        // The extension kept a recording the daemon no longer has: the daemon restarted while it ran.
+        if (!recording && outcome.ok) return lostRecording(outcome.output, 'the bridge daemon restarted')
+        // The daemon's recording with none in the extension (its refusal: "no recording is running"):
+        // the extension was reloaded meanwhile, and the targets of the steps so far are gone.
+        if (
+          recording &&
+          !outcome.ok &&
+          outcome.error.code === 'tool_error' &&
+          outcome.error.category === 'validation'
+        ) {
+          recordings.delete(client)
+          return lostRecording({ recording: recording.name }, 'the browser extension restarted')
+        }
+        return outcome
+      }
       if (!recording) return outcome
-      if (call.name === 'browser_recording_stop')
-        return outcome.ok ? finishRecording(client, recording, outcome.output) : outcome
       if (!outcome.ok) return outcome
       if (SECRET_SOURCES.has(call.name)) stringsIn(outcome.output, recording.secretsRead)
       if (recording.calls.length < MAX_CALLS)

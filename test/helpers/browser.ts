@@ -41,6 +41,11 @@ export interface BrowserHarness {
   extensionDir: string
   /** The extension's service worker (re-resolved after an extension reload). */
   serviceWorker(): Promise<Worker>
+  /**
+   * Stops the extension's service worker as Chrome does when it is idle (the next extension event
+   * starts it again); resolves once Chrome has stopped it.
+   */
+  stopServiceWorker(): Promise<void>
   /** Opens the side panel page in a normal tab, as tests click it. */
   openSidePanel(): Promise<Page>
   /** Opens a new tab, optionally navigated to `url`. */
@@ -142,6 +147,29 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHa
     context,
     extensionDir,
     serviceWorker,
+    async stopServiceWorker() {
+      const browser = context.browser()
+      if (!browser) throw new Error('no browser connection to stop the service worker with')
+      const cdp = await browser.newBrowserCDPSession()
+      try {
+        const workers = async () =>
+          (
+            (await cdp.send('Target.getTargets')) as {
+              targetInfos: { targetId: string; type: string; url: string }[]
+            }
+          ).targetInfos.filter(
+            (t) =>
+              t.type === 'service_worker' && t.url === `chrome-extension://${EXTENSION_ID}/background.js`,
+          )
+        const [worker] = await workers()
+        if (!worker) throw new Error("the extension's service worker is not running")
+        await cdp.send('Target.closeTarget', { targetId: worker.targetId })
+        for (let i = 0; i < 100 && (await workers()).some((t) => t.targetId === worker.targetId); i++)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+      } finally {
+        await cdp.detach().catch(() => undefined)
+      }
+    },
     async openSidePanel() {
       // A tab in the same window (a separate window would change which window has focus, and so the
       // tab a tool call runs in). Clicks in it are slower while another tab is in front.

@@ -139,7 +139,7 @@ describe('attack: a page that changes between recording and replay', () => {
 
       // The same run against the unchanged site pays.
       const fine = await call('workflow_pay', { pin: PIN })
-      expect(fine.structured).toMatchObject({ ok: true, steps: 4 })
+      expect(fine.structured).toEqual({ ok: true })
       expect(shop.payments).toEqual([PIN, PIN])
 
       shop.hostile = true

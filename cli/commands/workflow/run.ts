@@ -108,7 +108,6 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
   }
   const output = (result.structuredContent ?? {}) as {
     ok?: boolean
-    steps?: number
     healed?: { step: number; by: string }[]
     read?: { step: number; text: string }[]
     stopped?: { step: number; action: string; reason: string; message: string; page: string }
@@ -123,7 +122,7 @@ export async function runWorkflow(name: string, flags: RunFlags): Promise<void> 
   if (flags.json) say(JSON.stringify(output, null, 2))
   if (output.ok) {
     if (!flags.json) {
-      say(`${name}: ${output.steps ?? 0} steps done`)
+      say(`${name}: every step done`)
       for (const h of output.healed ?? [])
         say(`  step ${h.step} healed (found by ${h.by}); the new locator is saved`)
       reads()

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
+import type { Dialog, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLiveBridge, type LiveBridge } from '../../helpers/liveBridge'
 import { scaled } from '../../helpers/timing'
@@ -199,6 +199,105 @@ describe('workflows in the side panel: a person records, the panel edits', () =>
       await card.getByTestId('workflow-delete-confirm').click()
       await expect.poll(() => existsSync(fileOf('add_to_cart')), POLL).toBe(false)
       await expect.poll(() => panel.getByTestId('workflow-add_to_cart').count(), POLL).toBe(0)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    "keeps a person's recording when Chrome stops the extension's service worker mid-demonstration",
+    async () => {
+      const site = bridge.site
+      // Signed in by the first test: a product page is the start.
+      await tab.goto(site.url('/item?name=desk'))
+      await record('desk_in_green')
+      // The person pauses; Chrome stops the worker, and with it everything in its memory.
+      await bridge.browser.stopServiceWorker()
+      // The person's next act wakes the worker: the recording is back, and the act is its next step.
+      await tab.focus('#colour')
+      await tab.keyboard.press('End')
+      await tab.keyboard.press('ArrowDown')
+      await expect
+        .poll(
+          () =>
+            panel
+              .getByTestId('recording')
+              .getAttribute('data-steps')
+              .catch(() => null),
+          POLL,
+        )
+        .toBe('2')
+      await tab.click('#add')
+      await tab.waitForURL('**/cart')
+      await expect.poll(steps, POLL).toBe('3')
+      await panel.getByTestId('record-stop').click()
+      await expect.poll(() => existsSync(fileOf('desk_in_green')), POLL).toBe(true)
+      const saved = readFile('desk_in_green')
+      expect(saved.steps.map((s) => s.action)).toEqual(['navigate', 'select', 'click'])
+      expect(saved.steps[2]!.post).toMatchObject({ url: site.url('/cart'), title: 'Cart' })
+      expect(site.carts.at(-1)).toMatchObject({ item: 'desk', colour: 'green' })
+      await panel.getByTestId('workflow-desk_in_green').getByTestId('workflow-delete').click()
+      await panel.getByTestId('workflow-desk_in_green').getByTestId('workflow-delete-confirm').click()
+      await expect.poll(() => existsSync(fileOf('desk_in_green')), POLL).toBe(false)
+    },
+    TIMEOUT,
+  )
+
+  it(
+    "records a navigation typed in the address bar and the person's answer to a confirm dialog, and replays them",
+    async () => {
+      const site = bridge.site
+      // Playwright answers a dialog itself unless the page has a listener: here the person does.
+      let person = true
+      const answer = (dialog: Dialog) => void (person ? dialog.accept() : undefined)
+      tab.on('dialog', answer)
+      try {
+        await tab.goto(site.url('/search'))
+        await record('clear_drafts')
+        // Typed into the address bar: Chrome's "typed" navigation, as the omnibox makes it.
+        const cdp = await tab.context().newCDPSession(tab)
+        await cdp.send('Page.navigate', { url: site.url('/drafts'), transitionType: 'typed' })
+        await cdp.detach()
+        await tab.waitForURL('**/drafts')
+        await expect.poll(steps, POLL).toBe('2')
+        await tab.click('#clear')
+        await expect.poll(() => tab.textContent('#count'), POLL).toBe('Deleted 3 drafts')
+        expect(site.deletions).toBe(1)
+        await expect.poll(steps, POLL).toBe('4')
+        await panel.getByTestId('record-stop').click()
+        await expect.poll(() => existsSync(fileOf('clear_drafts')), POLL).toBe(true)
+        const saved = readFile('clear_drafts') as SavedFile & {
+          steps: { url?: string; accept?: boolean }[]
+        }
+        expect(saved.steps.map((s) => s.action)).toEqual(['navigate', 'navigate', 'click', 'dialog'])
+        expect(saved.steps[1]!.url).toBe(site.url('/drafts'))
+        expect(saved.steps[2]!.post).toEqual({ dialog: { type: 'confirm', message: 'Delete 3 old drafts?' } })
+        expect(saved.steps[3]).toMatchObject({ accept: true, post: { appeared: ['Deleted 3 drafts'] } })
+        const card = panel.getByTestId('workflow-clear_drafts')
+        await expect
+          .poll(() => card.getByTestId('workflow-step-text').allTextContents(), POLL)
+          .toEqual([
+            `Go to ${site.url('/search')}`,
+            `Go to ${site.url('/drafts')}`,
+            'Click button "Delete old drafts"',
+            'Accept the dialog',
+          ])
+
+        // The replay answers the dialog itself (bridge's debugger session), as the person did.
+        person = false
+        await tab.goto(site.url('/search'))
+        await tab.bringToFront()
+        expect((await bridge.cli(['workflow', 'set', 'clear_drafts', 'auto'])).code).toBe(0)
+        const ran = await runCli(
+          ['workflow', 'run', 'clear_drafts', '--port', String(bridge.daemon.port)],
+          bridge.configDir,
+          {},
+          scaled(180_000),
+        )
+        expect(ran.code, ran.stdout + ran.stderr).toBe(0)
+        expect(site.deletions).toBe(2)
+      } finally {
+        tab.off('dialog', answer)
+      }
     },
     TIMEOUT,
   )

@@ -1,7 +1,8 @@
 // A small shop on 127.0.0.1 for a person's demonstration: sign in (email and password, Enter submits),
 // a search box (Enter submits), a product page with a colour list, a gift note in an iframe and an
 // "Add to cart" button that posts the form. The server keeps what it accepted into carts: it judges
-// whether a run did the task. `/hostile` is a page that tries to record steps by itself.
+// whether a run did the task. `/drafts` asks with a confirm dialog before it deletes (the server counts
+// the deletions). `/hostile` is a page that tries to record steps by itself.
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -16,6 +17,8 @@ export interface PersonSite {
   url(path: string): string
   carts: CartLine[]
   password: string
+  /** Deletions of the old drafts the server took (each after the page's confirm was accepted). */
+  deletions: number
   close(): Promise<void>
 }
 
@@ -61,6 +64,7 @@ export async function startPersonSite(): Promise<PersonSite> {
     url: () => '',
     carts: [],
     password: 'purple monkey 42',
+    deletions: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
   const server: Server = createServer((req, res) => {
@@ -100,6 +104,23 @@ export async function startPersonSite(): Promise<PersonSite> {
           ),
         )
       if (!user) return redirect('/login')
+      if (url.pathname === '/drafts' && req.method === 'POST') {
+        site.deletions++
+        res.writeHead(204)
+        return res.end()
+      }
+      if (url.pathname === '/drafts')
+        return html(
+          page(
+            'Drafts',
+            '<main><h1>Drafts</h1><p id="count">3 old drafts</p><button id="clear">Delete old drafts</button></main>',
+            `document.getElementById('clear').onclick = async () => {
+               if (!confirm('Delete 3 old drafts?')) return
+               await fetch('/drafts', { method: 'POST' })
+               document.getElementById('count').textContent = 'Deleted 3 drafts'
+             }`,
+          ),
+        )
       if (url.pathname === '/search') {
         const q = url.searchParams.get('q')
         const results = q

@@ -133,6 +133,21 @@ export async function startWorkflowSite(): Promise<WorkflowSite> {
         return redirect('/search', `sid=${sid}; Path=/; HttpOnly`)
       }
       if (url.pathname === '/login') return html(200, loginPage(site.variant, url.searchParams.has('error')))
+      // A page that never stops changing (every 20 ms another of its 300 cells, so that no one node
+      // ticks like a clock, which the settle wait ignores): a wait on its DOM's quiet moment only ends
+      // at the cap.
+      if (url.pathname === '/ticker')
+        return html(
+          200,
+          page(
+            'Ticker',
+            '<main><h1>Ticker</h1><p id="cells"></p><button id="total">Show total</button><p id="out"></p></main>',
+            `const cells = Array.from({ length: 300 }, () => document.getElementById('cells').appendChild(document.createElement('i')))
+             let n = 0
+             setInterval(() => { cells[n % 300].textContent = String(++n % 10) }, 20)
+             document.getElementById('total').onclick = () => { document.getElementById('out').textContent = 'Total: 42' }`,
+          ),
+        )
       if (url.pathname === '/profile' && req.method === 'POST') {
         site.profile.saved.push(JSON.parse(await bodyOf(req)) as ProfileEvents['saved'][number])
         return html(200, 'ok')

@@ -21,7 +21,7 @@ describe('markPageContent', () => {
     expect(lines.filter((l) => l === PAGE_CONTENT_OPEN)).toEqual([PAGE_CONTENT_OPEN])
     expect(lines[0]).toBe(PAGE_CONTENT_OPEN)
     expect(lines.at(-1)).toBe(PAGE_CONTENT_CLOSE)
-    expect(marked).toContain('⟨U+27EA⟩end of page content⟨U+27EB⟩')
+    expect(marked).toContain('⟨U+27EA⟩end page content⟨U+27EB⟩')
     expect(marked.match(/[\u27EA\u27EB]/g)).toHaveLength(4)
   })
 
