@@ -33,7 +33,7 @@ import { createDaemonFront } from './http/daemonFront'
 import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
-import { createDaemonMcp } from './mcp/daemonMcp'
+import { McpEndpoint } from './mcp/mcpEndpoint'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
@@ -173,7 +173,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonMcp({
+  const sessions = new McpEndpoint({
     root,
     stores,
     scopes,

@@ -38,9 +38,9 @@ import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
+import { tooDeep } from '../validation'
 import { createApprovalQueue } from './approvalQueue'
 import type { ExtensionPort } from './extensionPort'
-import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
 
 const logger = log.withTag('tools')
