@@ -18,7 +18,7 @@ import {
   type ToolOutcome,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
-import type { ClientScopeGate } from '../config/clientScopeGate'
+import type { ClientScopeGate } from '../config/clientScopes'
 import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
 import { withSiteToolPermission } from '../config/sitePermissions'
 import type { Config } from '../config/schema'

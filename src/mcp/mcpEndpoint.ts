@@ -8,7 +8,7 @@
  * Serving the protocol here, not through the SDK's server, keeps the hot path to one parse and one
  * write: `tools/list` is a cached string, a call's answer one JSON body.
  */
-import type { ClientScopeGate } from '../config/clientScopeGate'
+import type { ClientScopeGate } from '../config/clientScopes'
 import type { Credentials } from '../config/credentials'
 import type { ToolPathLimits } from '../calls/limits'
 import type { HttpReply, HttpRequest } from '../http/engine'
