@@ -20,7 +20,6 @@ if (dir) {
         .map((script) => ({
           url: script.url,
           offsets: script.functions.filter((f) => f.ranges[0].count > 0).map((f) => f.ranges[0].startOffset),
-          names: script.functions.filter((f) => f.ranges[0].count > 0).map((f) => f.functionName),
         }))
         .filter((script) => script.offsets.length > 0)
       writeFileSync(join(dir, `${taken++}.json`), JSON.stringify(called))

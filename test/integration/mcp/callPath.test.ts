@@ -19,7 +19,6 @@ interface CalledScript {
 }
 
 /** The module a bundle offset belongs to: esbuild writes `// <path>` before each module's code. */
-let shown: string[] = []
 function modulesOf(scripts: CalledScript[]): Set<string> {
   const found = new Set<string>()
   for (const script of scripts) {
@@ -28,14 +27,25 @@ function modulesOf(scripts: CalledScript[]): Set<string> {
       at: m.index,
       path: m[1]!,
     }))
-    for (const [i, offset] of script.offsets.entries()) {
+    for (const offset of script.offsets) {
       const module = starts.findLast((start) => start.at <= offset)
       if (module) found.add(module.path)
-      if (module && process.env.SHOW && /^(src|machines)/.test(module.path))
-        shown.push(module.path + ' ' + (script as any).names[i])
     }
   }
   return found
+}
+
+const DOC = fileURLToPath(new URL('../../../docs/protocol.md', import.meta.url))
+
+/** The files docs/protocol.md lists in its bullet that starts with `- **<label>**` (with its wrapped lines). */
+function listed(label: string): string[] {
+  const lines = readFileSync(DOC, 'utf8').split('\n')
+  const first = lines.findIndex((l) => l.startsWith(`- **${label}**`))
+  if (first === -1) throw new Error(`docs/protocol.md has no "- **${label}**" bullet`)
+  let last = first + 1
+  while (last < lines.length && lines[last]!.startsWith('  ')) last++
+  const bullet = lines.slice(first, last).join(' ')
+  return [...bullet.matchAll(/`((?:src|machines)\/[^`]+\.ts)`/g)].map((m) => m[1]!)
 }
 
 const own = (path: string) => /^(src|machines)\//.test(path)
@@ -70,9 +80,7 @@ describe('the files one call executes from /mcp to the tool.dispatch frame', () 
     while ([...(await snapshot())].some(own)) await new Promise((resolve) => setTimeout(resolve, 50))
     const result = call()
     const dispatch = await ext.nextDispatch()
-    shown = []
     const files = await snapshot()
-    if (process.env.SHOW) console.error(shown.sort().join('\n'))
     dispatch.succeed({ notes: [] })
     await result
     return [...files].filter(own).sort()
@@ -96,19 +104,21 @@ describe('the files one call executes from /mcp to the tool.dispatch frame', () 
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('in a session (2025-11-25)', async () => {
+  it('in a session (2025-11-25): the files docs/protocol.md lists', async () => {
     const mcp = await connectMcp(fx.daemon)
     const files = await traced(() => mcp.client.callTool({ name: 'notes_list_notes', arguments: {} }))
     await mcp.close()
-    console.log(files.length, files)
-    expect(files.length).toBeGreaterThan(0)
+    expect(files).toEqual(
+      [...listed('Both revisions'), ...listed('Session'), ...listed('Read through')].sort(),
+    )
   })
 
-  it('without a session (2026-07-28)', async () => {
+  it('without a session (2026-07-28): the files docs/protocol.md lists', async () => {
     const mcp = await connectMcpV2(fx.daemon, fx.daemon.secret)
     const files = await traced(() => mcp.client.callTool({ name: 'notes_list_notes', arguments: {} }))
     await mcp.close()
-    console.log(files.length, files)
-    expect(files.length).toBeGreaterThan(0)
+    expect(files).toEqual(
+      [...listed('Both revisions'), ...listed('Stateless'), ...listed('Read through')].sort(),
+    )
   })
 })
