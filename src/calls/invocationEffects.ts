@@ -54,7 +54,7 @@ export interface InvocationEffectsDeps {
   /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
   updateConfig(mutate: (current: Config) => Config): Promise<Config>
   onConfigChanged(): void
-  /** Client scopes (src/config/clientScopeGate.ts): a call out of scope fails before validation. */
+  /** Client scopes (src/config/clientScopes.ts): a call out of scope fails before validation. */
   scopes?: Pick<ClientScopeGate, 'refusal' | 'describe'>
   limits: Pick<
     ToolPathLimits,
