@@ -18,7 +18,7 @@ import { createGuardStep } from './guard/guardStep'
 import { limitsFromEnv } from './calls/limits'
 import { syncFullOf } from './catalog/announcements'
 import { createDaemonCatalog } from './catalog/daemonCatalog'
-import { createClientScopeGate } from './config/clientScopeGate'
+import { createClientScopeGate } from './config/clientScopes'
 import { createBrowserToolContext } from './config/uploadFolders'
 import { configStoreEffects, configStoreIn, type ConfigStore } from './config/configStore'
 import { createCredentials } from './config/credentials'
@@ -34,7 +34,7 @@ import type { ExtensionSightings } from './http/proof'
 import type { EngineName } from './http/engine'
 import { attachLogFile, log } from './log'
 import { startInspector } from './machineInspector'
-import { createDaemonMcp } from './mcp/daemonMcp'
+import { McpEndpoint } from './mcp/mcpEndpoint'
 import { createPluginHost, reloadRoute, requestReload } from './plugins'
 import { startDevWatcher } from './plugins/devMode'
 import { LOOPBACK_HOST } from './protocol/constants'
@@ -174,7 +174,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configStore = configStoreIn(root.system)
 
   // Who talks to the system: MCP clients on /mcp, the extension on /ws; then the first plugin load.
-  const sessions = createDaemonMcp({
+  const sessions = new McpEndpoint({
     root,
     stores,
     scopes,

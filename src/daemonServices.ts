@@ -18,7 +18,7 @@ export function daemonServices(parts: HealthParts): Omit<Services, 'wsUrl'> {
   return {
     getHealth: healthSource(parts),
     openExtensionSocket: (socket) => link.open(socket),
-    mcp: (request, client) => parts.sessions.handle(request, client),
+    mcp: parts.sessions,
     queryAudit: (query) => parts.stores.audit.query(query),
     auditCheckpoint: () => verifiableAudit(parts).checkpoint(),
     auditConsistency: (from) => verifiableAudit(parts).consistency(from),

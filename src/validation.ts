@@ -1,6 +1,6 @@
 /**
  * The one place values are checked against JSON Schemas: config files, /ws protocol messages, plugin
- * tool inputs and built-in tool inputs. One Ajv instance, one strictness (strict: an unknown keyword
+ * tool inputs and built-in tool inputs; and how deep a tool's arguments nest, checked before any schema. One Ajv instance, one strictness (strict: an unknown keyword
  * or a malformed schema is an error, not a schema that validates nothing), one error format. A schema
  * is compiled on first use and cached by its text, so a plugin reloaded unchanged is not compiled again;
  * in the built bundles the schemas every start checks, and the meta-schema, come compiled ahead of time
@@ -9,6 +9,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import { MAX_INPUT_DEPTH } from './protocol/constants'
 import { precompiled } from './validationPrecompiled'
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string }
@@ -107,6 +108,28 @@ function unknownKeyword(schema: unknown): string | null {
       const problem = unknownKeyword(sub)
       if (problem) return problem
     }
+  }
+  return null
+}
+
+/**
+ * The first depth past `max` that `value` reaches, or null when it stays within, measured without
+ * recursion: a value nested thousands of levels deep (a few kilobytes of `[[[[...]]]]`) must not
+ * exhaust the stack of a validator or anything after it, so a call's arguments pass this before their
+ * schema. A scalar is depth 0, `{}` and `[]` are depth 1, `{ a: [1] }` is depth 2.
+ *
+ * @example
+ *   tooDeep({ a: { b: 1 } }, 1) // 2
+ *   tooDeep({ a: { b: 1 } }, 2) // null
+ */
+export function tooDeep(value: unknown, max = MAX_INPUT_DEPTH): number | null {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!
+    if (typeof item !== 'object' || item === null) continue
+    const here = depth + 1
+    if (here > max) return here
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, here])
   }
   return null
 }

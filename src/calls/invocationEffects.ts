@@ -18,7 +18,7 @@ import {
   type ToolOutcome,
 } from '../../machines/toolInvocationMachine'
 import type { AuditEntry } from '../audit'
-import type { ClientScopeGate } from '../config/clientScopeGate'
+import type { ClientScopeGate } from '../config/clientScopes'
 import { allowAlwaysPersists, withToolPermission } from '../config/permissions'
 import { withSiteToolPermission } from '../config/sitePermissions'
 import type { Config } from '../config/schema'
@@ -38,9 +38,9 @@ import { log } from '../log'
 import type { SystemLookup } from '../../machines/systemActors'
 import type { GuardStep } from '../guard/guardStep'
 import { neutralizeText } from '../protocol/untrustedText'
+import { tooDeep } from '../validation'
 import { createApprovalQueue } from './approvalQueue'
 import type { ExtensionPort } from './extensionPort'
-import { tooDeep } from './inputDepth'
 import type { ToolPathLimits } from './limits'
 
 const logger = log.withTag('tools')
@@ -54,7 +54,7 @@ export interface InvocationEffectsDeps {
   /** "Always allow" saves the tool as auto through the config store, then everyone hears it. */
   updateConfig(mutate: (current: Config) => Config): Promise<Config>
   onConfigChanged(): void
-  /** Client scopes (src/config/clientScopeGate.ts): a call out of scope fails before validation. */
+  /** Client scopes (src/config/clientScopes.ts): a call out of scope fails before validation. */
   scopes?: Pick<ClientScopeGate, 'refusal' | 'describe'>
   limits: Pick<
     ToolPathLimits,

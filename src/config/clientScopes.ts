@@ -8,9 +8,13 @@
  * false) is whether the client may pass `otherAgent: true` to act in a tab of another client's group.
  * The daemon applies the scope to `tools/list` (a tool out of scope is not listed, and `otherAgent` is
  * not offered to a client that may not use it) and to every call (refused with `out_of_scope`, audited),
- * in this module only, so the call path has one call site.
+ * in this module only, so the call path has one call site: its gate (`createClientScopeGate`, below)
+ * reads the scope from clients.json through the client registry, afresh when the file changed; the
+ * secret's holders (`cli`, `extension`) keep every scope. A listing is built once per catalog change
+ * and scope, and kept as JSON text like the catalog's own.
  */
 import { Type, type Static } from '@sinclair/typebox'
+import type { ListedTool, ToolCatalog } from '../catalog/toolCatalog'
 import { BROWSER_PLUGIN, PLUGIN_NAME_PATTERN } from '../protocol'
 import { isWorkflowToolName } from '../protocol/workflow'
 import { BROWSER_TOOL_GROUPS } from '../tools'
@@ -157,4 +161,87 @@ export function parseScopeList(
       }
   }
   return { ok: true, value: items }
+}
+
+/** The roles that hold the auth.json secret: the user's own CLI and the extension. */
+const SECRET_HOLDERS: readonly string[] = ['cli', 'extension']
+const HOLDER_SCOPE: ClientScope = { otherAgent: true }
+/** Scopes kept apart in the cache (a few per client at most). */
+const MAX_CACHED_LISTINGS = 64
+
+/** What a scope looks at: a site's own tool by the origin that declared it. */
+function scopedOf(tool: { fullName: string; plugin: string; site?: { origin: string } }): ScopedTool {
+  return {
+    fullName: tool.fullName,
+    plugin: tool.plugin,
+    ...(tool.site ? { site: tool.site.origin } : {}),
+  }
+}
+
+export interface ClientScopeGate {
+  /** The scope of a client (the default for one clients.json does not name). */
+  scopeOf(client: string): ClientScope
+  /** The `tools/list` result for this client, as JSON text. */
+  listedJson(client: string): string
+  /** Why this call may not go on (the agent's message), or undefined. */
+  refusal(client: string, toolName: string, input: unknown): string | undefined
+  /** The client's scope in words for the approval card, when the user limited it. */
+  describe(client: string): string[] | undefined
+}
+
+export function createClientScopeGate(deps: {
+  /** The named clients as clients.json has them now (./clients.ts). */
+  clients: () => readonly { name: string; scope?: ClientScope }[]
+  catalog: Pick<ToolCatalog, 'get' | 'listed' | 'listedJson'>
+}): ClientScopeGate {
+  let cachedFor: object | undefined
+  const cache = new Map<string, string>()
+
+  const scopeOf = (client: string): ClientScope =>
+    SECRET_HOLDERS.includes(client)
+      ? HOLDER_SCOPE
+      : (deps.clients().find((entry) => entry.name === client)?.scope ?? {})
+
+  const listedJson = (client: string): string => {
+    const scope = scopeOf(client)
+    // The common case costs nothing: an unlimited scope that may also use otherAgent sees the catalog's own.
+    if (isUnrestricted(scope) && scope.otherAgent === true) return deps.catalog.listedJson()
+    const listed = deps.catalog.listed()
+    if (cachedFor !== listed) {
+      cachedFor = listed
+      cache.clear()
+    }
+    const key = JSON.stringify(scope)
+    let json = cache.get(key)
+    if (json === undefined) {
+      const tools: ListedTool[] = []
+      for (const tool of listed.tools) {
+        const known = deps.catalog.get(tool.name)
+        if (!known || !toolInScope(scope, scopedOf(known))) continue
+        tools.push(
+          scope.otherAgent === true ? tool : { ...tool, inputSchema: withoutOtherAgent(tool.inputSchema) },
+        )
+      }
+      json = JSON.stringify({ tools })
+      if (cache.size >= MAX_CACHED_LISTINGS) cache.clear()
+      cache.set(key, json)
+    }
+    return json
+  }
+
+  return {
+    scopeOf,
+    listedJson,
+    refusal(client, toolName, input) {
+      const tool = deps.catalog.get(toolName)
+      // An unknown tool fails as unknown_tool in the call itself.
+      if (!tool) return undefined
+      return scopeRefusal(client, scopeOf(client), scopedOf(tool), input)
+    },
+    describe(client) {
+      if (SECRET_HOLDERS.includes(client)) return undefined
+      const scope = scopeOf(client)
+      return isUnrestricted(scope) && scope.otherAgent !== true ? undefined : describeScope(scope)
+    },
+  }
 }

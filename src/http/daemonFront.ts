@@ -7,7 +7,6 @@ import { createEngine, DAEMON_ENGINE_LIMITS, type EngineChoice } from './createE
 import type { HttpEngine } from './engine'
 import { createFront, type FrontOptions } from './front'
 import { proofRoute, type ExtensionSightings } from './proof'
-import { errorResponse } from './responses'
 import type { Route } from './route'
 import { createRoutes, type Services } from './routes'
 
@@ -45,12 +44,10 @@ export function createDaemonFront(parts: DaemonFrontParts): DaemonFront {
     secret,
     clients: () => credentials.clients(),
     maxBodyBytes: HTTP_MAX_BODY_BYTES,
+    accepting: parts.accepting,
   })
   const engine = createEngine(parts.engine, {
-    handler: (request) =>
-      parts.accepting()
-        ? front.handle(request)
-        : Promise.resolve(errorResponse('service_unavailable', 'the daemon is shutting down')),
+    handler: front.handle,
     upgrade: front.upgrade,
     limits: DAEMON_ENGINE_LIMITS,
   })

@@ -2,7 +2,7 @@
  * The engine-independent front: every request and upgrade goes through the security gate (Host,
  * Origin), then the route table (404 / 405), then the credential (401: the secret, or a named MCP
  * client's token where the route accepts client tokens), the body cap (413) and the route's
- * rate limit (429). One error handler: a BridgeError with an HTTP code maps to its status; anything
+ * rate limit (429); a request that comes while the daemon drains is refused first (503). One error handler: a BridgeError with an HTTP code maps to its status; anything
  * else is logged and becomes a bare 500.
  */
 import { isBridgeError } from '../errors'
@@ -35,6 +35,8 @@ export interface FrontOptions {
   /** The named MCP clients' tokens as the daemon last read them (clients.json). */
   clients?: () => readonly ClientCredential[]
   maxBodyBytes: number
+  /** False once the daemon stops taking requests (draining): each is refused with service_unavailable. */
+  accepting?: () => boolean
 }
 
 export interface Front {
@@ -64,6 +66,8 @@ export function createFront(options: FrontOptions): Front {
   }
 
   async function route(request: HttpRequest): Promise<HttpReply> {
+    if (options.accepting?.() === false)
+      return errorResponse('service_unavailable', 'the daemon is shutting down')
     const refused = gate(request)
     if (refused) return refused
     const path = pathOf(request.target)

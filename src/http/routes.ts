@@ -19,8 +19,8 @@ export interface Services {
   wsUrl(): string
   /** An authenticated extension socket on `/ws` (the gate and the subprotocol check already passed). */
   openExtensionSocket(socket: EngineSocket): void
-  /** POST, GET and DELETE on /mcp, for the MCP client named `client`. */
-  mcp(request: HttpRequest, client: string): Promise<HttpReply>
+  /** POST, GET and DELETE on /mcp, for the MCP client named `client` (src/mcp/mcpEndpoint.ts). */
+  mcp: { handle(request: HttpRequest, client: string): Promise<HttpReply> }
   /** GET /audit: the entries that match. */
   queryAudit(query: AuditQuery): unknown
   /** GET /audit/checkpoint: the verifiable log's head, signed now, of the files as they are. */
@@ -32,7 +32,7 @@ export interface Services {
 }
 
 export function createRoutes(services: Services): Route[] {
-  const mcp: RouteHandler = (request, { caller }) => services.mcp(request, caller?.name ?? 'unknown')
+  const mcp: RouteHandler = (request, { caller }) => services.mcp.handle(request, caller?.name ?? 'unknown')
   return [
     healthRoute(() => services.getHealth()),
     {

@@ -1,20 +1,29 @@
 /**
- * The one `tools/call` runner of `/mcp`, for both revisions: the revision's handler reads the request
- * (how it arrived, what it asked for) and hands over the tool, its arguments and the request's
- * channels; the runner builds the call's `RequestContext` (src/calls), runs the call and shapes its
- * outcome as an MCP result. A revision differs in how it delivers what the call says back (a session's
- * stream, the request's own stream) and how it shapes the answer, never in what a call is.
+ * The one `tools/call` runner of `/mcp`, for both revisions, bound to the daemon's call path: the
+ * revision's handler reads the request (how it arrived, what it asked for) and hands over the tool, its
+ * arguments and the request's channels; the runner builds the call's `RequestContext`, runs the call
+ * as a child of the root actor (src/calls), lets the step after the result see it (workflows), marks a
+ * site's answer as page content (src/sites/siteResult.ts) and shapes the outcome as an MCP result. A
+ * revision differs in how it delivers what the call says back (a session's stream, the request's own
+ * stream) and how it shapes the answer, never in what a call is.
  */
 import { randomUUID } from 'node:crypto'
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
-import type {
-  ApprovalChannel,
-  CallLogEntry,
-  CallTool,
-  ProgressUpdate,
-  RequestContext,
+import type { ActorRefFrom } from 'xstate'
+import type { bridgeSystemMachine } from '../../machines/bridgeSystemMachine'
+import type { ToolOutcome } from '../../machines/toolInvocationMachine'
+import type { AuditLog } from '../audit'
+import {
+  callTool,
+  type ApprovalChannel,
+  type CallLogEntry,
+  type ProgressUpdate,
+  type RequestContext,
+  type ToolCallRequest,
 } from '../calls/toolCalls'
-import type { PageTextRule } from '../catalog/pageText'
+import { pageTextOf } from '../catalog/pageText'
+import type { ToolCatalog } from '../catalog/toolCatalog'
+import { markSiteOutcome } from '../sites/siteResult'
 import { browserToolNarrowing } from '../tools'
 import { LOGGING_LEVELS, notificationJson, sseEvent, type RpcId } from './mcpMessages'
 import { toCallToolResult } from './toolResults'
@@ -44,14 +53,18 @@ export interface McpCall {
 }
 
 export interface CallRunnerDeps {
-  /** Runs one tool call to its audited outcome (src/calls/toolCalls.ts). */
-  callTool: CallTool
+  /** The started root actor: each call is its child. */
+  root: ActorRefFrom<typeof bridgeSystemMachine>
+  /** The tool index (the call's tool, its page-text rule, its output schema) and the audit log. */
+  catalog: ToolCatalog
+  audit: AuditLog
   /** A result's text past this many bytes is cut, with a hint on how to ask for less. */
   resultMaxBytes: number
-  /** For the result of a call of this tool: which parts a page wrote (src/catalog/pageText.ts). */
-  pageText(name: string): PageTextRule
-  /** True for a tool with an object output schema: its results carry structuredContent. */
-  hasOutputSchema?(name: string): boolean
+  /**
+   * The step after the result: sees every call's outcome once it is audited, with the request and its
+   * context (src/workflows: recording, replay results), and may give the client a different result.
+   */
+  afterCall?(request: ToolCallRequest, outcome: ToolOutcome): ToolOutcome
   /** Hears each call's result as the client gets it (the data-flow guard remembers what was handed out). */
   handedOut?(id: string, result: CallToolResult): void
 }
@@ -87,23 +100,33 @@ function contextOf(call: McpCall, id: string, signal: AbortSignal): RequestConte
 }
 
 export function createCallRunner(deps: CallRunnerDeps): CallRunner {
+  const { root, catalog, audit } = deps
+  /** The call to its audited outcome, then the step after it; a site's answer is marked as page content. */
+  const run = async (request: ToolCallRequest): Promise<ToolOutcome> => {
+    const site = catalog.get(request.name)?.site
+    const ran = await callTool({ system: root, catalog, audit }, request)
+    const outcome = deps.afterCall ? deps.afterCall(request, ran) : ran
+    return site ? markSiteOutcome(site, outcome) : outcome
+  }
   return (call) => {
     const id = randomUUID()
     const controller = new AbortController()
-    const structured = deps.hasOutputSchema?.(call.name) === true
-    const result = deps
-      .callTool({ name: call.name, input: call.input, context: contextOf(call, id, controller.signal) })
-      .then((outcome) => {
-        const shaped = toCallToolResult(
-          outcome,
-          deps.resultMaxBytes,
-          browserToolNarrowing(call.name),
-          structured,
-          deps.pageText(call.name),
-        )
-        deps.handedOut?.(id, shaped)
-        return shaped
-      })
+    const structured = catalog.get(call.name)?.outputSchema !== undefined
+    const result = run({
+      name: call.name,
+      input: call.input,
+      context: contextOf(call, id, controller.signal),
+    }).then((outcome) => {
+      const shaped = toCallToolResult(
+        outcome,
+        deps.resultMaxBytes,
+        browserToolNarrowing(call.name),
+        structured,
+        pageTextOf(catalog, call.name),
+      )
+      deps.handedOut?.(id, shaped)
+      return shaped
+    })
     return { id, result, cancel: (reason) => controller.abort(reason) }
   }
 }

@@ -8,28 +8,26 @@
  * Serving the protocol here, not through the SDK's server, keeps the hot path to one parse and one
  * write: `tools/list` is a cached string, a call's answer one JSON body.
  */
+import type { ClientScopeGate } from '../config/clientScopes'
+import type { Credentials } from '../config/credentials'
+import type { ToolPathLimits } from '../calls/limits'
 import type { HttpReply, HttpRequest } from '../http/engine'
-import type { RateLimiter } from '../http/rateLimit'
+import { createRateLimiter } from '../http/rateLimit'
+import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { createCallRunner, type CallRunnerDeps } from './callRunner'
-import { readMessage } from './mcpMessages'
-import { accepts, refusal, SessionRevision, sessionRequired } from './sessionRevision'
+import { accepts, readMessage, refusal, sessionRequired } from './mcpMessages'
+import { SessionRevision } from './sessionRevision'
 import { isStatelessRequest } from './statelessRequest'
 import { StatelessRevision } from './statelessRevision'
 
-export interface McpEndpointDeps extends CallRunnerDeps {
-  /** The tools an agent may see (within its client's scope): the `tools/list` result, serialized. */
-  listToolsJson(client: string): string
-  /** True for a client the user trusts to show its approvals (`bridge client approvals <name> on`). */
-  approvalsInClient?(client: string): boolean
-  /** 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others. */
-  initializeLimiter: RateLimiter
-  /** The limit the limiter applies, for the log line and the 429. */
-  sessionsPerMinute?: number
-  /** Sessions opened in place of ended ones, per client (ENDED_SESSION_RATE_LIMIT_PER_MIN). */
-  endedSessionLimiter: RateLimiter
-  /** Beyond this many open sessions, a new one closes the session idle the longest. */
-  maxSessions: number
+/** The daemon's parts `/mcp` answers with: the call path (./callRunner.ts), each client's scope and trust, the limits. */
+export interface McpEndpointParts extends Omit<CallRunnerDeps, 'catalog' | 'audit' | 'resultMaxBytes'> {
+  /** The daemon's stores it reads: the tool index, the audit log, the named MCP clients. */
+  stores: Pick<CallRunnerDeps, 'catalog' | 'audit'> & { credentials: Pick<Credentials, 'clients'> }
+  /** Each client lists what its scope allows (clients.json, bridge client set). */
+  scopes: Pick<ClientScopeGate, 'listedJson'>
+  limits: Pick<ToolPathLimits, 'resultMaxBytes' | 'mcpSessionsPerMinute' | 'maxMcpSessions'>
 }
 
 const accepted = (): HttpReply => ({ status: 202, headers: {} })
@@ -38,15 +36,29 @@ export class McpEndpoint {
   readonly sessions: SessionRevision
   readonly stateless: StatelessRevision
 
-  constructor(deps: McpEndpointDeps) {
-    const run = createCallRunner(deps)
-    const approvalsInClient = (client: string) => deps.approvalsInClient?.(client) === true
-    this.sessions = new SessionRevision({ ...deps, approvalsInClient, run })
-    this.stateless = new StatelessRevision({
-      listToolsJson: (client) => deps.listToolsJson(client),
+  constructor(parts: McpEndpointParts) {
+    const { stores, limits } = parts
+    const run = createCallRunner({
+      ...parts,
+      catalog: stores.catalog,
+      audit: stores.audit,
+      resultMaxBytes: limits.resultMaxBytes,
+    })
+    const listToolsJson = (client: string) => parts.scopes.listedJson(client)
+    /** A client the user trusts to show its approvals (`bridge client approvals <name> on`). */
+    const approvalsInClient = (name: string) =>
+      stores.credentials.clients().some((client) => client.name === name && client.approvalsInClient === true)
+    this.sessions = new SessionRevision({
+      listToolsJson,
       run,
       approvalsInClient,
+      // 5 per minute on initialize, for each client (keyed by its name): one client cannot lock out the others.
+      initializeLimiter: createRateLimiter({ limit: limits.mcpSessionsPerMinute }),
+      sessionsPerMinute: limits.mcpSessionsPerMinute,
+      endedSessionLimiter: createRateLimiter({ limit: ENDED_SESSION_RATE_LIMIT_PER_MIN }),
+      maxSessions: limits.maxMcpSessions,
     })
+    this.stateless = new StatelessRevision({ listToolsJson, run, approvalsInClient })
   }
 
   /** Open sessions. */

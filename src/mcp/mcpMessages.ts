@@ -1,9 +1,12 @@
 /**
- * What `/mcp` reads and writes, without the HTTP: an incoming JSON-RPC message sorted into request,
- * notification or answer; the params of the methods bridge serves, checked; answers and notifications
- * serialized once, as JSON bodies or as event-stream events. Nothing here trusts the client's shapes.
+ * What `/mcp` reads and writes: an incoming JSON-RPC message sorted into request, notification or
+ * answer; the params of the methods bridge serves, checked; answers and notifications serialized once,
+ * as JSON bodies or as event-stream events; a request refused before any method runs (a status with a
+ * JSON-RPC error body). Nothing here trusts the client's shapes.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { HttpRequest } from '../http/engine'
+import { jsonTextResponse } from '../http/responses'
 import { JsonRpcErrorCode } from '../protocol/errors'
 
 export type RpcId = string | number
@@ -128,3 +131,18 @@ export const notificationJson = (method: string, params: Record<string, unknown>
 
 /** One event of an MCP event stream. */
 export const sseEvent = (json: string): string => `event: message\ndata: ${json}\n\n`
+
+/** Whether the request's Accept header takes this content type. */
+export const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
+
+/** An HTTP-level refusal with a JSON-RPC error body, as MCP clients expect them. */
+export const refusal = (
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) => jsonTextResponse(errorJson(null, code, message), status, headers)
+
+/** A request of the session revision without its session's id. */
+export const sessionRequired = (id: RpcId | null = null) =>
+  jsonTextResponse(errorJson(id, -32000, 'Bad Request: Mcp-Session-Id header is required'), 400)

@@ -23,13 +23,16 @@ import {
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
 import {
+  accepts,
   callParams,
   errorJson,
   initializeParams,
   loggingLevel,
   McpError,
   notificationJson,
+  refusal,
   resultJson,
+  sessionRequired,
   sseEvent,
   type McpMessage,
   type RpcId,
@@ -83,19 +86,7 @@ interface Session {
 const SERVER_CAPABILITIES = { tools: { listChanged: true }, logging: {} }
 const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 
-/** An HTTP-level refusal with a JSON-RPC error body, as MCP clients expect them. */
-export const refusal = (
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-) => jsonTextResponse(errorJson(null, code, message), status, headers)
-
 const sessionNotFound = () => refusal(404, -32001, 'Session not found')
-export const sessionRequired = (id: RpcId | null = null) =>
-  jsonTextResponse(errorJson(id, -32000, 'Bad Request: Mcp-Session-Id header is required'), 400)
-
-export const accepts = (request: HttpRequest, type: string) => (request.header('accept') ?? '').includes(type)
 
 /** One method of this revision, answered within a session. */
 type SessionHandler = (
