@@ -8,6 +8,7 @@ export default tseslint.config(
       'dist/**',
       'dist.*/**',
       '.tmp/**',
+      'bench/.audit-cost-*/**',
       'node_modules/**',
       '**/dist/**',
       'coverage/**',
