@@ -112,6 +112,8 @@ async function pageState(tabId: number): Promise<PageState | undefined> {
 
 export class PersonRecorder {
   private session: Session | undefined
+  /** The top page's address each act was taken on (acts of the top frame only), by the act's number. */
+  private readonly actPages = new Map<number, string>()
   /** The recording a stopped worker left, read back: every event waits for it. */
   private readonly restored: Promise<void>
 
@@ -301,11 +303,16 @@ export class PersonRecorder {
     if (!tool) return
     // The frame's path now, while it is there: the act may end its page.
     const path = frameId ? (session.frames.get(frameId) ?? this.framePath(session.tabId, frameId)) : undefined
-    this.enqueue(session, async (seq) => {
-      const frame = (await path) ?? []
-      const located = target && { ...target, origin, ...(frame.length ? { frame } : {}) }
-      await this.take(session, seq, { tool, input, ...(located ? { target: located } : {}) })
-    })
+    const page = frameId === 0 ? sender.url : undefined
+    this.enqueue(
+      session,
+      async (seq) => {
+        const frame = (await path) ?? []
+        const located = target && { ...target, origin, ...(frame.length ? { frame } : {}) }
+        await this.take(session, seq, { tool, input, ...(located ? { target: located } : {}) })
+      },
+      page,
+    )
   }
 
   private committed(d: chrome.webNavigation.WebNavigationTransitionCallbackDetails): void {
@@ -329,8 +336,9 @@ export class PersonRecorder {
   }
 
   /** Acts are taken in the order they came; a new one cuts short the settle wait of the one before. */
-  private enqueue(session: Session, job: (seq: number) => Promise<void>): void {
+  private enqueue(session: Session, job: (seq: number) => Promise<void>, page?: string): void {
     const seq = ++session.enqueued
+    if (page !== undefined) this.actPages.set(seq, page)
     session.cut?.()
     session.queue = session.queue.then(() => job(seq)).catch(() => undefined)
   }
@@ -361,6 +369,12 @@ export class PersonRecorder {
       await Promise.race([settled(), next])
     }
     session.cut = undefined
+    // The next act came before the page settled, but the person took it on another page than the one
+    // this act was taken on: the page it loaded is this act's outcome (a key or a click that
+    // navigated, then an act on the new page), not the next act's.
+    const nextPage = this.actPages.get(seq + 1)
+    if (cut && nextPage !== undefined && session.state && nextPage !== session.state.url) cut = false
+    for (const n of this.actPages.keys()) if (n <= seq) this.actPages.delete(n)
     // A dialog this act opened is its outcome; the page is measured again after the answer.
     const dialog = session.dialog?.seq === seq ? session.dialog : undefined
     // Typing (without Enter) or a choice in a list leaves the page where it is: another document now
