@@ -136,19 +136,11 @@ try {
       conc.push(row)
     }
 
-    // The plain build signed nothing; the tree build a checkpoint per group commit.
+    // The plain build signed nothing; the tree build checkpoints after its group commits.
     const signed = fixtures.map((f) => existsSync(join(f.dir, 'audit.checkpoints')))
     if (!signed[0] || signed[1] || !signed[2])
       throw new Error(`not the builds this benchmark means: checkpoints ${signed}`)
-
-    // How many entries each signed checkpoint covered on the tree daemon (group commits and /audit reads).
-    const linesOf = (path) =>
-      existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
-    const entries =
-      linesOf(join(fixtures[0].dir, 'audit.log')) + linesOf(join(fixtures[0].dir, 'audit.log.1'))
-    const checkpoints =
-      linesOf(join(fixtures[0].dir, 'audit.checkpoints')) +
-      linesOf(join(fixtures[0].dir, 'audit.checkpoints.1'))
+    const { entries, checkpoints, perCheckpoint } = signedEntries(fixtures[0].dir)
 
     const figures = (rows, key) => ({
       tree: Number(median(rows.map((r) => r.tree[key])).toFixed(4)),
@@ -158,12 +150,7 @@ try {
       sameBuild: spread(rows.map((r) => r.again[key] / r.tree[key])),
     })
     const result = {
-      date: new Date().toISOString(),
-      node: process.version,
-      engine: values.engine,
-      loadAtStart: Number(load0.toFixed(1)),
-      loadAtEnd: Number(loadavg()[0].toFixed(1)),
-      seconds: Math.round((performance.now() - t0) / 1000),
+      ...runFacts(load0, t0),
       sequential: {
         blocks,
         callsInARow: turn,
@@ -178,7 +165,7 @@ try {
         cpuMsPerCall: figures(conc, 'cpu'),
         callsPerSecond: figures(conc, 'rate'),
       },
-      treeEntriesPerCheckpoint: Number((entries / Math.max(1, checkpoints)).toFixed(2)),
+      treeEntriesPerCheckpoint: perCheckpoint,
       plainBuild: `${pkg.name} ${pkg.version}, this checkout with the tree's hooks taken out of src/audit/daemonAudit.ts`,
     }
     const line = (label, f, unit) =>
@@ -260,23 +247,8 @@ try {
       await started.close()
       targets.pop()
     }
-    const entriesPerCheckpoint = (() => {
-      const count = (path) =>
-        existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
-      return Number(
-        (
-          count(join(fixtures[0].dir, 'audit.log')) /
-          Math.max(1, count(join(fixtures[0].dir, 'audit.checkpoints')))
-        ).toFixed(2),
-      )
-    })()
     const result = {
-      date: new Date().toISOString(),
-      node: process.version,
-      engine: values.engine,
-      loadAtStart: Number(load0.toFixed(1)),
-      loadAtEnd: Number(loadavg()[0].toFixed(1)),
-      seconds: Math.round((performance.now() - t0) / 1000),
+      ...runFacts(load0, t0),
       warmupCalls: Number(values.warmup),
       calls,
       instructionsPerCall: perCall,
@@ -287,7 +259,7 @@ try {
         treeOverPlain: Number((mainPerCall.tree / mainPerCall.plain).toFixed(4)),
         againOverTree: Number((mainPerCall.again / mainPerCall.tree).toFixed(4)),
       },
-      treeEntriesPerCheckpoint: entriesPerCheckpoint,
+      treeEntriesPerCheckpoint: signedEntries(fixtures[0].dir).perCheckpoint,
       counted:
         "user-space instructions of every thread of the daemon (callgrind); the kernel's work in syscalls is not counted",
     }
@@ -358,6 +330,27 @@ try {
   for (const fixture of fixtures) rmSync(fixture.dir, { recursive: true, force: true })
   if (values.keep) console.log(`kept ${out}`)
   else rmSync(out, { recursive: true, force: true })
+}
+
+/** When and where a run was taken: its date, Node, engine, the load at its start and end, its length. */
+function runFacts(load0, t0) {
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    engine: values.engine,
+    loadAtStart: Number(load0.toFixed(1)),
+    loadAtEnd: Number(loadavg()[0].toFixed(1)),
+    seconds: Math.round((performance.now() - t0) / 1000),
+  }
+}
+
+/** The tree daemon's entries and signed checkpoints (group commits and /audit reads), rotated files included. */
+function signedEntries(dir) {
+  const linesOf = (path) =>
+    existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0
+  const entries = linesOf(join(dir, 'audit.log')) + linesOf(join(dir, 'audit.log.1'))
+  const checkpoints = linesOf(join(dir, 'audit.checkpoints')) + linesOf(join(dir, 'audit.checkpoints.1'))
+  return { entries, checkpoints, perCheckpoint: Number((entries / Math.max(1, checkpoints)).toFixed(2)) }
 }
 
 function median(xs) {
