@@ -92,6 +92,42 @@ describe('the daemon’s verifiable audit log', () => {
     expect(report.firstBadEntry?.index).toBe(2)
   })
 
+  // An attacker with the user's file access edits, deletes or cuts entries that are on disk but not
+  // signed yet (inside the sign window): the checkpoint signed afterwards is the tree the daemon wrote,
+  // so `bridge audit verify` names the tampering, never vouches for it.
+  it.each([
+    {
+      how: 'an edited entry',
+      tamper: (lines: string[]) => {
+        lines[2] = lines[2]!.replace('"durationMs":3', '"durationMs":0')
+      },
+      bad: 2,
+    },
+    { how: 'a deleted entry', tamper: (lines: string[]) => void lines.splice(1, 1), bad: 1 },
+    { how: 'a cut tail', tamper: (lines: string[]) => void lines.splice(2), bad: undefined },
+  ])('signs the tree it wrote, not the files, after $how inside the sign window', async ({ tamper, bad }) => {
+    const audit = open(undefined, 10 * 60_000)
+    await recordCommitted(audit, 1)
+    await recordCommitted(audit, 2)
+    await recordCommitted(audit, 3)
+    const path = join(dir, 'audit.log')
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean)
+    tamper(lines)
+    writeFileSync(path, lines.map((l) => `${l}\n`).join(''))
+    await audit.flush()
+    await audit.close()
+    const signed = readCheckpoints(dir).checkpoints.at(-1)!
+    expect(signed.size).toBe(3)
+    expect(await verifyCheckpointSignature(signed)).toBe(true)
+    const report = await verifyAuditLog(dir)
+    expect(report.ok).toBe(false)
+    if (bad !== undefined) expect(report.firstBadEntry?.index).toBe(bad)
+    else
+      expect(report.problems.join('\n')).toMatch(
+        /^truncated: the log has 2 entries but a checkpoint signed .* covers 3/m,
+      )
+  })
+
   it('signs the group commits of a window once the window ends, and what is left at shutdown', async () => {
     const audit = open(undefined, 50)
     await recordCommitted(audit, 1)
