@@ -50,7 +50,7 @@ export interface AuditLineVisit {
 }
 
 /** The bytes of audit.hashes, audit.log.1 and audit.log (empty when a file is missing). */
-interface AuditFiles {
+export interface AuditFiles {
   hashes: Buffer
   logs: { name: string; bytes: Buffer }[]
 }
@@ -75,17 +75,25 @@ export function readAuditTree(
 }
 
 /**
- * The same tree read without holding the event loop: the files are read by the thread pool, and the
- * hashing gives way to other work every few milliseconds. `reuse` is the tree of an earlier read:
- * the leaves it shares with the files' are kept with their subtrees (only the first differing leaf
- * onwards is hashed into the tree again), and it is changed in place into the new tree.
+ * The bytes of the files, read by the thread pool (the event loop goes on meanwhile). The files are
+ * read one after the other, so the daemon does not rotate them until this resolves (./auditTree). A
+ * last line of audit.log without its newline is a write still under way: it is left for the next read.
  */
-export async function readAuditTreeAsync(dir: string, reuse = new LeafHashes()): Promise<AuditTreeOnDisk> {
-  const files: AuditFiles = {
-    hashes: await readOrEmptyAsync(join(dir, AUDIT_HASHES_FILE)),
-    logs: [],
-  }
+export async function readAuditFilesAsync(dir: string): Promise<AuditFiles> {
+  const files: AuditFiles = { hashes: await readOrEmptyAsync(join(dir, AUDIT_HASHES_FILE)), logs: [] }
   for (const name of LOG_NAMES) files.logs.push({ name, bytes: await readOrEmptyAsync(join(dir, name)) })
+  const current = files.logs.at(-1)!
+  current.bytes = current.bytes.subarray(0, current.bytes.lastIndexOf(0x0a) + 1)
+  return files
+}
+
+/**
+ * The tree of files read by readAuditFilesAsync, hashed without holding the event loop: it gives way
+ * to other work every few milliseconds. `reuse` is the tree of an earlier read: the leaves it shares
+ * with the files' are kept with their subtrees (only the first differing leaf onwards is hashed into
+ * the tree again), and it is changed in place into the new tree.
+ */
+export async function buildAuditTreeAsync(files: AuditFiles, reuse = new LeafHashes()): Promise<AuditTreeOnDisk> {
   const build = buildTree(files, reuse)
   for (let step = build.next(); ; step = build.next()) {
     if (step.done) return step.value

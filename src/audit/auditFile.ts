@@ -31,6 +31,11 @@ export interface AuditFileHooks {
   syncStarted(): () => void
   /** audit.log is about to become audit.log.1 (and the old audit.log.1 to go). */
   rotating(): void
+  /**
+   * False while the files are being read (one after the other): audit.log then grows past its limit
+   * for a moment and rotates at the first write after.
+   */
+  mayRotate(): boolean
 }
 
 export interface AuditFileOptions {
@@ -205,12 +210,17 @@ export class AuditFile {
   private write(text: string): void {
     const bytes = Buffer.from(text, 'utf8')
     let fd = this.ensureOpen()
-    if (this.size > 0 && this.size + bytes.length > this.options.rotateBytes) {
+    const hooks = this.options.hooks
+    if (
+      this.size > 0 &&
+      this.size + bytes.length > this.options.rotateBytes &&
+      (hooks === undefined || hooks.mayRotate())
+    ) {
       // The full file goes to disk before it is renamed: rotation is rare (every few MB).
       fdatasyncSync(fd)
       closeSync(fd)
       this.fd = undefined
-      this.options.hooks?.rotating()
+      hooks?.rotating()
       renameSync(this.path, `${this.path}.1`)
       fd = this.ensureOpen()
     }

@@ -18,8 +18,9 @@ import type { AuditFileHooks } from './auditFile'
 import {
   AUDIT_CHECKPOINTS_FILE,
   AUDIT_HASHES_FILE,
+  buildAuditTreeAsync,
+  readAuditFilesAsync,
   readAuditTree,
-  readAuditTreeAsync,
   saveRotatedOutHashes,
   type AuditTreeOnDisk,
   type RecordedCheckpoint,
@@ -62,6 +63,8 @@ export class AuditTree implements AuditFileHooks {
   private lastSignedAt = -Infinity
   private signTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
+  /** Reads of the files under way: the daemon does not rotate them meanwhile. */
+  private filesBeingRead = 0
 
   constructor(
     private readonly dir: string,
@@ -144,6 +147,10 @@ export class AuditTree implements AuditFileHooks {
     }
   }
 
+  mayRotate(): boolean {
+    return this.filesBeingRead === 0
+  }
+
   /** A checkpoint of the tree the files hold now, signed now. */
   checkpoint(): Promise<AuditCheckpoint> {
     return this.fromFiles(({ leaves }) => this.sign(leaves))
@@ -176,7 +183,7 @@ export class AuditTree implements AuditFileHooks {
   }
 
   /**
-   * Reads the files' tree off the event loop's back (./auditDisk readAuditTreeAsync: the thread pool
+   * Reads the files' tree off the event loop's back (./auditDisk readAuditFilesAsync: the thread pool
    * reads, the hashing gives way every few milliseconds, and the leaves the last read saw are
    * compared rather than hashed into the tree again), then answers from it. One read at a time: each
    * changes the kept tree in place.
@@ -195,7 +202,16 @@ export class AuditTree implements AuditFileHooks {
     // Lines written while the files are read may or may not be in what is read: the files are the
     // daemon's when they hold what it had written when the read began, and no more than it has now.
     const before = { size: this.frontier.size, root: this.frontier.root() }
-    const disk = await readAuditTreeAsync(this.dir, this.onDisk)
+    // A rotation between two of the files' reads would show a tree that never was (audit.log.1's
+    // entries missing or counted twice): the daemon holds its rotations until the bytes are read.
+    this.filesBeingRead++
+    let files
+    try {
+      files = await readAuditFilesAsync(this.dir)
+    } finally {
+      this.filesBeingRead--
+    }
+    const disk = await buildAuditTreeAsync(files, this.onDisk)
     this.noteRepeatedTail(disk)
     const { leaves, leavesOf } = disk
     this.onDisk = leaves

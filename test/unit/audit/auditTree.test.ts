@@ -173,6 +173,48 @@ describe('the daemon’s verifiable audit log', () => {
     await audit.close()
   })
 
+  it('never takes its own rotation during a read of the files for a change by something else', async () => {
+    // The witness asks while calls are audited and audit.log rotates: the files are read one after
+    // the other, so a rotation between two reads shows a tree that never was. Each answer must still
+    // extend the one before, and no read may make the daemon go on from a torn view.
+    const audit = open(700)
+    audit.record(entry(0))
+    let seen = await audit.tree!.checkpoint()
+    let n = 1
+    const rotations = () => readAuditTree(dir).rotatedOut
+    for (let round = 0; round < 150; round++) {
+      const asked = audit.tree!.consistency(seen.size)
+      let answered = false
+      void asked.finally(() => (answered = true))
+      // Entries go on being written (and audit.log rotating) on every turn of the loop until it answers.
+      while (!answered) {
+        audit.record(entry(n++))
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+      const answer = await asked
+      expect(await checkWitness(seen, answer), `round ${round}`).toEqual({ ok: true })
+      seen = answer.checkpoint
+    }
+    await audit.close()
+    expect(rotations()).toBeGreaterThan(100)
+    // What the daemon signed last is the tree of every entry it wrote.
+    const fresh = readAuditTree(dir).leaves
+    expect(fresh.size).toBe(n)
+    expect(readCheckpoints(dir).checkpoints.at(-1)).toMatchObject({ size: n, root: toHex(fresh.root()) })
+  })
+
+  it('takes a last line still being written for no entry yet', async () => {
+    const audit = open()
+    for (let i = 0; i < 3; i++) audit.record(entry(i))
+    const seen = await audit.tree!.checkpoint()
+    // What a read by the thread pool may meet while the daemon's write is under way: half a line.
+    writeFileSync(join(dir, 'audit.log'), '{"client":"agent","dur', { flag: 'a' })
+    const answer = await audit.tree!.consistency(seen.size)
+    expect(answer.checkpoint.size).toBe(3)
+    expect(await checkWitness(seen, answer)).toEqual({ ok: true })
+    await audit.close()
+  })
+
   it('tells a truncated tail and a new key apart', async () => {
     let audit = open()
     for (let i = 0; i < 5; i++) audit.record(entry(i))
