@@ -16,6 +16,7 @@ import { configDirFromEnv } from '../src/config/paths'
 import { log } from '../src/log'
 import { BRIDGE_VERSION } from '../src/protocol/constants'
 import { runningDaemonTarget } from './shared/daemonTarget'
+import { errorText, failAs } from './shared/output'
 import { portFlagsProblem } from './shared/portFlags'
 
 interface BuildFlags {
@@ -127,8 +128,7 @@ function typeChecks(dir: string): boolean {
     )
     return true
   }
-  process.exitCode = 1
-  log.error(`build failed: type errors (TypeScript ${result.version}):\n${result.errors.join('\n')}`)
+  refuse(`build failed: type errors (TypeScript ${result.version}):\n${result.errors.join('\n')}`)
   return false
 }
 
@@ -142,8 +142,7 @@ function report(outcome: ReloadOutcome, name: string): void {
       return
     case 'impostor':
       // The build itself succeeded; the exit code says the reload could not be asked for safely.
-      process.exitCode = 1
-      log.error(`built, but did not ask for a reload: ${outcome.message}`)
+      refuse(`built, but did not ask for a reload: ${outcome.message}`)
       return
     case 'refused':
       log.warn(
@@ -159,10 +158,13 @@ function report(outcome: ReloadOutcome, name: string): void {
   }
 }
 
+/** A refusal on stderr as `bridge-plugin: <reason>`, exit code 1. */
+function refuse(text: string): void {
+  failAs('bridge-plugin', text)
+}
+
 function fail(error: unknown, prefix = ''): void {
-  process.exitCode = 1
-  const message = error instanceof Error ? error.message : String(error)
-  log.error(`${prefix}${message}`)
+  refuse(`${prefix}${errorText(error)}`)
 }
 
 cli.help()
@@ -173,8 +175,7 @@ else {
   cli.parse(process.argv, { run: false })
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
     if (cli.args.length) {
-      log.error(`unknown command "${String(cli.args[0])}"; the commands are build and inspect`)
-      process.exitCode = 1
+      refuse(`unknown command "${String(cli.args[0])}"; the commands are build and inspect`)
     } else cli.outputHelp()
   } else await cli.runMatchedCommand()
 }

@@ -26,7 +26,12 @@ export function warn(text: string): void {
 
 /** Prints the problem and sets exit code 1. */
 export function fail(text: string): void {
-  process.stderr.write(`bridge: ${withRunnableCommands(withoutTerminalControls(redact(text)))}\n`)
+  failAs('bridge', text)
+}
+
+/** Prints the problem as `program` says it (`bridge-plugin: ...`) and sets exit code 1. */
+export function failAs(program: 'bridge' | 'bridge-plugin', text: string): void {
+  process.stderr.write(`${program}: ${withRunnableCommands(withoutTerminalControls(redact(text)))}\n`)
   process.exitCode = 1
 }
 

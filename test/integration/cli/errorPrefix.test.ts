@@ -1,11 +1,14 @@
 /**
  * Every way the built `bridge` CLI refuses (exit 1) says so on stderr as `bridge: <reason>`, in every
  * command group, with no daemon running: a person or a script reading stderr sees which program
- * spoke, once (never `bridge: bridge ...`).
+ * spoke, once (never `bridge: bridge ...`). `bridge-plugin` does the same as `bridge-plugin: <reason>`.
  */
-import { rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { tempConfigDir } from '../../helpers/daemon'
+import { ROOT, daemonEnv, tempConfigDir } from '../../helpers/daemon'
+import { runCommand } from '../../helpers/runCommand'
 import { runCli } from './runCli'
 
 const dir = tempConfigDir()
@@ -39,5 +42,31 @@ describe('the bridge: prefix', () => {
     expect(lines[0]).toMatch(message)
     expect(lines.filter((line) => line.trim() !== '' && !line.startsWith('bridge: '))).toEqual([])
     expect(result.stderr).not.toMatch(/bridge: bridge /)
+  })
+})
+
+describe('the bridge-plugin: prefix', () => {
+  const PLUGIN_CLI = join(ROOT, 'dist', 'cli', 'bridgePlugin.js')
+  // A folder with no plugin in it: every build or inspect there is refused.
+  const empty = mkdtempSync(join(tmpdir(), 'bridge-plugin-empty-'))
+  afterAll(() => rmSync(empty, { recursive: true, force: true }))
+
+  it.each<[string[], RegExp]>([
+    [['frob'], /^bridge-plugin: unknown command "frob"; the commands are build and inspect$/],
+    [['build', '--no-reload', '--no-register'], /^bridge-plugin: build failed: no package\.json in /],
+    [['build', '--port', '0x50'], /^bridge-plugin: invalid port "0x50" \(expected 1-65535\)$/],
+    [['inspect'], /^bridge-plugin: no build found \(.*tools\.json is missing\)/],
+  ])('bridge-plugin %j', async (args, message) => {
+    const result = await runCommand(
+      process.execPath,
+      [PLUGIN_CLI, ...args],
+      daemonEnv(dir, 'node', { PORT: undefined, ...NO_DAEMON }),
+      20_000,
+      empty,
+    )
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(message)
+    expect(lines.filter((line) => line.trim() !== '' && !line.startsWith('bridge-plugin: '))).toEqual([])
   })
 })
