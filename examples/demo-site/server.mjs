@@ -2,7 +2,7 @@
 // (plugin -> extension -> agent) can be tried without an account anywhere. It is also the fixture
 // site of the end-to-end tests, so its API is a contract; change it only together with the tests.
 //
-// Start it:   npm run demo            (prints the URL; --port <n> to choose the port, default 8787)
+// Start it:   node examples/demo-site/server.mjs   (prints the URL; --port <n> to choose the port, default 8787)
 // In code:    const site = await startDemoSite({ port: 0 }); site.url; await site.close()
 //
 // Pages and API (all on 127.0.0.1; the session is the `demo_session` cookie, HttpOnly, SameSite=Lax):
@@ -224,8 +224,15 @@ function homePage(user, list) {
 // CLI mode: `node examples/demo-site/server.mjs [--port <n>]`.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const flag = process.argv.indexOf('--port')
-  const port = flag > 0 ? Number(process.argv[flag + 1]) : Number(process.env.PORT ?? 8787)
-  const site = await startDemoSite({ port })
+  const given = flag > 0 ? (process.argv[flag + 1] ?? '') : (process.env.PORT ?? '8787')
+  // bridge's port rule (src/config/port.ts), which this plain script cannot import: digits only,
+  // 0-65535, 0 for a free port; `1e3` or `0x50` are refused, not read as numbers.
+  if (!/^\d{1,5}$/.test(given) || Number(given) > 65535) {
+    const shown = JSON.stringify(given.length > 40 ? `${given.slice(0, 40)}…` : given)
+    process.stderr.write(`demo site: invalid port ${shown} (expected 0-65535; 0 picks a free port)\n`)
+    process.exit(1)
+  }
+  const site = await startDemoSite({ port: Number(given) })
   console.log(`demo notes site on ${site.url} (sign in at ${site.url}/login?user=alice); Ctrl-C to stop`)
   const stop = () => void site.close().then(() => process.exit(0))
   process.once('SIGINT', stop)

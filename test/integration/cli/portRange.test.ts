@@ -86,4 +86,24 @@ describe('the port range of the bridge CLI', () => {
     // Nothing was built or registered.
     expect(() => readFileSync(join(dir, 'config.json'))).toThrow()
   })
+
+  it('refuses the same texts in the demo site run on its own (node examples/demo-site/server.mjs)', async () => {
+    const dir = freshDir()
+    for (const [args, shown] of [
+      [['--port', '1e3'], '"1e3"'],
+      [['--port', '0x50'], '"0x50"'],
+      [['--port', '70000'], '"70000"'],
+      [['--port'], '""'],
+    ] as const) {
+      const result = await runCommand(
+        process.execPath,
+        [join(ROOT, 'examples', 'demo-site', 'server.mjs'), ...args],
+        daemonEnv(dir, 'node', {}),
+        20_000,
+        ROOT,
+      )
+      expect(result.stderr).toBe(`demo site: invalid port ${shown} ${LISTEN_RANGE}\n`)
+      expect(result.code).toBe(1)
+    }
+  })
 })
