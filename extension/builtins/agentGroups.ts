@@ -5,9 +5,11 @@
  * session storage, so it survives service-worker restarts but not the browser.
  */
 import type { BuiltinContext } from './context'
+import { SessionRecord } from '../lib/sessionStorage'
 import { invalid } from './errors'
 
-const STORAGE_KEY = 'bridge.agentGroups'
+/** groupId -> agent, for the groups bridge made. */
+const groups = new SessionRecord<Record<string, string>>('bridge.agentGroups', () => ({}))
 const COLORS: `${chrome.tabGroups.Color}`[] = [
   'blue',
   'purple',
@@ -26,25 +28,15 @@ export function agentOf(ctx: Pick<BuiltinContext, 'client' | 'session'>): string
   return undefined
 }
 
-async function load(): Promise<Record<string, string>> {
-  const stored = (await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY] as
-    Record<string, string> | undefined
-  return stored ?? {}
-}
-
-async function save(groups: Record<string, string>): Promise<void> {
-  await chrome.storage.session.set({ [STORAGE_KEY]: groups })
-}
-
 /** groupId -> agent, for the groups bridge made. */
-export async function agentGroups(): Promise<Record<string, string>> {
-  return load()
+export function agentGroups(): Promise<Record<string, string>> {
+  return groups.read()
 }
 
 /** The other agent whose group holds the tab, if any (undefined for the caller's own or unowned tabs). */
 export async function otherOwner(tab: chrome.tabs.Tab, ctx: BuiltinContext): Promise<string | undefined> {
   if (tab.groupId === undefined || tab.groupId < 0) return undefined
-  const owner = (await load())[String(tab.groupId)]
+  const owner = (await groups.read())[String(tab.groupId)]
   const me = agentOf(ctx)
   return owner === undefined || me === undefined || owner === me ? undefined : owner
 }
@@ -63,43 +55,32 @@ export async function assertMayAct(
   )
 }
 
-let queue: Promise<unknown> = Promise.resolve()
-
 /** Puts a tab the agent opened into the agent's group in that window, creating the group once. */
 export function adoptTab(tabId: number, ctx: BuiltinContext): Promise<number | undefined> {
   const agent = agentOf(ctx)
   if (agent === undefined) return Promise.resolve(undefined)
-  // One at a time: two tabs opened together must not create two groups.
-  const run = queue.then(async () => {
+  // One change of the record at a time: two tabs opened together must not create two groups.
+  return groups.update(async (owned) => {
     const tab = await chrome.tabs.get(tabId)
-    const groups = await load()
-    for (const [id, owner] of Object.entries(groups)) {
+    for (const [id, owner] of Object.entries(owned)) {
       if (owner !== agent) continue
       const group = await chrome.tabGroups.get(Number(id)).catch(() => undefined)
       if (!group) {
-        delete groups[id]
+        delete owned[id]
         continue
       }
       if (group.windowId !== tab.windowId) continue
       await chrome.tabs.group({ groupId: group.id, tabIds: [tabId] })
-      await save(groups)
       return group.id
     }
     const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } })
-    const used = new Set(Object.values(groups))
+    const used = new Set(Object.values(owned))
     await chrome.tabGroups.update(groupId, { title: agent, color: COLORS[used.size % COLORS.length]! })
-    groups[String(groupId)] = agent
-    await save(groups)
+    owned[String(groupId)] = agent
     return groupId
   })
-  queue = run.catch(() => undefined)
-  return run
 }
 
 chrome.tabGroups.onRemoved.addListener((group) => {
-  void load().then(async (groups) => {
-    if (!(String(group.id) in groups)) return
-    delete groups[String(group.id)]
-    await save(groups)
-  })
+  void groups.update((owned) => void delete owned[String(group.id)]).catch(() => undefined)
 })

@@ -7,8 +7,10 @@
  * service worker restart between the approval and the dispatch keeps it.
  */
 import type { ApprovalTab } from '../../src/protocol'
+import { SessionRecord } from '../lib/sessionStorage'
 
-const STORAGE_KEY = 'bridge.approvedOrigins'
+/** Approval id -> the origin its card showed; oldest first. */
+const pins = new SessionRecord<Record<string, string>>('bridge.approvedOrigins', () => ({}))
 /** Approvals kept at most (a denied or expired one is never taken): the oldest go first. */
 const MAX_KEPT = 200
 
@@ -21,42 +23,31 @@ export function originOf(url: string | undefined): string | undefined {
   }
 }
 
-async function load(): Promise<Record<string, string>> {
-  const stored = (await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY] as
-    Record<string, string> | undefined
-  return stored ?? {}
-}
-
 /** Remembers the origin an approval showed; returns the tab as the card shows it. */
 export async function pinApprovedTab(id: string, tab: chrome.tabs.Tab): Promise<ApprovalTab | undefined> {
   if (tab.id === undefined) return undefined
   const origin = originOf(tab.url)
-  if (origin !== undefined) {
-    const pins = await load()
-    // The first pin holds: the data-flow guard pins the origin it checked before the approval shows.
-    if (pins[id] !== undefined) return { tabId: tab.id, title: tab.title ?? '', url: tab.url ?? '' }
-    pins[id] = origin
-    const ids = Object.keys(pins)
-    for (const old of ids.slice(0, Math.max(0, ids.length - MAX_KEPT))) delete pins[old]
-    await chrome.storage.session.set({ [STORAGE_KEY]: pins })
-  }
+  if (origin !== undefined)
+    await pins.update((all) => {
+      // The first pin holds: the data-flow guard pins the origin it checked before the approval shows.
+      if (all[id] !== undefined) return
+      all[id] = origin
+      const ids = Object.keys(all)
+      for (const old of ids.slice(0, Math.max(0, ids.length - MAX_KEPT))) delete all[old]
+    })
   return { tabId: tab.id, title: tab.title ?? '', url: tab.url ?? '' }
 }
 
 /** The origin the approval of this call showed (once: it is forgotten as it is read). */
-export async function takeApprovedOrigin(id: string): Promise<string | undefined> {
-  const pins = await load()
-  const origin = pins[id]
-  if (origin === undefined) return undefined
-  delete pins[id]
-  await chrome.storage.session.set({ [STORAGE_KEY]: pins })
-  return origin
+export function takeApprovedOrigin(id: string): Promise<string | undefined> {
+  return pins.update((all) => {
+    const origin = all[id]
+    delete all[id]
+    return origin
+  })
 }
 
 /** An approval that ended without a call (denied, expired): its pin goes. */
 export async function forgetApprovedTab(id: string): Promise<void> {
-  const pins = await load()
-  if (!(id in pins)) return
-  delete pins[id]
-  await chrome.storage.session.set({ [STORAGE_KEY]: pins })
+  await pins.update((all) => void delete all[id])
 }

@@ -12,6 +12,8 @@ import {
   withTimeout,
 } from './errors'
 import { tabIdOf } from './tabLookup'
+// The page library's global (`__bridgeBuiltins`), declared where it is defined.
+import type {} from './pageLibrary'
 
 export const PAGE_LIBRARY_FILE = 'builtinsPage.js'
 const PAGE_OP_TIMEOUT_MS = 15_000

@@ -12,6 +12,7 @@
 import type { CapturedCall, Target } from '../../src/protocol/workflow'
 import type { workflows as defs } from '../../src/tools'
 import type { BuiltinContext, Handlers } from './context'
+import { SessionEntries } from '../lib/sessionStorage'
 import { invalid } from './errors'
 import { childFrameIds } from './frames'
 import { frameOfRef, runInPage } from './pageScript'
@@ -36,25 +37,30 @@ interface Recording {
 
 /** Recordings by the calling client's name (one each). */
 const recordings = new Map<string, Recording>()
-const STORAGE_KEY = 'bridge.agentRecordings'
-type SavedRecordings = Record<string, { name: string; calls: [string, CapturedCall][] }>
+/**
+ * The same in session storage, an entry per recording (`[client]`: its name) and per captured call
+ * (`[client, dispatchId]`: the call and its place), so a capture writes itself alone.
+ */
+type SavedEntry = { name: string } | { place: number; call: CapturedCall }
+const saved = new SessionEntries<SavedEntry>('bridge.agentRecording:')
+const idOf = (...parts: string[]) => JSON.stringify(parts)
 
 /** The recordings a stopped worker left; every use waits for them. */
 const restored = (async () => {
-  const saved = (await chrome.storage.session.get(STORAGE_KEY).catch((): Record<string, unknown> => ({})))[
-    STORAGE_KEY
-  ] as SavedRecordings | undefined
-  for (const [client, r] of Object.entries(saved ?? {}))
-    if (!recordings.has(client) && Array.isArray(r.calls))
-      recordings.set(client, { name: r.name, calls: new Map(r.calls) })
+  const entries = await saved.all().catch(() => new Map<string, SavedEntry>())
+  const calls: Array<{ client: string; dispatchId: string; place: number; call: CapturedCall }> = []
+  for (const [id, entry] of entries) {
+    const [client, dispatchId] = JSON.parse(id) as [string, string?]
+    if ('name' in entry) {
+      if (!recordings.has(client)) recordings.set(client, { name: entry.name, calls: new Map() })
+    } else if (dispatchId !== undefined) calls.push({ client, dispatchId, ...entry })
+  }
+  calls.sort((a, b) => a.place - b.place)
+  for (const { client, dispatchId, call } of calls) recordings.get(client)?.calls.set(dispatchId, call)
 })()
 
-/** Writes the recordings as they are now (writes are applied in the order they are made). */
-async function saveRecordings(): Promise<void> {
-  const saved: SavedRecordings = {}
-  for (const [client, r] of recordings) saved[client] = { name: r.name, calls: [...r.calls] }
-  await chrome.storage.session.set({ [STORAGE_KEY]: saved }).catch(() => undefined)
-}
+/** Forgets what session storage holds of this client's recording. */
+const forgetSaved = (client: string) => saved.removeWhere((id) => (JSON.parse(id) as string[])[0] === client)
 const clientOf = (ctx: BuiltinContext) => ctx.client ?? ''
 
 /** The frame path of a frame: each iframe from the top down, as a CSS path in its parent. */
@@ -99,11 +105,12 @@ export async function captureTarget(
   const captured: CapturedCall = {
     ...(tab?.id !== undefined && tab.url ? { tab: { id: tab.id, url: tab.url } } : {}),
   }
+  const place = recording.calls.size
   recording.calls.set(ctx.dispatchId, captured)
   try {
     await capture(tool, args, captured, tab)
   } finally {
-    await saveRecordings()
+    await saved.set(idOf(clientOf(ctx), ctx.dispatchId), { place, call: captured }).catch(() => undefined)
   }
 }
 
@@ -139,14 +146,15 @@ export const workflowsHandlers: Handlers<typeof defs> = {
   recordingStart: async (input, ctx) => {
     await restored
     recordings.set(clientOf(ctx), { name: input.name, calls: new Map() })
-    await saveRecordings()
+    await forgetSaved(clientOf(ctx)).catch(() => undefined)
+    await saved.set(idOf(clientOf(ctx)), { name: input.name }).catch(() => undefined)
     return { recording: input.name }
   },
   recordingStop: async (_input, ctx) => {
     await restored
     const recording = recordings.get(clientOf(ctx))
     recordings.delete(clientOf(ctx))
-    await saveRecordings()
+    await forgetSaved(clientOf(ctx)).catch(() => undefined)
     if (!recording) throw invalid('no recording is running: start one with browser_recording_start')
     return {
       recording: recording.name,

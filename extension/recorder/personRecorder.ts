@@ -34,6 +34,7 @@ import { settle, SETTLE, type PageState } from '../builtins/settleWait'
 import { SNAPSHOT_NARROW } from '../builtins/snapshotText'
 import { getTab, waitForLoad } from '../builtins/tabLookup'
 import { framePathOf } from '../builtins/workflows'
+import { SessionRecord } from '../lib/sessionStorage'
 import type { PageAct } from './page'
 
 export const RECORDER_FILE = 'personRecorder.js'
@@ -51,7 +52,6 @@ const OWN_TRANSITIONS = new Set([
   'reload',
 ])
 const ACTS = new Set<PageAct['kind']>(['click', 'type', 'select', 'press'])
-const STORAGE_KEY = 'bridge.personRecording'
 /** The reason the recording holds the tab's debugger session (../builtins/debuggerSession.ts). */
 const DEBUGGER_HOLD = 'personRecorder'
 
@@ -83,6 +83,17 @@ interface Session {
 
 /** What session storage keeps of a recording: everything but the work in flight. */
 type SavedSession = Pick<Session, 'name' | 'description' | 'tabId' | 'title' | 'steps' | 'state' | 'outline'>
+
+/** The recording under way, kept across a restart of the service worker. */
+const kept = new SessionRecord<SavedSession | undefined>(
+  'bridge.personRecording',
+  () => undefined,
+  (stored): stored is SavedSession =>
+    typeof stored === 'object' &&
+    stored !== null &&
+    typeof (stored as SavedSession).name === 'string' &&
+    Array.isArray((stored as SavedSession).steps),
+)
 
 const sessionOf = (saved: SavedSession): Session => ({
   ...saved,
@@ -148,10 +159,8 @@ export class PersonRecorder {
   }
 
   private async restore(): Promise<void> {
-    const saved = (await chrome.storage.session.get(STORAGE_KEY).catch((): Record<string, unknown> => ({})))[
-      STORAGE_KEY
-    ] as SavedSession | undefined
-    if (!saved || this.session || typeof saved.name !== 'string' || !Array.isArray(saved.steps)) return
+    const saved = await kept.read().catch(() => undefined)
+    if (!saved || this.session) return
     this.session = sessionOf(saved)
     // The page's recorder is still there unless its document changed while the worker was stopped.
     void this.inject(saved.tabId)
@@ -191,7 +200,7 @@ export class PersonRecorder {
     if (this.session !== session) return
     const { name, description, tabId, title, steps, state, outline } = session
     const saved: SavedSession = { name, description, tabId, title, steps, state, outline }
-    chrome.storage.session.set({ [STORAGE_KEY]: saved }).catch((error: unknown) => {
+    kept.write(saved).catch((error: unknown) => {
       this.warn(`recording ${name}: could not keep its steps across a worker restart: ${String(error)}`)
     })
   }
@@ -251,7 +260,7 @@ export class PersonRecorder {
   clear(): void {
     const session = this.session
     this.session = undefined
-    void chrome.storage.session.remove(STORAGE_KEY).catch(() => undefined)
+    void kept.remove().catch(() => undefined)
     if (session) {
       releaseDebugger(session.tabId, DEBUGGER_HOLD)
       void this.detach(session.tabId)

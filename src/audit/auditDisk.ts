@@ -93,7 +93,10 @@ export async function readAuditFilesAsync(dir: string): Promise<AuditFiles> {
  * with the files' are kept with their subtrees (only the first differing leaf onwards is hashed into
  * the tree again), and it is changed in place into the new tree.
  */
-export async function buildAuditTreeAsync(files: AuditFiles, reuse = new LeafHashes()): Promise<AuditTreeOnDisk> {
+export async function buildAuditTreeAsync(
+  files: AuditFiles,
+  reuse = new LeafHashes(),
+): Promise<AuditTreeOnDisk> {
   const build = buildTree(files, reuse)
   for (let step = build.next(); ; step = build.next()) {
     if (step.done) return step.value
