@@ -18,8 +18,7 @@ import { JsonRpcErrorCode } from '../protocol/errors'
 import { createCallRunner, type CallRunnerDeps } from './callRunner'
 import { accepts, readMessage, refusal, sessionRequired } from './mcpMessages'
 import { SessionRevision } from './sessionRevision'
-import { isStatelessRequest } from './statelessRequest'
-import { StatelessRevision } from './statelessRevision'
+import { isStatelessRequest, StatelessRevision } from './statelessRevision'
 
 /** The daemon's parts `/mcp` answers with: the call path (./callRunner.ts), each client's scope and trust, the limits. */
 export interface McpEndpointParts extends Omit<CallRunnerDeps, 'catalog' | 'audit' | 'resultMaxBytes'> {
