@@ -7,7 +7,7 @@
  */
 import type { EventSink, HttpReply } from '../http/engine'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { McpError, notificationJson, resultJson, sseEvent, type RpcId } from './mcpMessages'
+import { McpError, notificationJson, resultJson, sseEvent, type RpcId } from './callRunner'
 import { EVENT_STREAM_HEADERS, META, resultText } from './statelessResults'
 
 const MAX_LISTEN_STREAMS = 16

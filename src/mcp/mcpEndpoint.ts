@@ -15,8 +15,14 @@ import type { HttpReply, HttpRequest } from '../http/engine'
 import { createRateLimiter } from '../http/rateLimit'
 import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { createCallRunner, type CallRunnerDeps } from './callRunner'
-import { accepts, readMessage, refusal, sessionRequired } from './mcpMessages'
+import {
+  accepts,
+  createCallRunner,
+  readMessage,
+  refusal,
+  sessionRequired,
+  type CallRunnerDeps,
+} from './callRunner'
 import { SessionRevision } from './sessionRevision'
 import { isStatelessRequest, StatelessRevision } from './statelessRevision'
 

@@ -7,7 +7,7 @@ import type { HttpReply } from '../http/engine'
 import { jsonTextResponse } from '../http/responses'
 import { BRIDGE_VERSION } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { errorJson, type RpcId } from './mcpMessages'
+import { errorJson, type RpcId } from './callRunner'
 
 /** `_meta` keys of the stateless revision. */
 export const META = {

@@ -21,7 +21,16 @@ import { log } from '../log'
 import { MCP_PROTOCOL_VERSIONS } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
 import { neutralizeText } from '../protocol/untrustedText'
-import { callParams, LOGGING_LEVELS, McpError, resultJson, sseEvent, type RpcId } from './mcpMessages'
+import {
+  callParams,
+  LOGGING_LEVELS,
+  McpError,
+  resultJson,
+  sseEvent,
+  type CallRunner,
+  type RpcId,
+  type RunningCall,
+} from './callRunner'
 import type { ApprovalChannel } from '../calls/toolCalls'
 import type { ApprovalRequest, Decision } from '../protocol/messages'
 import { approvalElicitation, createRequestStates, decisionOf } from './clientApproval'
@@ -34,7 +43,6 @@ import {
   resultText,
   SERVER_INFO,
 } from './statelessResults'
-import type { CallRunner, RunningCall } from './callRunner'
 import { serverInstructions } from './instructions'
 
 const logger = log.withTag('mcp')
