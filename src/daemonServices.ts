@@ -1,10 +1,10 @@
 /**
- * What the front's routes answer with (src/http/routes.ts `Services`), from the daemon's parts:
+ * What the front's routes answer with (`Services` of src/http/front.ts), from the daemon's parts:
  * /health's payload, /ws sockets to the extension link, /mcp to the MCP sessions, /audit queries,
  * and the extension's reload. Part of the composition root, kept apart like ./daemonHealth.
  */
 import { healthSource, type HealthParts } from './daemonHealth'
-import type { Services } from './http/routes'
+import type { Services } from './http/front'
 import type { AuditTree } from './audit/auditTree'
 
 function verifiableAudit(parts: HealthParts): AuditTree {

@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws'
 import { BridgeError, BridgeErrorCode } from '../errors'
-import { LOOPBACK_HOSTNAMES } from './gate'
+import { LOOPBACK_HOSTNAMES } from './front'
 
 /** A parsed ws:// URL on a loopback address; anything else is refused before any connection. */
 export function loopbackSocketUrl(raw: string, what: string): URL {

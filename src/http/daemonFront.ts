@@ -5,10 +5,9 @@
 import { HTTP_MAX_BODY_BYTES, LOOPBACK_HOST } from '../protocol/constants'
 import { createEngine, DAEMON_ENGINE_LIMITS, type EngineChoice } from './createEngine'
 import type { HttpEngine } from './engine'
-import { createFront, type FrontOptions } from './front'
+import { createFront, createRoutes, type FrontOptions, type Services } from './front'
 import { proofRoute, type ExtensionSightings } from './proof'
 import type { Route } from './route'
-import { createRoutes, type Services } from './routes'
 
 export interface DaemonFrontParts {
   /** What the routes answer with; the /ws URL is built here from the bound port. */

@@ -1,5 +1,7 @@
 /**
- * The `node` engine: node:http for requests, `ws` (noServer) for upgrades. Always available.
+ * The `node` engine: node:http for requests, `ws` (noServer) for upgrades. Always available. Also
+ * what both engines check of a request before the front sees it (its method) and the counter of its
+ * body bytes (the uws engine imports them from here).
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -16,11 +18,33 @@ import {
   type HttpReply,
   type HttpRequest,
 } from './engine'
-import { createBodyCounter, isSupportedMethod, mayHaveBody } from './requestBody'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 
 const logger = log.withTag('http')
 const KEEPALIVE_INTERVAL_MS = 30_000
+
+/** Methods a Web Request can carry. Others (TRACE, CONNECT, WebDAV, lower-case spellings) never reach the front. */
+const SUPPORTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+
+export function isSupportedMethod(method: string): boolean {
+  return SUPPORTED_METHODS.has(method)
+}
+
+/** Methods whose requests carry no body in the Fetch API. */
+export function mayHaveBody(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD'
+}
+
+/** Counts body bytes; `add` returns false once the total passes the cap. */
+export function createBodyCounter(maxBytes: number): { add(bytes: number): boolean } {
+  let total = 0
+  return {
+    add(bytes) {
+      total += bytes
+      return total <= maxBytes
+    },
+  }
+}
 
 export const createNodeEngine: EngineFactory = (options: EngineOptions): HttpEngine => {
   const { limits } = options

@@ -20,7 +20,7 @@ import {
   PROOF_RATE_LIMIT_PER_MIN,
   RATE_LIMIT_WINDOW_MS,
 } from '../protocol/constants'
-import type { HeaderSource } from './gate'
+import type { HeaderSource } from './front'
 import { createRateLimiter } from './rateLimit'
 import { errorResponse, jsonResponse, rateLimitedResponse } from './responses'
 import type { Route } from './route'

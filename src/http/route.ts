@@ -1,5 +1,5 @@
 /**
- * What a route is. The daemon's routes are a table (`routes.ts`): adding an endpoint means adding an
+ * What a route is. The daemon's routes are a table (`createRoutes` in front.ts): adding an endpoint means adding an
  * entry, and the front applies the security gate, method check, auth and rate limit to all of them.
  */
 import type { EngineSocket, HttpReply, HttpRequest } from './engine'

@@ -18,7 +18,7 @@ import {
   type HttpEngine,
   type HttpReply,
 } from './engine'
-import { createBodyCounter, isSupportedMethod, mayHaveBody } from './requestBody'
+import { createBodyCounter, isSupportedMethod, mayHaveBody } from './nodeEngine'
 import { errorResponse, payloadTooLargeResponse } from './responses'
 import { writeSoon } from './uwsOutbox'
 import { createUwsSocket, type UwsSocketData } from './uwsSocket'

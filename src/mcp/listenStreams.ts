@@ -7,9 +7,8 @@
  */
 import type { EventSink, HttpReply } from '../http/engine'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { McpError, notificationJson, resultJson, sseEvent, type RpcId } from './mcpMessages'
-import { META } from './statelessRequest'
-import { EVENT_STREAM_HEADERS, resultText } from './statelessResults'
+import { McpError, notificationJson, resultJson, sseEvent, type RpcId } from './callRunner'
+import { EVENT_STREAM_HEADERS, META, resultText } from './statelessResults'
 
 const MAX_LISTEN_STREAMS = 16
 

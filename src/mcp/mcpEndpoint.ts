@@ -15,11 +15,16 @@ import type { HttpReply, HttpRequest } from '../http/engine'
 import { createRateLimiter } from '../http/rateLimit'
 import { ENDED_SESSION_RATE_LIMIT_PER_MIN } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { createCallRunner, type CallRunnerDeps } from './callRunner'
-import { accepts, readMessage, refusal, sessionRequired } from './mcpMessages'
+import {
+  accepts,
+  createCallRunner,
+  readMessage,
+  refusal,
+  sessionRequired,
+  type CallRunnerDeps,
+} from './callRunner'
 import { SessionRevision } from './sessionRevision'
-import { isStatelessRequest } from './statelessRequest'
-import { StatelessRevision } from './statelessRevision'
+import { isStatelessRequest, StatelessRevision } from './statelessRevision'
 
 /** The daemon's parts `/mcp` answers with: the call path (./callRunner.ts), each client's scope and trust, the limits. */
 export interface McpEndpointParts extends Omit<CallRunnerDeps, 'catalog' | 'audit' | 'resultMaxBytes'> {

@@ -8,7 +8,7 @@
 import type { ApprovalChannel } from '../calls/toolCalls'
 import type { Decision } from '../protocol/messages'
 import { approvalElicitation, decisionOf } from './clientApproval'
-import { notificationJson, requestJson, sseEvent, type RpcId } from './mcpMessages'
+import { notificationJson, requestJson, sseEvent, type RpcId } from './callRunner'
 
 /** One call's question to its session's client. */
 export interface SessionQuestion extends ApprovalChannel {

@@ -36,8 +36,9 @@ import {
   sseEvent,
   type McpMessage,
   type RpcId,
-} from './mcpMessages'
-import type { CallRunner, RunningCall } from './callRunner'
+  type CallRunner,
+  type RunningCall,
+} from './callRunner'
 import { sessionQuestion, type SessionQuestion } from './sessionApprovals'
 import { serverInstructions } from './instructions'
 

@@ -7,8 +7,17 @@ import type { HttpReply } from '../http/engine'
 import { jsonTextResponse } from '../http/responses'
 import { BRIDGE_VERSION } from '../protocol'
 import { JsonRpcErrorCode } from '../protocol/errors'
-import { errorJson, type RpcId } from './mcpMessages'
-import { META } from './statelessRequest'
+import { errorJson, type RpcId } from './callRunner'
+
+/** `_meta` keys of the stateless revision. */
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const
 
 export const SERVER_INFO = { name: 'bridge', version: BRIDGE_VERSION }
 export const RESULT_META = { [META.serverInfo]: SERVER_INFO }

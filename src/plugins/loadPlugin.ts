@@ -17,7 +17,7 @@ import { type PluginSource } from '../protocol/manifest'
 import { iconSvgProblem } from './iconSvg'
 import { checkManifestShape } from './manifestShape'
 import { packageIdentity } from './packageIdentity'
-import { compileValidators } from './validators'
+import { compileValidators } from '../validation'
 import type { LoadedPlugin } from './types'
 
 export const ADAPTER_MAX_BYTES = 5 * 1024 * 1024

@@ -3,8 +3,9 @@
  * and cached input validators, plus what failed and why.
  */
 import type { DiscoveryError, FailedPlugin, PluginSource, ToolManifest } from '../protocol/manifest'
+import type { InputCheck } from '../validation'
 
-export type InputCheck = { ok: true } | { ok: false; message: string }
+export type { InputCheck } from '../validation'
 
 export interface LoadedPlugin {
   name: string

@@ -1,6 +1,6 @@
 /**
  * One end of a JSON-RPC 2.0 link over text frames, used by both ends of /ws: the daemon
- * (src/ws/daemonPeer.ts) and the extension (extension/background/rpc.ts). Runtime-neutral: no
+ * (src/ws/extensionSockets.ts) and the extension (extension/background/rpc.ts). Runtime-neutral: no
  * `node:*`, no Chrome API. Every inbound frame is checked (JSON, envelope, method, params against the
  * src/protocol schemas with the side's own `check`) and answered with the right JSON-RPC error; bad
  * input never throws out of `receive`. Batches are refused (-32600): neither end sends them.

@@ -10,7 +10,7 @@ import {
   removeClient,
 } from '../../../src/config/clients'
 import { isBridgeError } from '../../../src/errors'
-import { checkExtensionOrigin, matchClientToken } from '../../../src/http/gate'
+import { checkExtensionOrigin, matchClientToken } from '../../../src/http/front'
 import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 
 const dirs: string[] = []

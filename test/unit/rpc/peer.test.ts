@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { BridgeError, BridgeErrorCode } from '../../../src/errors'
 import { JsonRpcErrorCode } from '../../../src/protocol'
 import { Peer, RpcError, SOON_MS } from '../../../src/rpc/peer'
-import { DAEMON_PEER_POLICY } from '../../../src/ws/daemonPeer'
+import { DAEMON_PEER_POLICY } from '../../../src/ws/extensionSockets'
 
 function setup(
   onRequest: (method: string, params: unknown) => Promise<unknown> = () => Promise.resolve({ ok: true }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createToolCatalog } from '../../../src/catalog/toolCatalog'
 import { ClientNotifications, ClientRequests, WsMethods } from '../../../src/protocol'
-import { createDaemonPeer } from '../../../src/ws/daemonPeer'
+import { createDaemonPeer } from '../../../src/ws/extensionSockets'
 import { createMethodHandlers } from '../../../src/ws/methods'
 import { createWorkflowStore } from '../../../src/workflows/store'
 

@@ -5,7 +5,7 @@ import {
   hasValidBearer,
   hasValidWsProtocol,
   secretsEqual,
-} from '../../../src/http/gate'
+} from '../../../src/http/front'
 import type { HttpReply } from '../../../src/http/engine'
 import { EXTENSION_ORIGIN } from '../../../src/protocol/constants'
 

@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest'
 import type { ClientNotificationName, ServerRequestName } from '../../../src/protocol'
-import type { DaemonPeer, DaemonPeerOptions, NoteHandlers } from '../../../src/ws/daemonPeer'
+import type { DaemonPeer, DaemonPeerOptions, NoteHandlers } from '../../../src/ws/extensionSockets'
 
 declare const peer: DaemonPeer
 
