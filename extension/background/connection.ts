@@ -15,9 +15,17 @@ import { proveDaemon, type ProofOutcome } from './daemonProof'
 import { daemonBaseUrl, readDaemonAddress } from './localFiles'
 import { RpcPeer, type RpcHandlers } from './rpc'
 
-const PING_INTERVAL_MS = 20_000
-/** Two missed pongs: the socket is half-dead (sleeping laptop, frozen daemon). */
-const SILENCE_LIMIT_MS = 45_000
+/**
+ * The keepalive's clock, read each time a socket opens and at each ping. The shipped extension keeps
+ * these values; end-to-end tests shorten them in a worker bundled for the test (test/helpers/testWorker.ts)
+ * so that the silence check runs in seconds, not a minute.
+ */
+export const CONNECTION_TIMING = {
+  /** A ping goes out this often while connected (it also keeps the MV3 worker alive). */
+  pingIntervalMs: 20_000,
+  /** Two missed pongs: the socket is half-dead (sleeping laptop, frozen daemon). */
+  silenceLimitMs: 45_000,
+}
 const CLOSE_REPLACED = 4000
 /** While connected, auth.json and server.json are re-read this often: a rotated secret reconnects. */
 const FILES_CHECK_MS = 3_000
@@ -132,7 +140,7 @@ export class DaemonConnection {
       this.lastInboundAt = Date.now()
       const peer = new RpcPeer((text) => ws.send(text), this.hooks)
       this.peer = peer
-      this.pingTimer = setInterval(() => this.keepalive(ws), PING_INTERVAL_MS)
+      this.pingTimer = setInterval(() => this.keepalive(ws), CONNECTION_TIMING.pingIntervalMs)
       this.filesTimer = setInterval(() => void this.checkFiles(ws, port, secret), FILES_CHECK_MS)
       this.setView({
         status: 'connected',
@@ -254,7 +262,7 @@ export class DaemonConnection {
   }
 
   private keepalive(ws: WebSocket): void {
-    if (Date.now() - this.lastInboundAt > SILENCE_LIMIT_MS) {
+    if (Date.now() - this.lastInboundAt > CONNECTION_TIMING.silenceLimitMs) {
       // A dead peer never completes the close handshake: treat the socket as closed right away.
       ws.close(4001, 'no pong')
       ws.onclose?.(new CloseEvent('close', { code: 4001 }))

@@ -12,8 +12,9 @@ import {
   withTimeout,
 } from './errors'
 import { tabIdOf } from './tabLookup'
-// The page library's global (`__bridgeBuiltins`), declared where it is defined.
-import type {} from './pageLibrary'
+// The page library's global (`__bridgeBuiltins`) is declared there: a program that type-checks this file
+// needs that declaration too. Types only; the library reaches pages as its own file.
+import type {} from './pageLibrary/index'
 
 export const PAGE_LIBRARY_FILE = 'builtinsPage.js'
 const PAGE_OP_TIMEOUT_MS = 15_000

@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EXTENSION_ID } from '../../src/protocol/constants'
+import { bundleTestWorker, type ConnectionTiming } from './testWorker'
 
 export const CHROMIUM_PATH = process.env.BRIDGE_CHROMIUM ?? '/usr/bin/chromium'
 /** `npm run build` output that `bridge start` copies into `<config>/extension/`. */
@@ -33,6 +34,12 @@ export interface LaunchOptions {
    * `--enable-features=WebMCPTesting`.
    */
   webmcp?: boolean
+  /**
+   * Shortens the extension's keepalive clock (a ping every 20 s, a silent socket given up after 45 s)
+   * by rebuilding the worker of the temp copy from source (test/helpers/testWorker.ts). Not with
+   * `extensionDir`.
+   */
+  connectionTiming?: ConnectionTiming
 }
 
 export interface BrowserHarness {
@@ -78,7 +85,17 @@ export function prepareExtensionCopy(opts: { port?: number; secret?: string } = 
 
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserHarness> {
   const ownExtensionDir = opts.extensionDir === undefined
+  if (opts.connectionTiming && !ownExtensionDir)
+    throw new Error('connectionTiming rebuilds the temp copy of the extension: not with extensionDir')
   const extensionDir = opts.extensionDir ?? prepareExtensionCopy(opts)
+  if (opts.connectionTiming) {
+    try {
+      await bundleTestWorker(extensionDir, { connectionTiming: opts.connectionTiming })
+    } catch (err) {
+      rmSync(extensionDir, { recursive: true, force: true })
+      throw err
+    }
+  }
   const userDataDir = mkdtempSync(join(tmpdir(), 'bridge-profile-'))
   // Developer mode, as for any user who loads an unpacked extension. Without it Chromium disables a
   // command-line extension when it reloads itself (DISABLE_UNSUPPORTED_DEVELOPER_EXTENSION).

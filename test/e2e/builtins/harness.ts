@@ -1,12 +1,13 @@
 // One Chromium per test file with the built extension loaded, its service worker bundled together with
 // a test hook, and helpers to run built-in tools inside that worker.
 import { build } from 'esbuild'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page, Worker } from 'playwright-core'
 import { BROWSER_TOOLS } from '../../../src/tools'
 import { compileSchema } from '../../../src/validation'
 import { launchBrowser, prepareExtensionCopy, type BrowserHarness } from '../../helpers/browser'
+import { bundleTestWorker } from '../../helpers/testWorker'
 import { startFixtureSite, type FixtureSite } from './fixtureSite'
 
 export type ToolResult =
@@ -51,8 +52,7 @@ interface WorkerChrome {
 const root = join(import.meta.dirname, '..', '..', '..')
 
 /** Rebuilds the worker (with the test hook) and the page library from source into the extension copy. */
-async function bundleTestWorker(dir: string): Promise<void> {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+async function bundleBuiltinsWorker(dir: string): Promise<void> {
   await build({
     entryPoints: [join(root, 'extension', 'builtins', 'pageLibrary', 'index.ts')],
     outfile: join(dir, 'builtinsPage.js'),
@@ -62,28 +62,13 @@ async function bundleTestWorker(dir: string): Promise<void> {
     target: 'chrome120',
     logLevel: 'warning',
   })
-  // The real background (connection, dispatcher, everything) plus a handle on runBuiltinTool. Given as
-  // stdin so no test file imports extension code (the extension has its own tsconfig with Chrome types).
-  // The shipped extension never contains this hook.
-  await build({
-    stdin: {
-      contents: [
-        "import './extension/background'",
-        "import { runBuiltinTool } from './extension/builtins'",
-        "import { SETTLE } from './extension/builtins/actionReport'",
-        'globalThis.__bridgeTest = { runBuiltinTool, SETTLE }',
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-      sourcefile: 'bridgeTestWorker.ts',
-    },
-    outfile: join(dir, 'background.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'chrome120',
-    define: { __BRIDGE_VERSION__: JSON.stringify(pkg.version) },
-    logLevel: 'warning',
+  // The real background plus a handle on runBuiltinTool.
+  await bundleTestWorker(dir, {
+    lines: [
+      "import { runBuiltinTool } from './extension/builtins'",
+      "import { SETTLE } from './extension/builtins/actionReport'",
+      'globalThis.__bridgeTest = { runBuiltinTool, SETTLE }',
+    ],
   })
 }
 
@@ -149,7 +134,7 @@ export async function startBuiltinsHarness(): Promise<BuiltinsHarness> {
   const site = await startFixtureSite()
   // Port 1 and a dummy secret: no daemon here, the background's connection just keeps retrying.
   const extensionDir = prepareExtensionCopy({ port: 1, secret: '0'.repeat(64) })
-  await bundleTestWorker(extensionDir)
+  await bundleBuiltinsWorker(extensionDir)
   let browser: BrowserHarness
   try {
     browser = await launchBrowser({ extensionDir })

@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXTENSION_ID, PROTOCOL_VERSION } from '../../../src/protocol/constants'
 import { launchBrowser, type BrowserHarness } from '../../helpers/browser'
 import { EXTENSION_VERSION } from '../../helpers/extensionVersion'
+import { scaled } from '../../helpers/timing'
 import { startTinyDaemon, type TinyDaemon } from './tinyDaemon'
 
 // The extension's connection to the daemon, against a scripted daemon on loopback: the header it
 // offers, the sync handshake, backoff and reconnection, and what the side panel tells the user.
+const PING_MS = scaled(2_000)
+
 describe('extension connection', () => {
   const secret = randomBytes(32).toString('hex')
   let daemon: TinyDaemon
@@ -18,7 +21,13 @@ describe('extension connection', () => {
 
   beforeAll(async () => {
     daemon = await startTinyDaemon({ secret })
-    browser = await launchBrowser({ port: daemon.port, secret })
+    // A ping every 2 s instead of 20 s, so the keepalive test waits seconds (the shipped clock:
+    // test/unit/extension/connectionTiming.test.ts); the silence limit stays the shipped 45 s.
+    browser = await launchBrowser({
+      port: daemon.port,
+      secret,
+      connectionTiming: { pingIntervalMs: PING_MS },
+    })
     panel = await browser.openSidePanel()
   })
   afterAll(async () => {
