@@ -7,17 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
-import {
-  hashWhole,
-  scanEmails,
-  scanNumbers,
-  scanShingles,
-  scanTokens,
-  sourceFingerprints,
-  TEXT_MIN_HITS,
-  type Emit,
-  type FingerprintKind,
-} from './fingerprints'
+import { hashWhole, scanText, sourceFingerprints, TEXT_MIN_HITS, type FingerprintKind } from './fingerprints'
 import { FlowMemory } from './flowMemory'
 
 /** A value of the sink's arguments that the client was handed from `source` before. */
@@ -77,6 +67,8 @@ interface Job {
   add?: (kind: FingerprintKind, hash: number) => void
 }
 const MAX_WAITING_RESULTS = 16
+/** The kinds matched exactly, in the order a sink's matches name them. */
+const EXACT_KINDS: readonly FingerprintKind[] = ['token', 'email', 'number']
 const MAX_DEPTH = 64
 const HANDLE_KEY = /^(tab|window|group|frame|download)Ids?$/
 const isHandle = (value: unknown): boolean =>
@@ -303,22 +295,27 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       }
       for (const text of stringsOf(input, maxSinkChars))
         for (const form of decodedForms(text)) {
-          const exact: Emit = (kind, hash, from, to) => {
-            for (const source of memory.originsOf(kind, hash)) found(source, kind, form.slice(from, to))
-          }
-          scanTokens(form, exact)
-          scanEmails(form, exact)
-          scanNumbers(form, exact)
+          // Exact features by kind (tokens, addresses, numbers), each kind in the order found.
+          const exact: Array<{ kind: FingerprintKind; hash: number; from: number; to: number }> = []
           const hits = new Map<string, { hashes: Set<number>; from: number; to: number }>()
-          scanShingles(form, (hash, from, to) => {
-            for (const source of memory.originsOf('text', hash)) {
-              const hit = hits.get(source)
-              if (hit) {
-                hit.hashes.add(hash)
-                hit.to = to
-              } else hits.set(source, { hashes: new Set([hash]), from, to })
-            }
-          })
+          scanText(
+            form,
+            (kind, hash, from, to) => exact.push({ kind, hash, from, to }),
+            (hash, from, to) => {
+              for (const source of memory.originsOf('text', hash)) {
+                const hit = hits.get(source)
+                if (hit) {
+                  hit.hashes.add(hash)
+                  hit.to = to
+                } else hits.set(source, { hashes: new Set([hash]), from, to })
+              }
+            },
+          )
+          for (const kind of EXACT_KINDS)
+            for (const feature of exact)
+              if (feature.kind === kind)
+                for (const source of memory.originsOf(kind, feature.hash))
+                  found(source, kind, form.slice(feature.from, feature.to))
           for (const [source, hit] of hits)
             if (hit.hashes.size >= TEXT_MIN_HITS) found(source, 'text', form.slice(hit.from, hit.to))
         }
