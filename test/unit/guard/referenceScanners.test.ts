@@ -170,7 +170,7 @@ describe('the one-pass scan finds what the per-kind scanners found', () => {
   it('covers every kind of feature in its corpus', () => {
     const kinds = new Set(CORPUS.flatMap((text) => referenceExact(text).map((f) => f.kind)))
     expect([...kinds].sort()).toEqual(['email', 'number', 'token'])
-    expect(CORPUS.filter((text) => /[^\x00-\x7f]/.test(text)).length).toBeGreaterThan(50)
+    expect(CORPUS.filter((text) => /[^ -~\s]/.test(text)).length).toBeGreaterThan(50)
   })
 
   it('finds the same tokens, addresses and numbers, at the same places, with the same hashes', () => {
