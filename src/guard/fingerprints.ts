@@ -23,9 +23,24 @@ const NUMBER_MAX_DIGITS = 19
 /** Bits of Shannon entropy per character a run needs to count as a secret-looking token. */
 const TOKEN_MIN_ENTROPY = 3
 
-const seed = randomBytes(8)
-const SEED_A = seed.readUInt32LE(0)
-const SEED_B = seed.readUInt32LE(4)
+let SEED_A = 0
+let SEED_B = 0
+useHashKey(randomBytes(8))
+
+/** The per-process key of every hash: the daemon's thread hands it to its fingerprint worker. */
+export function hashKey(): Uint8Array {
+  const key = Buffer.alloc(8)
+  key.writeUInt32LE(SEED_A >>> 0, 0)
+  key.writeUInt32LE(SEED_B >>> 0, 4)
+  return key
+}
+
+/** Hashes from now on keyed with `key` (8 bytes): a worker's, so its hashes are the daemon's. */
+export function useHashKey(key: Uint8Array): void {
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  SEED_A = bytes.readUInt32LE(0)
+  SEED_B = bytes.readUInt32LE(4)
+}
 
 /** Two independent 32-bit multiplicative hashes over a string's UTF-16 units, folded into 48 bits. */
 export function hashString(text: string, from = 0, to = text.length): number {
