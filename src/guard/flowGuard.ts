@@ -65,6 +65,8 @@ interface Job {
   units: SourceUnits
   /** Handed to the worker, whose answer is awaited. */
   sent: boolean
+  /** The worker is to take every piece, even one it took before (the memory no longer holds it). */
+  again?: boolean
   add?: (kind: FingerprintKind, hash: number) => void
 }
 const MAX_WAITING_RESULTS = 16
@@ -115,8 +117,13 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
           const at = pending.findIndex((job) => job.id === answer.id)
           // A job a match took meanwhile, or a client forgotten: its answer has no use.
           if (at === -1) return
-          const [job] = pending.splice(at, 1)
-          keep(job!, answer)
+          const job = pending[at]!
+          if (keep(job, answer)) pending.splice(at, 1)
+          else {
+            job.sent = false
+            job.again = true
+            schedule(true)
+          }
         },
         () => {
           // The worker is gone: what it had is taken here.
@@ -163,22 +170,30 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     return true
   }
 
-  /** The worker's fingerprints of a result into the memory, less the pieces remembered already. */
-  const keep = (job: Job, found: ResultFingerprints): void => {
+  /**
+   * The worker's fingerprints of a result into the memory, less the pieces remembered already. False
+   * when the worker skipped a piece as taken before that the memory no longer holds (its generation
+   * turned): the result is asked for again, whole.
+   */
+  const keep = (job: Job, found: ResultFingerprints): boolean => {
     const memory = memoryOf(job.client)
     const add = memory.adder(job.origins)
     const { hashes, kinds, pieces } = found
+    let complete = true
     let at = 0
-    for (let p = 0; p < pieces.length; p += 2) {
+    for (let p = 0; p < pieces.length; p += 3) {
       const whole = pieces[p]!
       const end = pieces[p + 1]!
-      if (!memory.hasWhole(whole, job.origins)) {
-        const rotations = memory.rotations
-        for (let i = at; i < end; i++) add(KINDS[kinds[i]!]!, hashes[i]!)
-        if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
-      }
+      if (!memory.hasWhole(whole, job.origins))
+        if (pieces[p + 2] === 1) complete = false
+        else {
+          const rotations = memory.rotations
+          for (let i = at; i < end; i++) add(KINDS[kinds[i]!]!, hashes[i]!)
+          if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
+        }
       at = end
     }
+    return complete
   }
 
   /** Every pending result of this client in the memory, now, in the order they were handed out. */
@@ -221,7 +236,13 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       for (const job of pending)
         if (!job.sent) {
           job.sent = true
-          worker.post({ id: job.id, output: job.output, budget: job.budget })
+          worker.post({
+            id: job.id,
+            output: job.output,
+            budget: job.budget,
+            scope: `${job.client}\n${job.origins.join('\n')}`,
+            ...(job.again ? { again: true } : {}),
+          })
           if (performance.now() >= deadline) break
         }
     } else

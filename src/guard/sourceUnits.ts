@@ -132,7 +132,8 @@ const KIND_NUMBER: Record<FingerprintKind, number> = { token: 0, email: 1, numbe
 
 /**
  * A result's fingerprints as numbers only (what a worker hands back, its buffers transferred): each
- * hash and its kind, and per piece its whole hash and where its hashes end (pairs in `pieces`).
+ * hash and its kind, and per piece three numbers in `pieces`: its whole hash, where its hashes end,
+ * and 1 when it was skipped as known (no hashes), else 0.
  */
 export interface ResultFingerprints {
   hashes: Float64Array<ArrayBuffer>
@@ -140,13 +141,17 @@ export interface ResultFingerprints {
   pieces: Float64Array<ArrayBuffer>
 }
 
-/** Every piece of a result fingerprinted, nothing skipped (what is known already is left out later). */
-export function fingerprintResult(output: unknown, budget: number): ResultFingerprints {
+/** Every piece of a result fingerprinted, but those `known` says were fingerprinted before (only hashed whole). */
+export function fingerprintResult(
+  output: unknown,
+  budget: number,
+  known: (whole: number) => boolean = () => false,
+): ResultFingerprints {
   let hashes = new Float64Array(4096)
   let kinds = new Uint8Array(4096)
-  let pieces = new Float64Array(64)
+  let pieces = new Float64Array(96)
   let count = 0
-  let pieceCount = 0
+  let at = 0
   const add = (kind: FingerprintKind, hash: number): void => {
     if (count === hashes.length) {
       hashes = grown(hashes, count * 2)
@@ -159,18 +164,18 @@ export function fingerprintResult(output: unknown, budget: number): ResultFinger
   }
   const units = new SourceUnits(output, budget)
   for (let piece = units.next(); piece !== undefined; piece = units.next()) {
-    if (typeof piece === 'string') sourceFingerprints(piece, add)
+    const whole = hashWhole(piece)
+    const skipped = known(whole)
+    if (skipped) {
+      // Nothing to take again.
+    } else if (typeof piece === 'string') sourceFingerprints(piece, add)
     else for (const text of piece) sourceFingerprints(text, add)
-    if (pieceCount * 2 === pieces.length) pieces = grown(pieces, pieces.length * 2)
-    pieces[pieceCount * 2] = hashWhole(piece)
-    pieces[pieceCount * 2 + 1] = count
-    pieceCount++
+    if (at === pieces.length) pieces = grown(pieces, pieces.length * 2)
+    pieces[at++] = whole
+    pieces[at++] = count
+    pieces[at++] = skipped ? 1 : 0
   }
-  return {
-    hashes: hashes.slice(0, count),
-    kinds: kinds.slice(0, count),
-    pieces: pieces.slice(0, pieceCount * 2),
-  }
+  return { hashes: hashes.slice(0, count), kinds: kinds.slice(0, count), pieces: pieces.slice(0, at) }
 }
 
 function grown(array: Float64Array, length: number): Float64Array<ArrayBuffer> {

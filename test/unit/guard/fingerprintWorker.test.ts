@@ -64,7 +64,7 @@ describe('the fingerprint worker', () => {
         (answer) => answers.push(answer),
         () => undefined,
       )!
-      worker.post({ id: 7, output, budget: Infinity })
+      worker.post({ id: 7, output, budget: Infinity, scope: 'agent' })
       await until(() => answers.length > 0)
       await worker.close()
       const here = fingerprintResult(output, Infinity)
@@ -105,6 +105,27 @@ describe('the fingerprint worker', () => {
     expect(kindsOf(guard.matchSink('agent', { text: `mail ${EMAIL}` }))).toEqual([`email ${A}`])
     expect(guard.busy).toBe(false)
     await until(() => !guard.busy)
+    await guard.close()
+  })
+
+  it('takes a result read again only once, and again in full once the memory forgot it', async () => {
+    let now = 0
+    const guard = createFlowGuard({ workerFile, keepMs: 60_000, now: () => now })
+    guard.recordSource('agent', [A], PAGE_A)
+    await until(() => !guard.busy)
+    guard.recordSource('agent', [A], PAGE_A)
+    await until(() => !guard.busy)
+    expect(kindsOf(guard.matchSink('agent', { text: TOKEN }))).toEqual([`token ${A}`])
+    // Past the time to keep: the memory holds nothing; the worker, which took this page before,
+    // skips it, and is asked for it again in full.
+    now += 120_000
+    expect(guard.matchSink('agent', { text: TOKEN })).toEqual([])
+    guard.recordSource('agent', [A], PAGE_A)
+    await until(() => !guard.busy)
+    expect(kindsOf(guard.matchSink('agent', { text: `${TOKEN} ${EMAIL}` }))).toEqual([
+      `email ${A}`,
+      `token ${A}`,
+    ])
     await guard.close()
   })
 
