@@ -36,6 +36,8 @@ const node = present({
   'cli/bridge': 'cli/bridge.ts',
   'cli/bridgePlugin': 'cli/bridgePlugin.ts',
   server: 'src/main.ts',
+  // The data-flow guard's worker thread, started by the daemon from beside its bundle.
+  guardWorker: 'src/guard/fingerprintWorker.ts',
 })
 const jobs = []
 // src/validationPrecompiled.ts is empty in the sources; the Node bundles get the validators compiled

@@ -137,8 +137,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // The call path: client scopes, the data-flow guard, the effects of every call's actor.
   const scopes = createClientScopeGate({ clients: () => credentials.clients(), catalog })
+  // Fingerprints are taken in a worker thread of their own (dist/guardWorker.js, beside this bundle).
+  const flowGuard = createFlowGuard({ workerFile: new URL('./guardWorker.js', import.meta.url) })
   const guard = createGuardStep({
-    guard: createFlowGuard(),
+    guard: flowGuard,
     settings: () => config().flowGuard,
     saveSettings: async (mutate) => {
       await configStore.update((current) => ({ ...current, flowGuard: mutate(current.flowGuard ?? {}) }))
@@ -236,6 +238,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await sessions.closeAll()
     sockets.stop()
     await audit.close()
+    await flowGuard.close()
     await lock?.release()
   }
   const { port, stop } = await startListening({ port: options.port, root, front, inspector, release })

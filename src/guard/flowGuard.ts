@@ -7,18 +7,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
-import {
-  hashWhole,
-  scanEmails,
-  scanNumbers,
-  scanShingles,
-  scanTokens,
-  sourceFingerprints,
-  TEXT_MIN_HITS,
-  type Emit,
-  type FingerprintKind,
-} from './fingerprints'
+import { hashWhole, scanText, sourceFingerprints, TEXT_MIN_HITS, type FingerprintKind } from './fingerprints'
+import { startFingerprintWorker } from './fingerprintWorkerClient'
 import { FlowMemory } from './flowMemory'
+import { KINDS, SourceUnits, stringsOf, type ResultFingerprints } from './sourceUnits'
+
+export { StringWalk, stringsOf } from './sourceUnits'
 
 /** A value of the sink's arguments that the client was handed from `source` before. */
 export interface FlowMatch {
@@ -46,6 +40,11 @@ export interface FlowGuardOptions {
   sliceMs?: number
   /** Longest wait (ms) for a quiet turn before a slice runs anyway (default 250). */
   quietWaitMs?: number
+  /**
+   * The worker's file (dist/guardWorker.js): results are fingerprinted there, off this thread. None,
+   * or a file that is not there (the sources under test): on this thread, in slices.
+   */
+  workerFile?: URL
   /** Runs the next slice later (default: a timer of 1 ms that keeps no process alive); tests slow it down. */
   defer?: (slice: () => void) => void
   now?: () => number
@@ -55,94 +54,24 @@ export const FLOW_KEEP_MS = 30 * 60_000
 /** Above this share of time busy since the last look, the event loop is not quiet. */
 const BUSY_UTILIZATION = 0.5
 const CLOCK_EVERY_CHARS = 16 * 1024
-/**
- * Texts are remembered whole in pieces of about this many characters (a long one alone, short ones
- * together), so a piece handed out again is hashed, not scanned again.
- */
-const CHUNK_CHARS = 512
-const MAX_CHUNK_CHARS = 4096
-/** Fewest characters that can hold a feature (a number's digits): shorter texts leave nothing. */
-const MIN_FEATURE_CHARS = 9
-/** About one text in four ends a chunk once it is long enough, by the text's own characters. */
-const endsChunk = (text: string): boolean =>
-  ((text.length * 31 + text.charCodeAt(0) * 7 + text.charCodeAt(text.length - 1)) & 3) === 0
-
-/** A result handed out whose fingerprints are being taken: its walk and the chunk of short texts so far. */
+/** A result handed out whose fingerprints are being taken. */
 interface Job {
+  id: number
   client: string
   origins: readonly string[]
-  walk: StringWalk
-  chunk: string[]
-  chunkChars: number
+  output: unknown
+  budget: number
+  /** Its pieces, as far as this thread has taken them. */
+  units: SourceUnits
+  /** Handed to the worker, whose answer is awaited. */
+  sent: boolean
+  /** The worker is to take every piece, even one it took before (the memory no longer holds it). */
+  again?: boolean
   add?: (kind: FingerprintKind, hash: number) => void
 }
 const MAX_WAITING_RESULTS = 16
-const MAX_DEPTH = 64
-const HANDLE_KEY = /^(tab|window|group|frame|download)Ids?$/
-const isHandle = (value: unknown): boolean =>
-  typeof value === 'number' || (Array.isArray(value) && value.every((v) => typeof v === 'number'))
-
-/**
- * The strings of a JSON value (keys aside), depth-first in the order JSON.stringify writes them,
- * until `budget` characters are taken; one at a time, so a long walk can stop and go on later.
- */
-export class StringWalk {
-  private readonly values: unknown[] = []
-  private readonly depths: number[] = []
-  private left: number
-
-  constructor(value: unknown, budget: number) {
-    this.values.push(value)
-    this.depths.push(0)
-    this.left = budget
-  }
-
-  /** The next string; undefined when there is none or the budget is spent. */
-  next(): string | undefined {
-    const { values, depths } = this
-    while (values.length && this.left > 0) {
-      const value = values.pop()
-      const depth = depths.pop()!
-      if (typeof value === 'string') {
-        const taken = value.length > this.left ? value.slice(0, this.left) : value
-        this.left -= taken.length
-        return taken
-      }
-      // A long number sent as a JSON number is still the number.
-      if (typeof value === 'number') {
-        if (Number.isInteger(value) && Math.abs(value) >= 1e8) return String(value)
-        continue
-      }
-      if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) continue
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) {
-          values.push(value[i])
-          depths.push(depth + 1)
-        }
-        continue
-      }
-      // Browser handles (`tabId`, `windowId`, `tabIds`: numbers the browser gave out) are not data.
-      const keys = Object.keys(value)
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const next = (value as Record<string, unknown>)[keys[i]!]
-        if (typeof next === 'boolean' || next === null || next === undefined) continue
-        if (isHandle(next) && HANDLE_KEY.test(keys[i]!)) continue
-        values.push(next)
-        depths.push(depth + 1)
-      }
-    }
-    return undefined
-  }
-}
-
-/** The strings in a JSON value (keys aside), depth-first, until `budget` characters are taken. */
-export function stringsOf(value: unknown, budget: number): string[] {
-  const found: string[] = []
-  const walk = new StringWalk(value, budget)
-  for (let text = walk.next(); text !== undefined; text = walk.next()) found.push(text)
-  return found
-}
-
+/** The kinds matched exactly, in the order a sink's matches name them. */
+const EXACT_KINDS: readonly FingerprintKind[] = ['token', 'email', 'number']
 const isImage = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'image'
 
@@ -174,11 +103,35 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   const defer = options.defer ?? ((next: () => void) => void setTimeout(next, 1).unref())
   const memories = new Map<string, FlowMemory>()
   /**
-   * Results handed out whose fingerprints are not all taken yet, oldest first: taken off the answer's
-   * path, a slice at a time between the daemon's other work, or all at once at the client's next match.
+   * Results handed out whose fingerprints are not all in the memory yet, oldest first: taken off the
+   * answer's path (by the worker, or a slice at a time between the daemon's other work), or all at
+   * once on this thread at the client's next match.
    */
   const pending: Job[] = []
   let scheduled = false
+  let nextId = 1
+  const worker = options.workerFile
+    ? startFingerprintWorker(
+        options.workerFile,
+        (answer) => {
+          const at = pending.findIndex((job) => job.id === answer.id)
+          // A job a match took meanwhile, or a client forgotten: its answer has no use.
+          if (at === -1) return
+          const job = pending[at]!
+          if (keep(job, answer)) pending.splice(at, 1)
+          else {
+            job.sent = false
+            job.again = true
+            schedule(true)
+          }
+        },
+        () => {
+          // The worker is gone: what it had is taken here.
+          for (const job of pending) job.sent = false
+          schedule(true)
+        },
+      )
+    : undefined
 
   const memoryOf = (client: string): FlowMemory => {
     let memory = memories.get(client)
@@ -187,53 +140,66 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   }
 
   /**
-   * Fingerprints one text of a result, or only hashes it when the same text from these origins is
+   * Fingerprints one piece of a result, or only hashes it when the same piece from these origins is
    * remembered in the current generation already (a page or a capture read again leaves nothing new).
    */
-  const fingerprint = (memory: FlowMemory, job: Job, text: string | readonly string[]): void => {
-    const whole = hashWhole(text)
+  const fingerprint = (memory: FlowMemory, job: Job, piece: string | readonly string[]): void => {
+    const whole = hashWhole(piece)
     if (memory.hasWhole(whole, job.origins)) return
     const rotations = memory.rotations
     // A chunk's texts each on their own, as they were handed out (no text across two of them).
-    if (typeof text === 'string') sourceFingerprints(text, job.add!)
-    else for (const line of text) sourceFingerprints(line, job.add!)
+    if (typeof piece === 'string') sourceFingerprints(piece, job.add!)
+    else for (const text of piece) sourceFingerprints(text, job.add!)
     // Across a turn of the generations some fingerprints went to the older one: not marked whole.
     if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
   }
 
-  /** Takes one pending result's fingerprints until `deadline` (ms, performance.now); true once it is done. */
+  /** Takes one pending result's fingerprints here until `deadline` (ms, performance.now); true once it is done. */
   const work = (job: Job, deadline = Infinity): boolean => {
     const memory = memoryOf(job.client)
     job.add = memory.adder(job.origins)
-    let chars = 0
-    for (let text = job.walk.next(); text !== undefined; text = job.walk.next()) {
-      chars += text.length
-      if (text.length >= CHUNK_CHARS) fingerprint(memory, job, text)
-      else if (text.length >= MIN_FEATURE_CHARS) {
-        // Short texts (a capture's URLs and headers) go in chunks, remembered whole as their lines
-        // joined. A chunk ends after a text chosen by its content, so the same texts make the same
-        // chunks even after something new came before them.
-        job.chunk.push(text)
-        job.chunkChars += text.length + 1
-        if (job.chunkChars >= CHUNK_CHARS && (endsChunk(text) || job.chunkChars >= MAX_CHUNK_CHARS)) {
-          fingerprint(memory, job, job.chunk)
-          job.chunk.length = 0
-          job.chunkChars = 0
-        }
-      }
+    const { units } = job
+    for (let piece = units.next(); piece !== undefined; piece = units.next()) {
+      fingerprint(memory, job, piece)
       // The clock is read every few thousand characters, not for each of a capture's short strings.
-      if (chars >= CLOCK_EVERY_CHARS) {
-        chars = 0
+      if (units.chars >= CLOCK_EVERY_CHARS) {
+        units.chars = 0
         if (performance.now() >= deadline) return false
       }
     }
-    if (job.chunk.length) fingerprint(memory, job, job.chunk)
-    job.chunk.length = 0
     return true
   }
 
-  /** Every pending result of this client, now, in the order they were handed out. */
+  /**
+   * The worker's fingerprints of a result into the memory, less the pieces remembered already. False
+   * when the worker skipped a piece as taken before that the memory no longer holds (its generation
+   * turned): the result is asked for again, whole.
+   */
+  const keep = (job: Job, found: ResultFingerprints): boolean => {
+    const memory = memoryOf(job.client)
+    const add = memory.adder(job.origins)
+    const { hashes, kinds, pieces } = found
+    let complete = true
+    let at = 0
+    for (let p = 0; p < pieces.length; p += 3) {
+      const whole = pieces[p]!
+      const end = pieces[p + 1]!
+      if (!memory.hasWhole(whole, job.origins))
+        if (pieces[p + 2] === 1) complete = false
+        else {
+          const rotations = memory.rotations
+          for (let i = at; i < end; i++) add(KINDS[kinds[i]!]!, hashes[i]!)
+          if (memory.rotations === rotations) memory.addWhole(whole, job.origins)
+        }
+      at = end
+    }
+    return complete
+  }
+
+  /** Every pending result of this client in the memory, now, in the order they were handed out. */
   const take = (client: string): void => {
+    // Answers the worker has sent already are kept first; what it has not answered is taken here.
+    worker?.receive()
     for (let i = 0; i < pending.length;)
       if (pending[i]!.client === client) {
         work(pending[i]!)
@@ -241,9 +207,18 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       } else i++
   }
 
+  /** Results waiting for this thread: not with the worker. */
+  const waiting = (): number => {
+    let count = 0
+    for (const job of pending) if (!job.sent) count++
+    return count
+  }
+
   /**
    * One slice of the pending work, on a quiet turn of the event loop: while the daemon is busy (it
    * answers a call) the work waits, for at most `quietWaitMs`, so it never stands in a call's way.
+   * With a worker, a slice hands it results (copying one costs this thread a pass over it); without,
+   * or when the worker holds too many, a slice fingerprints here.
    */
   let loop = performance.eventLoopUtilization()
   let waitingSince = 0
@@ -252,17 +227,36 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
     const now = performance.now()
     const busy = performance.eventLoopUtilization(loop).utilization > BUSY_UTILIZATION
     // A backlog (a burst of large results) is worked off without waiting: what it holds is memory.
-    if (busy && now - waitingSince < quietWaitMs && pending.length <= MAX_WAITING_RESULTS) {
+    if (busy && now - waitingSince < quietWaitMs && waiting() <= MAX_WAITING_RESULTS) {
       loop = performance.eventLoopUtilization()
       return schedule(false)
     }
     const deadline = now + sliceMs
-    while (pending.length && work(pending[0]!, deadline)) pending.shift()
+    if (worker?.alive && pending.length - waiting() < MAX_WAITING_RESULTS) {
+      for (const job of pending)
+        if (!job.sent) {
+          job.sent = true
+          worker.post({
+            id: job.id,
+            output: job.output,
+            budget: job.budget,
+            scope: `${job.client}\n${job.origins.join('\n')}`,
+            ...(job.again ? { again: true } : {}),
+          })
+          if (performance.now() >= deadline) break
+        }
+    } else
+      for (let i = 0; i < pending.length;) {
+        const job = pending[i]!
+        if (job.sent) i++
+        else if (work(job, deadline)) pending.splice(i, 1)
+        else break
+      }
     loop = performance.eventLoopUtilization()
     schedule(true)
   }
   const schedule = (fresh: boolean): void => {
-    if (scheduled || !pending.length) return
+    if (scheduled || !waiting()) return
     scheduled = true
     if (fresh) waitingSince = performance.now()
     defer(slice)
@@ -271,24 +265,38 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   return {
     /**
      * Remembers what a client was handed, from these origins. The work happens after the answer has
-     * left, in slices, or at the client's next match, whichever comes first.
+     * left, in the worker or in slices, or at the client's next match, whichever comes first.
      */
     recordSource(client: string, origins: readonly string[], output: unknown, handedChars = Infinity): void {
       if (origins.length === 0 || output === undefined || output === null || isImage(output)) return
       // A result cut to the size cap: its strings as far as the text the client got reached.
       const budget = Math.min(maxSourceChars, handedChars)
-      pending.push({ client, origins, walk: new StringWalk(output, budget), chunk: [], chunkChars: 0 })
+      pending.push({
+        id: nextId++,
+        client,
+        origins,
+        output,
+        budget,
+        units: new SourceUnits(output, budget),
+        sent: false,
+      })
       schedule(true)
     },
 
     /** Takes every pending result now (tests, benchmarks). */
     settle(): void {
+      worker?.receive()
       while (pending.length) work(pending.shift()!)
     },
 
     /** Whether some result's fingerprints are still being taken (benchmarks). */
     get busy(): boolean {
       return pending.length > 0
+    },
+
+    /** Stops the worker (the daemon's stop); what is pending is taken here from then on. */
+    async close(): Promise<void> {
+      await worker?.close()
     },
 
     /** Which values of these arguments the client was handed before, and from where (any origin). */
@@ -303,22 +311,27 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       }
       for (const text of stringsOf(input, maxSinkChars))
         for (const form of decodedForms(text)) {
-          const exact: Emit = (kind, hash, from, to) => {
-            for (const source of memory.originsOf(kind, hash)) found(source, kind, form.slice(from, to))
-          }
-          scanTokens(form, exact)
-          scanEmails(form, exact)
-          scanNumbers(form, exact)
+          // Exact features by kind (tokens, addresses, numbers), each kind in the order found.
+          const exact: Array<{ kind: FingerprintKind; hash: number; from: number; to: number }> = []
           const hits = new Map<string, { hashes: Set<number>; from: number; to: number }>()
-          scanShingles(form, (hash, from, to) => {
-            for (const source of memory.originsOf('text', hash)) {
-              const hit = hits.get(source)
-              if (hit) {
-                hit.hashes.add(hash)
-                hit.to = to
-              } else hits.set(source, { hashes: new Set([hash]), from, to })
-            }
-          })
+          scanText(
+            form,
+            (kind, hash, from, to) => exact.push({ kind, hash, from, to }),
+            (hash, from, to) => {
+              for (const source of memory.originsOf('text', hash)) {
+                const hit = hits.get(source)
+                if (hit) {
+                  hit.hashes.add(hash)
+                  hit.to = to
+                } else hits.set(source, { hashes: new Set([hash]), from, to })
+              }
+            },
+          )
+          for (const kind of EXACT_KINDS)
+            for (const feature of exact)
+              if (feature.kind === kind)
+                for (const source of memory.originsOf(kind, feature.hash))
+                  found(source, kind, form.slice(feature.from, feature.to))
           for (const [source, hit] of hits)
             if (hit.hashes.size >= TEXT_MIN_HITS) found(source, 'text', form.slice(hit.from, hit.to))
         }
