@@ -198,6 +198,8 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
 
   /** Every pending result of this client in the memory, now, in the order they were handed out. */
   const take = (client: string): void => {
+    // Nothing of this client's is out: nothing to wait for (the common sink call).
+    if (!pending.some((job) => job.client === client)) return
     // Answers the worker has sent already are kept first; what it has not answered is taken here.
     worker?.receive()
     for (let i = 0; i < pending.length;)
