@@ -21,6 +21,12 @@ export const REGISTRY_TEST_TIMEOUT_MS = scaled(600_000)
 /** A user-visible step that waits on npm through the daemon (install, update, search in the panel). */
 export const REGISTRY_STEP_TIMEOUT_MS = scaled(180_000)
 
+/**
+ * A test that runs many processes one after another (a dozen CLI commands, four processes racing for
+ * a lock): each is quick, but on a loaded machine they add up past the default 30 s.
+ */
+export const PROCESS_SEQUENCE_TIMEOUT_MS = scaled(120_000)
+
 /** A `beforeAll` that starts Chromium with the extension beside a daemon (and builds a plugin). */
 export const BROWSER_START_TIMEOUT_MS = scaled(120_000)
 

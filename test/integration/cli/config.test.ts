@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { PROCESS_SEQUENCE_TIMEOUT_MS } from '../../helpers/timing'
 import { tempConfigDir } from '../../helpers/daemon'
 import { runCli } from './runCli'
 
@@ -231,40 +232,44 @@ describe('bridge config set', () => {
     expect(onDisk(dir).permissions.browser?.groups).toBeUndefined()
   })
 
-  it('refuses bad keys and values with a clear message and leaves the file unchanged', async () => {
-    const dir = preparedDir()
-    const before = readFileSync(join(dir, 'config.json'))
-    const cases: [string[], RegExp][] = [
-      [['nope', 'x'], /unknown key "nope"/],
-      [['tool-permission.notes', 'auto'], /unknown key "tool-permission\.notes"/],
-      [
-        ['tool-permission.browser.browser_navigate', 'always'],
-        /permission must be off, ask or auto \(got "always"\)/,
-      ],
-      [
-        ['plugin-permission.nope', 'ask'],
-        /there is no plugin "nope" \(installed and local plugins are: none\); use --force to set it before the plugin is installed/,
-      ],
-      [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
-      [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
-      [['port', '0'], /^bridge: invalid port "0" \(expected 1-65535\)$/m],
-      [['port', '65536'], /^bridge: invalid port "65536" \(expected 1-65535\)$/m],
-      [['port', 'http'], /^bridge: invalid port "http" \(expected 1-65535\)$/m],
-      // Digits only: what Number() would read as a number is not a port either.
-      [['port', '1e3'], /^bridge: invalid port "1e3" \(expected 1-65535\)$/m],
-      [['port', '0x50'], /^bridge: invalid port "0x50" \(expected 1-65535\)$/m],
-      [['port'], /^bridge: port needs a value \(1-65535\)$/m],
-      [['localPlugins.add'], /localPlugins\.add needs a path/],
-    ]
-    for (const [args, message] of cases) {
-      const result = await runCli(['config', 'set', ...args], dir, NO_DAEMON)
-      expect(result.code, args.join(' ')).toBe(1)
-      expect(result.stderr).toMatch(message)
-    }
-    const noKey = await runCli(['config', 'set'], dir, NO_DAEMON)
-    expect(noKey.code).toBe(1)
-    expect(readFileSync(join(dir, 'config.json'))).toEqual(before)
-  })
+  it(
+    'refuses bad keys and values with a clear message and leaves the file unchanged',
+    { timeout: PROCESS_SEQUENCE_TIMEOUT_MS },
+    async () => {
+      const dir = preparedDir()
+      const before = readFileSync(join(dir, 'config.json'))
+      const cases: [string[], RegExp][] = [
+        [['nope', 'x'], /unknown key "nope"/],
+        [['tool-permission.notes', 'auto'], /unknown key "tool-permission\.notes"/],
+        [
+          ['tool-permission.browser.browser_navigate', 'always'],
+          /permission must be off, ask or auto \(got "always"\)/,
+        ],
+        [
+          ['plugin-permission.nope', 'ask'],
+          /there is no plugin "nope" \(installed and local plugins are: none\); use --force to set it before the plugin is installed/,
+        ],
+        [['tool-permission.nope.list', 'auto'], /there is no plugin "nope"/],
+        [['plugin-permission.Bad_Name', 'ask'], /"Bad_Name" is not a plugin name/],
+        [['port', '0'], /^bridge: invalid port "0" \(expected 1-65535\)$/m],
+        [['port', '65536'], /^bridge: invalid port "65536" \(expected 1-65535\)$/m],
+        [['port', 'http'], /^bridge: invalid port "http" \(expected 1-65535\)$/m],
+        // Digits only: what Number() would read as a number is not a port either.
+        [['port', '1e3'], /^bridge: invalid port "1e3" \(expected 1-65535\)$/m],
+        [['port', '0x50'], /^bridge: invalid port "0x50" \(expected 1-65535\)$/m],
+        [['port'], /^bridge: port needs a value \(1-65535\)$/m],
+        [['localPlugins.add'], /localPlugins\.add needs a path/],
+      ]
+      for (const [args, message] of cases) {
+        const result = await runCli(['config', 'set', ...args], dir, NO_DAEMON)
+        expect(result.code, args.join(' ')).toBe(1)
+        expect(result.stderr).toMatch(message)
+      }
+      const noKey = await runCli(['config', 'set'], dir, NO_DAEMON)
+      expect(noKey.code).toBe(1)
+      expect(readFileSync(join(dir, 'config.json'))).toEqual(before)
+    },
+  )
 })
 
 describe('bridge config reset / rotate-secret', () => {

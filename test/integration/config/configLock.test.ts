@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { PROCESS_SEQUENCE_TIMEOUT_MS } from '../../helpers/timing'
 import { readConfigFile, updateConfigFile, updateConfigFileAsync } from '../../../src/config/configFile'
 import { isBridgeError } from '../../../src/errors'
 import { ROOT } from '../../helpers/daemon'
@@ -34,7 +35,8 @@ beforeAll(async () => {
     `import { updateConfigFile } from ${JSON.stringify(join(ROOT, 'src/config/configFile.ts'))}
 const [path, name, count] = process.argv.slice(2)
 for (let i = 0; i < Number(count); i++) {
-  updateConfigFile(path, (config) => ({ ...config, localPlugins: [...config.localPlugins, './' + name + '-' + i] }))
+  // The lock's wait is long here: this test is about edits lost, not about how long a loaded machine waits.
+  updateConfigFile(path, (config) => ({ ...config, localPlugins: [...config.localPlugins, './' + name + '-' + i] }), 120_000)
   await new Promise((resolve) => setImmediate(resolve))
 }
 `,
@@ -92,25 +94,29 @@ async function holdLockThenWrite(file: string, contents: object): Promise<void> 
 }
 
 describe('config.json.lock', () => {
-  it('loses no edit when four processes change config.json at the same time', async () => {
-    const path = freshConfig('race')
-    const workers = ['a', 'b', 'c', 'd'].map((name) =>
-      spawn(process.execPath, [adder, path, name, '40'], { stdio: ['ignore', 'ignore', 'pipe'] }),
-    )
-    children.push(...workers)
-    const stderr: string[] = []
-    for (const w of workers) w.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()))
-    expect(await Promise.all(workers.map(exited)), stderr.join('')).toEqual([0, 0, 0, 0])
-    const { localPlugins } = readConfigFile(path)
-    expect(localPlugins).toHaveLength(160)
-    for (const name of ['a', 'b', 'c', 'd'])
-      expect(localPlugins.filter((p) => p.startsWith(`./${name}-`))).toEqual(
-        Array.from({ length: 40 }, (_, i) => `./${name}-${i}`),
+  it(
+    'loses no edit when four processes change config.json at the same time',
+    { timeout: PROCESS_SEQUENCE_TIMEOUT_MS },
+    async () => {
+      const path = freshConfig('race')
+      const workers = ['a', 'b', 'c', 'd'].map((name) =>
+        spawn(process.execPath, [adder, path, name, '40'], { stdio: ['ignore', 'ignore', 'pipe'] }),
       )
-    // No lock or temporary file is left; the backup holds the version before the last change.
-    expect(readdirSync(join(path, '..'))).toEqual(['config.json', 'config.json.bak'])
-    expect(readConfigFile(`${path}.bak`).localPlugins).toHaveLength(159)
-  })
+      children.push(...workers)
+      const stderr: string[] = []
+      for (const w of workers) w.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()))
+      expect(await Promise.all(workers.map(exited)), stderr.join('')).toEqual([0, 0, 0, 0])
+      const { localPlugins } = readConfigFile(path)
+      expect(localPlugins).toHaveLength(160)
+      for (const name of ['a', 'b', 'c', 'd'])
+        expect(localPlugins.filter((p) => p.startsWith(`./${name}-`))).toEqual(
+          Array.from({ length: 40 }, (_, i) => `./${name}-${i}`),
+        )
+      // No lock or temporary file is left; the backup holds the version before the last change.
+      expect(readdirSync(join(path, '..'))).toEqual(['config.json', 'config.json.bak'])
+      expect(readConfigFile(`${path}.bak`).localPlugins).toHaveLength(159)
+    },
+  )
 
   it('takes over the lock of a process that died holding it', async () => {
     const path = freshConfig('dead')

@@ -6,6 +6,7 @@
  * for the browser. The Inspector runs with a home folder of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROCESS_SEQUENCE_TIMEOUT_MS } from '../../helpers/timing'
 import { markPageContent } from '../../../src/protocol/pageContent'
 import { node22Binary } from '../../helpers/conformance'
 import { ENGINES } from '../../helpers/daemon'
@@ -125,14 +126,18 @@ describe.each(ENGINES)('the MCP Inspector CLI against bridge (%s engine)', (engi
     expect(latest).toMatchObject({ client: 'inspector', success: true })
   })
 
-  it('runs seven commands in a row in the legacy era, one session each, without hitting the session limit', async () => {
-    // Each command opens a session and leaves (its event stream closes, no DELETE): a session that
-    // ended is replaced, not counted against the 5 a minute.
-    for (let command = 1; command <= 7; command++) {
-      const { code, body } = await inspect(['--method', 'tools/list', '--protocol-era', 'legacy'])
-      expect({ command, code, error: body.error }).toEqual({ command, code: 0, error: undefined })
-    }
-  })
+  it(
+    'runs seven commands in a row in the legacy era, one session each, without hitting the session limit',
+    { timeout: PROCESS_SEQUENCE_TIMEOUT_MS },
+    async () => {
+      // Each command opens a session and leaves (its event stream closes, no DELETE): a session that
+      // ended is replaced, not counted against the 5 a minute.
+      for (let command = 1; command <= 7; command++) {
+        const { code, body } = await inspect(['--method', 'tools/list', '--protocol-era', 'legacy'])
+        expect({ command, code, error: body.error }).toEqual({ command, code: 0, error: undefined })
+      }
+    },
+  )
 
   it('reports the daemon’s refusal of a wrong token', async () => {
     const { code, body } = await inspect(['--method', 'tools/list'], '0'.repeat(64))
