@@ -103,7 +103,11 @@ export async function captureTarget(
   const recording = recordings.get(clientOf(ctx))
   if (!recording || recording.calls.size >= MAX_STEPS) return
   const captured: CapturedCall = {
-    ...(tab?.id !== undefined && tab.url ? { tab: { id: tab.id, url: tab.url } } : {}),
+    // A tab still loading its first page (one a click just opened, on a busy machine) has no url yet
+    // but the one it is going to: without it the step would lose its tab (and its tab switch).
+    ...(tab?.id !== undefined && (tab.url || tab.pendingUrl)
+      ? { tab: { id: tab.id, url: (tab.url || tab.pendingUrl)! } }
+      : {}),
   }
   const place = recording.calls.size
   recording.calls.set(ctx.dispatchId, captured)

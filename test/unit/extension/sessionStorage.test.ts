@@ -98,6 +98,20 @@ describe('what the extension keeps in session storage', () => {
     expect([...storage.stored.keys()].filter((k) => k.startsWith('bridge.agentRecording'))).toEqual([])
   })
 
+  it('keeps the tab of a call made while its first page still loads (its url not known yet)', async () => {
+    const { captureTarget, workflowsHandlers } = await import('../../../extension/builtins/workflows')
+    await workflowsHandlers.recordingStart({ name: 'receipt', description: '' }, ctxOf('agent', 'start'))
+    const loading = { id: 7, url: '', pendingUrl: 'http://127.0.0.1:8787/receipt' } as chrome.tabs.Tab
+    await captureTarget('browser_navigate', {}, ctxOf('agent', 'in-new-tab'), loading)
+    const stopped = (await workflowsHandlers.recordingStop({}, ctxOf('agent', 'stop'))) as {
+      recording: string
+      steps: unknown[]
+    }
+    expect(stopped.steps).toEqual([
+      { dispatchId: 'in-new-tab', tab: { id: 7, url: 'http://127.0.0.1:8787/receipt' } },
+    ])
+  })
+
   it('keeps a change asked for while another is under way', async () => {
     const { SessionRecord } = await import('../../../extension/lib/sessionStorage')
     const record = new SessionRecord<Record<string, number>>('bridge.test', () => ({}))
