@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import { hashWhole, scanText, sourceFingerprints, TEXT_MIN_HITS, type FingerprintKind } from './fingerprints'
-import { startFingerprintWorker } from './fingerprintWorkerClient'
+import { startFingerprintWorker, type FingerprintWorker } from './fingerprintWorkerClient'
 import { FlowMemory } from './flowMemory'
 import { KINDS, SourceUnits, stringsOf, type ResultFingerprints } from './sourceUnits'
 
@@ -110,28 +110,39 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
   const pending: Job[] = []
   let scheduled = false
   let nextId = 1
-  const worker = options.workerFile
-    ? startFingerprintWorker(
-        options.workerFile,
-        (answer) => {
-          const at = pending.findIndex((job) => job.id === answer.id)
-          // A job a match took meanwhile, or a client forgotten: its answer has no use.
-          if (at === -1) return
-          const job = pending[at]!
-          if (keep(job, answer)) pending.splice(at, 1)
-          else {
-            job.sent = false
-            job.again = true
+  /**
+   * The worker, started with the first result to fingerprint (not at the daemon's start: a daemon no
+   * page result reaches never pays for a thread); none once it was closed.
+   */
+  let worker: FingerprintWorker | undefined
+  let workerStarted = false
+  const startedWorker = (): FingerprintWorker | undefined => {
+    if (workerStarted) return worker
+    workerStarted = true
+    worker = options.workerFile
+      ? startFingerprintWorker(
+          options.workerFile,
+          (answer) => {
+            const at = pending.findIndex((job) => job.id === answer.id)
+            // A job a match took meanwhile, or a client forgotten: its answer has no use.
+            if (at === -1) return
+            const job = pending[at]!
+            if (keep(job, answer)) pending.splice(at, 1)
+            else {
+              job.sent = false
+              job.again = true
+              schedule(true)
+            }
+          },
+          () => {
+            // The worker is gone: what it had is taken here.
+            for (const job of pending) job.sent = false
             schedule(true)
-          }
-        },
-        () => {
-          // The worker is gone: what it had is taken here.
-          for (const job of pending) job.sent = false
-          schedule(true)
-        },
-      )
-    : undefined
+          },
+        )
+      : undefined
+    return worker
+  }
 
   const memoryOf = (client: string): FlowMemory => {
     let memory = memories.get(client)
@@ -234,6 +245,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
       return schedule(false)
     }
     const deadline = now + sliceMs
+    const worker = startedWorker()
     if (worker?.alive && pending.length - waiting() < MAX_WAITING_RESULTS) {
       for (const job of pending)
         if (!job.sent) {
@@ -298,6 +310,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
 
     /** Stops the worker (the daemon's stop); what is pending is taken here from then on. */
     async close(): Promise<void> {
+      workerStarted = true
       await worker?.close()
     },
 
