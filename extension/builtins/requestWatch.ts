@@ -46,6 +46,8 @@ export class RequestWatch {
       if (this.own.has(id) || LONG_LIVED.has(String(params.type))) return // a redirect keeps its entry
       const request = params.request as { method?: string; url?: string } | undefined
       const { label, channel } = describeUrl(request?.method ?? 'GET', request?.url ?? '')
+      // The browser's own fetch of the site's icon after a page loads: no page waits for it.
+      if (params.type === 'Other' && label === 'GET /favicon.ico') return
       // The page's channel opened again: not the action's.
       if (this.channels.has(channel)) return
       this.own.set(id, { label, channel })

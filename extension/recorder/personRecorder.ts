@@ -26,10 +26,11 @@ import type { PersonStep } from '../../src/protocol/workflowPanel'
 import { SNAPSHOT_DEFAULT_BYTES } from '../../src/tools/common'
 import { snapshotWithFrames } from '../builtins/frames'
 import { diffOutline, renderDiff } from '../builtins/pageLibrary/outlineDiff'
-import { holdDebugger, releaseDebugger } from '../builtins/debuggerSession'
+import { debuggerSessions, holdDebugger, releaseDebugger } from '../builtins/debuggerSession'
 import { messageOf } from '../builtins/errors'
 import { cutOutline } from '../builtins/pageLibrary/truncate'
 import { runInPage } from '../builtins/pageScript'
+import { RequestWatch } from '../builtins/requestWatch'
 import { settle, SETTLE, type PageState } from '../builtins/settleWait'
 import { SNAPSHOT_NARROW } from '../builtins/snapshotText'
 import { getTab, waitForLoad } from '../builtins/tabLookup'
@@ -79,6 +80,12 @@ interface Session {
   outline: string | undefined
   /** The dialog that opened last, and the act (its number) that was being taken when it did. */
   dialog?: { type: string; message: string; seq: number }
+  /**
+   * Each act's watch of the requests started since it came: its settle wait lasts until they are
+   * answered (a confirm's OK that posts, then shows the answer), as an agent's action's does. A request
+   * a page act started before its message came (it comes a moment after the act) is not waited for.
+   */
+  requests: Map<number, RequestWatch>
 }
 
 /** What session storage keeps of a recording: everything but the work in flight. */
@@ -101,6 +108,7 @@ const sessionOf = (saved: SavedSession): Session => ({
   enqueued: 0,
   cut: undefined,
   frames: new Map(),
+  requests: new Map(),
 })
 
 /** A dialog as an agent's action reports it (src/workflows/postCondition.ts reads it back). */
@@ -169,12 +177,22 @@ export class PersonRecorder {
     this.changed()
   }
 
-  /** Holds the tab's debugger session, whose events tell of dialogs, while the recording runs. */
+  /**
+   * Holds the tab's debugger session, whose events tell of dialogs and of the requests each act
+   * started, while the recording runs.
+   */
   private async watchDialogs(session: Session): Promise<void> {
     const tab = await getTab(session.tabId).catch(() => undefined)
-    await holdDebugger(session.tabId, tab?.url, DEBUGGER_HOLD).catch((error: unknown) => {
+    try {
+      const cdp = await holdDebugger(session.tabId, tab?.url, DEBUGGER_HOLD)
+      // A network capture has enabled the domain already, with its own buffers.
+      const captured = debuggerSessions().some(
+        (s) => s.tabId === session.tabId && s.holds.includes('network'),
+      )
+      if (!captured) await cdp.send('Network.enable').catch(() => undefined)
+    } catch (error) {
       this.warn(`recording ${session.name}: dialogs are not recorded (${messageOf(error)})`)
-    })
+    }
   }
 
   /** A dialog opened (the outcome of the act being taken) or was answered (a step). */
@@ -182,7 +200,9 @@ export class PersonRecorder {
     const session = this.session
     if (!session || session.tabId !== tabId || typeof params !== 'object' || params === null) return
     const p = params as { type?: unknown; message?: unknown; result?: unknown; userInput?: unknown }
-    if (method === 'Page.javascriptDialogOpening') {
+    if (method.startsWith('Network.')) {
+      for (const watch of session.requests.values()) watch.onEvent(method, params as Record<string, unknown>)
+    } else if (method === 'Page.javascriptDialogOpening') {
       const message = typeof p.message === 'string' ? p.message.slice(0, 500) : ''
       session.dialog = { type: String(p.type), message, seq: session.enqueued }
       // The act that opened it is over: the page waits for the person's answer.
@@ -229,6 +249,7 @@ export class PersonRecorder {
       frames: new Map(),
       state: undefined,
       outline: undefined,
+      requests: new Map(),
     }
     this.session = session
     await this.watchDialogs(session)
@@ -348,8 +369,12 @@ export class PersonRecorder {
   private enqueue(session: Session, job: (seq: number) => Promise<void>, page?: string): void {
     const seq = ++session.enqueued
     if (page !== undefined) this.actPages.set(seq, page)
+    session.requests.set(seq, new RequestWatch())
     session.cut?.()
-    session.queue = session.queue.then(() => job(seq)).catch(() => undefined)
+    session.queue = session.queue
+      .then(() => job(seq))
+      .catch(() => undefined)
+      .finally(() => session.requests.delete(seq))
   }
 
   /**
@@ -367,17 +392,19 @@ export class PersonRecorder {
     let cut = session.enqueued > seq
     const next = new Promise<void>((resolve) => (session.cut = resolve)).then(() => (cut = true))
     if (wait && !cut) {
+      const requests = session.requests.get(seq)
       const settled = async () => {
-        await settle(tabId, () => pageState(tabId), undefined)
+        await settle(tabId, () => pageState(tabId), requests)
         // A click that started a navigation: its outcome is the page that loads.
         if (!cut && (await getTab(tabId)).status === 'loading') {
           await waitForLoad(tabId, SETTLE.loadMs).catch(() => undefined)
-          await settle(tabId, () => pageState(tabId), undefined)
+          await settle(tabId, () => pageState(tabId), requests)
         }
       }
       await Promise.race([settled(), next])
     }
     session.cut = undefined
+    session.requests.delete(seq)
     // The next act came before the page settled, but the person took it on another page than the one
     // this act was taken on: the page it loaded is this act's outcome (a key or a click that
     // navigated, then an act on the new page), not the next act's.

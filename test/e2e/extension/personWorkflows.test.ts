@@ -60,9 +60,14 @@ describe('workflows in the side panel: a person records, the panel edits', () =>
       await tab.keyboard.type(site.password)
       await tab.keyboard.press('Enter')
       await tab.waitForURL('**/search')
+      // A person reads the page a moment before the next act (the acts on the product page below come
+      // at once, before the page settled: the recorder tells their changes apart).
+      await expect.poll(steps, POLL).toBe('3')
       await tab.click('#q')
       await tab.keyboard.type('lamp')
       await tab.keyboard.press('Enter')
+      await tab.getByText('Results for lamp').waitFor(POLL)
+      await expect.poll(steps, POLL).toBe('4')
       await tab.getByRole('link', { name: 'See lamp' }).click()
       await tab.waitForURL('**/item?*')
       await tab.focus('#colour')

@@ -22,6 +22,9 @@ export interface PersonSite {
   close(): Promise<void>
 }
 
+/** How long the server takes to delete the drafts (longer than a settle wait's DOM quiet). */
+const DELETE_DELAY_MS = 800
+
 const page = (title: string, body: string, script = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}${script ? `<script>${script}</script>` : ''}</body></html>`
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -106,8 +109,11 @@ export async function startPersonSite(): Promise<PersonSite> {
       if (!user) return redirect('/login')
       if (url.pathname === '/drafts' && req.method === 'POST') {
         site.deletions++
-        res.writeHead(204)
-        return res.end()
+        // A server that takes its time: the page's answer shows well after the DOM has been still.
+        return void setTimeout(() => {
+          res.writeHead(204)
+          res.end()
+        }, DELETE_DELAY_MS)
       }
       if (url.pathname === '/drafts')
         return html(

@@ -50,6 +50,14 @@ describe('RequestWatch', () => {
     expect(w.holding()).toEqual([])
   })
 
+  it("never waits for the browser's fetch of the site's icon, but does for a page's own request of it", () => {
+    const { w, feed } = watch()
+    feed(sent('1', 'GET', '/favicon.ico', 'Other'))
+    expect(w.holding()).toEqual([])
+    feed(sent('2', 'GET', '/favicon.ico', 'Fetch'))
+    expect(w.holding()).toEqual(['GET /favicon.ico'])
+  })
+
   it('never waits for event sources, sockets and beacons, and keeps one entry through a redirect', () => {
     const now = { ms: 0 }
     const { w, feed } = watch(now)
