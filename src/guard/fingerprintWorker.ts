@@ -10,13 +10,14 @@ import { useHashKey } from './fingerprints'
 import { fingerprintResult } from './sourceUnits'
 
 /**
- * A result to fingerprint: its id, the result as handed out, how many characters of it count, and
- * whose it is (a client and the origins: pieces this worker took for the same are not taken again,
- * unless `again`).
+ * A result to fingerprint: its id, the result as handed out (a string as it is, anything else as its
+ * JSON text, parsed here: a flat string costs the daemon's thread a copy, an object a walk), how many
+ * characters of it count, and whose it is (a client and the origins: pieces this worker took for the
+ * same are not taken again, unless `again`).
  */
 export interface FingerprintRequest {
   id: number
-  output: unknown
+  output: { text: string } | { json: string }
   budget: number
   scope: string
   again?: boolean
@@ -42,7 +43,8 @@ useHashKey(key)
 port.on('message', ({ id, output, budget, scope, again }: FingerprintRequest) => {
   let seen = taken.get(scope)
   if (!seen || seen.size > MAX_TAKEN) taken.set(scope, (seen = new Set()))
-  const found = fingerprintResult(output, budget, (whole) => {
+  const result: unknown = 'text' in output ? output.text : JSON.parse(output.json)
+  const found = fingerprintResult(result, budget, (whole) => {
     if (!again && seen.has(whole)) return true
     seen.add(whole)
     return false

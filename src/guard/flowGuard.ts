@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import { hashWhole, scanText, sourceFingerprints, TEXT_MIN_HITS, type FingerprintKind } from './fingerprints'
 import { startFingerprintWorker, type FingerprintWorker } from './fingerprintWorkerClient'
+import { jsonTextOf } from '../protocol/jsonText'
 import { FlowMemory } from './flowMemory'
 import { KINDS, SourceUnits, stringsOf, type ResultFingerprints } from './sourceUnits'
 
@@ -252,7 +253,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
           job.sent = true
           worker.post({
             id: job.id,
-            output: job.output,
+            output: typeof job.output === 'string' ? { text: job.output } : { json: jsonTextOf(job.output) },
             budget: job.budget,
             scope: `${job.client}\n${job.origins.join('\n')}`,
             ...(job.again ? { again: true } : {}),

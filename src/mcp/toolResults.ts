@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutcome } from '../../machines/toolInvocationMachine'
 import { NO_PAGE_TEXT, type PageTextRule } from '../catalog/pageText'
+import { jsonTextOf } from '../protocol/jsonText'
 import {
   PAGE_CONTENT_CLOSE,
   PAGE_CONTENT_OPEN,
@@ -91,7 +92,7 @@ function resultOf(
   const { output } = outcome
   if (isSiteBlocksOutput(output)) return siteBlocksResult(output, maxBytes, narrow)
   if (isImage(output)) return { content: [{ type: 'image', data: output.data, mimeType: output.mimeType }] }
-  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
+  const text = typeof output === 'string' ? output : jsonTextOf(output)
   const marked = pageText.output(output)
   if (structured && isPlainObject(output)) {
     const bytes = Buffer.byteLength(text, 'utf8')

@@ -64,7 +64,9 @@ describe('the fingerprint worker', () => {
         (answer) => answers.push(answer),
         () => undefined,
       )!
-      worker.post({ id: 7, output, budget: Infinity, scope: 'agent' })
+      // A string goes as it is; anything else as its JSON text (the text the client was handed).
+      const sent = typeof output === 'string' ? { text: output } : { json: JSON.stringify(output) }
+      worker.post({ id: 7, output: sent, budget: Infinity, scope: 'agent' })
       await until(() => answers.length > 0)
       await worker.close()
       const here = fingerprintResult(output, Infinity)
