@@ -8,6 +8,7 @@
  */
 import {
   checkWitness,
+  isAuditChange,
   isAuditCheckpoint,
   verifyCheckpointSignature,
   type AuditCheckpoint,
@@ -27,6 +28,8 @@ interface Witnessed {
   lastGoodAt: string
   /** Earlier checkpoints of the same tree, oldest first (to tell a cut tail from a rewrite). */
   history?: AuditCheckpoint[]
+  /** When the daemon found its files changed by something else, as last acknowledged here. */
+  changeSeen?: string
 }
 
 /** Earlier checkpoints kept: enough to find one below a cut of the last few calls. */
@@ -35,6 +38,8 @@ const HISTORY_MAX = 64
 interface StoredAlarm extends AuditAlarmView {
   /** The daemon's checkpoint when the problem was found: trusted once the user acknowledges. */
   current: AuditCheckpoint
+  /** The daemon's word of a change to its files, in the same answer: acknowledged with the alarm. */
+  changeAt?: string
 }
 
 export class AuditWitness {
@@ -76,9 +81,11 @@ export class AuditWitness {
     await this.loaded
     const alarm = this.alarm
     if (!alarm) return
-    await chrome.storage.local.set({
-      [WITNESS_KEY]: { checkpoint: alarm.current, lastGoodAt: new Date().toISOString() } satisfies Witnessed,
-    })
+    const seen: Witnessed = { checkpoint: alarm.current, lastGoodAt: new Date().toISOString() }
+    const before = (await chrome.storage.local.get(WITNESS_KEY))[WITNESS_KEY] as Witnessed | undefined
+    const changeSeen = alarm.changeAt ?? before?.changeSeen
+    if (changeSeen !== undefined) seen.changeSeen = changeSeen
+    await chrome.storage.local.set({ [WITNESS_KEY]: seen })
     await chrome.storage.local.remove(ALARM_KEY)
     this.alarm = undefined
     this.onChange()
@@ -101,18 +108,30 @@ export class AuditWitness {
     if (!isAuditCheckpoint(answer?.checkpoint) || !Array.isArray(answer.proof))
       throw new Error('the daemon’s answer to /audit/consistency is not a proof')
     const first = await checkWitness(stored.checkpoint, answer)
-    if (first.ok) {
+    // The daemon's own word that its files held what it did not write (a whole line appended after the
+    // last checkpoint here extends the tree kept): an alarm once per finding.
+    const change = isAuditChange(answer.changed) ? answer.changed : undefined
+    const newChange = change !== undefined && change.at !== stored.changeSeen
+    if (first.ok && !newChange) {
       await this.store(answer.checkpoint, stored)
       return
     }
-    const verdict =
-      first.problem === 'truncated' ? await this.truncatedOrRewritten(stored, answer, first) : first
+    const verdict: WitnessFailure = !first.ok
+      ? first.problem === 'truncated'
+        ? await this.truncatedOrRewritten(stored, answer, first)
+        : first
+      : {
+          ok: false,
+          problem: 'changed',
+          detail: `${change!.entriesOnDisk} entries in the files where bridge had written ${change!.entriesWritten}; found ${change!.at}`,
+        }
     this.alarm = {
       problem: verdict.problem,
       detail: verdict.detail,
       lastGoodAt: stored.lastGoodAt,
       foundAt: new Date().toISOString(),
       current: answer.checkpoint,
+      ...(change ? { changeAt: change.at } : {}),
     }
     await chrome.storage.local.set({ [ALARM_KEY]: this.alarm })
     this.log(`audit log ${verdict.problem}: ${verdict.detail}`)
@@ -150,8 +169,8 @@ export class AuditWitness {
       before && before.checkpoint.key === checkpoint.key
         ? [...(before.history ?? []), before.checkpoint].slice(-HISTORY_MAX)
         : []
-    await chrome.storage.local.set({
-      [WITNESS_KEY]: { checkpoint, lastGoodAt: new Date().toISOString(), history } satisfies Witnessed,
-    })
+    const witnessed: Witnessed = { checkpoint, lastGoodAt: new Date().toISOString(), history }
+    if (before?.changeSeen !== undefined) witnessed.changeSeen = before.changeSeen
+    await chrome.storage.local.set({ [WITNESS_KEY]: witnessed })
   }
 }

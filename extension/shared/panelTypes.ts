@@ -3,6 +3,7 @@
  * the panel asks of it (`chrome.runtime.sendMessage({ panel: PanelCommand })`, answered with a
  * PanelReply). The panel holds no state of its own beyond what it renders.
  */
+import type { WitnessProblem } from '../../src/protocol/auditProof'
 import type { RecordingView } from '../recorder/personRecorder'
 import type {
   ApprovalFlow,
@@ -131,8 +132,8 @@ export interface PanelState {
 
 /** What the audit witness found wrong with the daemon's audit log. */
 export interface AuditAlarmView {
-  /** `rewritten`: entries seen before changed or went; `truncated`: fewer entries; `new_key`: another signer. */
-  problem: 'rewritten' | 'truncated' | 'new_key'
+  /** What was found (src/protocol/auditProof.ts WitnessProblem). */
+  problem: WitnessProblem
   /** One sentence on what was found. */
   detail: string
   /** ISO time of the last check that found the log as it should be. */

@@ -5,6 +5,7 @@ const HEADLINES: Record<AuditAlarmView['problem'], string> = {
   rewritten: 'The audit log was rewritten',
   truncated: 'The audit log was truncated',
   new_key: 'The audit log is signed by a new key',
+  changed: 'Something other than bridge wrote to the audit log',
 }
 
 const MEANINGS: Record<AuditAlarmView['problem'], string> = {
@@ -12,6 +13,8 @@ const MEANINGS: Record<AuditAlarmView['problem'], string> = {
   truncated: 'Entries this browser saw before are gone from the end of the log.',
   new_key:
     'The daemon signs its audit log with another key than before: the log may have been replaced as a whole.',
+  changed:
+    'The daemon found entries in its audit log that it did not write; its checkpoints now sign the files as they are.',
 }
 
 /**

@@ -13,7 +13,7 @@ import { closeSync, ftruncateSync, renameSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openNoFollow } from '../config/privateFiles'
 import { log } from '../log'
-import { toHex, type AuditCheckpoint, type AuditConsistency } from '../protocol/auditProof'
+import { toHex, type AuditChange, type AuditCheckpoint, type AuditConsistency } from '../protocol/auditProof'
 import type { AuditFileHooks } from './auditFile'
 import {
   AUDIT_CHECKPOINTS_FILE,
@@ -65,6 +65,8 @@ export class AuditTree implements AuditFileHooks {
   private closed = false
   /** Reads of the files under way: the daemon does not rotate them meanwhile. */
   private filesBeingRead = 0
+  /** The last time a read found the files not as the daemon wrote them (told in every consistency answer). */
+  private changedOutside: AuditChange | undefined
 
   constructor(
     private readonly dir: string,
@@ -161,7 +163,8 @@ export class AuditTree implements AuditFileHooks {
     return this.fromFiles(({ leaves, leavesOf }) => {
       const checkpoint = this.sign(leaves)
       const proof = from <= leaves.size ? leaves.consistencyProof(from, leaves.size, leavesOf) : []
-      return { checkpoint, from, proof: proof.map(toHex) }
+      const changed = this.changedOutside
+      return { checkpoint, from, proof: proof.map(toHex), ...(changed ? { changed } : {}) }
     })
   }
 
@@ -224,6 +227,11 @@ export class AuditTree implements AuditFileHooks {
         `the audit log on disk is not the one bridge wrote (${leaves.size} entries on disk, ` +
           `${this.frontier.size} written): it was changed by something else; checkpoints now sign what the files hold`,
       )
+      this.changedOutside = {
+        at: new Date().toISOString(),
+        entriesOnDisk: leaves.size,
+        entriesWritten: this.frontier.size,
+      }
       this.frontier = leaves.frontier()
       this.unrecorded = []
       // Group commits of the tree the daemon wrote are not signed now: the files no longer hold it.

@@ -26,7 +26,40 @@ export interface AuditConsistency {
   from: number
   /** Hex hashes of RFC 6962's PROOF(from, D[checkpoint.size]). */
   proof: string[]
+  /**
+   * The daemon found the files holding other than what it wrote (the last time since it started): the
+   * checkpoint signs the files as they are, so a whole line another process appended after the
+   * witness's last checkpoint extends the tree it kept, and only this says it was not the daemon's.
+   */
+  changed?: AuditChange
 }
+
+/** When the daemon last found the audit files changed by something else, and how many entries each side had. */
+export interface AuditChange {
+  /** ISO time the daemon found it. */
+  at: string
+  entriesOnDisk: number
+  entriesWritten: number
+}
+
+/** Whether `value` has an AuditChange's shape. */
+export function isAuditChange(value: unknown): value is AuditChange {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return (
+    typeof v.at === 'string' &&
+    v.at.length <= 40 &&
+    Number.isSafeInteger(v.entriesOnDisk) &&
+    Number.isSafeInteger(v.entriesWritten)
+  )
+}
+
+/**
+ * `new_key`: signed by another key; `truncated`: fewer entries than before; `rewritten`: entries seen
+ * before changed or went; `changed`: the tree extends the one seen before, but the daemon found entries
+ * in the files that it did not write.
+ */
+export type WitnessProblem = 'new_key' | 'truncated' | 'rewritten' | 'changed'
 
 /** What a witness concluded from a stored checkpoint, the current one and the proof between them. */
 export type WitnessVerdict =
@@ -38,7 +71,7 @@ export type WitnessVerdict =
        * entries the stored checkpoint covered are not the first ones of today's tree (or a signature
        * does not hold).
        */
-      problem: 'new_key' | 'truncated' | 'rewritten'
+      problem: WitnessProblem
       detail: string
     }
 

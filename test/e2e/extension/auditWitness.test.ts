@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemoSite, type DemoSite } from '../../../examples/demo-site/server.mjs'
@@ -124,6 +132,24 @@ describe('the audit witness in the extension', () => {
     await openAndExpectAlarm('truncated', /truncated/)
     await openAndExpectGood(treeSize())
   })
+
+  it(
+    'names a whole line another process appended after the daemon’s last write, though the tree extends the one kept',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      await call(14)
+      await openAndExpectGood(treeSize())
+      // A forged entry, well formed, appended as a process running as the user would: the signed tree
+      // the next check gets extends the checkpoint the extension kept; the daemon knows it did not write it.
+      const forged = lines()
+        .at(-1)!
+        .replace(/"durationMs":\d+/, '"durationMs":4242')
+      appendFileSync(auditLog, `${forged}\n`)
+      await openAndExpectAlarm('changed', /Something other than bridge wrote to the audit log/)
+      await call(15)
+      await openAndExpectGood(treeSize())
+    },
+  )
 
   it(
     'shows no banner across a daemon restart and several rotations',

@@ -215,6 +215,25 @@ describe('the daemon’s verifiable audit log', () => {
     await audit.close()
   })
 
+  it('says in every later answer that the files held a whole line it did not write, though the tree extends the one seen', async () => {
+    const audit = open()
+    for (let i = 0; i < 3; i++) await recordCommitted(audit, i)
+    const seen = await audit.tree!.checkpoint()
+    expect((await audit.tree!.consistency(seen.size)).changed).toBeUndefined()
+    // Another process appends a well-formed entry of its own after the daemon's last write.
+    const path = join(dir, 'audit.log')
+    const last = readFileSync(path, 'utf8').trim().split('\n').at(-1)!
+    writeFileSync(path, `${last.replace(/"durationMs":\d+/, '"durationMs":4242')}\n`, { flag: 'a' })
+    const answer = await audit.tree!.consistency(seen.size)
+    // The signed tree extends the one seen: only the daemon's word tells the line was not its own.
+    expect(await checkWitness(seen, answer)).toEqual({ ok: true })
+    expect(answer.changed).toMatchObject({ entriesOnDisk: 4, entriesWritten: 3 })
+    expect(Date.parse(answer.changed!.at)).not.toBeNaN()
+    await recordCommitted(audit, 5)
+    expect((await audit.tree!.consistency(answer.checkpoint.size)).changed).toEqual(answer.changed)
+    await audit.close()
+  })
+
   it('tells a truncated tail and a new key apart', async () => {
     let audit = open()
     for (let i = 0; i < 5; i++) audit.record(entry(i))
