@@ -67,6 +67,29 @@ describe('tampering with the audit log while the daemon writes it', () => {
     expect((await verifyAuditLog(dir)).firstBadEntry).toMatchObject({ index: 3 })
   })
 
+  it('a whole forged line appended between the daemon’s writes extends the signed tree, and the daemon says the files changed', async () => {
+    const audit = open()
+    for (let i = 0; i < 3; i++) audit.record(entry(i))
+    await audit.flush()
+    const seen = await audit.tree!.checkpoint()
+    // Well formed, newline and all: to a reader of the files, an entry like any other.
+    appendFileSync(
+      join(dir, 'audit.log'),
+      `${JSON.stringify({ ...entry(9), tool: 'mail_forward_all', success: true })}\n`,
+    )
+    audit.record(entry(3))
+    await audit.flush()
+    const answer = await audit.tree!.consistency(seen.size)
+    // The proof holds (the first entries are the ones seen), so the proof alone would pass it...
+    expect(await checkWitness(seen, answer)).toEqual({ ok: true })
+    // ...but the daemon knows it wrote four entries, not five, and says so in this and every later answer.
+    expect(answer.changed).toMatchObject({ entriesOnDisk: 5, entriesWritten: 4 })
+    audit.record(entry(4))
+    await audit.flush()
+    expect((await audit.tree!.consistency(answer.checkpoint.size)).changed).toEqual(answer.changed)
+    await audit.close()
+  })
+
   it('an edit, a deletion, a cut tail and a replaced file each show, across rotations held for reads', async () => {
     for (const tamper of ['edit', 'delete', 'truncate', 'replace'] as const) {
       rmSync(dir, { recursive: true, force: true })
