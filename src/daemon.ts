@@ -182,6 +182,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     scopes,
     limits,
     handedOut: (id, result) => guard.handedOut(id, result),
+    callStarted: () => flowGuard.callStarted(),
     afterCall: ({ name, input, context }, outcome) =>
       workflows.afterCall({
         id: context.id,

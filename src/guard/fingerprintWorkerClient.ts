@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import { hashKey } from './fingerprints'
-import type { FingerprintRequest } from './fingerprintWorker'
+import type { CallsInFlight, FingerprintRequest } from './fingerprintWorker'
 import type { ResultFingerprints } from './sourceUnits'
 
 export interface FingerprintAnswer extends ResultFingerprints {
@@ -24,15 +24,23 @@ export interface FingerprintWorker {
   close(): Promise<void>
 }
 
-/** Starts the worker from its file; undefined when there is no such file (the sources run as they are). */
+/**
+ * Starts the worker from its file; undefined when there is no such file (the sources run as they are).
+ * `calls` is the daemon's count of calls in flight (./fingerprintWorker.ts CallsInFlight): the worker
+ * takes a result once no call has run for a moment.
+ */
 export function startFingerprintWorker(
   file: URL,
   onAnswer: (answer: FingerprintAnswer) => void,
   onGone: () => void,
+  calls?: CallsInFlight,
 ): FingerprintWorker | undefined {
   if (!existsSync(fileURLToPath(file))) return undefined
   const { port1: port, port2 } = new MessageChannel()
-  const worker = new Worker(file, { workerData: { port: port2, key: hashKey() }, transferList: [port2] })
+  const worker = new Worker(file, {
+    workerData: { port: port2, key: hashKey(), ...(calls ? { calls } : {}) },
+    transferList: [port2],
+  })
   let alive = true
   const gone = () => {
     if (!alive) return

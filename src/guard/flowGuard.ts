@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { decodedForms } from './encodings'
 import { hashWhole, scanText, sourceFingerprints, TEXT_MIN_HITS, type FingerprintKind } from './fingerprints'
+import type { CallsInFlight } from './fingerprintWorker'
 import { startFingerprintWorker, type FingerprintWorker } from './fingerprintWorkerClient'
 import { jsonTextOf } from '../protocol/jsonText'
 import { FlowMemory } from './flowMemory'
@@ -46,6 +47,12 @@ export interface FlowGuardOptions {
    * or a file that is not there (the sources under test): on this thread, in slices.
    */
   workerFile?: URL
+  /**
+   * The worker takes a result once no call has run for this long (default 20 ms), holding each for at
+   * most `callHoldMs` (default 2000) while calls run back to back (./fingerprintWorker.ts).
+   */
+  callQuietMs?: number
+  callHoldMs?: number
   /** Runs the next slice later (default: a timer of 1 ms that keeps no process alive); tests slow it down. */
   defer?: (slice: () => void) => void
   now?: () => number
@@ -117,6 +124,17 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
    */
   let worker: FingerprintWorker | undefined
   let workerStarted = false
+  /** Calls in flight, shared with the worker: it gives way to them. */
+  const calls: CallsInFlight = {
+    counter: new Int32Array(new SharedArrayBuffer(8)),
+    quietMs: options.callQuietMs ?? 20,
+    holdMs: options.callHoldMs ?? 2000,
+  }
+  const callsChanged = (by: number): void => {
+    Atomics.add(calls.counter, 0, by)
+    if (by > 0) Atomics.add(calls.counter, 1, 1)
+    Atomics.notify(calls.counter, 0)
+  }
   const startedWorker = (): FingerprintWorker | undefined => {
     if (workerStarted) return worker
     workerStarted = true
@@ -140,6 +158,7 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
             for (const job of pending) job.sent = false
             schedule(true)
           },
+          calls,
         )
       : undefined
     return worker
@@ -296,6 +315,20 @@ export function createFlowGuard(options: FlowGuardOptions = {}) {
         sent: false,
       })
       schedule(true)
+    },
+
+    /**
+     * A call started (the call runner, for every call of either revision); the function returned says
+     * it ended. The worker's fingerprints wait while calls run (within a bound).
+     */
+    callStarted(): () => void {
+      callsChanged(1)
+      let ended = false
+      return () => {
+        if (ended) return
+        ended = true
+        callsChanged(-1)
+      }
     },
 
     /** Takes every pending result now (tests, benchmarks). */

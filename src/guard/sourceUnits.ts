@@ -141,11 +141,15 @@ export interface ResultFingerprints {
   pieces: Float64Array<ArrayBuffer>
 }
 
-/** Every piece of a result fingerprinted, but those `known` says were fingerprinted before (only hashed whole). */
+/**
+ * Every piece of a result fingerprinted, but those `known` says were fingerprinted before (only hashed
+ * whole); `between` runs after each piece (the worker gives way to a call there).
+ */
 export function fingerprintResult(
   output: unknown,
   budget: number,
   known: (whole: number) => boolean = () => false,
+  between?: () => void,
 ): ResultFingerprints {
   let hashes = new Float64Array(4096)
   let kinds = new Uint8Array(4096)
@@ -174,6 +178,7 @@ export function fingerprintResult(
     pieces[at++] = whole
     pieces[at++] = count
     pieces[at++] = skipped ? 1 : 0
+    between?.()
   }
   return { hashes: hashes.slice(0, count), kinds: kinds.slice(0, count), pieces: pieces.slice(0, at) }
 }

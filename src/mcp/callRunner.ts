@@ -75,6 +75,8 @@ export interface CallRunnerDeps {
   afterCall?(request: ToolCallRequest, outcome: ToolOutcome): ToolOutcome
   /** Hears each call's result as the client gets it (the data-flow guard remembers what was handed out). */
   handedOut?(id: string, result: CallToolResult): void
+  /** Hears that a call started; the function it returns, that it ended (the guard's worker gives way meanwhile). */
+  callStarted?(): () => void
 }
 
 export type CallRunner = (call: McpCall) => RunningCall
@@ -118,6 +120,7 @@ export function createCallRunner(deps: CallRunnerDeps): CallRunner {
   }
   return (call) => {
     const id = randomUUID()
+    const ended = deps.callStarted?.()
     const controller = new AbortController()
     const structured = catalog.get(call.name)?.outputSchema !== undefined
     const result = run({
@@ -135,6 +138,7 @@ export function createCallRunner(deps: CallRunnerDeps): CallRunner {
       deps.handedOut?.(id, shaped)
       return shaped
     })
+    if (ended) void result.then(ended, ended)
     return { id, result, cancel: (reason) => controller.abort(reason) }
   }
 }

@@ -131,6 +131,36 @@ describe('the fingerprint worker', () => {
     await guard.close()
   })
 
+  it("gives way to the daemon's calls: takes a result once none has run for a moment, never past its bound, and a sink call still finds it", async () => {
+    const guard = createFlowGuard({ workerFile, callQuietMs: 20, callHoldMs: 120_000 })
+    // A warm worker: a result with no call running is taken at once.
+    guard.recordSource('agent', [A], PAGE_A)
+    await until(() => !guard.busy)
+    const ended = guard.callStarted()
+    guard.recordSource('agent', [A], CAPTURE_A)
+    // While the call runs, the worker holds it (a warm worker takes a capture in well under this).
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(guard.busy).toBe(true)
+    ended()
+    ended()
+    await until(() => !guard.busy)
+    expect(kindsOf(guard.matchSink('agent', { text: `mail ${EMAIL}` }))).toEqual([`email ${A}`])
+    // A sink call while calls run and the worker holds a result: taken here, at once.
+    guard.callStarted()
+    guard.recordSource('other', [B], PAGE_A)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(kindsOf(guard.matchSink('other', { text: TOKEN }))).toEqual([`token ${B}`])
+    await guard.close()
+
+    // Calls that never stop: each result is still taken once its bound has passed.
+    const bounded = createFlowGuard({ workerFile, callQuietMs: 20, callHoldMs: 300 })
+    bounded.callStarted()
+    bounded.recordSource('agent', [A], PAGE_A)
+    await until(() => !bounded.busy)
+    expect(kindsOf(bounded.matchSink('agent', { text: TOKEN }))).toEqual([`token ${A}`])
+    await bounded.close()
+  })
+
   it('goes on, on this thread, once the worker is stopped', async () => {
     const guard = createFlowGuard({ workerFile })
     await guard.close()
