@@ -8,6 +8,8 @@ import { PROOF_CONTEXT } from '../../../src/protocol/constants'
 // one holds the shipped values and drives the real DaemonConnection on them with fake timers, a fake
 // socket and the extension's files and the daemon's proof answered in place.
 const SECRET = 'ab'.repeat(32)
+/** Real time the connection may take to come up (it waits on the thread pool, slow on a loaded machine). */
+const CONNECT_WAIT_MS = 30_000
 const PORT = 41234
 
 class FakeSocket {
@@ -61,8 +63,11 @@ async function connected(): Promise<FakeSocket> {
     onRequest: () => Promise.resolve(null),
   } as unknown as ConstructorParameters<typeof DaemonConnection>[0])
   conn.ensure()
-  // The files, the proof and the socket answer on the event loop; the fake clock stays where it is.
-  for (let i = 0; i < 200 && conn.status.status !== 'connected'; i++)
+  // The files, the proof (WebCrypto, on the thread pool) and the socket answer in real time; the fake
+  // clock stays where it is. The wait is on the real clock (`performance` is not faked), generous for
+  // a loaded machine.
+  const deadline = performance.now() + CONNECT_WAIT_MS
+  while (conn.status.status !== 'connected' && performance.now() < deadline)
     await new Promise((resolve) => setImmediate(resolve))
   expect(conn.status.status).toBe('connected')
   const [ws] = FakeSocket.all
@@ -72,7 +77,7 @@ async function connected(): Promise<FakeSocket> {
 
 const pings = (ws: FakeSocket) => ws.sent.filter((t) => t.includes('"ping"')).length
 
-describe('the keepalive clock the extension ships with', () => {
+describe('the keepalive clock the extension ships with', { timeout: 2 * CONNECT_WAIT_MS }, () => {
   afterEach(() => {
     vi.useRealTimers()
     vi.unstubAllGlobals()
